@@ -1,0 +1,1 @@
+"""Events the model sees."""

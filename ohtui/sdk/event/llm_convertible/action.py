@@ -1,0 +1,66 @@
+"""ActionEvent: one tool call the agent made."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import Field, SerializeAsAny
+from rich.text import Text
+
+from ohtui.sdk.event.base import LLMConvertibleEvent, action_batch_to_message
+from ohtui.sdk.event.types import SourceType, ToolCallID
+from ohtui.sdk.llm.message import (
+    Message,
+    MessageToolCall,
+    RedactedThinkingBlock,
+    TextContent,
+    ThinkingBlock,
+    text_of,
+)
+from ohtui.sdk.security.risk import SecurityRisk
+from ohtui.sdk.tool.schema import Action
+
+
+class ActionEvent(LLMConvertibleEvent):
+    """A tool call from the model, with its validated action (None if it did not validate)."""
+
+    source: SourceType = "agent"
+    thought: Sequence[TextContent] = Field(
+        default_factory=list, description="Text the model wrote with the call (first of a batch)."
+    )
+    reasoning_content: str | None = None
+    thinking_blocks: list[ThinkingBlock | RedactedThinkingBlock] = Field(default_factory=list)
+    responses_reasoning_item: dict[str, Any] | None = None
+    action: SerializeAsAny[Action] | None = Field(
+        default=None, description="The validated action; None when the arguments were invalid."
+    )
+    tool_name: str
+    tool_call_id: ToolCallID
+    tool_call: MessageToolCall
+    llm_response_id: str = Field(description="Groups the tool calls of one LLM response.")
+    security_risk: SecurityRisk = SecurityRisk.UNKNOWN
+
+    @property
+    def visualize(self) -> Text:
+        """The thought, then the tool and its arguments."""
+        text = Text()
+        thought = text_of(self.thought)
+        if self.reasoning_content:
+            text.append(f"Reasoning: {self.reasoning_content}\n", style="dim")
+        if thought:
+            text.append(f"{thought}\n", style="italic")
+        text.append(f"{self.tool_name}", style="bold magenta")
+        if self.security_risk is not SecurityRisk.UNKNOWN:
+            text.append(" ")
+            text.append_text(self.security_risk.visualize)
+        text.append("\n")
+        if self.action is not None:
+            text.append_text(self.action.visualize)
+        else:
+            text.append(self.tool_call.arguments, style="dim")
+        return text
+
+    def to_llm_message(self) -> Message:
+        """This call alone; `events_to_messages` merges the calls of one response."""
+        return action_batch_to_message([self])

@@ -1,0 +1,57 @@
+"""MessageEvent: a user or agent message."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pydantic import Field
+from rich.text import Text
+
+from ohtui.sdk.event.base import LLMConvertibleEvent
+from ohtui.sdk.llm.message import Message, RedactedThinkingBlock, TextContent, ThinkingBlock
+
+
+class MessageEvent(LLMConvertibleEvent):
+    """A message from the user or from the agent (text, not a tool call)."""
+
+    llm_message: Message = Field(description="The message as exchanged with the model.")
+    llm_response_id: str | None = Field(default=None, description="The LLM response it came from.")
+    activated_skills: list[str] = Field(default_factory=list)
+    extended_content: list[TextContent] = Field(
+        default_factory=list, description="Extra context appended for the model only."
+    )
+    sender: str | None = Field(default=None, description="Who sent it, in multi-agent setups.")
+
+    @property
+    def reasoning_content(self) -> str:
+        """The model's reasoning behind this message, if it exposed any."""
+        return self.llm_message.reasoning_content or ""
+
+    @property
+    def thinking_blocks(self) -> Sequence[ThinkingBlock | RedactedThinkingBlock]:
+        """Anthropic thinking blocks from the message."""
+        return self.llm_message.thinking_blocks
+
+    @property
+    def text(self) -> str:
+        """The message's text."""
+        return self.llm_message.text
+
+    @property
+    def visualize(self) -> Text:
+        """The message text, with its reasoning dimmed above it."""
+        text = Text()
+        if self.reasoning_content:
+            text.append(f"Reasoning: {self.reasoning_content}\n", style="dim")
+        text.append(self.llm_message.text)
+        if self.llm_message.contains_image:
+            text.append(" [image]", style="dim")
+        return text
+
+    def to_llm_message(self) -> Message:
+        """The message, with any extended content appended."""
+        if not self.extended_content:
+            return self.llm_message
+        return self.llm_message.model_copy(
+            update={"content": [*self.llm_message.content, *self.extended_content]}
+        )

@@ -1,0 +1,19 @@
+"""Tools: typed actions and observations, tool definitions, executors and their registry."""
+
+from ohtui.sdk.tool.registry import list_registered_tools, register_tool, resolve_tool
+from ohtui.sdk.tool.schema import Action, Observation
+from ohtui.sdk.tool.spec import Tool
+from ohtui.sdk.tool.tool import ToolAnnotations, ToolArgumentError, ToolDefinition, ToolExecutor
+
+__all__ = [
+    "Action",
+    "Observation",
+    "Tool",
+    "ToolAnnotations",
+    "ToolArgumentError",
+    "ToolDefinition",
+    "ToolExecutor",
+    "list_registered_tools",
+    "register_tool",
+    "resolve_tool",
+]

@@ -1,0 +1,54 @@
+"""The `think` tool: a place to reason step by step without acting."""
+
+from __future__ import annotations
+
+from pydantic import Field
+from rich.text import Text
+
+from ohtui.sdk.tool.schema import Action, Observation
+from ohtui.sdk.tool.tool import ToolAnnotations, ToolDefinition, ToolExecutor
+
+THINK_DESCRIPTION = """Think without acting or changing anything: plan, weigh options, or make
+sense of an error before the next step. The thought is logged and nothing else happens."""
+
+
+class ThinkAction(Action):
+    """A thought to log."""
+
+    thought: str = Field(description="The thought to log.")
+
+    @property
+    def visualize(self) -> Text:
+        """The thought, dimmed."""
+        return Text(self.thought, style="dim italic")
+
+
+class ThinkObservation(Observation):
+    """Acknowledges a logged thought."""
+
+
+class ThinkExecutor(ToolExecutor[ThinkAction, ThinkObservation]):
+    """Logs the thought; nothing else happens."""
+
+    def __call__(self, action: ThinkAction, conversation: object = None) -> ThinkObservation:
+        return ThinkObservation.from_text("Your thought has been logged.")
+
+
+class ThinkTool(ToolDefinition[ThinkAction, ThinkObservation]):
+    """The built-in `think` tool."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            name="think",
+            description=THINK_DESCRIPTION,
+            action_type=ThinkAction,
+            observation_type=ThinkObservation,
+            annotations=ToolAnnotations(
+                title="think",
+                readOnlyHint=True,
+                destructiveHint=False,
+                idempotentHint=True,
+                openWorldHint=False,
+            ),
+            executor=ThinkExecutor(),
+        )

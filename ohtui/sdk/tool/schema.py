@@ -1,0 +1,107 @@
+"""Action and Observation: the typed arguments and results of tools."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from typing import Any, Self
+
+from pydantic import ConfigDict, Field
+from rich.text import Text
+
+from ohtui.sdk.llm.message import ImageContent, TextContent, text_of
+from ohtui.sdk.utils.models import DiscriminatedUnionMixin
+
+
+class Action(DiscriminatedUnionMixin):
+    """The validated arguments of one tool call. Subclass it with documented fields."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    @property
+    def visualize(self) -> Text:
+        """The action's fields, one per line."""
+        text = Text()
+        for name, value in self.model_dump(exclude={"kind"}).items():
+            if value in (None, "", [], {}):
+                continue
+            text.append(f"{name}: ", style="bold")
+            text.append(f"{value}\n")
+        return text
+
+    @classmethod
+    def to_json_schema(cls) -> dict[str, Any]:
+        """The JSON schema of the tool's parameters, self-contained and without titles."""
+        return simplify_schema(cls.model_json_schema())
+
+
+class Observation(DiscriminatedUnionMixin):
+    """What a tool returned. `content` is what the model sees; subclasses add typed fields."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    content: list[TextContent | ImageContent] = Field(default_factory=list)
+    is_error: bool = False
+
+    @classmethod
+    def from_text(cls, text: str, is_error: bool = False, **fields: Any) -> Self:
+        """Build an observation whose content is one text part."""
+        return cls(content=[TextContent(text=text)], is_error=is_error, **fields)
+
+    @property
+    def text(self) -> str:
+        """The text of the content."""
+        return text_of(self.content)
+
+    @property
+    def to_llm_content(self) -> Sequence[TextContent | ImageContent]:
+        """The content sent back to the model as the tool result."""
+        if self.is_error and self.content:
+            return [TextContent(text="[The tool reported an error]\n"), *self.content]
+        return self.content
+
+    @property
+    def visualize(self) -> Text:
+        """The observation's text, red when it is an error."""
+        return Text(self.text, style="red" if self.is_error else "")
+
+
+def simplify_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """Inline `$ref`s, drop titles and turn `X | None` into an optional `X`.
+
+    Several providers reject `$defs`, `anyOf` with null, or stray keys; this keeps schemas
+    to the subset all of them accept.
+    """
+    defs = schema.get("$defs", {})
+
+    def walk(node: Any) -> Any:
+        if isinstance(node, list):
+            return [walk(n) for n in node]
+        if not isinstance(node, dict):
+            return node
+        if "$ref" in node:
+            target = defs[node["$ref"].rsplit("/", 1)[-1]]
+            merged = {**copy.deepcopy(target), **{k: v for k, v in node.items() if k != "$ref"}}
+            return walk(merged)
+        out: dict[str, Any] = {}
+        for key, value in node.items():
+            if key in ("title", "$defs"):
+                continue
+            if key == "properties":
+                out[key] = {name: walk(prop) for name, prop in value.items()}
+            else:
+                out[key] = walk(value)
+        any_of = out.get("anyOf")
+        if isinstance(any_of, list):
+            non_null = [s for s in any_of if s.get("type") != "null"]
+            if len(non_null) == 1 and len(non_null) < len(any_of):
+                out.pop("anyOf")
+                out = {**non_null[0], **out}
+                if out.get("default", ...) is None:
+                    out.pop("default")
+        return out
+
+    result = walk(schema)
+    result.setdefault("properties", {})
+    result["type"] = "object"
+    return result

@@ -1,0 +1,66 @@
+"""Pydantic bases for polymorphic models that survive a JSON round trip."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Self
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    ModelWrapValidatorHandler,
+    computed_field,
+    model_validator,
+)
+
+
+class DiscriminatedUnionMixin(BaseModel):
+    """A model whose JSON carries its class name in `kind`.
+
+    Validating a dict through any base class returns an instance of the subclass that
+    `kind` names, so `Event.model_validate(json.loads(event.model_dump_json()))` gives back
+    the same concrete event. Fields typed with a base class should be wrapped in
+    `SerializeAsAny[...]` so the subclass's own fields are written too.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    _kinds: ClassVar[dict[str, type[DiscriminatedUnionMixin]] | None] = None
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def kind(self) -> str:
+        """The concrete class name, used to restore it from JSON."""
+        return type(self).__name__
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        DiscriminatedUnionMixin._kinds = None  # a new subclass: rebuild the index lazily
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _resolve_kind(cls, data: Any, handler: ModelWrapValidatorHandler[Self]) -> Self:
+        if isinstance(data, dict) and "kind" in data:
+            data = dict(data)
+            kind = data.pop("kind")
+            if kind != cls.__name__:
+                return cls.resolve_kind(kind).model_validate(data)
+        return handler(data)
+
+    @classmethod
+    def resolve_kind(cls, kind: str) -> type[Self]:
+        """Return the subclass of `cls` named `kind`; ValueError when there is none."""
+        if DiscriminatedUnionMixin._kinds is None:
+            index: dict[str, type[DiscriminatedUnionMixin]] = {}
+            stack: list[type[DiscriminatedUnionMixin]] = [DiscriminatedUnionMixin]
+            while stack:
+                sub = stack.pop()
+                index.setdefault(sub.__name__, sub)
+                stack.extend(sub.__subclasses__())
+            DiscriminatedUnionMixin._kinds = index
+        target = DiscriminatedUnionMixin._kinds.get(kind)
+        if target is None or not issubclass(target, cls):
+            raise ValueError(
+                f"unknown {cls.__name__} kind {kind!r}; is the module defining it imported?"
+            )
+        return target
