@@ -1,0 +1,65 @@
+"""The one place litellm is imported: lazily, offline and silent.
+
+Importing litellm costs seconds of CPU, so nothing imports it at module level. When it is
+first needed it is imported with its price list read from the copy bundled with it (never
+the network), no `.env` loading, and its stderr handlers replaced by propagation to our
+own logging configuration.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import os
+import threading
+from types import ModuleType
+
+_module: ModuleType | None = None
+_lock = threading.Lock()
+_call_options: dict[str, object] = {}
+_LOGGERS = ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "litellm", "httpx", "openai")
+
+
+def litellm() -> ModuleType:
+    """Return the litellm module, importing and quieting it on first use."""
+    global _module
+    if _module is not None:
+        return _module
+    with _lock:
+        if _module is None:
+            os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+            os.environ.setdefault("LITELLM_MODE", "PRODUCTION")  # DEV mode loads ./.env
+            os.environ.setdefault("LITELLM_LOG", "ERROR")
+            import litellm as module
+
+            module.suppress_debug_info = True
+            module.telemetry = False
+            module.set_verbose = False
+            for name in _LOGGERS:
+                logger = logging.getLogger(name)
+                for handler in list(logger.handlers):
+                    if isinstance(handler, logging.StreamHandler) and not isinstance(
+                        handler, logging.FileHandler
+                    ):
+                        logger.removeHandler(handler)
+                logger.propagate = True
+                logger.setLevel(logging.WARNING)
+            # With `tools`, litellm imports its MCP gateway (slow, and it needs the optional
+            # `mcp` package) only to learn that function tools are not MCP tools. Versions
+            # that can skip that check take a private flag; pass it only where it exists.
+            if "_skip_mcp_handler" in inspect.getsource(module.main.completion):
+                _call_options["_skip_mcp_handler"] = True
+            _module = module
+    return _module
+
+
+def call_options() -> dict[str, object]:
+    """Extra keyword arguments every `litellm.completion` call should get."""
+    litellm()
+    return _call_options
+
+
+def warm_up() -> None:
+    """Import litellm in a daemon thread so the first LLM call does not pay for it."""
+    if _module is None:
+        threading.Thread(target=litellm, name="litellm-warm-up", daemon=True).start()

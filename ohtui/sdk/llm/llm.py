@@ -1,0 +1,391 @@
+"""LLM: one configured model, called through litellm with retries, streaming and metrics."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, TypeVar
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    SecretStr,
+    SerializationInfo,
+    field_serializer,
+)
+
+from ohtui.sdk.llm._litellm import call_options, litellm
+from ohtui.sdk.llm.errors import map_error
+from ohtui.sdk.llm.exceptions import LLMCancelledError, LLMError, LLMNoResponseError
+from ohtui.sdk.llm.message import (
+    Message,
+    MessageToolCall,
+    RedactedThinkingBlock,
+    TextContent,
+    ThinkingBlock,
+)
+from ohtui.sdk.llm.metrics import Metrics, MetricsSnapshot, TokenUsage
+from ohtui.sdk.llm.streaming import StreamAssembler, TokenCallbackType
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+ToolsArg = Sequence[dict[str, Any]]
+ChatMessages = Sequence[Message | dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class LLMResponse:
+    """The result of one completion: the message, its response id and the metrics after it."""
+
+    message: Message
+    id: str
+    metrics: MetricsSnapshot
+    usage: TokenUsage
+    finish_reason: str | None = None
+
+
+class LLM(BaseModel):
+    """A language model behind any litellm-supported provider or OpenAI-compatible URL."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    model: str = Field(description="litellm model name, e.g. 'openai/gpt-4o' or 'anthropic/…'.")
+    api_key: SecretStr | None = Field(default=None, description="The provider API key.")
+    base_url: str | None = Field(default=None, description="Custom endpoint, e.g. a local server.")
+    api_version: str | None = None
+    custom_llm_provider: str | None = None
+    temperature: float | None = Field(default=None, ge=0, le=2)
+    top_p: float | None = Field(default=None, gt=0, le=1)
+    max_output_tokens: int | None = Field(default=None, gt=0)
+    max_input_tokens: int | None = Field(
+        default=None, gt=0, description="Context window; looked up from litellm when unset."
+    )
+    timeout: float = Field(default=300.0, gt=0, description="Seconds to wait for one answer.")
+    num_retries: int = Field(default=4, ge=0)
+    retry_min_wait: float = Field(default=2.0, ge=0)
+    retry_max_wait: float = Field(default=30.0, ge=0)
+    retry_multiplier: float = Field(default=2.0, ge=1)
+    usage_id: str = Field(default="default", description="Key of this LLM's metrics.")
+    stream: bool = Field(default=False, description="Stream tokens to token callbacks.")
+    reasoning_effort: Literal["none", "minimal", "low", "medium", "high"] | None = None
+    drop_params: bool = Field(default=True, description="Drop parameters the model rejects.")
+    input_cost_per_token: float | None = Field(default=None, ge=0)
+    output_cost_per_token: float | None = Field(default=None, ge=0)
+    extra_headers: dict[str, str] | None = None
+
+    _metrics: Metrics | None = PrivateAttr(default=None)
+    _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+    _price_unknown: bool = PrivateAttr(default=False)
+
+    @field_serializer("api_key")
+    def _serialize_api_key(self, value: SecretStr | None, info: SerializationInfo) -> str | None:
+        # Keys are never written out unless a caller explicitly asks for them.
+        context = info.context or {}
+        if value is not None and context.get("expose_secrets"):
+            return value.get_secret_value()
+        return None
+
+    @property
+    def metrics(self) -> Metrics:
+        """This LLM's accumulated cost, tokens and latency."""
+        if self._metrics is None:
+            self._metrics = Metrics(model_name=self.model)
+        return self._metrics
+
+    def restore_metrics(self, metrics: Metrics) -> None:
+        """Continue accumulating into saved metrics (used when a conversation resumes)."""
+        self._metrics = metrics
+
+    @property
+    def context_window(self) -> int | None:
+        """The model's input token limit, if known."""
+        if self.max_input_tokens:
+            return self.max_input_tokens
+        try:
+            info = litellm().get_model_info(
+                self.model, custom_llm_provider=self.custom_llm_provider
+            )
+        except Exception:
+            return None
+        window = info.get("max_input_tokens") or info.get("max_tokens")
+        return int(window) if window else None
+
+    def completion(
+        self,
+        messages: ChatMessages,
+        tools: ToolsArg | None = None,
+        on_token: TokenCallbackType | None = None,
+        cancel: threading.Event | None = None,
+        **kwargs: Any,
+    ) -> LLMResponse:
+        """Ask the model for the next message.
+
+        `messages` are Messages or ready chat-completions dicts. Retries rate limits,
+        server errors and timeouts with exponential backoff. Streams deltas to `on_token`
+        when `stream` is on. Setting `cancel` abandons the call at once (LLMCancelledError).
+        Failures raise an LLMError subclass with an actionable message.
+        """
+        request = self._request(messages, tools, kwargs)
+        attempt = 0
+        while True:
+            started = time.monotonic()
+            try:
+                if cancel is None:
+                    message, usage, finish = self._call_once(request, on_token, None)
+                else:
+                    message, usage, finish = _run_cancellable(
+                        lambda: self._call_once(request, on_token, cancel), cancel
+                    )
+            except LLMError as error:
+                if not error.retryable or attempt >= self.num_retries:
+                    if attempt:
+                        error.message += f" (gave up after {attempt + 1} attempts)"
+                        error.args = (error.message,)
+                    raise
+                wait = self._backoff(attempt, error)
+                logger.warning(
+                    "LLM %s: %s; retry %d in %.1fs", self.model, error, attempt + 1, wait
+                )
+                if cancel is not None and cancel.wait(wait):
+                    raise LLMCancelledError(
+                        "The LLM call was interrupted.", model=self.model
+                    ) from error
+                if cancel is None:
+                    time.sleep(wait)
+                attempt += 1
+                continue
+            return self._record(message, usage, finish, time.monotonic() - started)
+
+    def _request(
+        self, messages: ChatMessages, tools: ToolsArg | None, extra: dict[str, Any]
+    ) -> dict[str, Any]:
+        request: dict[str, Any] = {
+            "model": self.model,
+            "messages": [m if isinstance(m, dict) else m.to_chat_dict() for m in messages],
+            "timeout": self.timeout,
+            "drop_params": self.drop_params,
+            "num_retries": 0,  # we retry ourselves, once, with backoff
+            "max_retries": 0,  # and the openai client must not retry either
+        }
+        optional = {
+            "api_key": self.api_key.get_secret_value() if self.api_key else None,
+            "api_base": self.base_url,
+            "api_version": self.api_version,
+            "custom_llm_provider": self.custom_llm_provider,
+            "temperature": self.temperature,
+            "top_p": self.top_p,
+            "max_tokens": self.max_output_tokens,
+            "reasoning_effort": self.reasoning_effort,
+            "extra_headers": self.extra_headers,
+        }
+        request.update({k: v for k, v in optional.items() if v is not None})
+        if tools:
+            request["tools"] = list(tools)
+        if self.stream:
+            request["stream"] = True
+            request["stream_options"] = {"include_usage": True}
+        request.update(extra)
+        return request
+
+    def _call_once(
+        self,
+        request: dict[str, Any],
+        on_token: TokenCallbackType | None,
+        cancel: threading.Event | None,
+    ) -> tuple[dict[str, Any], Any, str | None]:
+        lib = litellm()
+        try:
+            response = lib.completion(**request, **call_options())
+            if request.get("stream"):
+                assembler = StreamAssembler()
+                for chunk in response:
+                    if cancel is not None and cancel.is_set():
+                        _close_quietly(response)
+                        raise LLMCancelledError("The LLM call was interrupted.", model=self.model)
+                    delta = assembler.add(chunk)
+                    if on_token is not None and (
+                        delta.content or delta.reasoning_content or delta.tool_calls
+                    ):
+                        on_token(delta)
+                message = assembler.message()
+                message["id"] = assembler.response_id
+                self._require_answer(message)
+                return message, assembler.usage, assembler.finish_reason
+        except LLMError:
+            raise
+        except Exception as exc:
+            raise map_error(exc, self) from exc
+        choices = getattr(response, "choices", None) or []
+        if not choices:
+            raise LLMNoResponseError(
+                f"Model '{self.model}' returned no message. Try again.", model=self.model
+            )
+        raw = choices[0].message
+        message = {
+            "id": getattr(response, "id", "") or "",
+            "content": getattr(raw, "content", None),
+            "reasoning_content": getattr(raw, "reasoning_content", None),
+            "thinking_blocks": getattr(raw, "thinking_blocks", None),
+            "tool_calls": [
+                {
+                    "id": tc.id,
+                    "function": {"name": tc.function.name, "arguments": tc.function.arguments},
+                }
+                for tc in (getattr(raw, "tool_calls", None) or [])
+            ]
+            or None,
+        }
+        self._require_answer(message)
+        return message, getattr(response, "usage", None), getattr(choices[0], "finish_reason", None)
+
+    def _require_answer(self, message: dict[str, Any]) -> None:
+        if not (
+            message.get("content") or message.get("tool_calls") or message.get("reasoning_content")
+        ):
+            raise LLMNoResponseError(
+                f"'{self.model}' returned an empty answer (no text, no tool call).",
+                model=self.model,
+            )
+
+    def _record(
+        self, raw: dict[str, Any], usage: Any, finish_reason: str | None, latency: float
+    ) -> LLMResponse:
+        response_id = raw.get("id") or f"resp-{uuid.uuid4().hex[:12]}"
+        message = message_from_chat_dict(raw)
+        token_usage = _token_usage(usage, self.model, response_id)
+        cost = self._cost(token_usage)
+        with self._lock:
+            metrics = self.metrics
+            token_usage.context_window = self.max_input_tokens or 0
+            metrics.add_token_usage(token_usage)
+            metrics.add_cost(cost)
+            metrics.add_response_latency(latency)
+            snapshot = metrics.get_snapshot()
+        return LLMResponse(
+            message=message,
+            id=response_id,
+            metrics=snapshot,
+            usage=token_usage,
+            finish_reason=finish_reason,
+        )
+
+    def _cost(self, usage: TokenUsage) -> float:
+        if self.input_cost_per_token is not None or self.output_cost_per_token is not None:
+            return usage.prompt_tokens * (self.input_cost_per_token or 0.0) + (
+                usage.completion_tokens * (self.output_cost_per_token or 0.0)
+            )
+        if self._price_unknown:
+            return 0.0
+        try:
+            prompt_cost, completion_cost = litellm().cost_per_token(
+                model=self.model,
+                prompt_tokens=usage.prompt_tokens,
+                completion_tokens=usage.completion_tokens,
+                cache_read_input_tokens=usage.cache_read_tokens,
+                cache_creation_input_tokens=usage.cache_write_tokens,
+                custom_llm_provider=self.custom_llm_provider,
+            )
+        except Exception:
+            self._price_unknown = True
+            return 0.0
+        return float(prompt_cost + completion_cost)
+
+    def _backoff(self, attempt: int, error: LLMError) -> float:
+        wait = self.retry_min_wait * (self.retry_multiplier**attempt)
+        retry_after = getattr(error, "retry_after", None)
+        if retry_after:
+            wait = max(wait, retry_after)
+        return min(wait, self.retry_max_wait)
+
+
+def message_from_chat_dict(raw: dict[str, Any]) -> Message:
+    """Build our Message from an assistant message in chat-completions dict form."""
+    content = raw.get("content")
+    if isinstance(content, list):  # some providers return content parts
+        content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    tool_calls = [
+        MessageToolCall(
+            id=tc.get("id") or f"call_{uuid.uuid4().hex[:24]}",
+            name=(tc.get("function") or {}).get("name") or "",
+            arguments=(tc.get("function") or {}).get("arguments") or "{}",
+        )
+        for tc in raw.get("tool_calls") or []
+    ]
+    blocks: list[ThinkingBlock | RedactedThinkingBlock] = []
+    for block in raw.get("thinking_blocks") or []:
+        data = block if isinstance(block, dict) else dict(block)
+        if data.get("type") == "redacted_thinking":
+            blocks.append(RedactedThinkingBlock(data=data.get("data", "")))
+        elif data.get("thinking") is not None:
+            blocks.append(ThinkingBlock(thinking=data["thinking"], signature=data.get("signature")))
+    return Message(
+        role="assistant",
+        content=[TextContent(text=content)] if content else [],
+        tool_calls=tool_calls or None,
+        reasoning_content=raw.get("reasoning_content") or None,
+        thinking_blocks=blocks,
+    )
+
+
+def _token_usage(usage: Any, model: str, response_id: str) -> TokenUsage:
+    def number(obj: Any, name: str) -> int:
+        value = getattr(obj, name, None) if obj is not None else None
+        if value is None and isinstance(obj, dict):
+            value = obj.get(name)
+        return int(value or 0)
+
+    prompt = number(usage, "prompt_tokens")
+    completion = number(usage, "completion_tokens")
+    prompt_details = getattr(usage, "prompt_tokens_details", None)
+    completion_details = getattr(usage, "completion_tokens_details", None)
+    cache_read = number(prompt_details, "cached_tokens") or number(usage, "cache_read_input_tokens")
+    return TokenUsage(
+        model=model,
+        prompt_tokens=prompt,
+        completion_tokens=completion,
+        cache_read_tokens=cache_read,
+        cache_write_tokens=number(usage, "cache_creation_input_tokens"),
+        reasoning_tokens=number(completion_details, "reasoning_tokens"),
+        per_turn_token=prompt + completion,
+        response_id=response_id,
+    )
+
+
+def _run_cancellable(fn: Callable[[], T], cancel: threading.Event) -> T:
+    """Run `fn` on a helper thread; return its result, or raise as soon as `cancel` is set."""
+    done = threading.Event()
+    outcome: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            outcome["value"] = fn()
+        except BaseException as exc:
+            outcome["error"] = exc
+        finally:
+            done.set()
+
+    threading.Thread(target=target, name="llm-call", daemon=True).start()
+    while not done.wait(0.05):
+        if cancel.is_set():
+            raise LLMCancelledError("The LLM call was interrupted.")
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
+
+
+def _close_quietly(stream: Any) -> None:
+    close = getattr(stream, "close", None) or getattr(
+        getattr(stream, "completion_stream", None), "close", None
+    )
+    if callable(close):
+        try:
+            close()
+        except Exception:
+            logger.debug("closing an abandoned stream failed", exc_info=True)

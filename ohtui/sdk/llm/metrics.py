@@ -1,0 +1,100 @@
+"""Token, cost and latency accounting per LLM (per usage_id)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class TokenUsage(BaseModel):
+    """Token counts of one call, or accumulated over many."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model: str = ""
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    reasoning_tokens: int = 0
+    context_window: int = 0
+    per_turn_token: int = Field(default=0, description="prompt + completion of the last call.")
+    response_id: str = ""
+
+    def __add__(self, other: TokenUsage) -> TokenUsage:
+        return TokenUsage(
+            model=self.model or other.model,
+            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
+            completion_tokens=self.completion_tokens + other.completion_tokens,
+            cache_read_tokens=self.cache_read_tokens + other.cache_read_tokens,
+            cache_write_tokens=self.cache_write_tokens + other.cache_write_tokens,
+            reasoning_tokens=self.reasoning_tokens + other.reasoning_tokens,
+            context_window=max(self.context_window, other.context_window),
+            per_turn_token=other.per_turn_token,
+            response_id=other.response_id,
+        )
+
+
+class MetricsSnapshot(BaseModel):
+    """The totals of a Metrics at one moment (or of one call)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model_name: str = ""
+    accumulated_cost: float = 0.0
+    accumulated_token_usage: TokenUsage = Field(default_factory=TokenUsage)
+    max_budget_per_task: float | None = None
+
+
+class Metrics(MetricsSnapshot):
+    """Accumulated cost, tokens and latency of one LLM.
+
+    Kept as running totals (not per-call lists) so that saving it stays O(1) however long
+    the conversation gets.
+    """
+
+    latest_token_usage: TokenUsage | None = Field(
+        default=None, description="The last call's usage: its prompt size is the context used."
+    )
+    call_count: int = 0
+    total_latency: float = 0.0
+    max_latency: float = 0.0
+
+    def add_cost(self, value: float) -> None:
+        """Add the cost of a call, in USD."""
+        if value < 0:
+            raise ValueError("cost cannot be negative")
+        self.accumulated_cost += value
+
+    def add_token_usage(self, usage: TokenUsage) -> None:
+        """Add one call's token usage."""
+        self.accumulated_token_usage = self.accumulated_token_usage + usage
+        self.latest_token_usage = usage
+
+    def add_response_latency(self, seconds: float) -> None:
+        """Record how long one call took."""
+        self.call_count += 1
+        self.total_latency += seconds
+        self.max_latency = max(self.max_latency, seconds)
+
+    @property
+    def average_latency(self) -> float:
+        """Mean seconds per call (0 before the first call)."""
+        return self.total_latency / self.call_count if self.call_count else 0.0
+
+    def merge(self, other: Metrics) -> None:
+        """Add another Metrics' totals into this one."""
+        self.accumulated_cost += other.accumulated_cost
+        self.accumulated_token_usage = self.accumulated_token_usage + other.accumulated_token_usage
+        self.latest_token_usage = other.latest_token_usage or self.latest_token_usage
+        self.call_count += other.call_count
+        self.total_latency += other.total_latency
+        self.max_latency = max(self.max_latency, other.max_latency)
+
+    def get_snapshot(self) -> MetricsSnapshot:
+        """A copy of the current totals."""
+        return MetricsSnapshot(
+            model_name=self.model_name,
+            accumulated_cost=self.accumulated_cost,
+            accumulated_token_usage=self.accumulated_token_usage.model_copy(),
+            max_budget_per_task=self.max_budget_per_task,
+        )

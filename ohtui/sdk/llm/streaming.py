@@ -1,0 +1,106 @@
+"""Streaming: the deltas handed to token callbacks, and their assembly into a message."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallDelta:
+    """A piece of a tool call as it streams: the name first, then argument fragments."""
+
+    index: int
+    id: str | None = None
+    name: str | None = None
+    arguments: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class LLMStreamChunk:
+    """One streamed delta of an LLM response."""
+
+    response_id: str
+    content: str = ""
+    reasoning_content: str = ""
+    tool_calls: tuple[ToolCallDelta, ...] = ()
+    finish_reason: str | None = None
+
+
+TokenCallbackType = Callable[[LLMStreamChunk], None]
+
+
+@dataclass
+class _ToolCallBuffer:
+    id: str = ""
+    name: str = ""
+    arguments: list[str] = field(default_factory=list)
+
+
+class StreamAssembler:
+    """Accumulates litellm stream chunks into one chat-completion-like message dict."""
+
+    def __init__(self) -> None:
+        self.response_id = ""
+        self.content: list[str] = []
+        self.reasoning: list[str] = []
+        self.tool_calls: dict[int, _ToolCallBuffer] = {}
+        self.finish_reason: str | None = None
+        self.usage: Any = None
+
+    def add(self, chunk: Any) -> LLMStreamChunk:
+        """Fold one litellm chunk in and return it as our delta type."""
+        self.response_id = self.response_id or getattr(chunk, "id", "") or ""
+        usage = getattr(chunk, "usage", None)
+        if usage:
+            self.usage = usage
+        choices = getattr(chunk, "choices", None) or []
+        if not choices:
+            return LLMStreamChunk(response_id=self.response_id)
+        choice = choices[0]
+        delta = getattr(choice, "delta", None)
+        content = (getattr(delta, "content", None) or "") if delta else ""
+        reasoning = (getattr(delta, "reasoning_content", None) or "") if delta else ""
+        deltas: list[ToolCallDelta] = []
+        for raw in (getattr(delta, "tool_calls", None) or []) if delta else []:
+            index = getattr(raw, "index", None)
+            index = len(self.tool_calls) if index is None else index
+            function = getattr(raw, "function", None)
+            name = getattr(function, "name", None) if function else None
+            arguments = (getattr(function, "arguments", None) or "") if function else ""
+            buffer = self.tool_calls.setdefault(index, _ToolCallBuffer())
+            buffer.id = buffer.id or getattr(raw, "id", None) or ""
+            buffer.name = buffer.name or name or ""
+            buffer.arguments.append(arguments)
+            deltas.append(ToolCallDelta(index, getattr(raw, "id", None), name, arguments))
+        if content:
+            self.content.append(content)
+        if reasoning:
+            self.reasoning.append(reasoning)
+        if getattr(choice, "finish_reason", None):
+            self.finish_reason = choice.finish_reason
+        return LLMStreamChunk(
+            response_id=self.response_id,
+            content=content,
+            reasoning_content=reasoning,
+            tool_calls=tuple(deltas),
+            finish_reason=getattr(choice, "finish_reason", None),
+        )
+
+    def message(self) -> dict[str, Any]:
+        """The assembled assistant message, in chat-completions dict form."""
+        return {
+            "role": "assistant",
+            "content": "".join(self.content) or None,
+            "reasoning_content": "".join(self.reasoning) or None,
+            "tool_calls": [
+                {
+                    "id": b.id,
+                    "type": "function",
+                    "function": {"name": b.name, "arguments": "".join(b.arguments)},
+                }
+                for _, b in sorted(self.tool_calls.items())
+            ]
+            or None,
+        }
