@@ -1,0 +1,51 @@
+"""Shared pytest fixtures: the scripted LLM server and engine objects pointed at it."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+# litellm must never reach the network for its price list, whichever test imports it first.
+os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
+
+import pytest
+from llm_server import ScriptedLLMServer
+
+from ohtui.sdk import LLM
+
+
+@pytest.fixture
+def llm_server() -> Iterator[ScriptedLLMServer]:
+    """A scripted OpenAI-compatible LLM server on 127.0.0.1 (a fresh port per test)."""
+    server = ScriptedLLMServer()
+    try:
+        yield server
+    finally:
+        server.close()
+
+
+@pytest.fixture
+def llm(llm_server: ScriptedLLMServer) -> LLM:
+    """An LLM talking to the scripted server through litellm, without retries."""
+    return LLM(
+        model="openai/test-model",
+        base_url=llm_server.base_url,
+        api_key="sk-test",
+        num_retries=0,
+        timeout=10,
+    )
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    """An empty workspace directory."""
+    path = tmp_path / "workspace"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def persistence_dir(tmp_path: Path) -> Path:
+    """A base directory for saved conversations (created on first use)."""
+    return tmp_path / "conversations"
