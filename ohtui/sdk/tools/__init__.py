@@ -1,0 +1,1 @@
+"""Built-in tools: terminal, file_editor, task_tracker."""

@@ -1,0 +1,107 @@
+"""Text the editor shows: numbered lines, unified diffs and directory listings."""
+
+from __future__ import annotations
+
+import difflib
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+MAX_VIEW_CHARS = 16_000
+"""Longer views are cut so one call cannot flood the model's context."""
+
+MAX_LISTING_ENTRIES = 300
+LISTING_DEPTH = 2
+SKIPPED_DIRS = frozenset(
+    {".git", "node_modules", "__pycache__", ".venv", "venv", ".mypy_cache", ".tox"}
+)
+
+
+def numbered(lines: Sequence[str], first: int = 1, max_chars: int = MAX_VIEW_CHARS) -> str:
+    """`lines` as `cat -n` prints them, numbered from `first`, cut with a note past `max_chars`."""
+    out: list[str] = []
+    used = 0
+    for offset, line in enumerate(lines):
+        row = f"{first + offset:6}\t{line}"
+        if out and used + len(row) + 1 > max_chars:
+            shown_to = first + offset - 1
+            last = first + len(lines) - 1
+            out.append(
+                f"[Output cut after line {shown_to} of {last}: too long to show at once. "
+                f"Use view_range to see the rest, e.g. [{shown_to + 1}, "
+                f"{min(last, shown_to + 200)}].]"
+            )
+            break
+        out.append(row)
+        used += len(row) + 1
+    return "\n".join(out)
+
+
+def _diff_lines(text: str | None) -> list[str]:
+    if not text:
+        return []
+    lines = [line + "\n" for line in text.split("\n")]
+    if text.endswith("\n"):
+        lines.pop()
+    else:
+        lines[-1] += "\\ No newline at end of file\n"  # git's marker, so the change is visible
+    return lines
+
+
+def unified_diff(old: str | None, new: str | None, label: str) -> str:
+    """A git-style unified diff from `old` to `new`; None stands for a missing file."""
+    return "".join(
+        difflib.unified_diff(
+            _diff_lines(old),
+            _diff_lines(new),
+            fromfile="/dev/null" if old is None else f"a/{label}",
+            tofile="/dev/null" if new is None else f"b/{label}",
+            n=3,
+        )
+    )
+
+
+def list_directory(
+    root: Path, depth: int = LISTING_DEPTH, max_entries: int = MAX_LISTING_ENTRIES
+) -> str:
+    """Paths under `root` up to `depth` levels, directories ending in `/`, hidden ones skipped."""
+    entries: list[str] = []
+    skipped = 0
+    unreadable: list[str] = []
+    full = False
+
+    def walk(directory: Path, level: int) -> None:
+        nonlocal skipped, full
+        try:
+            children = sorted(os.scandir(directory), key=lambda e: e.name)
+        except OSError:
+            unreadable.append(str(directory))
+            return
+        for child in children:
+            if child.name.startswith(".") or child.name in SKIPPED_DIRS:
+                skipped += 1
+                continue
+            if len(entries) >= max_entries:
+                full = True
+                return
+            is_dir = child.is_dir()
+            entries.append(f"{child.path}/" if is_dir else child.path)
+            # Symlinked directories are listed but not entered, which rules out cycles.
+            if is_dir and level < depth and not child.is_symlink():
+                walk(Path(child.path), level + 1)
+            if full:
+                return
+
+    walk(root, 1)
+    header = f"Files and directories up to {depth} levels deep in {str(root).rstrip('/')}/"
+    lines = [f"{header}:" if entries else f"{header}: (empty)", *entries]
+    if full:
+        lines.append(f"[Listing cut at {len(entries)} entries. View a subdirectory to see more.]")
+    if skipped:
+        lines.append(
+            f"[{skipped} hidden or bulky entries (e.g. .git, node_modules, __pycache__, .venv) "
+            "not shown; use the terminal to see them.]"
+        )
+    if unreadable:
+        lines.append(f"[Could not read: {', '.join(unreadable)}]")
+    return "\n".join(lines)

@@ -1,0 +1,85 @@
+"""TerminalTool: the `terminal` tool definition the model sees."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Self
+
+from ohtui.sdk.tool.tool import ToolAnnotations, ToolDefinition
+from ohtui.sdk.tools.terminal.executor import (
+    DEFAULT_MAX_OUTPUT_CHARS,
+    DEFAULT_TIMEOUT,
+    TerminalExecutor,
+)
+from ohtui.sdk.tools.terminal.schema import TerminalAction, TerminalObservation
+
+if TYPE_CHECKING:
+    from ohtui.sdk.conversation.state import ConversationState
+
+
+def terminal_description(timeout: float, max_output_chars: int) -> str:
+    """The tool description, stating this tool's limits."""
+    return (
+        "Run a bash command in a persistent shell in the workspace; stdout and stderr are "
+        "returned together, followed by the exit code.\n"
+        "* The shell persists for the whole conversation: the working directory, exported "
+        "variables and functions carry over between calls. Run one command per call; chain "
+        "steps with && or write a multi-line script (heredocs work). Avoid `exit` and "
+        "`set -e` at the top level: they end the shell itself (run such scripts with "
+        "`bash script.sh` or `bash -c '...'`).\n"
+        "* There is no terminal and stdin is /dev/null, so interactive programs (editors, "
+        "pagers, REPLs, prompts, `top`) cannot be used. Use non-interactive flags instead "
+        "(`apt-get -y`, `git --no-pager`, `npm init -y`).\n"
+        f"* A command is killed after {timeout:g} s unless you pass a larger `timeout`. Start "
+        "servers and other long-running processes in the background with their output "
+        "redirected, e.g. `python app.py > server.log 2>&1 &`, then read the log.\n"
+        f"* Output longer than {max_output_chars:,} characters is cut to its beginning and "
+        "end; the full output is saved to a file whose path is shown, to read in parts with "
+        "grep, head, tail or sed -n.\n"
+        "* Set `reset` to true to kill the shell and start a fresh one in the workspace when "
+        "it is stuck."
+    )
+
+
+class TerminalTool(ToolDefinition[TerminalAction, TerminalObservation]):
+    """The built-in `terminal` tool: bash commands in a persistent shell."""
+
+    def __init__(self, executor: TerminalExecutor) -> None:
+        super().__init__(
+            name="terminal",
+            description=terminal_description(executor.timeout, executor.max_output_chars),
+            action_type=TerminalAction,
+            observation_type=TerminalObservation,
+            annotations=ToolAnnotations(
+                title="terminal",
+                readOnlyHint=False,
+                destructiveHint=True,
+                idempotentHint=False,
+                openWorldHint=True,
+            ),
+            executor=executor,
+        )
+
+    @classmethod
+    def create(
+        cls,
+        conv_state: ConversationState,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        max_output_chars: int = DEFAULT_MAX_OUTPUT_CHARS,
+        shell: str = "bash",
+        **params: Any,
+    ) -> Sequence[Self]:
+        """The terminal for one conversation; bash starts on its first command."""
+        if params:
+            raise ValueError(
+                f"terminal takes only timeout, max_output_chars and shell, got {sorted(params)}"
+            )
+        executor = TerminalExecutor(
+            working_dir=conv_state.workspace.working_dir,
+            output_dir=conv_state.env_observation_persistence_dir,
+            timeout=timeout,
+            max_output_chars=max_output_chars,
+            shell=shell,
+        )
+        return [cls(executor)]

@@ -1,0 +1,229 @@
+"""TerminalExecutor: runs terminal actions in the conversation's bash session."""
+
+from __future__ import annotations
+
+import itertools
+import shutil
+import tempfile
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, BinaryIO
+
+from ohtui.sdk.tool.tool import ToolExecutor
+from ohtui.sdk.tools.terminal.output import (
+    CapturedOutput,
+    OutputCapture,
+    format_size,
+    output_file_name,
+)
+from ohtui.sdk.tools.terminal.schema import TerminalAction, TerminalObservation
+from ohtui.sdk.tools.terminal.session import BashSession, RunResult, SessionClosedError
+
+if TYPE_CHECKING:
+    from ohtui.sdk.conversation.impl.local_conversation import LocalConversation
+
+DEFAULT_TIMEOUT = 120.0
+DEFAULT_MAX_OUTPUT_CHARS = 30_000
+CLOSED_MESSAGE = "The terminal is closed (the conversation is shutting down); no command was run."
+
+
+class TerminalExecutor(ToolExecutor[TerminalAction, TerminalObservation]):
+    """Runs commands one at a time in one persistent bash, started on the first command.
+
+    Outputs too long or binary to show are saved under `output_dir`, or under a private
+    temporary directory (removed on close) when the conversation is not persisted.
+    """
+
+    def __init__(
+        self,
+        *,
+        working_dir: str,
+        output_dir: str | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        max_output_chars: int = DEFAULT_MAX_OUTPUT_CHARS,
+        shell: str = "bash",
+    ) -> None:
+        if timeout <= 0:
+            raise ValueError(f"terminal timeout must be positive, got {timeout}")
+        if max_output_chars < 100:
+            raise ValueError(f"max_output_chars must be at least 100, got {max_output_chars}")
+        self.working_dir = working_dir
+        self.timeout = timeout
+        self.max_output_chars = max_output_chars
+        self._output_dir = output_dir
+        self._private_dir: str | None = None
+        self._files = itertools.count(1)
+        self._files_lock = threading.Lock()
+        self._session = BashSession(shell=shell, working_dir=working_dir)
+        # Set when bash died or was killed, so the next command says its state was reset.
+        self._shell_lost = False
+
+    @property
+    def session(self) -> BashSession:
+        """The bash session commands run in."""
+        return self._session
+
+    def __call__(
+        self, action: TerminalAction, conversation: LocalConversation | None = None
+    ) -> TerminalObservation:
+        """Run the action's command (or reset the shell) and describe the outcome."""
+        if self._session.closed:
+            return self._error(action, CLOSED_MESSAGE)
+        if action.reset:
+            return self._reset(action)
+        if not action.command.strip():
+            return self._error(
+                action,
+                "No command given: pass a bash command in `command`, or set `reset` to true "
+                "to restart the shell.",
+            )
+        timeout = action.timeout or self.timeout
+        capture = OutputCapture(self.max_output_chars, self._open_output_file)
+        cwd_before = self._session.working_dir
+        try:
+            result = self._session.run(action.command, timeout, capture.feed)
+        except SessionClosedError:
+            return self._error(action, CLOSED_MESSAGE)
+        except OSError as exc:
+            return self._error(action, f"Could not start the shell in {self.working_dir}: {exc}")
+        return self._observe(action.command, timeout, result, capture.finish(), cwd_before)
+
+    def interrupt(self) -> None:
+        """Kill the running command; the blocked call returns with `interrupted`."""
+        self._session.interrupt()
+
+    def close(self) -> None:
+        """Kill the shell and everything it started; remove the private output directory."""
+        self._session.close()
+        with self._files_lock:
+            private, self._private_dir = self._private_dir, None
+        if private is not None:
+            shutil.rmtree(private, ignore_errors=True)
+
+    def _reset(self, action: TerminalAction) -> TerminalObservation:
+        try:
+            self._session.restart()
+        except SessionClosedError:
+            return self._error(action, CLOSED_MESSAGE)
+        except OSError as exc:
+            return self._error(action, f"Could not restart the shell in {self.working_dir}: {exc}")
+        self._shell_lost = False
+        text = (
+            f"The terminal was reset: a new shell started in {self.working_dir}. The working "
+            "directory and exported variables were reset, and processes the old shell started "
+            "were killed."
+        )
+        if action.command.strip():
+            text += " The command was not run; send it again without `reset`."
+        return TerminalObservation.from_text(
+            text, command=action.command, working_dir=self.working_dir
+        )
+
+    def _observe(
+        self,
+        command: str,
+        timeout: float,
+        result: RunResult,
+        output: CapturedOutput,
+        cwd_before: str,
+    ) -> TerminalObservation:
+        lines: list[str] = []
+        if result.new_shell and self._shell_lost:
+            lines.append(
+                f"[A new shell was started in {self.working_dir} because the previous one "
+                "ended: the working directory and exported variables were reset.]"
+            )
+        self._shell_lost = result.shell_exited or result.shell_killed
+        body = self._body(output)
+        if body:
+            lines.append(body)
+        lines.extend(self._status(result, timeout))
+        if result.working_dir != cwd_before and not result.closed:
+            lines.append(f"[cwd: {result.working_dir}]")
+        failed = result.exit_code != 0 or result.timed_out or result.interrupted
+        return TerminalObservation.from_text(
+            "\n".join(lines),
+            is_error=failed or result.closed,
+            command=command,
+            exit_code=result.exit_code,
+            timed_out=result.timed_out,
+            interrupted=result.interrupted,
+            truncated=output.truncated,
+            full_output_path=output.full_output_path,
+            working_dir=result.working_dir,
+            timeout=timeout,
+        )
+
+    def _body(self, output: CapturedOutput) -> str:
+        if output.binary:
+            size = format_size(output.total_bytes)
+            if output.full_output_path is None:
+                where = f"it could not be saved: {output.save_error}"
+            elif output.saved_bytes < output.total_bytes:
+                where = (
+                    f"its first {format_size(output.saved_bytes)} were saved to "
+                    f"{output.full_output_path}"
+                )
+            else:
+                where = f"it was saved to {output.full_output_path}"
+            return (
+                f"[The command printed binary output ({size}), not shown; {where}. "
+                "Inspect it with tools such as file, xxd or od.]"
+            )
+        return output.text.removesuffix("\n")
+
+    def _status(self, result: RunResult, timeout: float) -> list[str]:
+        home = self.working_dir
+        if result.closed:
+            return ["[The terminal was closed while the command ran, and the command was killed.]"]
+        if result.shell_exited:
+            code = "an unknown code" if result.exit_code is None else f"code {result.exit_code}"
+            return [
+                f"[The shell exited with {code}. The next command runs in a new shell in "
+                f"{home}: the working directory and exported variables will be reset.]"
+            ]
+        lines: list[str] = []
+        if result.interrupted:
+            lines.append("[The user interrupted the command; it was killed.]")
+        elif result.timed_out:
+            lines.append(
+                f"[The command timed out after {timeout:g} s and was killed. Run long jobs in "
+                "the background with their output redirected (e.g. `make > build.log 2>&1 &`) "
+                "and check the log later, or pass a larger `timeout`.]"
+            )
+        else:
+            code = "unknown" if result.exit_code is None else str(result.exit_code)
+            lines.append(f"[exit code {code}]")
+        if result.shell_killed:
+            lines.append(
+                "[It was running inside the shell itself, so the shell had to be killed too. "
+                f"The next command runs in a new shell in {home}: the working directory and "
+                "exported variables will be reset.]"
+            )
+        return lines
+
+    def _error(self, action: TerminalAction, message: str) -> TerminalObservation:
+        return TerminalObservation.from_text(
+            message,
+            is_error=True,
+            command=action.command,
+            working_dir=self._session.working_dir,
+        )
+
+    def _open_output_file(self, binary: bool) -> tuple[Path, BinaryIO]:
+        """Create a new file for a command's full output (called from the reader thread)."""
+        directory = Path(self._output_dir or self._ensure_private_dir())
+        directory.mkdir(parents=True, exist_ok=True)
+        while True:
+            with self._files_lock:
+                path = directory / output_file_name(next(self._files), binary)
+            try:
+                return path, path.open("xb")
+            except FileExistsError:  # another process wrote the same name; try the next
+                continue
+
+    def _ensure_private_dir(self) -> str:
+        with self._files_lock:
+            if self._private_dir is None:
+                self._private_dir = tempfile.mkdtemp(prefix="ohtui-terminal-")
+            return self._private_dir

@@ -1,0 +1,454 @@
+"""BashSession: one persistent bash process that runs commands one at a time."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import secrets
+import select
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import IO, Literal
+
+from ohtui.sdk.tools.terminal.processes import (
+    children_of,
+    descendants,
+    process_table,
+    signal_pids,
+    wait_gone,
+)
+
+logger = logging.getLogger(__name__)
+
+# Pagers and prompts would wait for a user that is not there.
+DEFAULT_ENV = {
+    "PAGER": "cat",
+    "GIT_PAGER": "cat",
+    "MANPAGER": "cat",
+    "TERM": "dumb",
+    "GIT_TERMINAL_PROMPT": "0",
+    "PYTHONUNBUFFERED": "1",
+}
+READ_CHUNK = 64 * 1024
+TERM_GRACE = 1.0
+"""Seconds a killed command gets to exit after SIGTERM before SIGKILL."""
+KILL_GRACE = 1.0
+"""Seconds more to wait for bash to finish the command after SIGKILL, before killing bash."""
+EXIT_DRAIN = 0.5
+"""Seconds to wait for the last output of a bash that exited."""
+
+Outcome = Literal["done", "exited", "timeout", "interrupted", "closed"]
+
+
+class SessionClosedError(RuntimeError):
+    """The session was closed; it runs no more commands."""
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """How a command ended. Its output went to the sink given to `BashSession.run`."""
+
+    exit_code: int | None
+    """The command's exit status; bash's own when it exited; None when the command was killed."""
+    working_dir: str
+    """The shell's cwd afterwards (the last known one when it could not be read)."""
+    timed_out: bool = False
+    interrupted: bool = False
+    shell_exited: bool = False
+    """Bash itself ended during the command (e.g. `exit 3`)."""
+    shell_killed: bool = False
+    """The command could not be stopped, so bash was killed with it."""
+    closed: bool = False
+    """The session was closed while the command ran."""
+    new_shell: bool = False
+    """A new bash process was started for this command."""
+
+
+class _Framer:
+    """Passes a command's output on to a sink, up to the sentinel line bash prints after it."""
+
+    def __init__(self, nonce: str, sink: Callable[[bytes], None]) -> None:
+        # The sentinel starts with the newline the printf adds, so output lacking a final
+        # newline still ends where the sentinel begins.
+        self._start = f"\n__OHTUI_DONE_{nonce}__:".encode()
+        self._end = f":__OHTUI_END_{nonce}__\n".encode()
+        self._sink = sink
+        self._buf = b""
+        self._in_sentinel = False
+        self.done = False
+        self.exit_code: int | None = None
+        self.working_dir: str | None = None
+
+    def feed(self, chunk: bytes) -> None:
+        """Take the next raw bytes read from bash."""
+        if self.done:
+            return  # e.g. a background job writing after the command ended: nobody's output
+        self._buf += chunk
+        if not self._in_sentinel:
+            start = self._buf.find(self._start)
+            if start < 0:
+                # Hold back only what could be the beginning of a split sentinel.
+                cut = max(len(self._buf) - len(self._start) + 1, 0)
+                if cut:
+                    self._sink(self._buf[:cut])
+                    self._buf = self._buf[cut:]
+                return
+            if start:
+                self._sink(self._buf[:start])
+            self._buf = self._buf[start + len(self._start) :]
+            self._in_sentinel = True
+        end = self._buf.find(self._end)
+        if end < 0:
+            return
+        code, _, cwd = self._buf[:end].decode("utf-8", errors="replace").partition(":")
+        self.exit_code = int(code) if code.isdigit() else None
+        self.working_dir = cwd or None
+        self._buf = b""
+        self.done = True
+
+    def flush(self) -> None:
+        """Pass on the bytes held back, when the stream ended without a sentinel."""
+        if not self.done and not self._in_sentinel and self._buf:
+            self._sink(self._buf)
+        self._buf = b""
+
+
+def command_script(command: str, nonce: str) -> bytes:
+    """The input that makes bash run `command` in the current shell, then print a sentinel.
+
+    The command travels as a quoted heredoc read into a variable and is run by `eval`, so
+    `cd` and `export` persist and a syntax error in it only fails the eval (status 2).
+    `builtin` guards against functions the command may define with these names.
+    """
+    delimiter = f"__OHTUI_CMD_{nonce}__"
+    return (
+        f"IFS= builtin read -r -d '' __ohtui_cmd <<'{delimiter}' || :\n"
+        f"{command}\n"
+        f"{delimiter}\n"
+        'builtin eval "$__ohtui_cmd" < /dev/null\n'
+        "__ohtui_rc=$?\n"
+        "builtin printf '\\n__OHTUI_DONE_%s__:%s:%s:__OHTUI_END_%s__\\n' "
+        f'{nonce} "$__ohtui_rc" "$(builtin pwd)" {nonce}\n'
+    ).encode()
+
+
+class BashSession:
+    """A bash process kept alive across commands, so cwd and exported variables persist.
+
+    Bash starts on the first command. `interrupt` and `close` may be called from any thread
+    while `run` blocks in another.
+    """
+
+    def __init__(self, *, shell: str, working_dir: str, env: Mapping[str, str] | None = None):
+        self._shell = shell
+        self._home = working_dir
+        self._extra_env = dict(DEFAULT_ENV if env is None else env)
+        self._cwd = working_dir
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._reader: threading.Thread | None = None
+        self._reader_stop = threading.Event()
+        self._generation = 0
+        # Guards the fields the reader thread shares with `run`, `interrupt` and `close`.
+        self._cond = threading.Condition()
+        self._frame: _Framer | None = None
+        self._eof = False
+        self._interrupt_requested = False
+        self._closed = False
+        self._run_lock = threading.Lock()  # one command at a time
+        self._proc_lock = threading.RLock()  # starting and killing bash
+
+    @property
+    def pid(self) -> int | None:
+        """The pid of the running bash, if any."""
+        proc = self._proc
+        return proc.pid if proc is not None and proc.poll() is None else None
+
+    @property
+    def working_dir(self) -> str:
+        """The shell's cwd after the last command (the workspace before any)."""
+        return self._cwd
+
+    @property
+    def closed(self) -> bool:
+        """Whether `close` was called."""
+        return self._closed
+
+    def run(self, command: str, timeout: float, sink: Callable[[bytes], None]) -> RunResult:
+        """Run `command` and send its output (stdout and stderr) to `sink`.
+
+        On timeout or interrupt the processes the command started are killed and bash is
+        kept. Raises SessionClosedError after `close`, OSError when bash cannot start.
+        """
+        with self._run_lock:
+            new_shell = self._ensure_started()
+            proc = self._proc
+            assert proc is not None and proc.stdin is not None
+            nonce = secrets.token_hex(8)
+            frame = _Framer(nonce, sink)
+            # Jobs earlier commands left in the background are not this command's to kill.
+            earlier_jobs = children_of(proc.pid)
+            with self._cond:
+                self._frame = frame
+                self._interrupt_requested = False
+            try:
+                # If bash is gone the write fails; the wait below reports how it exited.
+                with contextlib.suppress(OSError):
+                    _write_all(proc.stdin, command_script(command, nonce))
+                outcome = self._wait(frame, proc, timeout)
+                killed = False
+                if outcome in ("timeout", "interrupted"):
+                    self._stop_command(frame, proc, earlier_jobs)
+                    if not frame.done:
+                        if self._closed:
+                            outcome = "closed"
+                        elif self._eof or proc.poll() is not None:
+                            outcome = "exited"
+                        else:
+                            killed = True  # busy in bash itself: only killing bash stops it
+                if outcome == "exited":
+                    self._wait_eof(EXIT_DRAIN)  # the last output may still be in the pipe
+            finally:
+                with self._cond:
+                    self._frame = None
+            frame.flush()
+            return self._result(frame, proc, outcome, killed, new_shell)
+
+    def interrupt(self) -> None:
+        """Kill the running command, if any; `run` then returns with `interrupted`."""
+        with self._cond:
+            if self._frame is not None and not self._frame.done:
+                self._interrupt_requested = True
+                self._cond.notify_all()
+
+    def restart(self) -> None:
+        """Kill bash and start a new one in the workspace. Raises OSError if it cannot start."""
+        with self._run_lock, self._proc_lock:
+            self._kill_process()
+            self._ensure_started()
+
+    def close(self) -> None:
+        """Kill bash and everything it started. Idempotent."""
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+        with self._proc_lock:
+            self._kill_process()
+
+    def _result(
+        self,
+        frame: _Framer,
+        proc: subprocess.Popen[bytes],
+        outcome: Outcome,
+        killed: bool,
+        new_shell: bool,
+    ) -> RunResult:
+        if frame.working_dir:
+            self._cwd = frame.working_dir
+        if outcome == "done":
+            return RunResult(frame.exit_code, self._cwd, new_shell=new_shell)
+        if outcome == "closed":
+            return RunResult(None, self._cwd, closed=True, new_shell=new_shell)
+        if outcome == "exited":
+            with self._proc_lock:
+                code = _shell_status(proc)
+                self._kill_process()
+            return RunResult(code, self._cwd, shell_exited=True, new_shell=new_shell)
+        if killed:
+            with self._proc_lock:
+                self._kill_process()
+        return RunResult(
+            None,
+            self._cwd,
+            timed_out=outcome == "timeout",
+            interrupted=outcome == "interrupted",
+            shell_killed=killed,
+            new_shell=new_shell,
+        )
+
+    def _ensure_started(self) -> bool:
+        """Start bash unless it runs; return whether a new one was started."""
+        with self._proc_lock:
+            if self._closed:
+                raise SessionClosedError("the terminal session is closed")
+            if self._proc is not None and self._proc.poll() is None:
+                return False
+            self._kill_process()  # reap a bash that exited, and stop its reader
+            proc = subprocess.Popen(
+                [self._shell, "--noprofile", "--norc"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                cwd=self._home,
+                env={**os.environ, **self._extra_env},
+                start_new_session=True,  # its own process group, killed as one on close
+                bufsize=0,
+            )
+            assert proc.stdout is not None
+            self._generation += 1
+            self._reader_stop = threading.Event()
+            with self._cond:
+                self._eof = False
+            self._reader = threading.Thread(
+                target=self._read_loop,
+                args=(proc.stdout, self._generation, self._reader_stop),
+                name=f"terminal-reader-{proc.pid}",
+                daemon=True,
+            )
+            self._proc = proc
+            self._cwd = self._home
+            self._reader.start()
+            return True
+
+    def _read_loop(self, stream: IO[bytes], generation: int, stop: threading.Event) -> None:
+        """Read bash's output until EOF or `stop`, so a chatty command never blocks on the pipe."""
+        fd = stream.fileno()
+        try:
+            while not stop.is_set():
+                ready, _, _ = select.select([fd], [], [], 0.1)
+                if not ready:
+                    continue
+                try:
+                    chunk = os.read(fd, READ_CHUNK)
+                except OSError:
+                    chunk = b""
+                with self._cond:
+                    if generation != self._generation:
+                        return
+                    if not chunk:
+                        self._eof = True
+                        self._cond.notify_all()
+                        return
+                    if self._frame is not None:
+                        try:
+                            self._frame.feed(chunk)
+                        except Exception:  # a broken sink must not leave `run` waiting
+                            logger.exception("terminal output sink failed")
+                        if self._frame.done:
+                            self._cond.notify_all()
+        finally:
+            stream.close()
+
+    def _wait(self, frame: _Framer, proc: subprocess.Popen[bytes], timeout: float) -> Outcome:
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while True:
+                if frame.done:
+                    return "done"
+                if self._closed:
+                    return "closed"
+                if self._interrupt_requested:
+                    return "interrupted"
+                # Polling too: a background job holding the pipe open hides bash's EOF.
+                if self._eof or proc.poll() is not None:
+                    return "exited"
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return "timeout"
+                self._cond.wait(min(remaining, 0.1))
+
+    def _wait_done(self, frame: _Framer, proc: subprocess.Popen[bytes], timeout: float) -> bool:
+        """Wait until bash finishes the command, exits, or the session closes."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while not (frame.done or self._closed or self._eof or proc.poll() is not None):
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    break
+                self._cond.wait(min(remaining, 0.05))
+            return frame.done
+
+    def _wait_eof(self, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while not self._eof and (remaining := deadline - time.monotonic()) > 0:
+                self._cond.wait(remaining)
+
+    def _stop_command(
+        self, frame: _Framer, proc: subprocess.Popen[bytes], earlier_jobs: set[int]
+    ) -> None:
+        """Kill the processes the command started, keeping bash.
+
+        A command may go on after its process dies (`sleep 30; sleep 30`), so new processes
+        are killed until bash prints the sentinel. A command running in bash itself (a shell
+        loop) cannot be stopped that way: the frame stays unfinished and the caller kills bash.
+        """
+
+        def command_tree() -> set[int]:
+            table = process_table()
+            return descendants(children_of(proc.pid, table) - earlier_jobs, table)
+
+        started = time.monotonic()
+        targets: set[int] = set()
+        idle_checks = 0
+        pause = 0.0  # look at once, then every 50 ms
+        while not self._wait_done(frame, proc, pause):
+            pause = 0.05
+            if self._closed or self._eof or proc.poll() is not None:
+                break
+            elapsed = time.monotonic() - started
+            if elapsed >= TERM_GRACE + KILL_GRACE:
+                break
+            tree = command_tree()
+            # No process of the command left and still no sentinel: bash itself is busy.
+            idle_checks = idle_checks + 1 if not tree else 0
+            if idle_checks >= 3:
+                break
+            if elapsed < TERM_GRACE:
+                signal_pids(tree - targets, signal.SIGTERM)
+            else:
+                signal_pids(tree | targets, signal.SIGKILL)
+            targets |= tree
+        # Children orphaned by the kill (`sh -c 'sleep 30 & sleep 30'`) may ignore SIGTERM.
+        grace = max(TERM_GRACE - (time.monotonic() - started), 0)
+        signal_pids(wait_gone(targets, grace), signal.SIGKILL)
+
+    def _kill_process(self) -> None:
+        """Kill bash, its process group and its descendants; stop the reader. Idempotent."""
+        with self._proc_lock:
+            proc, self._proc = self._proc, None
+            reader, self._reader = self._reader, None
+            stop = self._reader_stop
+        if proc is not None:
+            tree = descendants([proc.pid]) if proc.poll() is None else set()
+            _signal_group(proc.pid, signal.SIGTERM)
+            signal_pids(tree, signal.SIGTERM)
+            survivors = wait_gone(tree | ({proc.pid} if proc.poll() is None else set()), 1.0)
+            _signal_group(proc.pid, signal.SIGKILL)
+            signal_pids(survivors, signal.SIGKILL)
+            try:
+                proc.wait(timeout=1.0)
+            except subprocess.TimeoutExpired:
+                logger.warning("bash (pid %s) did not exit after SIGKILL", proc.pid)
+            if proc.stdin is not None:
+                with contextlib.suppress(OSError):
+                    proc.stdin.close()
+        stop.set()
+        if reader is not None and reader is not threading.current_thread():
+            reader.join(timeout=1.0)
+
+
+def _write_all(stream: IO[bytes], data: bytes) -> None:
+    """Write all of `data` to an unbuffered stream, which may accept it in parts."""
+    view = memoryview(data)
+    while view:
+        written = stream.write(view)
+        view = view[written or 0 :]
+
+
+def _signal_group(pgid: int, sig: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+
+
+def _shell_status(proc: subprocess.Popen[bytes]) -> int | None:
+    """Bash's exit status, as a shell reports it (128 + N when killed by signal N)."""
+    try:
+        code = proc.wait(timeout=1.0)
+    except subprocess.TimeoutExpired:
+        return None
+    return 128 - code if code < 0 else code
