@@ -1,0 +1,240 @@
+"""Agent: the standard tool-calling agent, one LLM call per step."""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from typing import TYPE_CHECKING, Any
+
+from pydantic import PrivateAttr
+
+from ohtui.sdk.agent.base import AgentBase, EventCallback
+from ohtui.sdk.agent.history import ChatHistory
+from ohtui.sdk.agent.prompts import render_system_prompt
+from ohtui.sdk.event.llm_convertible.action import ActionEvent
+from ohtui.sdk.event.llm_convertible.message import MessageEvent
+from ohtui.sdk.event.llm_convertible.observation import (
+    AgentErrorEvent,
+    ObservationEvent,
+    UserRejectObservation,
+)
+from ohtui.sdk.event.llm_convertible.system import SystemPromptEvent
+from ohtui.sdk.llm.llm import LLMResponse
+from ohtui.sdk.llm.message import Message, MessageToolCall, TextContent
+from ohtui.sdk.llm.streaming import TokenCallbackType
+from ohtui.sdk.security.risk import SecurityRisk
+from ohtui.sdk.tool.schema import Action
+from ohtui.sdk.tool.tool import ToolArgumentError
+
+if TYPE_CHECKING:
+    from ohtui.sdk.conversation.impl.local_conversation import LocalConversation
+    from ohtui.sdk.conversation.state import ConversationState
+
+logger = logging.getLogger(__name__)
+
+
+class Agent(AgentBase):
+    """Calls the LLM with the history and its tools, then runs the tool calls it returns."""
+
+    _history: ChatHistory = PrivateAttr(default_factory=ChatHistory)
+    _system_message: dict[str, Any] | None = PrivateAttr(default=None)
+    _tool_schemas: list[dict[str, Any]] = PrivateAttr(default_factory=list)
+
+    @property
+    def system_message(self) -> str:
+        """The system prompt (after `init_state`)."""
+        if self._system_message is None:
+            raise RuntimeError("the system prompt is built by init_state() first")
+        return str(self._system_message["content"])
+
+    def init_state(self, state: ConversationState, on_event: EventCallback) -> None:
+        """Resolve the tools, build the prompt, and record it if the conversation is new."""
+        tools = self.resolve_tools(state)
+        if self._system_message is None:
+            self._tool_schemas = [t.to_openai_tool() for t in tools.values()]
+            summaries = [(t.name, t.description.strip().splitlines()[0]) for t in tools.values()]
+            prompt = render_system_prompt(
+                state.workspace.working_dir, summaries, self.system_prompt_extra
+            )
+            self._system_message = {"role": "system", "content": prompt}
+        if len(state.events) == 0:
+            on_event(
+                SystemPromptEvent(
+                    system_prompt=TextContent(text=self.system_message), tools=self._tool_schemas
+                )
+            )
+
+    def step(
+        self,
+        conversation: LocalConversation,
+        on_event: EventCallback,
+        on_token: TokenCallbackType | None = None,
+        cancel: threading.Event | None = None,
+    ) -> None:
+        """Run pending actions if any; otherwise ask the LLM once and act on its answer."""
+        state = conversation.state
+        pending = state.get_unmatched_actions(state.events)
+        if pending:
+            self._execute(conversation, pending, on_event, cancel)
+            return
+        if self._system_message is None:
+            raise RuntimeError("step() before init_state()")
+        messages = [self._system_message, *self._history.update(state.events)]
+        try:
+            response = self.llm.completion(
+                messages, tools=self._tool_schemas, on_token=on_token, cancel=cancel
+            )
+        finally:
+            state.notify_stats_changed()
+        if not response.message.tool_calls:
+            on_event(
+                MessageEvent(
+                    source="agent", llm_message=response.message, llm_response_id=response.id
+                )
+            )
+            from ohtui.sdk.conversation.state import ConversationExecutionStatus
+
+            state.execution_status = ConversationExecutionStatus.FINISHED
+            return
+        actions = self._actions_from(response, on_event)
+        self._execute(conversation, actions, on_event, cancel)
+
+    def _actions_from(self, response: LLMResponse, on_event: EventCallback) -> list[ActionEvent]:
+        """Record one ActionEvent per tool call, then an AgentErrorEvent for each invalid one."""
+        message = response.message
+        events: list[ActionEvent] = []
+        errors: list[AgentErrorEvent] = []
+        for index, call in enumerate(message.tool_calls or []):
+            action, risk, error = self._parse_call(call)
+            event = ActionEvent(
+                thought=list(message.content) if index == 0 else [],
+                reasoning_content=message.reasoning_content if index == 0 else None,
+                thinking_blocks=list(message.thinking_blocks) if index == 0 else [],
+                action=action,
+                tool_name=call.name,
+                tool_call_id=call.id,
+                tool_call=call,
+                llm_response_id=response.id,
+                security_risk=risk,
+            )
+            events.append(event)
+            if error is not None:
+                errors.append(
+                    AgentErrorEvent(error=error, tool_name=call.name, tool_call_id=call.id)
+                )
+        for event in events:
+            on_event(event)
+        for error_event in errors:
+            on_event(error_event)
+        return [e for e in events if e.action is not None]
+
+    def _parse_call(self, call: MessageToolCall) -> tuple[Action | None, SecurityRisk, str | None]:
+        """Validate one tool call: (action, self-rated risk, error for the model)."""
+        tool = self.tools_map.get(call.name)
+        if tool is None:
+            known = ", ".join(sorted(self.tools_map))
+            return (
+                None,
+                SecurityRisk.UNKNOWN,
+                (f"There is no tool named '{call.name}'. Use one of: {known}."),
+            )
+        try:
+            arguments = json.loads(call.arguments or "{}")
+        except json.JSONDecodeError as exc:
+            return (
+                None,
+                SecurityRisk.UNKNOWN,
+                (
+                    f"The arguments of your '{call.name}' call are not valid JSON ({exc.msg} at "
+                    f"character {exc.pos}). Send one JSON object matching the tool's parameters."
+                ),
+            )
+        if not isinstance(arguments, dict):
+            return (
+                None,
+                SecurityRisk.UNKNOWN,
+                (
+                    f"The arguments of your '{call.name}' call must be a JSON object, not "
+                    f"{type(arguments).__name__}."
+                ),
+            )
+        risk = _risk_of(arguments.pop("security_risk", None))
+        try:
+            return tool.action_from_arguments(arguments), risk, None
+        except ToolArgumentError as exc:
+            return None, risk, str(exc)
+
+    def _execute(
+        self,
+        conversation: LocalConversation,
+        actions: list[ActionEvent],
+        on_event: EventCallback,
+        cancel: threading.Event | None = None,
+    ) -> None:
+        """Execute actions in order, recording an observation (or an error) for each.
+
+        Once `cancel` is set, the actions not started yet are recorded as rejected.
+        """
+        from ohtui.sdk.conversation.state import ConversationExecutionStatus
+
+        state = conversation.state
+        for event in actions:
+            if cancel is not None and cancel.is_set():
+                on_event(
+                    UserRejectObservation(
+                        action_id=event.id,
+                        tool_name=event.tool_name,
+                        tool_call_id=event.tool_call_id,
+                        rejection_reason="The user interrupted the agent before this action ran.",
+                    )
+                )
+                continue
+            tool = self.tools_map.get(event.tool_name)
+            if tool is None or event.action is None:
+                on_event(
+                    AgentErrorEvent(
+                        error=f"Tool '{event.tool_name}' is not available; the action did not run.",
+                        tool_name=event.tool_name,
+                        tool_call_id=event.tool_call_id,
+                    )
+                )
+                continue
+            try:
+                observation = tool(event.action, conversation)
+            except Exception as exc:
+                logger.exception("tool %s failed", event.tool_name)
+                on_event(
+                    AgentErrorEvent(
+                        error=f"Tool '{event.tool_name}' failed: {type(exc).__name__}: {exc}",
+                        tool_name=event.tool_name,
+                        tool_call_id=event.tool_call_id,
+                    )
+                )
+                continue
+            on_event(
+                ObservationEvent(
+                    observation=observation,
+                    action_id=event.id,
+                    tool_name=event.tool_name,
+                    tool_call_id=event.tool_call_id,
+                )
+            )
+            if event.tool_name == "finish":
+                state.execution_status = ConversationExecutionStatus.FINISHED
+
+    def ask(self, question: str, events: Any, cancel: threading.Event | None = None) -> str:
+        """Answer a side question from the current history, recording nothing."""
+        history = ChatHistory()
+        history.update(events)
+        messages = [self._system_message or {"role": "system", "content": ""}, *history.answered()]
+        messages.append(Message(role="user", content=[TextContent(text=question)]).to_chat_dict())
+        response = self.llm.completion(messages, cancel=cancel)
+        return response.message.text
+
+
+def _risk_of(value: object) -> SecurityRisk:
+    try:
+        return SecurityRisk(str(value).upper()) if value is not None else SecurityRisk.UNKNOWN
+    except ValueError:
+        return SecurityRisk.UNKNOWN

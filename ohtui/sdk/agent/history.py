@@ -1,0 +1,82 @@
+"""ChatHistory: the conversation as chat messages, built incrementally as events arrive."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ohtui.sdk.event.base import Event, LLMConvertibleEvent
+from ohtui.sdk.event.llm_convertible.action import ActionEvent
+from ohtui.sdk.event.llm_convertible.observation import ObservationBaseEvent
+from ohtui.sdk.event.llm_convertible.system import SystemPromptEvent
+
+
+class ChatHistory:
+    """Converts a conversation's events to chat-completions dicts, each event once.
+
+    Events are append-only, so each step converts only the events added since the last
+    one: the engine's work per step stays constant however long the history grows.
+    Recorded SystemPromptEvents are skipped (the agent sends its current prompt, so a
+    resumed conversation can use new prompts). A message that arrives while tool calls
+    are still unanswered (e.g. the user writes while actions await approval) is placed
+    after their results, because providers require results to follow their calls.
+    """
+
+    def __init__(self) -> None:
+        self._seen = 0
+        self._messages: list[dict[str, Any]] = []
+        self._batch_id: str | None = None
+        self._open_calls: set[str] = set()
+        self._deferred: list[dict[str, Any]] = []
+
+    def update(self, events: Sequence[Event]) -> list[dict[str, Any]]:
+        """Take in the events added since the last call; return all messages so far."""
+        total = len(events)
+        if self._seen < total:
+            for event in events[self._seen : total]:
+                self._add(event)
+            self._seen = total
+        return self._messages
+
+    def answered(self) -> list[dict[str, Any]]:
+        """All messages, leaving out tool calls that have no result yet (for side questions)."""
+        if not self._open_calls:
+            return [*self._messages, *self._deferred]
+        out: list[dict[str, Any]] = []
+        for message in self._messages:
+            calls = message.get("tool_calls")
+            if not (calls and any(c["id"] in self._open_calls for c in calls)):
+                out.append(message)
+                continue
+            kept = [c for c in calls if c["id"] not in self._open_calls]
+            trimmed = {k: v for k, v in message.items() if k != "tool_calls"}
+            if kept:
+                trimmed["tool_calls"] = kept
+            if kept or trimmed.get("content"):
+                out.append(trimmed)
+        return [*out, *self._deferred]
+
+    def _add(self, event: Event) -> None:
+        if not isinstance(event, LLMConvertibleEvent) or isinstance(event, SystemPromptEvent):
+            return
+        if isinstance(event, ActionEvent):
+            self._open_calls.add(event.tool_call_id)
+            if event.llm_response_id == self._batch_id and self._messages:
+                calls = self._messages[-1].setdefault("tool_calls", [])
+                calls.append(event.tool_call.to_chat_dict())
+                return
+            self._batch_id = event.llm_response_id
+            self._messages.append(event.to_llm_message().to_chat_dict())
+            return
+        self._batch_id = None
+        message = event.to_llm_message().to_chat_dict()
+        if isinstance(event, ObservationBaseEvent):
+            self._messages.append(message)
+            self._open_calls.discard(event.tool_call_id)
+            if not self._open_calls and self._deferred:
+                self._messages.extend(self._deferred)
+                self._deferred.clear()
+        elif self._open_calls:
+            self._deferred.append(message)
+        else:
+            self._messages.append(message)

@@ -1,0 +1,59 @@
+"""Conversations: running an agent, its state, its event log, persistence and listing."""
+
+from ohtui.sdk.conversation.base import BaseConversation, ConversationStateProtocol
+from ohtui.sdk.conversation.conversation import Conversation
+from ohtui.sdk.conversation.event_store import EventLog, EventsListBase
+from ohtui.sdk.conversation.exceptions import (
+    ConversationNotFoundError,
+    ConversationRunError,
+    PersistenceError,
+)
+from ohtui.sdk.conversation.impl.local_conversation import LocalConversation
+from ohtui.sdk.conversation.listing import (
+    delete_conversation,
+    find_conversation,
+    list_conversations,
+    rename_conversation,
+    search_conversations,
+)
+from ohtui.sdk.conversation.response_utils import get_agent_final_response
+from ohtui.sdk.conversation.state import ConversationExecutionStatus, ConversationState
+from ohtui.sdk.conversation.stats import ConversationStats
+from ohtui.sdk.conversation.store import ConversationSummary, SearchHit
+from ohtui.sdk.conversation.types import (
+    ConversationCallbackType,
+    ConversationID,
+    ConversationTokenCallbackType,
+)
+from ohtui.sdk.conversation.visualizer import (
+    ConversationVisualizerBase,
+    DefaultConversationVisualizer,
+)
+
+__all__ = [
+    "BaseConversation",
+    "Conversation",
+    "ConversationCallbackType",
+    "ConversationExecutionStatus",
+    "ConversationID",
+    "ConversationNotFoundError",
+    "ConversationRunError",
+    "ConversationState",
+    "ConversationStateProtocol",
+    "ConversationStats",
+    "ConversationSummary",
+    "ConversationTokenCallbackType",
+    "ConversationVisualizerBase",
+    "DefaultConversationVisualizer",
+    "EventLog",
+    "EventsListBase",
+    "LocalConversation",
+    "PersistenceError",
+    "SearchHit",
+    "delete_conversation",
+    "find_conversation",
+    "get_agent_final_response",
+    "list_conversations",
+    "rename_conversation",
+    "search_conversations",
+]

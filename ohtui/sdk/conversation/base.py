@@ -1,0 +1,119 @@
+"""BaseConversation: the interface every conversation (local or remote) implements."""
+
+from __future__ import annotations
+
+import logging
+from abc import ABC, abstractmethod
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+from ohtui.sdk.conversation.types import ConversationCallbackType, ConversationID
+
+if TYPE_CHECKING:
+    from ohtui.sdk.agent.base import AgentBase
+    from ohtui.sdk.conversation.event_store import EventsListBase
+    from ohtui.sdk.conversation.state import ConversationExecutionStatus
+    from ohtui.sdk.conversation.stats import ConversationStats
+    from ohtui.sdk.event.base import Event
+    from ohtui.sdk.llm.llm import LLM
+    from ohtui.sdk.llm.message import Message
+    from ohtui.sdk.tool.schema import Action, Observation
+    from ohtui.sdk.workspace.local import BaseWorkspace
+
+logger = logging.getLogger(__name__)
+
+
+class ConversationStateProtocol(Protocol):
+    """The read-only view of a conversation's state that every front end may rely on."""
+
+    @property
+    def id(self) -> ConversationID: ...
+    @property
+    def events(self) -> EventsListBase: ...
+    @property
+    def execution_status(self) -> ConversationExecutionStatus: ...
+    @property
+    def stats(self) -> ConversationStats: ...
+    @property
+    def agent(self) -> AgentBase: ...
+    @property
+    def workspace(self) -> BaseWorkspace: ...
+    @property
+    def persistence_dir(self) -> str | None: ...
+    @property
+    def title(self) -> str | None: ...
+
+
+class BaseConversation(ABC):
+    """Sends messages to an agent, runs it, and exposes its state."""
+
+    @property
+    @abstractmethod
+    def id(self) -> ConversationID:
+        """The conversation id."""
+
+    @property
+    @abstractmethod
+    def state(self) -> ConversationStateProtocol:
+        """The conversation state."""
+
+    @property
+    def conversation_stats(self) -> ConversationStats:
+        """Cost, tokens and latency of every LLM used."""
+        return self.state.stats
+
+    @abstractmethod
+    def send_message(self, message: str | Message, sender: str | None = None) -> None:
+        """Add a user message (a string or a Message)."""
+
+    @abstractmethod
+    def run(self) -> None:
+        """Run the agent until it finishes, pauses, waits for confirmation or fails."""
+
+    @abstractmethod
+    def pause(self) -> None:
+        """Ask the agent to pause between steps (from any thread)."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Release resources; idempotent."""
+
+    @abstractmethod
+    def generate_title(self, llm: LLM | None = None, max_length: int = 50) -> str:
+        """A title from the first user message; ValueError if there is none."""
+
+    @abstractmethod
+    def ask_agent(self, question: str) -> str:
+        """Answer a side question without recording anything (thread-safe)."""
+
+    @abstractmethod
+    def condense(self) -> None:
+        """Force condensation of the history; ValueError without a suitable condenser."""
+
+    @abstractmethod
+    def execute_tool(self, tool_name: str, action: Action) -> Observation:
+        """Run one tool directly, outside the agent loop; KeyError for an unknown tool."""
+
+    @staticmethod
+    def get_persistence_dir(
+        persistence_base_dir: str | Path, conversation_id: ConversationID
+    ) -> str:
+        """The conversation's own directory under a base directory, as a normalised string."""
+        return str(Path(persistence_base_dir).expanduser().resolve() / conversation_id.hex)
+
+    @staticmethod
+    def compose_callbacks(
+        callbacks: Iterable[ConversationCallbackType],
+    ) -> ConversationCallbackType:
+        """One callback calling each of `callbacks` in order; failures are logged, not raised."""
+        chain = list(callbacks)
+
+        def composed(event: Event) -> None:
+            for callback in chain:
+                try:
+                    callback(event)
+                except Exception:
+                    logger.exception("conversation callback %r failed", callback)
+
+        return composed

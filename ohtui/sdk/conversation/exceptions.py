@@ -1,0 +1,44 @@
+"""Errors of the conversation layer."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+
+class ConversationRunError(RuntimeError):
+    """`run()` failed. Carries the conversation id and where to look for details."""
+
+    def __init__(
+        self,
+        conversation_id: object,
+        original_exception: BaseException,
+        persistence_dir: str | None = None,
+    ) -> None:
+        self.conversation_id = conversation_id
+        self.original_exception = original_exception
+        self.persistence_dir = persistence_dir
+        self.log_file = current_log_file()
+        where = [f"events saved under {persistence_dir}"] if persistence_dir else []
+        where.append(f"logs in {self.log_file}" if self.log_file else "no log file is configured")
+        super().__init__(
+            f"Conversation {conversation_id} failed: {original_exception} ({'; '.join(where)})"
+        )
+
+
+class ConversationNotFoundError(LookupError):
+    """No saved conversation matches the id (or id prefix) given."""
+
+
+class PersistenceError(OSError):
+    """Conversations cannot be stored or read where asked; the message says why and what to do."""
+
+
+def current_log_file() -> str | None:
+    """The file the logging configuration writes to, if any."""
+    for name in ("ohtui", ""):
+        for handler in logging.getLogger(name).handlers:
+            filename = getattr(handler, "baseFilename", None)
+            if filename:
+                return str(Path(filename))
+    return None

@@ -1,0 +1,325 @@
+"""LocalConversation: runs an agent in this process, saving every event as it happens."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import uuid
+from pathlib import Path
+from typing import Any
+
+from ohtui.sdk.agent.base import AgentBase
+from ohtui.sdk.conversation.base import BaseConversation
+from ohtui.sdk.conversation.exceptions import ConversationRunError
+from ohtui.sdk.conversation.state import ConversationExecutionStatus, ConversationState
+from ohtui.sdk.conversation.title_utils import generate_conversation_title
+from ohtui.sdk.conversation.types import (
+    ConversationCallbackType,
+    ConversationID,
+    ConversationTokenCallbackType,
+)
+from ohtui.sdk.conversation.visualizer.base import ConversationVisualizerBase
+from ohtui.sdk.conversation.visualizer.default import DefaultConversationVisualizer
+from ohtui.sdk.event.base import Event
+from ohtui.sdk.event.conversation_error import ConversationErrorEvent
+from ohtui.sdk.event.llm_convertible.message import MessageEvent
+from ohtui.sdk.event.llm_convertible.observation import AgentErrorEvent
+from ohtui.sdk.event.user_action import PauseEvent
+from ohtui.sdk.llm.exceptions import LLMCancelledError
+from ohtui.sdk.llm.llm import LLM
+from ohtui.sdk.llm.message import Message, TextContent
+from ohtui.sdk.llm.registry import LLMRegistry
+from ohtui.sdk.llm.streaming import LLMStreamChunk
+from ohtui.sdk.tool.schema import Action, Observation
+from ohtui.sdk.workspace.local import LocalWorkspace
+
+logger = logging.getLogger(__name__)
+
+Status = ConversationExecutionStatus
+_RESTARTABLE = {
+    Status.IDLE,
+    Status.PAUSED,
+    Status.FINISHED,
+    Status.ERROR,
+    Status.STUCK,
+    Status.WAITING_FOR_CONFIRMATION,
+}
+_STOPS_RUN = {
+    Status.PAUSED,
+    Status.WAITING_FOR_CONFIRMATION,
+    Status.FINISHED,
+    Status.ERROR,
+    Status.STUCK,
+}
+CLOSE_WAIT_SECONDS = 2.0
+INTERRUPTED_ACTION = (
+    "This action was interrupted before it finished: ohtui stopped while it ran. It may "
+    "have partly run; check its effects before retrying."
+)
+
+
+class LocalConversation(BaseConversation):
+    """A conversation whose agent runs here, on the calling thread of `run()`."""
+
+    def __init__(
+        self,
+        agent: AgentBase,
+        workspace: str | Path | LocalWorkspace,
+        persistence_dir: str | Path | None = None,
+        conversation_id: ConversationID | None = None,
+        callbacks: list[ConversationCallbackType] | None = None,
+        token_callbacks: list[ConversationTokenCallbackType] | None = None,
+        max_iteration_per_run: int = 500,
+        stuck_detection: bool = True,
+        visualizer: type[ConversationVisualizerBase]
+        | ConversationVisualizerBase
+        | None = DefaultConversationVisualizer,
+        delete_on_close: bool = False,
+        **_: Any,
+    ) -> None:
+        """Create a conversation, or resume the one saved under `persistence_dir` with this id.
+
+        Raises WorkspaceError or PersistenceError (with what to do) when the workspace or
+        the persistence directory cannot be used, and ValueError when a resumed
+        conversation needs a tool the agent no longer has.
+        """
+        if not isinstance(workspace, LocalWorkspace):
+            workspace = LocalWorkspace(working_dir=str(workspace))
+        self.agent = agent
+        self.workspace = workspace.prepare()
+        self.max_iteration_per_run = max_iteration_per_run
+        self.delete_on_close = delete_on_close
+        self._id = conversation_id or uuid.uuid4()
+        conversation_dir = (
+            self.get_persistence_dir(persistence_dir, self._id) if persistence_dir else None
+        )
+        self._state = ConversationState.create(
+            id=self._id,
+            agent=agent,
+            workspace=self.workspace,
+            persistence_dir=conversation_dir,
+            max_iterations=max_iteration_per_run,
+            stuck_detection=stuck_detection,
+        )
+        self.llm_registry = LLMRegistry()
+        self.llm_registry.subscribe(self._state.stats.register_llm)
+        self.llm_registry.add(agent.llm)
+
+        if isinstance(visualizer, type):
+            visualizer = visualizer()
+        self._visualizer = visualizer
+        if visualizer is not None:
+            visualizer.initialize(self._state)
+        listeners = list(callbacks or [])
+        if visualizer is not None:
+            listeners.append(visualizer.on_event)
+        self._notify = self.compose_callbacks(listeners)
+        self._state.set_on_state_change(self._notify)
+        self._token_callbacks = list(token_callbacks or [])
+
+        self._ready = False
+        self._ready_lock = threading.Lock()
+        self._running = False
+        self._idle = threading.Event()
+        self._idle.set()
+        self._pause_requested = threading.Event()
+        self._cancel = threading.Event()
+        self._closed = False
+
+    # --- properties ----------------------------------------------------------------------
+
+    @property
+    def id(self) -> ConversationID:
+        """The conversation id."""
+        return self._id
+
+    @property
+    def state(self) -> ConversationState:
+        """The conversation state (events, status, stats...)."""
+        return self._state
+
+    # --- events --------------------------------------------------------------------------
+
+    def _on_event(self, event: Event) -> None:
+        """Record an event durably, then tell the listeners."""
+        self._state.events.append(event)
+        self._notify(event)
+
+    def _on_token(self, chunk: LLMStreamChunk) -> None:
+        for callback in self._token_callbacks:
+            try:
+                callback(chunk)
+            except Exception:
+                logger.exception("token callback %r failed", callback)
+
+    def _ensure_agent_ready(self) -> None:
+        """Resolve tools, record the system prompt, and settle a run cut short by a crash."""
+        if self._ready:
+            return
+        with self._ready_lock, self._state:
+            if self._ready:
+                return
+            self.agent.init_state(self._state, on_event=self._on_event)
+            if self._state.execution_status is Status.RUNNING:
+                # The process died mid-run: what was in flight did not report back.
+                for action in self._state.get_unmatched_actions(self._state.events):
+                    self._on_event(
+                        AgentErrorEvent(
+                            error=INTERRUPTED_ACTION,
+                            tool_name=action.tool_name,
+                            tool_call_id=action.tool_call_id,
+                        )
+                    )
+                self._state.execution_status = Status.PAUSED
+            self._ready = True
+
+    # --- the conversation API ------------------------------------------------------------
+
+    def send_message(self, message: str | Message, sender: str | None = None) -> None:
+        """Add a user message; a finished conversation becomes idle, ready to run again."""
+        if isinstance(message, str):
+            message = Message(role="user", content=[TextContent(text=message)])
+        if message.role != "user":
+            raise ValueError(f"send_message takes user messages, not '{message.role}' ones")
+        self._ensure_agent_ready()
+        with self._state:
+            if self._state.execution_status in (Status.FINISHED, Status.ERROR, Status.STUCK):
+                self._state.execution_status = Status.IDLE
+            self._on_event(MessageEvent(source="user", llm_message=message, sender=sender))
+
+    def run(self) -> None:
+        """Run until the agent finishes, is paused, waits for confirmation, or fails.
+
+        Raises ConversationRunError (status ERROR, a ConversationErrorEvent recorded) when
+        something goes wrong; hitting max_iteration_per_run also ends in ERROR, with a
+        ConversationErrorEvent, but does not raise.
+        """
+        if self._closed:
+            raise RuntimeError(f"conversation {self.id} is closed")
+        self._ensure_agent_ready()
+        with self._state:
+            if self._state.execution_status in _RESTARTABLE:
+                self._state.execution_status = Status.RUNNING
+            self._running = True
+            self._idle.clear()
+        self._pause_requested.clear()
+        self._cancel.clear()
+        try:
+            self._run_loop()
+        except LLMCancelledError:
+            self._record_pause()
+        except Exception as exc:
+            logger.exception("conversation %s failed", self.id)
+            with self._state:
+                self._state.execution_status = Status.ERROR
+                self._on_event(ConversationErrorEvent(code=type(exc).__name__, detail=str(exc)))
+            raise ConversationRunError(self.id, exc, self._state.persistence_dir) from exc
+        finally:
+            self._running = False
+            self._pause_requested.clear()
+            self._idle.set()
+
+    def _run_loop(self) -> None:
+        iterations = 0
+        while True:
+            with self._state:
+                if self._pause_requested.is_set():
+                    self._record_pause()
+                    return
+                if self._state.execution_status in _STOPS_RUN:
+                    return
+                self.agent.step(
+                    self, on_event=self._on_event, on_token=self._on_token, cancel=self._cancel
+                )
+                iterations += 1
+                if self._state.execution_status in _STOPS_RUN:
+                    return
+                if iterations >= self.max_iteration_per_run:
+                    self._state.execution_status = Status.ERROR
+                    self._on_event(
+                        ConversationErrorEvent(
+                            code="MaxIterationsReached",
+                            detail=(
+                                f"The agent took {iterations} steps without finishing "
+                                f"(max_iteration_per_run={self.max_iteration_per_run}). Send a "
+                                "message to continue, or raise the limit."
+                            ),
+                        )
+                    )
+                    return
+
+    def _record_pause(self) -> None:
+        with self._state:
+            self._pause_requested.clear()
+            if self._state.execution_status is not Status.PAUSED:
+                self._state.execution_status = Status.PAUSED
+                self._on_event(PauseEvent())
+
+    def pause(self) -> None:
+        """Pause between steps; callable from any thread. Records one PauseEvent."""
+        if self._running:
+            self._pause_requested.set()
+            return
+        if self._state.execution_status is not Status.PAUSED:
+            self._record_pause()
+
+    def interrupt(self) -> None:
+        """Stop now, from any thread: abandon the LLM call and kill the running command.
+
+        The conversation pauses and records what happened; `run()` continues it later.
+        """
+        self._pause_requested.set()
+        self._cancel.set()
+        try:
+            tools = self.agent.tools_map
+        except RuntimeError:
+            return
+        for tool in list(tools.values()):
+            if tool.executor is not None:
+                tool.executor.interrupt()
+
+    def execute_tool(self, tool_name: str, action: Action) -> Observation:
+        """Run one tool directly (no confirmation, no events); KeyError if it is unknown."""
+        self._ensure_agent_ready()
+        tool = self.agent.tools_map.get(tool_name)
+        if tool is None:
+            known = ", ".join(sorted(self.agent.tools_map))
+            raise KeyError(f"tool '{tool_name}' is not among this agent's tools: {known}")
+        return tool(action, self)
+
+    def ask_agent(self, question: str) -> str:
+        """Answer a side question from the history; records nothing, changes no status."""
+        self._ensure_agent_ready()
+        ask = getattr(self.agent, "ask", None)
+        if ask is None:
+            raise NotImplementedError(f"{type(self.agent).__name__} cannot answer side questions")
+        return str(ask(question, self._state.events))
+
+    def generate_title(self, llm: LLM | None = None, max_length: int = 50) -> str:
+        """A title from the first user message (LLM-written, or truncated if the LLM fails)."""
+        return generate_conversation_title(self._state.events, llm or self.agent.llm, max_length)
+
+    def condense(self) -> None:
+        """Force condensation; this agent has no condenser, so it raises ValueError."""
+        raise ValueError("this conversation's agent has no condenser configured")
+
+    def close(self) -> None:
+        """Stop any run, close the tools (the shell is killed) and the store; idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        self.interrupt()
+        self.agent.close_tools()
+        if not self._idle.wait(CLOSE_WAIT_SECONDS):
+            logger.warning("conversation %s: run still going after close; abandoning it", self.id)
+        try:
+            if self.delete_on_close:
+                self._state.delete_persisted()
+        finally:
+            self._state.close()
+
+    def __enter__(self) -> LocalConversation:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()

@@ -1,0 +1,91 @@
+"""Saved conversations under a persistence directory: list, search, find, rename, delete."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from ohtui.sdk.conversation.exceptions import ConversationNotFoundError
+from ohtui.sdk.conversation.store import (
+    DB_NAME,
+    ConversationStore,
+    ConversationSummary,
+    SearchHit,
+)
+
+
+def _open(persistence_dir: str | Path) -> ConversationStore | None:
+    if not (Path(persistence_dir).expanduser() / DB_NAME).exists():
+        return None
+    return ConversationStore(persistence_dir)
+
+
+def list_conversations(
+    persistence_dir: str | Path, workspace: str | None = None, limit: int | None = None
+) -> list[ConversationSummary]:
+    """Summaries of the saved conversations, most recently updated first."""
+    store = _open(persistence_dir)
+    if store is None:
+        return []
+    try:
+        return store.list_summaries(workspace=workspace, limit=limit)
+    finally:
+        store.close()
+
+
+def search_conversations(
+    persistence_dir: str | Path, query: str, workspace: str | None = None, limit: int = 50
+) -> list[SearchHit]:
+    """Conversations whose messages or title contain every word of `query`."""
+    store = _open(persistence_dir)
+    if store is None:
+        return []
+    try:
+        return store.search(query, workspace=workspace, limit=limit)
+    finally:
+        store.close()
+
+
+def find_conversation(persistence_dir: str | Path, id_prefix: str) -> ConversationSummary:
+    """The one saved conversation whose id starts with `id_prefix`.
+
+    Raises ConversationNotFoundError when none or several match, saying which.
+    """
+    store = _open(persistence_dir)
+    matches = [] if store is None else store.find(id_prefix)
+    if store is not None:
+        store.close()
+    if not matches:
+        raise ConversationNotFoundError(
+            f"No saved conversation has an id starting with '{id_prefix}' in "
+            f"'{persistence_dir}'. List them to see the ids."
+        )
+    if len(matches) > 1:
+        ids = ", ".join(m.id[:12] for m in matches[:5])
+        raise ConversationNotFoundError(
+            f"'{id_prefix}' matches {len(matches)} conversations ({ids}…); type more of the id."
+        )
+    return matches[0]
+
+
+def rename_conversation(persistence_dir: str | Path, conversation_id: str, title: str) -> None:
+    """Set a saved conversation's title."""
+    store = _open(persistence_dir)
+    try:
+        if store is None or not store.rename(conversation_id, title):
+            raise ConversationNotFoundError(f"No saved conversation {conversation_id}.")
+    finally:
+        if store is not None:
+            store.close()
+
+
+def delete_conversation(persistence_dir: str | Path, conversation_id: str) -> None:
+    """Delete a saved conversation, its events and its files."""
+    store = _open(persistence_dir)
+    try:
+        if store is None or not store.delete(conversation_id):
+            raise ConversationNotFoundError(f"No saved conversation {conversation_id}.")
+    finally:
+        if store is not None:
+            store.close()
+    shutil.rmtree(Path(persistence_dir).expanduser() / conversation_id, ignore_errors=True)

@@ -1,0 +1,359 @@
+"""ConversationState: everything about a conversation except its events, saved as it changes."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import threading
+import uuid
+from collections.abc import Sequence
+from enum import Enum
+from pathlib import Path
+from typing import Any, Self
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, SerializeAsAny, ValidationError
+
+from ohtui.sdk.agent.base import AgentBase
+from ohtui.sdk.conversation.event_store import EventLog
+from ohtui.sdk.conversation.exceptions import PersistenceError
+from ohtui.sdk.conversation.stats import ConversationStats
+from ohtui.sdk.conversation.store import ConversationStore
+from ohtui.sdk.conversation.types import ConversationCallbackType, ConversationID
+from ohtui.sdk.event.base import Event
+from ohtui.sdk.event.conversation_state import ConversationStateUpdateEvent
+from ohtui.sdk.event.llm_convertible.action import ActionEvent
+from ohtui.sdk.event.llm_convertible.message import MessageEvent
+from ohtui.sdk.event.llm_convertible.observation import (
+    AgentErrorEvent,
+    ObservationEvent,
+    UserRejectObservation,
+)
+from ohtui.sdk.event.llm_convertible.system import SystemPromptEvent
+from ohtui.sdk.workspace.local import BaseWorkspace
+
+
+class ConversationExecutionStatus(str, Enum):
+    """Where a conversation's run stands."""
+
+    IDLE = "idle"
+    RUNNING = "running"
+    PAUSED = "paused"
+    WAITING_FOR_CONFIRMATION = "waiting_for_confirmation"
+    FINISHED = "finished"
+    ERROR = "error"
+    STUCK = "stuck"
+    DELETING = "deleting"
+
+    def is_terminal(self) -> bool:
+        """FINISHED, ERROR and STUCK end a run; IDLE (never run) does not."""
+        return self in (
+            ConversationExecutionStatus.FINISHED,
+            ConversationExecutionStatus.ERROR,
+            ConversationExecutionStatus.STUCK,
+        )
+
+
+class _OwnedLock:
+    """A re-entrant lock that can tell whether it is held, and by whom."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._owner: int | None = None
+        self._depth = 0
+
+    def acquire(self, blocking: bool = True, timeout: float = -1) -> bool:
+        me = threading.get_ident()
+        if self._owner == me:
+            self._depth += 1
+            return True
+        if not self._lock.acquire(blocking, timeout if blocking else -1):
+            return False
+        self._owner, self._depth = me, 1
+        return True
+
+    def release(self) -> None:
+        if self._owner != threading.get_ident():
+            raise RuntimeError("cannot release a lock this thread does not hold")
+        self._depth -= 1
+        if self._depth == 0:
+            self._owner = None
+            self._lock.release()
+
+    def locked(self) -> bool:
+        return self._lock.locked()
+
+    def owned(self) -> bool:
+        return self._owner == threading.get_ident()
+
+
+class ConversationState(BaseModel):
+    """The conversation's saved state; assigning a field saves it and notifies listeners."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=False)
+
+    id: ConversationID = Field(description="Unique conversation id.")
+    agent: SerializeAsAny[AgentBase] = Field(description="The agent running the conversation.")
+    workspace: SerializeAsAny[BaseWorkspace] = Field(description="Where the tools work.")
+    persistence_dir: str | None = Field(
+        default=None, description="This conversation's own directory; None = not persisted."
+    )
+    max_iterations: int = Field(default=500, gt=0, description="Agent steps allowed per run.")
+    stuck_detection: bool = True
+    execution_status: ConversationExecutionStatus = ConversationExecutionStatus.IDLE
+    activated_knowledge_skills: list[str] = Field(default_factory=list)
+    blocked_actions: dict[str, str] = Field(
+        default_factory=dict, description="Actions blocked by PreToolUse hooks, by action id."
+    )
+    blocked_messages: dict[str, str] = Field(
+        default_factory=dict, description="Messages blocked by UserPromptSubmit hooks, by id."
+    )
+    stats: ConversationStats = Field(default_factory=ConversationStats)
+    agent_state: dict[str, Any] = Field(
+        default_factory=dict, description="Tools' and agent's own saved data (assign to save)."
+    )
+    title: str | None = Field(default=None, description="A short title for listings.")
+
+    _events: EventLog = PrivateAttr(default_factory=EventLog)
+    _store: ConversationStore | None = PrivateAttr(default=None)
+    _key: int | None = PrivateAttr(default=None)
+    _lock: _OwnedLock = PrivateAttr(default_factory=_OwnedLock)
+    _on_state_change: ConversationCallbackType | None = PrivateAttr(default=None)
+    _autosave: bool = PrivateAttr(default=False)
+
+    # --- creation and resume -------------------------------------------------------------
+
+    @classmethod
+    def create(
+        cls,
+        id: ConversationID,
+        agent: AgentBase,
+        workspace: BaseWorkspace,
+        persistence_dir: str | None = None,
+        max_iterations: int = 500,
+        stuck_detection: bool = True,
+    ) -> Self:
+        """Create a new conversation state, or resume the one saved under `persistence_dir`.
+
+        On resume the saved status, stats, title, blocked items and agent_state come back;
+        the given agent replaces the saved one (its LLM and prompts may change) but it must
+        still have every tool the conversation used: ValueError names any that is missing.
+        Events are not read until they are needed.
+        """
+        if persistence_dir is None:
+            state = cls(
+                id=id,
+                agent=agent,
+                workspace=workspace,
+                max_iterations=max_iterations,
+                stuck_detection=stuck_detection,
+            )
+            state._autosave = True
+            return state
+        store = ConversationStore(Path(persistence_dir).parent)
+        try:
+            stored = store.load(id.hex)
+            if stored is None:
+                state = cls(
+                    id=id,
+                    agent=agent,
+                    workspace=workspace,
+                    persistence_dir=persistence_dir,
+                    max_iterations=max_iterations,
+                    stuck_detection=stuck_detection,
+                )
+                key = store.create(id.hex, state._dump(), state._summary())
+            else:
+                state = cls._restore(stored.state_json, id, agent, store)
+                state.workspace = workspace
+                state.persistence_dir = persistence_dir
+                state.max_iterations = max_iterations
+                state.stuck_detection = stuck_detection
+                key = stored.key
+        except BaseException:
+            store.close()
+            raise
+        state._store, state._key = store, key
+        state._events = EventLog(store, key)
+        state._autosave = True
+        if stored is not None:
+            state._save()
+        return state
+
+    @classmethod
+    def _restore(
+        cls, state_json: str, id: ConversationID, agent: AgentBase, store: ConversationStore
+    ) -> Self:
+        try:
+            data = json.loads(state_json)
+            saved_agent = data.pop("agent", {}) or {}
+            data["agent"] = agent
+            state = cls.model_validate(data)
+        except (ValueError, ValidationError) as exc:
+            raise PersistenceError(
+                f"The saved state of conversation {id} in {store} cannot be read ({exc}). "
+                "It may come from an incompatible version of ohtui."
+            ) from exc
+        if state.id != id:
+            raise ValueError(f"saved conversation id {state.id} does not match {id}")
+        used = {t.get("name") for t in saved_agent.get("tools", []) if isinstance(t, dict)}
+        missing = sorted(str(name) for name in used - {t.name for t in agent.tools})
+        if missing:
+            raise ValueError(
+                f"Conversation {id} used the tool(s) {', '.join(missing)}, which the agent no "
+                "longer has; its history refers to them. Add them back to resume it."
+            )
+        return state
+
+    # --- saving and change notification --------------------------------------------------
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name.startswith("_") or name not in type(self).model_fields:
+            super().__setattr__(name, value)
+            return
+        old = getattr(self, name, None)
+        super().__setattr__(name, value)
+        if getattr(self, "_autosave", False):
+            self._save()
+            if old != value:
+                self._notify(name, value)
+
+    def set_on_state_change(self, callback: ConversationCallbackType | None) -> None:
+        """Call `callback` with a ConversationStateUpdateEvent whenever a field changes."""
+        self._on_state_change = callback
+
+    def notify_stats_changed(self) -> None:
+        """Save and announce `stats` after the LLM metrics inside it were updated in place."""
+        self._save()
+        self._notify("stats", self.stats)
+
+    def _notify(self, key: str, value: Any) -> None:
+        if self._on_state_change is not None:
+            self._on_state_change(ConversationStateUpdateEvent(key=key, value=value))
+
+    def _dump(self) -> str:
+        return self.model_dump_json()
+
+    def _summary(self) -> dict[str, Any]:
+        return {
+            "title": self.title,
+            "status": self.execution_status.value,
+            "workspace": self.workspace.working_dir,
+            "model": getattr(getattr(self.agent, "llm", None), "model", None),
+        }
+
+    def _save(self) -> None:
+        if self._store is not None and self._key is not None:
+            self._store.save_state(self._key, self._dump(), self._summary())
+
+    # --- events and derived views --------------------------------------------------------
+
+    @property
+    def events(self) -> EventLog:
+        """The conversation's event log."""
+        return self._events
+
+    @property
+    def env_observation_persistence_dir(self) -> str | None:
+        """Where tools save large outputs; None when the conversation is not persisted."""
+        return str(Path(self.persistence_dir) / "observations") if self.persistence_dir else None
+
+    @staticmethod
+    def get_unmatched_actions(events: Sequence[Event]) -> list[ActionEvent]:
+        """Actions of the latest LLM response that no observation, rejection or error answers.
+
+        Only the newest batch can be unanswered (the agent never asks the model again while
+        actions are pending), so the scan stops at the first older batch or agent message.
+        """
+        answered: set[str] = set()
+        pending: list[ActionEvent] = []
+        batch_id: str | None = None
+        for event in reversed(events):
+            if isinstance(event, ObservationEvent | UserRejectObservation):
+                answered.add(event.action_id)
+                answered.add(event.tool_call_id)
+            elif isinstance(event, AgentErrorEvent):
+                answered.add(event.tool_call_id)
+            elif isinstance(event, ActionEvent):
+                if batch_id is not None and event.llm_response_id != batch_id:
+                    break
+                batch_id = event.llm_response_id
+                if event.id not in answered and event.tool_call_id not in answered:
+                    pending.append(event)
+            elif isinstance(event, SystemPromptEvent) or (
+                isinstance(event, MessageEvent) and event.source == "agent"
+            ):
+                break
+        pending.reverse()
+        return pending
+
+    # --- hook-blocked actions and messages -----------------------------------------------
+
+    def block_action(self, action_id: str, reason: str) -> None:
+        """Persistently record a hook-blocked action."""
+        self.blocked_actions = {**self.blocked_actions, action_id: reason}
+
+    def pop_blocked_action(self, action_id: str) -> str | None:
+        """Remove and return a hook-blocked action's reason, if present."""
+        if action_id not in self.blocked_actions:
+            return None
+        remaining = dict(self.blocked_actions)
+        reason = remaining.pop(action_id)
+        self.blocked_actions = remaining
+        return reason
+
+    def block_message(self, message_id: str, reason: str) -> None:
+        """Persistently record a hook-blocked user message."""
+        self.blocked_messages = {**self.blocked_messages, message_id: reason}
+
+    def pop_blocked_message(self, message_id: str) -> str | None:
+        """Remove and return a hook-blocked message's reason, if present."""
+        if message_id not in self.blocked_messages:
+            return None
+        remaining = dict(self.blocked_messages)
+        reason = remaining.pop(message_id)
+        self.blocked_messages = remaining
+        return reason
+
+    # --- the lock ------------------------------------------------------------------------
+
+    def acquire(self, blocking: bool = True, timeout: float = -1) -> bool:
+        """Acquire the state lock (re-entrant). Returns whether it was acquired."""
+        return self._lock.acquire(blocking, timeout)
+
+    def release(self) -> None:
+        """Release the lock; RuntimeError if this thread does not hold it."""
+        self._lock.release()
+
+    def locked(self) -> bool:
+        """Whether any thread holds the lock."""
+        return self._lock.locked()
+
+    def owned(self) -> bool:
+        """Whether the calling thread holds the lock."""
+        return self._lock.owned()
+
+    def __enter__(self) -> Self:
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.release()
+
+    # --- end of life ---------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Close the store connection."""
+        if self._store is not None:
+            self._store.close()
+
+    def delete_persisted(self) -> None:
+        """Delete the saved conversation, its events and its directory."""
+        if self._store is not None:
+            self._store.delete(self.id.hex)
+        if self.persistence_dir:
+            shutil.rmtree(self.persistence_dir, ignore_errors=True)
+
+
+def new_conversation_id() -> ConversationID:
+    """A fresh random conversation id."""
+    return uuid.uuid4()

@@ -1,0 +1,39 @@
+"""ConversationStats: the metrics of every LLM a conversation used, by usage_id."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ohtui.sdk.llm.metrics import Metrics
+
+if TYPE_CHECKING:
+    from ohtui.sdk.llm.llm import LLM
+
+
+class ConversationStats(BaseModel):
+    """Cost, tokens and latency per LLM usage_id, saved with the conversation."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    usage_to_metrics: dict[str, Metrics] = Field(default_factory=dict)
+
+    def register_llm(self, llm: LLM) -> None:
+        """Track `llm`; a resumed conversation keeps accumulating into its saved metrics."""
+        saved = self.usage_to_metrics.get(llm.usage_id)
+        if saved is not None:
+            llm.restore_metrics(saved)
+        else:
+            self.usage_to_metrics[llm.usage_id] = llm.metrics
+
+    def get_metrics_for_usage(self, usage_id: str) -> Metrics:
+        """The metrics of one LLM (KeyError if it never ran here)."""
+        return self.usage_to_metrics[usage_id]
+
+    def get_combined_metrics(self) -> Metrics:
+        """All LLMs' metrics added together."""
+        total = Metrics(model_name="combined")
+        for metrics in self.usage_to_metrics.values():
+            total.merge(metrics)
+        return total

@@ -1,0 +1,471 @@
+"""ConversationStore: the one owner of persisted conversations, a SQLite database.
+
+All conversations under one persistence base directory share `<base>/conversations.db`
+(WAL mode, synchronous=FULL): every append is a committed transaction, so a `kill -9` at
+any instant loses nothing that was appended and leaves nothing half-written; listing and
+full-text search over thousands of conversations are single queries. Each conversation's
+own directory `<base>/<id hex>/` holds only files tools chose to save (e.g. long outputs).
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import re
+import sqlite3
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, ParamSpec, TypeVar
+
+from ohtui.sdk.conversation.exceptions import PersistenceError
+
+logger = logging.getLogger(__name__)
+
+DB_NAME = "conversations.db"
+APPLICATION_ID = 0x6F687475  # "ohtu"
+SCHEMA_VERSION = 1
+LOCK_TIMEOUT_SECONDS = 30.0
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS conversations (
+    key INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    event_count INTEGER NOT NULL DEFAULT 0,
+    state TEXT NOT NULL,
+    title TEXT,
+    first_user_message TEXT,
+    status TEXT,
+    workspace TEXT,
+    model TEXT
+);
+CREATE INDEX IF NOT EXISTS conversations_updated ON conversations(updated_at);
+CREATE TABLE IF NOT EXISTS events (
+    conversation INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    data TEXT NOT NULL,
+    PRIMARY KEY (conversation, seq)
+) WITHOUT ROWID;
+CREATE UNIQUE INDEX IF NOT EXISTS events_by_id ON events(conversation, id);
+CREATE VIRTUAL TABLE IF NOT EXISTS message_search USING fts5(
+    text, conversation UNINDEXED, event_id UNINDEXED, tokenize = 'unicode61'
+);
+"""
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+@dataclass(frozen=True, slots=True)
+class ConversationSummary:
+    """What the picker shows for one saved conversation."""
+
+    id: str
+    title: str | None
+    first_user_message: str | None
+    created_at: datetime
+    updated_at: datetime
+    event_count: int
+    status: str | None
+    workspace: str | None
+    model: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    """A conversation whose messages match a search, with a highlighted snippet."""
+
+    summary: ConversationSummary
+    snippet: str
+
+
+@dataclass(frozen=True, slots=True)
+class StoredConversation:
+    """A saved conversation's row: its key, state JSON and number of events."""
+
+    key: int
+    state_json: str
+    event_count: int
+
+
+def _db_errors(method: Callable[P, R]) -> Callable[P, R]:
+    """Translate SQLite failures into TimeoutError (locked) or PersistenceError (corrupt)."""
+
+    @functools.wraps(method)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return method(*args, **kwargs)
+        except sqlite3.OperationalError as exc:
+            store = args[0]
+            if "locked" in str(exc) or "busy" in str(exc):
+                raise TimeoutError(
+                    f"{store} stayed locked by another writer for {LOCK_TIMEOUT_SECONDS:g} s"
+                ) from exc
+            raise PersistenceError(f"{store}: {exc}") from exc
+        except sqlite3.IntegrityError:
+            raise
+        except sqlite3.DatabaseError as exc:
+            raise PersistenceError(
+                f"{args[0]} is damaged ({exc}). Nothing was changed; move it away to start afresh."
+            ) from exc
+
+    return wrapper
+
+
+class ConversationStore:
+    """The SQLite database of all conversations under one base directory. Thread-safe."""
+
+    def __init__(self, base_dir: str | Path) -> None:
+        self.base_dir = Path(base_dir).expanduser()
+        self.path = self.base_dir / DB_NAME
+        self._lock = threading.RLock()
+        self._conn = self._connect()
+
+    def __str__(self) -> str:
+        return f"the conversation database '{self.path}'"
+
+    def _connect(self) -> sqlite3.Connection:
+        try:
+            self.base_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise PersistenceError(
+                f"Cannot store conversations in '{self.base_dir}': {exc.strerror or exc}. "
+                "Choose another persistence directory or fix its permissions."
+            ) from exc
+        if not self.base_dir.is_dir():
+            raise PersistenceError(f"'{self.base_dir}' is not a directory; conversations need one.")
+        try:
+            conn = sqlite3.connect(
+                self.path,
+                timeout=LOCK_TIMEOUT_SECONDS,
+                isolation_level=None,
+                check_same_thread=False,
+            )
+        except sqlite3.Error as exc:
+            raise PersistenceError(
+                f"Cannot open '{self.path}': {exc}. Check the directory's permissions."
+            ) from exc
+        try:
+            self._check_or_create(conn)
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    def _check_or_create(self, conn: sqlite3.Connection) -> None:
+        try:
+            app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            has_tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] > 0
+        except sqlite3.DatabaseError as exc:
+            raise PersistenceError(
+                f"'{self.path}' is not an ohtui conversation database ({exc}). Nothing was "
+                "changed; move the file away or choose another persistence directory."
+            ) from exc
+        if has_tables and app_id != APPLICATION_ID:
+            raise PersistenceError(
+                f"'{self.path}' is a database of another program. Nothing was changed; move "
+                "it away or choose another persistence directory."
+            )
+        if version > SCHEMA_VERSION:
+            raise PersistenceError(
+                f"'{self.path}' was written by a newer ohtui (schema {version}, this one "
+                f"reads {SCHEMA_VERSION}). Upgrade ohtui to open it."
+            )
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=FULL")
+            conn.execute("PRAGMA foreign_keys=ON")
+            if not has_tables or version < SCHEMA_VERSION:
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    for statement in _SCHEMA.split(";"):
+                        if statement.strip():
+                            conn.execute(statement)
+                    conn.execute(f"PRAGMA application_id={APPLICATION_ID}")
+                    conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+                    conn.execute("COMMIT")
+                except BaseException:
+                    conn.execute("ROLLBACK")
+                    raise
+        except sqlite3.OperationalError as exc:
+            if "readonly" in str(exc) or "read-only" in str(exc):
+                raise PersistenceError(
+                    f"'{self.path}' is read-only. Fix its permissions or choose another "
+                    "persistence directory."
+                ) from exc
+            raise PersistenceError(f"Cannot prepare '{self.path}': {exc}") from exc
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        if not self._lock.acquire(timeout=LOCK_TIMEOUT_SECONDS):
+            raise TimeoutError(f"{self} stayed locked for {LOCK_TIMEOUT_SECONDS:g} s")
+        try:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._conn
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
+        finally:
+            self._lock.release()
+
+    def _query(self, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
+        with self._lock:
+            return self._conn.execute(sql, params).fetchall()
+
+    # --- conversations -------------------------------------------------------------------
+
+    @_db_errors
+    def load(self, conversation_id: str) -> StoredConversation | None:
+        """The saved row of a conversation, or None if it was never saved."""
+        rows = self._query(
+            "SELECT key, state, event_count FROM conversations WHERE id = ?", (conversation_id,)
+        )
+        return StoredConversation(*rows[0]) if rows else None
+
+    @_db_errors
+    def create(self, conversation_id: str, state_json: str, summary: dict[str, Any]) -> int:
+        """Save a new conversation; returns its key."""
+        now = _now()
+        with self._transaction() as conn:
+            cursor = conn.execute(
+                "INSERT INTO conversations (id, created_at, updated_at, state, title, status, "
+                "workspace, model) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    conversation_id,
+                    now,
+                    now,
+                    state_json,
+                    summary.get("title"),
+                    summary.get("status"),
+                    summary.get("workspace"),
+                    summary.get("model"),
+                ),
+            )
+            return int(cursor.lastrowid or 0)
+
+    @_db_errors
+    def save_state(self, key: int, state_json: str, summary: dict[str, Any]) -> None:
+        """Replace a conversation's saved state and its summary columns."""
+        with self._transaction() as conn:
+            conn.execute(
+                "UPDATE conversations SET state = ?, title = ?, status = ?, workspace = ?, "
+                "model = ?, updated_at = ? WHERE key = ?",
+                (
+                    state_json,
+                    summary.get("title"),
+                    summary.get("status"),
+                    summary.get("workspace"),
+                    summary.get("model"),
+                    _now(),
+                    key,
+                ),
+            )
+
+    @_db_errors
+    def delete(self, conversation_id: str) -> bool:
+        """Delete a conversation and its events; False if there was none."""
+        with self._transaction() as conn:
+            row = conn.execute(
+                "SELECT key FROM conversations WHERE id = ?", (conversation_id,)
+            ).fetchone()
+            if row is None:
+                return False
+            conn.execute("DELETE FROM events WHERE conversation = ?", row)
+            conn.execute("DELETE FROM message_search WHERE conversation = ?", row)
+            conn.execute("DELETE FROM conversations WHERE key = ?", row)
+            return True
+
+    @_db_errors
+    def rename(self, conversation_id: str, title: str) -> bool:
+        """Set a conversation's title in its summary and saved state."""
+        with self._transaction() as conn:
+            cursor = conn.execute(
+                "UPDATE conversations SET title = ?, state = json_set(state, '$.title', ?) "
+                "WHERE id = ?",
+                (title, title, conversation_id),
+            )
+            return cursor.rowcount > 0
+
+    # --- events --------------------------------------------------------------------------
+
+    @_db_errors
+    def append(
+        self,
+        key: int,
+        event_id: str,
+        kind: str,
+        data: str,
+        search_text: str | None = None,
+        first_user_message: str | None = None,
+    ) -> int:
+        """Durably append one event; returns its index. ValueError if the id exists."""
+        with self._transaction() as conn:
+            try:
+                row = conn.execute(
+                    "INSERT INTO events (conversation, seq, id, kind, data) "
+                    "SELECT ?, event_count, ?, ?, ? FROM conversations WHERE key = ? "
+                    "RETURNING seq",
+                    (key, event_id, kind, data, key),
+                ).fetchone()
+            except sqlite3.IntegrityError as exc:
+                raise ValueError(f"an event with id '{event_id}' is already in the log") from exc
+            if row is None:
+                raise PersistenceError(f"conversation key {key} is not in {self}")
+            conn.execute(
+                "UPDATE conversations SET event_count = event_count + 1, updated_at = ?, "
+                "first_user_message = coalesce(first_user_message, ?) WHERE key = ?",
+                (_now(), first_user_message, key),
+            )
+            if search_text:
+                conn.execute(
+                    "INSERT INTO message_search (text, conversation, event_id) VALUES (?, ?, ?)",
+                    (search_text, key, event_id),
+                )
+            return int(row[0])
+
+    @_db_errors
+    def event_count(self, key: int) -> int:
+        """How many events a conversation has."""
+        rows = self._query("SELECT event_count FROM conversations WHERE key = ?", (key,))
+        return int(rows[0][0]) if rows else 0
+
+    @_db_errors
+    def read_events(self, key: int, start: int, stop: int) -> list[tuple[int, str]]:
+        """(index, JSON) of the events with start <= index < stop."""
+        return self._query(
+            "SELECT seq, data FROM events WHERE conversation = ? AND seq >= ? AND seq < ? "
+            "ORDER BY seq",
+            (key, start, stop),
+        )
+
+    @_db_errors
+    def event_index(self, key: int, event_id: str) -> int | None:
+        """The index of an event by id, or None."""
+        rows = self._query(
+            "SELECT seq FROM events WHERE conversation = ? AND id = ?", (key, event_id)
+        )
+        return int(rows[0][0]) if rows else None
+
+    @_db_errors
+    def event_ids(self, key: int, start: int, stop: int) -> list[str]:
+        """The ids of events start <= index < stop, in order."""
+        return [
+            r[0]
+            for r in self._query(
+                "SELECT id FROM events WHERE conversation = ? AND seq >= ? AND seq < ? "
+                "ORDER BY seq",
+                (key, start, stop),
+            )
+        ]
+
+    # --- listing and search --------------------------------------------------------------
+
+    _SUMMARY_COLUMNS = (
+        "c.id, c.title, c.first_user_message, c.created_at, c.updated_at, c.event_count, "
+        "c.status, c.workspace, c.model"
+    )
+
+    @_db_errors
+    def list_summaries(
+        self, workspace: str | None = None, limit: int | None = None, offset: int = 0
+    ) -> list[ConversationSummary]:
+        """Summaries, most recently updated first, optionally of one workspace only."""
+        where, params = ("WHERE c.workspace = ?", (workspace,)) if workspace else ("", ())
+        rows = self._query(
+            f"SELECT {self._SUMMARY_COLUMNS} FROM conversations c {where} "
+            "ORDER BY c.updated_at DESC LIMIT ? OFFSET ?",
+            (*params, -1 if limit is None else limit, offset),
+        )
+        return [_summary(r) for r in rows]
+
+    @_db_errors
+    def find(self, id_prefix: str) -> list[ConversationSummary]:
+        """Summaries of conversations whose id starts with `id_prefix` (dashes ignored)."""
+        prefix = id_prefix.replace("-", "").lower()
+        if not re.fullmatch(r"[0-9a-f]+", prefix):
+            return []
+        rows = self._query(
+            f"SELECT {self._SUMMARY_COLUMNS} FROM conversations c WHERE c.id >= ? AND c.id < ? "
+            "ORDER BY c.updated_at DESC LIMIT 20",
+            (prefix, prefix + "g"),
+        )
+        return [_summary(r) for r in rows]
+
+    @_db_errors
+    def search(self, query: str, workspace: str | None = None, limit: int = 50) -> list[SearchHit]:
+        """Conversations whose messages or title match every word of `query`, best first."""
+        match = fts_query(query)
+        if not match:
+            return []
+        ws_clause, ws_params = ("AND c.workspace = ?", (workspace,)) if workspace else ("", ())
+        rows = self._query(
+            f"SELECT {self._SUMMARY_COLUMNS}, "
+            "snippet(message_search, 0, '[', ']', '…', 12) FROM message_search m "
+            "JOIN conversations c ON c.key = m.conversation "
+            f"WHERE message_search MATCH ? {ws_clause} ORDER BY m.rank",
+            (match, *ws_params),
+        )
+        hits: dict[str, SearchHit] = {}
+        for row in rows:
+            summary = _summary(row[:9])
+            hits.setdefault(summary.id, SearchHit(summary, row[9]))
+        words = query.split()
+        title_clause = " AND ".join("c.title LIKE ? ESCAPE '\\'" for _ in words)
+        for row in self._query(
+            f"SELECT {self._SUMMARY_COLUMNS} FROM conversations c WHERE {title_clause} {ws_clause}",
+            (*(f"%{_like_escape(w)}%" for w in words), *ws_params),
+        ):
+            hits.setdefault(row[0], SearchHit(_summary(row), row[1] or ""))
+        ordered = sorted(hits.values(), key=lambda h: h.summary.updated_at, reverse=True)
+        return ordered[:limit]
+
+    def close(self) -> None:
+        """Close the connection (idempotent)."""
+        with self._lock:
+            try:
+                self._conn.close()
+            except sqlite3.Error:
+                logger.debug("closing %s failed", self, exc_info=True)
+
+
+def fts_query(text: str) -> str:
+    """An FTS5 query matching every word of `text`, the last one as a prefix."""
+    words = re.findall(r"\w+", text, flags=re.UNICODE)
+    if not words:
+        return ""
+    quoted = [f'"{w}"' for w in words]
+    quoted[-1] += "*"
+    return " ".join(quoted)
+
+
+def _now() -> str:
+    # UTC, so that the ISO strings sort in time order.
+    return datetime.now(UTC).isoformat()
+
+
+def _like_escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def _summary(row: tuple[Any, ...]) -> ConversationSummary:
+    return ConversationSummary(
+        id=row[0],
+        title=row[1],
+        first_user_message=row[2],
+        created_at=datetime.fromisoformat(row[3]),
+        updated_at=datetime.fromisoformat(row[4]),
+        event_count=int(row[5]),
+        status=row[6],
+        workspace=row[7],
+        model=row[8],
+    )
