@@ -14,6 +14,7 @@ import logging
 import re
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -34,10 +35,9 @@ _SCHEMA = """
 CREATE TABLE IF NOT EXISTS conversations (
     key INTEGER PRIMARY KEY,
     id TEXT NOT NULL UNIQUE,
-    created_at TEXT NOT NULL,
-    updated_at TEXT NOT NULL,
+    created_at REAL NOT NULL,  -- Unix time
+    updated_at REAL NOT NULL,
     event_count INTEGER NOT NULL DEFAULT 0,
-    state TEXT NOT NULL,
     title TEXT,
     first_user_message TEXT,
     status TEXT,
@@ -45,6 +45,11 @@ CREATE TABLE IF NOT EXISTS conversations (
     model TEXT
 );
 CREATE INDEX IF NOT EXISTS conversations_updated ON conversations(updated_at);
+-- Apart from the summary row, which every append updates: rewriting a row rewrites all of it.
+CREATE TABLE IF NOT EXISTS states (
+    conversation INTEGER PRIMARY KEY,
+    state TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS events (
     conversation INTEGER NOT NULL,
     seq INTEGER NOT NULL,
@@ -54,9 +59,8 @@ CREATE TABLE IF NOT EXISTS events (
     PRIMARY KEY (conversation, seq)
 ) WITHOUT ROWID;
 CREATE UNIQUE INDEX IF NOT EXISTS events_by_id ON events(conversation, id);
-CREATE VIRTUAL TABLE IF NOT EXISTS message_search USING fts5(
-    text, conversation UNINDEXED, event_id UNINDEXED, tokenize = 'unicode61'
-);
+-- rowid = conversation key << 32 | event index: no extra columns to store or index.
+CREATE VIRTUAL TABLE IF NOT EXISTS message_search USING fts5(text, tokenize = 'unicode61');
 """
 
 P = ParamSpec("P")
@@ -228,7 +232,9 @@ class ConversationStore:
     def load(self, conversation_id: str) -> StoredConversation | None:
         """The saved row of a conversation, or None if it was never saved."""
         rows = self._query(
-            "SELECT key, state, event_count FROM conversations WHERE id = ?", (conversation_id,)
+            "SELECT c.key, s.state, c.event_count FROM conversations c "
+            "JOIN states s ON s.conversation = c.key WHERE c.id = ?",
+            (conversation_id,),
         )
         return StoredConversation(*rows[0]) if rows else None
 
@@ -238,38 +244,26 @@ class ConversationStore:
         now = _now()
         with self._transaction() as conn:
             cursor = conn.execute(
-                "INSERT INTO conversations (id, created_at, updated_at, state, title, status, "
-                "workspace, model) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    conversation_id,
-                    now,
-                    now,
-                    state_json,
-                    summary.get("title"),
-                    summary.get("status"),
-                    summary.get("workspace"),
-                    summary.get("model"),
-                ),
+                "INSERT INTO conversations (id, created_at, updated_at, title, status, "
+                "workspace, model) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (conversation_id, now, now, *_summary_values(summary)),
             )
-            return int(cursor.lastrowid or 0)
+            key = int(cursor.lastrowid or 0)
+            conn.execute(
+                "INSERT INTO states (conversation, state) VALUES (?, ?)", (key, state_json)
+            )
+            return key
 
     @_db_errors
     def save_state(self, key: int, state_json: str, summary: dict[str, Any]) -> None:
         """Replace a conversation's saved state and its summary columns."""
         with self._transaction() as conn:
             conn.execute(
-                "UPDATE conversations SET state = ?, title = ?, status = ?, workspace = ?, "
-                "model = ?, updated_at = ? WHERE key = ?",
-                (
-                    state_json,
-                    summary.get("title"),
-                    summary.get("status"),
-                    summary.get("workspace"),
-                    summary.get("model"),
-                    _now(),
-                    key,
-                ),
+                "UPDATE conversations SET title = ?, status = ?, workspace = ?, model = ?, "
+                "updated_at = ? WHERE key = ?",
+                (*_summary_values(summary), _now(), key),
             )
+            conn.execute("UPDATE states SET state = ? WHERE conversation = ?", (state_json, key))
 
     @_db_errors
     def delete(self, conversation_id: str) -> bool:
@@ -281,7 +275,11 @@ class ConversationStore:
             if row is None:
                 return False
             conn.execute("DELETE FROM events WHERE conversation = ?", row)
-            conn.execute("DELETE FROM message_search WHERE conversation = ?", row)
+            conn.execute(
+                "DELETE FROM message_search WHERE rowid BETWEEN ? AND ?",
+                (row[0] << 32, (row[0] << 32) | 0xFFFFFFFF),
+            )
+            conn.execute("DELETE FROM states WHERE conversation = ?", row)
             conn.execute("DELETE FROM conversations WHERE key = ?", row)
             return True
 
@@ -289,12 +287,17 @@ class ConversationStore:
     def rename(self, conversation_id: str, title: str) -> bool:
         """Set a conversation's title in its summary and saved state."""
         with self._transaction() as conn:
-            cursor = conn.execute(
-                "UPDATE conversations SET title = ?, state = json_set(state, '$.title', ?) "
-                "WHERE id = ?",
-                (title, title, conversation_id),
+            row = conn.execute(
+                "SELECT key FROM conversations WHERE id = ?", (conversation_id,)
+            ).fetchone()
+            if row is None:
+                return False
+            conn.execute("UPDATE conversations SET title = ? WHERE key = ?", (title, row[0]))
+            conn.execute(
+                "UPDATE states SET state = json_set(state, '$.title', ?) WHERE conversation = ?",
+                (title, row[0]),
             )
-            return cursor.rowcount > 0
+            return True
 
     # --- events --------------------------------------------------------------------------
 
@@ -326,12 +329,13 @@ class ConversationStore:
                 "first_user_message = coalesce(first_user_message, ?) WHERE key = ?",
                 (_now(), first_user_message, key),
             )
+            seq = int(row[0])
             if search_text:
                 conn.execute(
-                    "INSERT INTO message_search (text, conversation, event_id) VALUES (?, ?, ?)",
-                    (search_text, key, event_id),
+                    "INSERT INTO message_search (rowid, text) VALUES (?, ?)",
+                    ((key << 32) | seq, search_text),
                 )
-            return int(row[0])
+            return seq
 
     @_db_errors
     def event_count(self, key: int) -> int:
@@ -411,7 +415,7 @@ class ConversationStore:
         rows = self._query(
             f"SELECT {self._SUMMARY_COLUMNS}, "
             "snippet(message_search, 0, '[', ']', '…', 12) FROM message_search m "
-            "JOIN conversations c ON c.key = m.conversation "
+            "JOIN conversations c ON c.key = (m.rowid >> 32) "
             f"WHERE message_search MATCH ? {ws_clause} ORDER BY m.rank",
             (match, *ws_params),
         )
@@ -448,9 +452,12 @@ def fts_query(text: str) -> str:
     return " ".join(quoted)
 
 
-def _now() -> str:
-    # UTC, so that the ISO strings sort in time order.
-    return datetime.now(UTC).isoformat()
+def _summary_values(summary: dict[str, Any]) -> tuple[Any, ...]:
+    return tuple(summary.get(k) for k in ("title", "status", "workspace", "model"))
+
+
+def _now() -> float:
+    return time.time()
 
 
 def _like_escape(text: str) -> str:
@@ -462,8 +469,8 @@ def _summary(row: tuple[Any, ...]) -> ConversationSummary:
         id=row[0],
         title=row[1],
         first_user_message=row[2],
-        created_at=datetime.fromisoformat(row[3]),
-        updated_at=datetime.fromisoformat(row[4]),
+        created_at=datetime.fromtimestamp(row[3], UTC),
+        updated_at=datetime.fromtimestamp(row[4], UTC),
         event_count=int(row[5]),
         status=row[6],
         workspace=row[7],

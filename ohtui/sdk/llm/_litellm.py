@@ -12,6 +12,7 @@ import inspect
 import logging
 import os
 import threading
+import warnings
 from types import ModuleType
 
 _module: ModuleType | None = None
@@ -30,6 +31,10 @@ def litellm() -> ModuleType:
             os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
             os.environ.setdefault("LITELLM_MODE", "PRODUCTION")  # DEV mode loads ./.env
             os.environ.setdefault("LITELLM_LOG", "ERROR")
+            # litellm's types trip a pydantic warning on first use; it would land on the terminal.
+            warnings.filterwarnings(
+                "ignore", message=r".*`ReadOnly` qualifier", category=UserWarning
+            )
             import litellm as module
 
             module.suppress_debug_info = True

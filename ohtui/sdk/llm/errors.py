@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from ohtui.sdk.llm.llm import LLM
 
 _PREFIX = re.compile(r"^(litellm\.\w+:\s*)+|(\w+Exception - )", re.IGNORECASE)
+_TIMEOUT_TYPES = ("TimeoutException", "ReadTimeout", "ConnectTimeout", "APITimeoutError")
 _CONTEXT_HINTS = (
     "context length",
     "context window",
@@ -50,6 +51,64 @@ def _retry_after(exc: BaseException) -> float | None:
         return None
 
 
+def _chain(exc: BaseException) -> list[BaseException]:
+    """The exception and everything it wraps (litellm nests provider errors several deep)."""
+    seen: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and current not in seen and len(seen) < 8:
+        seen.append(current)
+        current = (
+            getattr(current, "original_exception", None) or current.__cause__ or current.__context__
+        )
+    return seen
+
+
+def _is_timeout(chain: list[BaseException], lib: Any) -> bool:
+    return any(
+        isinstance(e, lib.Timeout)
+        or type(e).__name__ in _TIMEOUT_TYPES
+        or "timed out" in str(e).lower()
+        for e in chain
+    )
+
+
+def _is_unreachable(chain: list[BaseException], lib: Any) -> bool:
+    return any(
+        (isinstance(e, lib.APIConnectionError) and not isinstance(e, lib.InternalServerError))
+        or type(e).__name__ in ("ConnectError", "RemoteProtocolError")
+        or "connection error" in str(e).lower()
+        or "connection refused" in str(e).lower()
+        for e in chain
+    )
+
+
+def _category(exc: BaseException, lib: Any, said: str, status: int | None) -> str:
+    chain = _chain(exc)
+    if isinstance(exc, lib.ContextWindowExceededError) or (
+        status == 400 and any(h in said.lower() for h in _CONTEXT_HINTS)
+    ):
+        return "context"
+    if isinstance(exc, lib.AuthenticationError | lib.PermissionDeniedError) or status in (401, 403):
+        return "auth"
+    if isinstance(exc, lib.RateLimitError) or status == 429:
+        return "rate_limit"
+    if _is_timeout(chain, lib):
+        return "timeout"
+    if isinstance(exc, lib.NotFoundError) or status == 404:
+        return "not_found"
+    if _is_unreachable(chain, lib):
+        return "unreachable"
+    if isinstance(exc, lib.ServiceUnavailableError | lib.InternalServerError | lib.BadGatewayError):
+        return "server"
+    if isinstance(status, int) and status >= 500:
+        return "server"
+    if isinstance(exc, lib.BadRequestError | lib.UnprocessableEntityError) or status in (400, 422):
+        return "bad_request"
+    if isinstance(exc, lib.UnsupportedParamsError):
+        return "bad_request"
+    return "other"
+
+
 def map_error(exc: BaseException, llm: LLM) -> LLMError:
     """Turn any exception from a completion call into the matching LLMError."""
     lib = litellm()
@@ -57,73 +116,56 @@ def map_error(exc: BaseException, llm: LLM) -> LLMError:
     where = f" at {llm.base_url}" if llm.base_url else ""
     said = provider_message(exc)
     status = getattr(exc, "status_code", None)
-    error: LLMError
-    if isinstance(exc, lib.ContextWindowExceededError) or (
-        isinstance(exc, lib.BadRequestError) and any(h in said.lower() for h in _CONTEXT_HINTS)
-    ):
-        error = LLMContextWindowExceedError(
+    status = status if isinstance(status, int) else None
+    category = _category(exc, lib, said, status)
+    messages: dict[str, tuple[type[LLMError], str]] = {
+        "context": (
+            LLMContextWindowExceedError,
             f"The conversation no longer fits the context window of '{model}': {said} "
             "Condense the history or start a new conversation.",
-            model=model,
-            status_code=status,
-        )
-    elif isinstance(exc, lib.AuthenticationError | lib.PermissionDeniedError):
-        error = LLMAuthenticationError(
+        ),
+        "auth": (
+            LLMAuthenticationError,
             f"The provider{where} rejected the credentials for '{model}': {said} "
             "Check the API key (and that it is allowed to use this model).",
-            model=model,
-            status_code=status,
-        )
-    elif isinstance(exc, lib.RateLimitError):
-        error = LLMRateLimitError(
+        ),
+        "rate_limit": (
+            LLMRateLimitError,
             f"'{model}' is rate limited by the provider: {said} "
             "Wait a little and try again, or use a key with a higher limit.",
-            model=model,
-            status_code=status,
-        )
-    elif isinstance(exc, lib.Timeout):
-        error = LLMTimeoutError(
+        ),
+        "timeout": (
+            LLMTimeoutError,
             f"'{model}'{where} did not answer within {llm.timeout:g} s. "
             "Try again, or raise the LLM timeout.",
-            model=model,
-            status_code=status,
-        )
-    elif isinstance(exc, lib.NotFoundError):
-        error = LLMBadRequestError(
-            f"The provider{where} does not know the model '{model}': {said} "
-            "Check the model name (for an OpenAI-compatible server, 'openai/<name>').",
-            model=model,
-            status_code=status,
-        )
-    elif isinstance(exc, lib.APIConnectionError) and not isinstance(exc, lib.InternalServerError):
-        error = LLMServiceUnavailableError(
+        ),
+        "not_found": (
+            LLMBadRequestError,
+            f"The provider{where} does not know the model '{model}': {said} Check the model "
+            "name (for an OpenAI-compatible server, 'openai/<name>').",
+        ),
+        "unreachable": (
+            LLMServiceUnavailableError,
             f"Cannot reach '{model}'{where}: {said} "
             "Check the base URL, that the server is running, and your network.",
-            model=model,
-            status_code=status,
-        )
-    elif isinstance(
-        exc, lib.ServiceUnavailableError | lib.InternalServerError | lib.BadGatewayError
-    ) or (isinstance(status, int) and status >= 500):
-        error = LLMServiceUnavailableError(
+        ),
+        "server": (
+            LLMServiceUnavailableError,
             f"The provider{where} failed to answer for '{model}' ({status or 'server error'}): "
             f"{said} This is usually temporary; try again shortly.",
-            model=model,
-            status_code=status,
-        )
-    elif isinstance(
-        exc, lib.BadRequestError | lib.UnprocessableEntityError | lib.UnsupportedParamsError
-    ):
-        error = LLMBadRequestError(
+        ),
+        "bad_request": (
+            LLMBadRequestError,
             f"The provider{where} refused the request for '{model}': {said}",
-            model=model,
-            status_code=status,
-        )
-    else:
-        error = LLMError(
+        ),
+        "other": (
+            LLMError,
             f"The call to '{model}'{where} failed: {type(exc).__name__}: {said}",
-            model=model,
-            status_code=status,
-        )
-    error.retry_after = _retry_after(exc)  # type: ignore[attr-defined]
+        ),
+    }
+    error_type, message = messages[category]
+    error = error_type(
+        message, model=model, status_code=None if category == "unreachable" else status
+    )
+    error.retry_after = _retry_after(exc)
     return error

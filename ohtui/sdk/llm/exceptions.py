@@ -13,6 +13,10 @@ class LLMError(Exception):
         self.message = message
         self.model = model
         self.status_code = status_code
+        self.retry_after: float | None = None  # seconds the provider asked us to wait
+
+    def __str__(self) -> str:
+        return self.message
 
 
 class LLMAuthenticationError(LLMError):

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import copy
 import logging
 import threading
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
@@ -92,6 +93,13 @@ class LLM(BaseModel):
             return value.get_secret_value()
         return None
 
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> LLM:
+        """A copy with its own (empty) metrics; usage of the copy is not added to this LLM's."""
+        fields = {name: getattr(self, name) for name in type(self).model_fields}
+        if deep:
+            fields = copy.deepcopy(fields)
+        return type(self)(**{**fields, **(update or {})})
+
     @property
     def metrics(self) -> Metrics:
         """This LLM's accumulated cost, tokens and latency."""
@@ -141,13 +149,12 @@ class LLM(BaseModel):
                     message, usage, finish = self._call_once(request, on_token, None)
                 else:
                     message, usage, finish = _run_cancellable(
-                        lambda: self._call_once(request, on_token, cancel), cancel
+                        lambda: self._call_once(request, on_token, cancel), cancel, self.model
                     )
             except LLMError as error:
                 if not error.retryable or attempt >= self.num_retries:
                     if attempt:
                         error.message += f" (gave up after {attempt + 1} attempts)"
-                        error.args = (error.message,)
                     raise
                 wait = self._backoff(attempt, error)
                 logger.warning(
@@ -299,9 +306,8 @@ class LLM(BaseModel):
 
     def _backoff(self, attempt: int, error: LLMError) -> float:
         wait = self.retry_min_wait * (self.retry_multiplier**attempt)
-        retry_after = getattr(error, "retry_after", None)
-        if retry_after:
-            wait = max(wait, retry_after)
+        if error.retry_after:
+            wait = max(wait, error.retry_after)
         return min(wait, self.retry_max_wait)
 
 
@@ -358,7 +364,7 @@ def _token_usage(usage: Any, model: str, response_id: str) -> TokenUsage:
     )
 
 
-def _run_cancellable(fn: Callable[[], T], cancel: threading.Event) -> T:
+def _run_cancellable(fn: Callable[[], T], cancel: threading.Event, model: str) -> T:
     """Run `fn` on a helper thread; return its result, or raise as soon as `cancel` is set."""
     done = threading.Event()
     outcome: dict[str, Any] = {}
@@ -374,7 +380,7 @@ def _run_cancellable(fn: Callable[[], T], cancel: threading.Event) -> T:
     threading.Thread(target=target, name="llm-call", daemon=True).start()
     while not done.wait(0.05):
         if cancel.is_set():
-            raise LLMCancelledError("The LLM call was interrupted.")
+            raise LLMCancelledError(f"The call to '{model}' was interrupted.", model=model)
     if "error" in outcome:
         raise outcome["error"]
     return outcome["value"]

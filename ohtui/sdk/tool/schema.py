@@ -66,31 +66,40 @@ class Observation(DiscriminatedUnionMixin):
         return Text(self.text, style="red" if self.is_error else "")
 
 
+_DATA_KEYS = frozenset({"default", "examples", "enum", "const"})  # values, not sub-schemas
+
+
 def simplify_schema(schema: dict[str, Any]) -> dict[str, Any]:
     """Inline `$ref`s, drop titles and turn `X | None` into an optional `X`.
 
     Several providers reject `$defs`, `anyOf` with null, or stray keys; this keeps schemas
-    to the subset all of them accept.
+    to the subset all of them accept. Recursive models cannot be inlined: ValueError.
     """
     defs = schema.get("$defs", {})
 
-    def walk(node: Any) -> Any:
+    def walk(node: Any, refs: tuple[str, ...]) -> Any:
         if isinstance(node, list):
-            return [walk(n) for n in node]
+            return [walk(n, refs) for n in node]
         if not isinstance(node, dict):
             return node
         if "$ref" in node:
-            target = defs[node["$ref"].rsplit("/", 1)[-1]]
-            merged = {**copy.deepcopy(target), **{k: v for k, v in node.items() if k != "$ref"}}
-            return walk(merged)
+            name = node["$ref"].rsplit("/", 1)[-1]
+            if name in refs:
+                raise ValueError(
+                    f"tool argument schemas cannot be recursive ({' -> '.join((*refs, name))})"
+                )
+            target = {**copy.deepcopy(defs[name]), **{k: v for k, v in node.items() if k != "$ref"}}
+            return walk(target, (*refs, name))
         out: dict[str, Any] = {}
         for key, value in node.items():
             if key in ("title", "$defs"):
                 continue
-            if key == "properties":
-                out[key] = {name: walk(prop) for name, prop in value.items()}
+            if key in _DATA_KEYS:
+                out[key] = value
+            elif key == "properties":
+                out[key] = {name: walk(prop, refs) for name, prop in value.items()}
             else:
-                out[key] = walk(value)
+                out[key] = walk(value, refs)
         any_of = out.get("anyOf")
         if isinstance(any_of, list):
             non_null = [s for s in any_of if s.get("type") != "null"]
@@ -101,7 +110,7 @@ def simplify_schema(schema: dict[str, Any]) -> dict[str, Any]:
                     out.pop("default")
         return out
 
-    result = walk(schema)
+    result = walk(schema, ())
     result.setdefault("properties", {})
     result["type"] = "object"
     return result

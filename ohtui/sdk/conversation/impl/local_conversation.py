@@ -198,12 +198,13 @@ class LocalConversation(BaseConversation):
             raise RuntimeError(f"conversation {self.id} is closed")
         self._ensure_agent_ready()
         with self._state:
-            if self._state.execution_status in _RESTARTABLE:
-                self._state.execution_status = Status.RUNNING
+            # Clear stale requests first: a pause or interrupt made once RUNNING shows must hold.
+            self._pause_requested.clear()
+            self._cancel.clear()
             self._running = True
             self._idle.clear()
-        self._pause_requested.clear()
-        self._cancel.clear()
+            if self._state.execution_status in _RESTARTABLE:
+                self._state.execution_status = Status.RUNNING
         try:
             self._run_loop()
         except LLMCancelledError:
@@ -261,6 +262,7 @@ class LocalConversation(BaseConversation):
             self._pause_requested.set()
             return
         if self._state.execution_status is not Status.PAUSED:
+            self._ensure_agent_ready()
             self._record_pause()
 
     def interrupt(self) -> None:

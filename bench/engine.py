@@ -1,0 +1,196 @@
+"""Engine benchmarks for issue 2; run by hand: `.venv/bin/python bench/engine.py`.
+
+Prints, next to each target:
+- the wall time of `python -c "import ohtui.sdk"` (median of runs);
+- user messages appended to a persisted conversation per second;
+- the time and extra memory to resume a 10,000-event conversation;
+- the engine's own work per step in a 200-step run against an instant scripted LLM
+  (step time minus the time spent inside LLM.completion), early steps vs late steps.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))  # the scripted LLM server
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+
+def bench_import(runs: int = 7) -> None:
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "import ohtui.sdk"], check=True)
+        times.append(time.perf_counter() - start)
+    bare = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "pass"], check=True)
+        bare.append(time.perf_counter() - start)
+    print(
+        f"import ohtui.sdk: {statistics.median(times):.3f} s wall "
+        f"(python alone {statistics.median(bare):.3f} s)   target <= 0.300 s"
+    )
+
+
+def bench_append(count: int = 3000) -> None:
+    from ohtui.sdk import LLM, Agent, Conversation
+
+    with tempfile.TemporaryDirectory() as tmp:
+        agent = Agent(llm=LLM(model="openai/none"), tools=[])
+        conv = Conversation(
+            agent=agent, workspace=f"{tmp}/ws", persistence_dir=f"{tmp}/convs", visualizer=None
+        )
+        conv.send_message("warm up")
+        start = time.perf_counter()
+        for i in range(count):
+            conv.send_message(f"message number {i}: please look at the file and fix the bug")
+        elapsed = time.perf_counter() - start
+        size = sum(p.stat().st_size for p in Path(tmp, "convs").glob("conversations.db*"))
+        conv.close()
+    print(
+        f"append user messages: {count / elapsed:,.0f} events/s "
+        f"({size / (count + 2) / 1024:.2f} KB of disk per event)   target >= 2,500/s"
+    )
+
+
+RESUME_SCRIPT = textwrap.dedent(
+    """
+    import resource, sys, time, uuid
+    from ohtui.sdk import LLM, Agent, Conversation
+    base, conv_id = sys.argv[1], uuid.UUID(sys.argv[2])
+    def rss_mb():
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmRSS"):
+                    return int(line.split()[1]) / 1024
+    agent = Agent(llm=LLM(model="openai/none"), tools=[])
+    before = rss_mb()
+    start = time.perf_counter()
+    conv = Conversation(agent=agent, workspace=base + "/ws", persistence_dir=base + "/convs",
+                        conversation_id=conv_id, visualizer=None)
+    n = len(conv.state.events)
+    tail = conv.state.events[-50:]
+    elapsed = time.perf_counter() - start
+    print(n, elapsed, rss_mb() - before)
+    """
+)
+
+
+def bench_resume(count: int = 10_000) -> None:
+    from ohtui.sdk import LLM, Agent, Conversation
+
+    with tempfile.TemporaryDirectory() as tmp:
+        ids = {}
+        for name, n in (("empty", 0), ("big", count)):
+            conv = Conversation(
+                agent=Agent(llm=LLM(model="openai/none"), tools=[]),
+                workspace=f"{tmp}/ws",
+                persistence_dir=f"{tmp}/convs",
+                visualizer=None,
+            )
+            for i in range(n):
+                conv.send_message(f"message {i}: " + "some realistic text " * 10)
+            ids[name] = conv.id
+            conv.close()
+        results = {}
+        for name, conv_id in ids.items():
+            out = subprocess.run(
+                [sys.executable, "-c", RESUME_SCRIPT, tmp, str(conv_id)],
+                check=True, capture_output=True, text=True,
+            ).stdout.split()
+            results[name] = (int(out[0]), float(out[1]), float(out[2]))
+    events, seconds, mem = results["big"]
+    _, empty_seconds, empty_mem = results["empty"]
+    print(
+        f"resume {events:,}-event conversation: {seconds:.3f} s (empty: {empty_seconds:.3f} s), "
+        f"+{mem - empty_mem:.1f} MB vs empty   target <= 0.200 s, <= +30 MB"
+    )
+
+
+def bench_steps(steps: int = 200) -> None:
+    from llm_server import Reply, ScriptedLLMServer, ToolCall
+
+    from ohtui.sdk import LLM, Agent, Conversation, Tool
+    from ohtui.sdk.event import ActionEvent
+
+    server = ScriptedLLMServer()
+    counter = {"n": 0}
+
+    def reply(_request: dict) -> Reply:
+        counter["n"] += 1
+        if counter["n"] >= steps:
+            return Reply(tool_calls=(ToolCall("finish", '{"message": "done"}'),))
+        return Reply(tool_calls=(ToolCall("think", '{"thought": "step %d"}' % counter["n"]),))
+
+    server.set_default(reply)
+    llm_time: list[float] = []
+
+    class TimedLLM(LLM):
+        def completion(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+            start = time.perf_counter()
+            try:
+                return super().completion(*args, **kwargs)
+            finally:
+                llm_time.append(time.perf_counter() - start)
+
+    step_marks: list[float] = []
+
+    def on_event(event: object) -> None:
+        if isinstance(event, ActionEvent):
+            step_marks.append(time.perf_counter())
+
+    with tempfile.TemporaryDirectory() as tmp:
+        llm = TimedLLM(model="openai/test-model", base_url=server.base_url, api_key="sk-x")
+        conv = Conversation(
+            agent=Agent(llm=llm, tools=[Tool(name="terminal"), Tool(name="file_editor")]),
+            workspace=f"{tmp}/ws",
+            persistence_dir=f"{tmp}/convs",
+            visualizer=None,
+            callbacks=[on_event],
+            max_iteration_per_run=steps + 5,
+        )
+        conv.send_message("think 200 times")
+        llm.completion([{"role": "user", "content": "warm up litellm"}])  # import litellm
+        counter["n"] = 0
+        llm_time.clear()
+        total_start = time.perf_counter()
+        step_starts: list[float] = []
+
+        original_step = conv.agent.step
+
+        def timed_step(*args, **kwargs):  # type: ignore[no-untyped-def]
+            step_starts.append(time.perf_counter())
+            return original_step(*args, **kwargs)
+
+        object.__setattr__(conv.agent, "step", timed_step)
+        conv.run()
+        total = time.perf_counter() - total_start
+        step_ends = step_starts[1:] + [time.perf_counter()]
+        conv.close()
+    server.close()
+    engine = [
+        (end - start) - llm for start, end, llm in zip(step_starts, step_ends, llm_time, strict=False)
+    ]
+    first, last = engine[:20], engine[-20:]
+    print(
+        f"{len(engine)}-step run: engine work {statistics.mean(engine) * 1000:.2f} ms/step "
+        f"(steps 1-20: {statistics.mean(first) * 1000:.2f} ms, last 20: "
+        f"{statistics.mean(last) * 1000:.2f} ms; LLM call {statistics.mean(llm_time) * 1000:.1f} "
+        f"ms/step; total {total:.1f} s)   target <= 3 ms/step, no growth"
+    )
+
+
+if __name__ == "__main__":
+    bench_import()
+    bench_append()
+    bench_resume()
+    bench_steps()
