@@ -164,48 +164,73 @@ class ConversationStore:
         return conn
 
     def _check_or_create(self, conn: sqlite3.Connection) -> None:
+        """Refuse files that are not ours; create the schema in a new file.
+
+        The check and the creation happen in one write transaction, so two processes
+        opening a new directory at once cannot see each other's half-made schema.
+        """
         try:
-            app_id = conn.execute("PRAGMA application_id").fetchone()[0]
-            version = conn.execute("PRAGMA user_version").fetchone()[0]
-            has_tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] > 0
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            raise self._open_error(exc) from exc
         except sqlite3.DatabaseError as exc:
             raise PersistenceError(
                 f"'{self.path}' is not an ohtui conversation database ({exc}). Nothing was "
                 "changed; move the file away or choose another persistence directory."
             ) from exc
-        if has_tables and app_id != APPLICATION_ID:
-            raise PersistenceError(
-                f"'{self.path}' is a database of another program. Nothing was changed; move "
-                "it away or choose another persistence directory."
-            )
-        if version > SCHEMA_VERSION:
-            raise PersistenceError(
-                f"'{self.path}' was written by a newer ohtui (schema {version}, this one "
-                f"reads {SCHEMA_VERSION}). Upgrade ohtui to open it."
-            )
         try:
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=FULL")
-            conn.execute("PRAGMA foreign_keys=ON")
-            if not has_tables or version < SCHEMA_VERSION:
-                conn.execute("BEGIN IMMEDIATE")
-                try:
-                    for statement in _SCHEMA.split(";"):
-                        if statement.strip():
-                            conn.execute(statement)
-                    conn.execute(f"PRAGMA application_id={APPLICATION_ID}")
-                    conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
-                    conn.execute("COMMIT")
-                except BaseException:
-                    conn.execute("ROLLBACK")
-                    raise
-        except sqlite3.OperationalError as exc:
-            if "readonly" in str(exc) or "read-only" in str(exc):
+            app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            has_tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] > 0
+            if has_tables and app_id != APPLICATION_ID:
                 raise PersistenceError(
-                    f"'{self.path}' is read-only. Fix its permissions or choose another "
-                    "persistence directory."
-                ) from exc
-            raise PersistenceError(f"Cannot prepare '{self.path}': {exc}") from exc
+                    f"'{self.path}' is a database of another program. Nothing was changed; "
+                    "move it away or choose another persistence directory."
+                )
+            if version > SCHEMA_VERSION:
+                raise PersistenceError(
+                    f"'{self.path}' was written by a newer ohtui (schema {version}, this one "
+                    f"reads {SCHEMA_VERSION}). Upgrade ohtui to open it."
+                )
+            if not has_tables or version < SCHEMA_VERSION:
+                for statement in _SCHEMA.split(";"):
+                    if statement.strip():
+                        conn.execute(statement)
+                conn.execute(f"PRAGMA application_id={APPLICATION_ID}")
+                conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            conn.execute("COMMIT")
+        except BaseException as exc:
+            conn.execute("ROLLBACK")
+            if isinstance(exc, sqlite3.OperationalError):
+                raise self._open_error(exc) from exc
+            if isinstance(exc, sqlite3.DatabaseError):
+                raise PersistenceError(f"'{self.path}' cannot be read: {exc}") from exc
+            raise
+        self._enable_wal(conn)
+        conn.execute("PRAGMA synchronous=FULL")
+
+    def _enable_wal(self, conn: sqlite3.Connection) -> None:
+        # Switching the journal mode ignores the busy timeout, so wait for readers here.
+        deadline = time.monotonic() + LOCK_TIMEOUT_SECONDS
+        while True:
+            try:
+                conn.execute("PRAGMA journal_mode=WAL")
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise self._open_error(exc) from exc
+                time.sleep(0.02)
+
+    def _open_error(self, exc: sqlite3.OperationalError) -> PersistenceError | TimeoutError:
+        text = str(exc)
+        if "readonly" in text or "read-only" in text:
+            return PersistenceError(
+                f"'{self.path}' is read-only. Fix its permissions or choose another "
+                "persistence directory."
+            )
+        if "locked" in text or "busy" in text:
+            return TimeoutError(f"{self} stayed locked for {LOCK_TIMEOUT_SECONDS:g} s")
+        return PersistenceError(f"Cannot prepare '{self.path}': {exc}")
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
@@ -400,7 +425,7 @@ class ConversationStore:
             return []
         rows = self._query(
             f"SELECT {self._SUMMARY_COLUMNS} FROM conversations c WHERE c.id >= ? AND c.id < ? "
-            "ORDER BY c.updated_at DESC LIMIT 20",
+            "ORDER BY c.updated_at DESC",
             (prefix, prefix + "g"),
         )
         return [_summary(r) for r in rows]

@@ -125,6 +125,8 @@ class LocalConversation(BaseConversation):
         self._pause_requested = threading.Event()
         self._cancel = threading.Event()
         self._closed = False
+        if self._state.execution_status is Status.RUNNING:
+            self._settle_crashed_run()
 
     # --- properties ----------------------------------------------------------------------
 
@@ -153,25 +155,31 @@ class LocalConversation(BaseConversation):
                 logger.exception("token callback %r failed", callback)
 
     def _ensure_agent_ready(self) -> None:
-        """Resolve tools, record the system prompt, and settle a run cut short by a crash."""
+        """Resolve the tools and record the system prompt (once)."""
         if self._ready:
             return
         with self._ready_lock, self._state:
             if self._ready:
                 return
             self.agent.init_state(self._state, on_event=self._on_event)
-            if self._state.execution_status is Status.RUNNING:
-                # The process died mid-run: what was in flight did not report back.
-                for action in self._state.get_unmatched_actions(self._state.events):
-                    self._on_event(
-                        AgentErrorEvent(
-                            error=INTERRUPTED_ACTION,
-                            tool_name=action.tool_name,
-                            tool_call_id=action.tool_call_id,
-                        )
-                    )
-                self._state.execution_status = Status.PAUSED
             self._ready = True
+
+    def _settle_crashed_run(self) -> None:
+        """A saved RUNNING status means the process died mid-run: nothing is running now.
+
+        Actions that were in flight never reported back; each gets an error saying so (the
+        model must not assume they ran), and the conversation is paused.
+        """
+        with self._state:
+            for action in self._state.get_unmatched_actions(self._state.events):
+                self._on_event(
+                    AgentErrorEvent(
+                        error=INTERRUPTED_ACTION,
+                        tool_name=action.tool_name,
+                        tool_call_id=action.tool_call_id,
+                    )
+                )
+            self._state.execution_status = Status.PAUSED
 
     # --- the conversation API ------------------------------------------------------------
 
