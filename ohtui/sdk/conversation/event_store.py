@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Sequence
-from typing import overload
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, overload
 
 from ohtui.sdk.conversation.store import LOCK_TIMEOUT_SECONDS, ConversationStore
 from ohtui.sdk.event.base import Event
@@ -32,11 +32,18 @@ class EventLog(EventsListBase):
     memory only. Safe to use from several threads (and processes, through the store).
     """
 
-    def __init__(self, store: ConversationStore | None = None, key: int | None = None) -> None:
+    def __init__(
+        self,
+        store: ConversationStore | None = None,
+        key: int | None = None,
+        pending_state: Callable[[], tuple[str, dict[str, Any]] | None] | None = None,
+    ) -> None:
+        """`pending_state` returns unsaved conversation state to commit with the next event."""
         if (store is None) != (key is None):
             raise ValueError("an EventLog needs both a store and a conversation key, or neither")
         self._store = store
         self._key = key
+        self._pending_state = pending_state
         self._lock = threading.RLock()
         self._length = store.event_count(key) if store is not None and key is not None else 0
         self._events: list[Event | None] = [None] * self._length
@@ -115,6 +122,7 @@ class EventLog(EventsListBase):
                     event.model_dump_json(),
                     search_text=_search_text(event),
                     first_user_message=_user_text(event),
+                    state=self._pending_state() if self._pending_state else None,
                 )
                 if index > self._length:  # another process appended meanwhile
                     self._events.extend([None] * (index - self._length))

@@ -119,6 +119,7 @@ class ConversationState(BaseModel):
     _lock: _OwnedLock = PrivateAttr(default_factory=_OwnedLock)
     _on_state_change: ConversationCallbackType | None = PrivateAttr(default=None)
     _autosave: bool = PrivateAttr(default=False)
+    _stats_dirty: bool = PrivateAttr(default=False)
 
     # --- creation and resume -------------------------------------------------------------
 
@@ -173,7 +174,7 @@ class ConversationState(BaseModel):
             store.close()
             raise
         state._store, state._key = store, key
-        state._events = EventLog(store, key)
+        state._events = EventLog(store, key, pending_state=state._take_pending_state)
         state._autosave = True
         if stored is not None:
             state._save()
@@ -222,9 +223,19 @@ class ConversationState(BaseModel):
         self._on_state_change = callback
 
     def notify_stats_changed(self) -> None:
-        """Save and announce `stats` after the LLM metrics inside it were updated in place."""
-        self._save()
+        """Announce `stats` after the LLM metrics inside it were updated in place.
+
+        The save rides along with the next event appended (the agent always records one
+        after an LLM call), saving a disk sync per step; `close` saves what is left.
+        """
+        self._stats_dirty = True
         self._notify("stats", self.stats)
+
+    def _take_pending_state(self) -> tuple[str, dict[str, Any]] | None:
+        if not self._stats_dirty:
+            return None
+        self._stats_dirty = False
+        return self._dump(), self._summary()
 
     def _notify(self, key: str, value: Any) -> None:
         if self._on_state_change is not None:
@@ -242,6 +253,7 @@ class ConversationState(BaseModel):
         }
 
     def _save(self) -> None:
+        self._stats_dirty = False
         if self._store is not None and self._key is not None:
             self._store.save_state(self._key, self._dump(), self._summary())
 
@@ -342,8 +354,10 @@ class ConversationState(BaseModel):
     # --- end of life ---------------------------------------------------------------------
 
     def close(self) -> None:
-        """Close the store connection."""
+        """Save what is pending and close the store connection."""
         if self._store is not None:
+            if self._stats_dirty:
+                self._save()
             self._store.close()
 
     def delete_persisted(self) -> None:

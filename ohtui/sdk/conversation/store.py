@@ -38,13 +38,13 @@ CREATE TABLE IF NOT EXISTS conversations (
     created_at REAL NOT NULL,  -- Unix time
     updated_at REAL NOT NULL,
     event_count INTEGER NOT NULL DEFAULT 0,
+    indexed_count INTEGER NOT NULL DEFAULT 0,  -- events already in message_search
     title TEXT,
     first_user_message TEXT,
     status TEXT,
     workspace TEXT,
     model TEXT
 );
-CREATE INDEX IF NOT EXISTS conversations_updated ON conversations(updated_at);
 -- Apart from the summary row, which every append updates: rewriting a row rewrites all of it.
 CREATE TABLE IF NOT EXISTS states (
     conversation INTEGER PRIMARY KEY,
@@ -56,9 +56,11 @@ CREATE TABLE IF NOT EXISTS events (
     id TEXT NOT NULL,
     kind TEXT NOT NULL,
     data TEXT NOT NULL,
+    search_text TEXT,  -- what full-text search should find in this event, if anything
     PRIMARY KEY (conversation, seq)
 ) WITHOUT ROWID;
 CREATE UNIQUE INDEX IF NOT EXISTS events_by_id ON events(conversation, id);
+-- Filled lazily, before each search: indexing on every append would double its cost.
 -- rowid = conversation key << 32 | event index: no extra columns to store or index.
 CREATE VIRTUAL TABLE IF NOT EXISTS message_search USING fts5(text, tokenize = 'unicode61');
 """
@@ -283,12 +285,18 @@ class ConversationStore:
     def save_state(self, key: int, state_json: str, summary: dict[str, Any]) -> None:
         """Replace a conversation's saved state and its summary columns."""
         with self._transaction() as conn:
-            conn.execute(
-                "UPDATE conversations SET title = ?, status = ?, workspace = ?, model = ?, "
-                "updated_at = ? WHERE key = ?",
-                (*_summary_values(summary), _now(), key),
-            )
-            conn.execute("UPDATE states SET state = ? WHERE conversation = ?", (state_json, key))
+            self._write_state(conn, key, state_json, summary)
+
+    @staticmethod
+    def _write_state(
+        conn: sqlite3.Connection, key: int, state_json: str, summary: dict[str, Any]
+    ) -> None:
+        conn.execute(
+            "UPDATE conversations SET title = ?, status = ?, workspace = ?, model = ?, "
+            "updated_at = ? WHERE key = ?",
+            (*_summary_values(summary), _now(), key),
+        )
+        conn.execute("UPDATE states SET state = ? WHERE conversation = ?", (state_json, key))
 
     @_db_errors
     def delete(self, conversation_id: str) -> bool:
@@ -335,15 +343,19 @@ class ConversationStore:
         data: str,
         search_text: str | None = None,
         first_user_message: str | None = None,
+        state: tuple[str, dict[str, Any]] | None = None,
     ) -> int:
-        """Durably append one event; returns its index. ValueError if the id exists."""
+        """Durably append one event; returns its index. ValueError if the id exists.
+
+        `state` (JSON, summary), if given, is saved in the same transaction.
+        """
         with self._transaction() as conn:
             try:
                 row = conn.execute(
-                    "INSERT INTO events (conversation, seq, id, kind, data) "
-                    "SELECT ?, event_count, ?, ?, ? FROM conversations WHERE key = ? "
+                    "INSERT INTO events (conversation, seq, id, kind, data, search_text) "
+                    "SELECT ?, event_count, ?, ?, ?, ? FROM conversations WHERE key = ? "
                     "RETURNING seq",
-                    (key, event_id, kind, data, key),
+                    (key, event_id, kind, data, search_text, key),
                 ).fetchone()
             except sqlite3.IntegrityError as exc:
                 raise ValueError(f"an event with id '{event_id}' is already in the log") from exc
@@ -354,13 +366,9 @@ class ConversationStore:
                 "first_user_message = coalesce(first_user_message, ?) WHERE key = ?",
                 (_now(), first_user_message, key),
             )
-            seq = int(row[0])
-            if search_text:
-                conn.execute(
-                    "INSERT INTO message_search (rowid, text) VALUES (?, ?)",
-                    ((key << 32) | seq, search_text),
-                )
-            return seq
+            if state is not None:
+                self._write_state(conn, key, *state)
+            return int(row[0])
 
     @_db_errors
     def event_count(self, key: int) -> int:
@@ -396,6 +404,20 @@ class ConversationStore:
                 (key, start, stop),
             )
         ]
+
+    def _index_pending(self) -> None:
+        """Add the searchable text of events appended since the last search to the index."""
+        with self._transaction() as conn:
+            conn.execute(
+                "INSERT INTO message_search (rowid, text) "
+                "SELECT (e.conversation << 32) | e.seq, e.search_text FROM conversations c "
+                "JOIN events e ON e.conversation = c.key AND e.seq >= c.indexed_count "
+                "WHERE c.indexed_count < c.event_count AND e.search_text IS NOT NULL"
+            )
+            conn.execute(
+                "UPDATE conversations SET indexed_count = event_count "
+                "WHERE indexed_count < event_count"
+            )
 
     # --- listing and search --------------------------------------------------------------
 
@@ -436,6 +458,7 @@ class ConversationStore:
         match = fts_query(query)
         if not match:
             return []
+        self._index_pending()
         ws_clause, ws_params = ("AND c.workspace = ?", (workspace,)) if workspace else ("", ())
         rows = self._query(
             f"SELECT {self._SUMMARY_COLUMNS}, "

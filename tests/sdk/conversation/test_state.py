@@ -24,6 +24,7 @@ from ohtui.sdk import (
     MessageToolCall,
     Observation,
     ObservationEvent,
+    PauseEvent,
     SystemPromptEvent,
     TextContent,
     UserRejectObservation,
@@ -238,7 +239,7 @@ def test_unchanged_assignment_still_leaves_the_saved_value(
     assert saved_state(persistence_dir, cid)["title"] == "same"
 
 
-def test_notify_stats_changed_saves_and_announces(
+def test_notify_stats_changed_announces_and_saves_with_the_next_event(
     make_state: Callable[..., ConversationState], persistence_dir: Path
 ) -> None:
     cid = uuid.uuid4()
@@ -257,11 +258,29 @@ def test_notify_stats_changed_saves_and_announces(
     assert change.key == "stats"
     usage = change.value["usage_to_metrics"]["default"]["accumulated_token_usage"]
     assert usage["prompt_tokens"] == 120
+    # The save rides along with the next event, in the same transaction.
+    assert saved_state(persistence_dir, cid)["stats"]["usage_to_metrics"] == {}
+    state.events.append(PauseEvent())
     saved = saved_state(persistence_dir, cid)["stats"]["usage_to_metrics"]["default"]
     assert saved["accumulated_token_usage"]["completion_tokens"] == 8
+    state.close()
     resumed = make_state(cid)
     restored = resumed.stats.get_metrics_for_usage("default")
     assert restored.accumulated_token_usage.prompt_tokens == 120
+
+
+def test_stats_pending_at_close_are_saved(
+    make_state: Callable[..., ConversationState], persistence_dir: Path
+) -> None:
+    cid = uuid.uuid4()
+    state = make_state(cid)
+    metrics = Metrics(model_name="openai/test-model")
+    metrics.add_cost(0.25)
+    state.stats.usage_to_metrics["default"] = metrics
+    state.notify_stats_changed()
+    state.close()
+    saved = saved_state(persistence_dir, cid)["stats"]["usage_to_metrics"]["default"]
+    assert saved["accumulated_cost"] == 0.25
 
 
 def test_agent_state_is_persisted(make_state: Callable[..., ConversationState]) -> None:
