@@ -20,6 +20,8 @@ from ohtui.sdk.event.llm_convertible.observation import (
     UserRejectObservation,
 )
 from ohtui.sdk.event.llm_convertible.system import SystemPromptEvent
+from ohtui.sdk.hooks.config import HookEventType
+from ohtui.sdk.hooks.runner import HookManager
 from ohtui.sdk.llm.llm import LLMResponse
 from ohtui.sdk.llm.message import Message, MessageToolCall, TextContent
 from ohtui.sdk.llm.streaming import TokenCallbackType
@@ -33,13 +35,16 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+NEVER_WAIT = frozenset({"finish", "think"})
+"""Tools whose batches run without confirmation: they change nothing."""
+
 
 class Agent(AgentBase):
     """Calls the LLM with the history and its tools, then runs the tool calls it returns."""
 
     _history: ChatHistory = PrivateAttr(default_factory=ChatHistory)
     _system_message: dict[str, Any] | None = PrivateAttr(default=None)
-    _tool_schemas: list[dict[str, Any]] = PrivateAttr(default_factory=list)
+    _tool_schemas: dict[bool, list[dict[str, Any]]] = PrivateAttr(default_factory=dict)
 
     @property
     def system_message(self) -> str:
@@ -52,7 +57,12 @@ class Agent(AgentBase):
         """Resolve the tools, build the prompt, and record it if the conversation is new."""
         tools = self.resolve_tools(state)
         if self._system_message is None:
-            self._tool_schemas = [t.to_openai_tool() for t in tools.values()]
+            self._tool_schemas = {
+                rated: [
+                    t.to_openai_tool(add_security_risk_prediction=rated) for t in tools.values()
+                ]
+                for rated in (False, True)
+            }
             summaries = [(t.name, t.description.strip().splitlines()[0]) for t in tools.values()]
             prompt = render_system_prompt(
                 state.workspace.working_dir, summaries, self.system_prompt_extra
@@ -61,7 +71,8 @@ class Agent(AgentBase):
         if len(state.events) == 0:
             on_event(
                 SystemPromptEvent(
-                    system_prompt=TextContent(text=self.system_message), tools=self._tool_schemas
+                    system_prompt=TextContent(text=self.system_message),
+                    tools=self._tool_schemas[False],
                 )
             )
 
@@ -80,11 +91,12 @@ class Agent(AgentBase):
             return
         if self._system_message is None:
             raise RuntimeError("step() before init_state()")
-        messages = [self._system_message, *self._history.update(state.events)]
+        history = self._history.update(state.events, skip=state.blocked_messages)
+        messages = [self._system_message, *history]
+        analyzer = state.security_analyzer
+        tools = self._tool_schemas[analyzer is not None and analyzer.wants_model_rating]
         try:
-            response = self.llm.completion(
-                messages, tools=self._tool_schemas, on_token=on_token, cancel=cancel
-            )
+            response = self.llm.completion(messages, tools=tools, on_token=on_token, cancel=cancel)
         finally:
             state.notify_stats_changed()
         if not response.message.tool_calls:
@@ -97,11 +109,50 @@ class Agent(AgentBase):
 
             state.execution_status = ConversationExecutionStatus.FINISHED
             return
-        actions = self._actions_from(response, on_event)
-        self._execute(conversation, actions, on_event, cancel)
+        actions = self._actions_from(response, state, on_event)
+        runnable = self._apply_policy(state, actions, on_event)
+        if runnable is not None:
+            self._execute(conversation, runnable, on_event, cancel)
 
-    def _actions_from(self, response: LLMResponse, on_event: EventCallback) -> list[ActionEvent]:
-        """Record one ActionEvent per tool call, then an AgentErrorEvent for each invalid one."""
+    def _apply_policy(
+        self, state: ConversationState, actions: list[ActionEvent], on_event: EventCallback
+    ) -> list[ActionEvent] | None:
+        """Reject denied actions; return the rest, or None when the batch must wait.
+
+        The whole batch waits when any action needs the user's confirmation, unless the
+        batch is only `finish` and `think`.
+        """
+        from ohtui.sdk.conversation.state import ConversationExecutionStatus
+
+        policy = state.confirmation_policy
+        working_dir = state.workspace.working_dir
+        runnable: list[ActionEvent] = []
+        waits = False
+        for action in actions:
+            decision = policy.decide(action, working_dir)
+            if decision.verdict == "deny":
+                on_event(
+                    UserRejectObservation(
+                        action_id=action.id,
+                        tool_name=action.tool_name,
+                        tool_call_id=action.tool_call_id,
+                        rejection_reason=decision.reason,
+                    )
+                )
+                continue
+            runnable.append(action)
+            waits = waits or decision.verdict == "confirm"
+        if waits and not all(a.tool_name in NEVER_WAIT for a in runnable):
+            state.execution_status = ConversationExecutionStatus.WAITING_FOR_CONFIRMATION
+            return None
+        return runnable
+
+    def _actions_from(
+        self, response: LLMResponse, state: ConversationState, on_event: EventCallback
+    ) -> list[ActionEvent]:
+        """Record one ActionEvent per tool call (rated by the conversation's analyzer), then an
+        AgentErrorEvent for each invalid one; return the valid ones."""
+        analyzer = state.security_analyzer
         message = response.message
         events: list[ActionEvent] = []
         errors: list[AgentErrorEvent] = []
@@ -118,6 +169,17 @@ class Agent(AgentBase):
                 llm_response_id=response.id,
                 security_risk=risk,
             )
+            if analyzer is None:
+                # Without an analyzer the model's own rating means nothing.
+                event = event.model_copy(update={"security_risk": SecurityRisk.UNKNOWN})
+            elif action is not None:
+                assessment = analyzer.assess(event)
+                event = event.model_copy(
+                    update={
+                        "security_risk": assessment.risk,
+                        "security_risk_reason": assessment.explanation,
+                    }
+                )
             events.append(event)
             if error is not None:
                 errors.append(
@@ -179,6 +241,7 @@ class Agent(AgentBase):
         from ohtui.sdk.conversation.state import ConversationExecutionStatus
 
         state = conversation.state
+        hooks: HookManager | None = getattr(conversation, "hooks", None)
         for event in actions:
             if cancel is not None and cancel.is_set():
                 on_event(
@@ -189,6 +252,8 @@ class Agent(AgentBase):
                         rejection_reason="The user interrupted the agent before this action ran.",
                     )
                 )
+                continue
+            if hooks is not None and self._blocked_by_hook(hooks, state, event, on_event):
                 continue
             tool = self.tools_map.get(event.tool_name)
             if tool is None or event.action is None:
@@ -202,7 +267,7 @@ class Agent(AgentBase):
                 continue
             try:
                 observation = tool(event.action, conversation)
-            except Exception as exc:
+            except Exception as exc:  # a failing tool must not end the run
                 logger.exception("tool %s failed", event.tool_name)
                 on_event(
                     AgentErrorEvent(
@@ -220,8 +285,61 @@ class Agent(AgentBase):
                     tool_call_id=event.tool_call_id,
                 )
             )
+            if hooks is not None:
+                self._post_tool_hooks(hooks, event, observation.text, on_event)
             if event.tool_name == "finish":
                 state.execution_status = ConversationExecutionStatus.FINISHED
+
+    @staticmethod
+    def _blocked_by_hook(
+        hooks: HookManager, state: ConversationState, event: ActionEvent, on_event: EventCallback
+    ) -> bool:
+        """Run the PreToolUse hooks; a block rejects the action, naming the hook."""
+        verdict = hooks.run(
+            HookEventType.PRE_TOOL_USE, tool_name=event.tool_name, tool_input=_tool_input(event)
+        )
+        if not verdict.blocked:
+            return False
+        reason = f"Blocked by {verdict.reason}"
+        state.block_action(event.id, reason)  # saved first: the decision survives a crash
+        on_event(
+            UserRejectObservation(
+                action_id=event.id,
+                tool_name=event.tool_name,
+                tool_call_id=event.tool_call_id,
+                rejection_reason=reason,
+            )
+        )
+        state.pop_blocked_action(event.id)
+        return True
+
+    @staticmethod
+    def _post_tool_hooks(
+        hooks: HookManager, event: ActionEvent, output: str, on_event: EventCallback
+    ) -> None:
+        """Run the PostToolUse hooks; a block sends its reason to the agent as feedback."""
+        verdict = hooks.run(
+            HookEventType.POST_TOOL_USE,
+            tool_name=event.tool_name,
+            tool_input=_tool_input(event),
+            tool_response=output,
+        )
+        if verdict.blocked:
+            on_event(
+                MessageEvent(
+                    source="environment",
+                    sender="post-tool-hook",
+                    llm_message=Message(
+                        role="user",
+                        content=[
+                            TextContent(
+                                text=f"Feedback on your `{event.tool_name}` call from "
+                                f"{verdict.reason}"
+                            )
+                        ],
+                    ),
+                )
+            )
 
     def ask(self, question: str, events: Any, cancel: threading.Event | None = None) -> str:
         """Answer a side question from the current history, recording nothing."""
@@ -231,6 +349,10 @@ class Agent(AgentBase):
         messages.append(Message(role="user", content=[TextContent(text=question)]).to_chat_dict())
         response = self.llm.completion(messages, cancel=cancel)
         return response.message.text
+
+
+def _tool_input(event: ActionEvent) -> dict[str, Any]:
+    return event.action.model_dump(exclude={"kind"}) if event.action is not None else {}
 
 
 def _risk_of(value: object) -> SecurityRisk:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 from typing import Any
 
 from ohtui.sdk.event.base import Event, LLMConvertibleEvent
@@ -29,12 +29,16 @@ class ChatHistory:
         self._open_calls: set[str] = set()
         self._deferred: list[dict[str, Any]] = []
 
-    def update(self, events: Sequence[Event]) -> list[dict[str, Any]]:
-        """Take in the events added since the last call; return all messages so far."""
+    def update(self, events: Sequence[Event], skip: Container[str] = ()) -> list[dict[str, Any]]:
+        """Take in the events added since the last call; return all messages so far.
+
+        Events whose id is in `skip` (user messages a hook blocked) are left out.
+        """
         total = len(events)
         if self._seen < total:
             for event in events[self._seen : total]:
-                self._add(event)
+                if event.id not in skip:
+                    self._add(event)
             self._seen = total
         return self._messages
 

@@ -17,9 +17,23 @@ from ohtui.sdk.conversation.listing import (
     search_conversations,
 )
 from ohtui.sdk.conversation.response_utils import get_agent_final_response
+from ohtui.sdk.conversation.secret_registry import (
+    SECRET_MASK,
+    LookupSecret,
+    SecretRegistry,
+    SecretSource,
+    SecretsUnavailableWarning,
+    SecretValue,
+    StaticSecret,
+)
 from ohtui.sdk.conversation.state import ConversationExecutionStatus, ConversationState
 from ohtui.sdk.conversation.stats import ConversationStats
 from ohtui.sdk.conversation.store import ConversationSummary, SearchHit
+from ohtui.sdk.conversation.stuck_detector import (
+    StuckDetectionThresholds,
+    StuckDetector,
+    StuckReport,
+)
 from ohtui.sdk.conversation.types import (
     ConversationCallbackType,
     ConversationID,
@@ -29,9 +43,13 @@ from ohtui.sdk.conversation.visualizer import (
     ConversationVisualizerBase,
     DefaultConversationVisualizer,
 )
+from ohtui.sdk.utils.cipher import Cipher, CipherError
 
 __all__ = [
+    "SECRET_MASK",
     "BaseConversation",
+    "Cipher",
+    "CipherError",
     "Conversation",
     "ConversationCallbackType",
     "ConversationExecutionStatus",
@@ -48,8 +66,17 @@ __all__ = [
     "EventLog",
     "EventsListBase",
     "LocalConversation",
+    "LookupSecret",
     "PersistenceError",
     "SearchHit",
+    "SecretRegistry",
+    "SecretSource",
+    "SecretValue",
+    "SecretsUnavailableWarning",
+    "StaticSecret",
+    "StuckDetectionThresholds",
+    "StuckDetector",
+    "StuckReport",
     "delete_conversation",
     "find_conversation",
     "get_agent_final_response",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from abc import ABC, abstractmethod
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -13,11 +13,14 @@ from ohtui.sdk.conversation.types import ConversationCallbackType, ConversationI
 if TYPE_CHECKING:
     from ohtui.sdk.agent.base import AgentBase
     from ohtui.sdk.conversation.event_store import EventsListBase
+    from ohtui.sdk.conversation.secret_registry import SecretValue
     from ohtui.sdk.conversation.state import ConversationExecutionStatus
     from ohtui.sdk.conversation.stats import ConversationStats
     from ohtui.sdk.event.base import Event
     from ohtui.sdk.llm.llm import LLM
     from ohtui.sdk.llm.message import Message
+    from ohtui.sdk.security.analyzer import SecurityAnalyzerBase
+    from ohtui.sdk.security.confirmation_policy import ConfirmationPolicyBase
     from ohtui.sdk.tool.schema import Action, Observation
     from ohtui.sdk.workspace.local import BaseWorkspace
 
@@ -71,6 +74,34 @@ class BaseConversation(ABC):
     def run(self) -> None:
         """Run the agent until it finishes, pauses, waits for confirmation or fails."""
 
+    @property
+    @abstractmethod
+    def confirmation_policy_active(self) -> bool:
+        """Whether the confirmation policy may ask the user."""
+
+    @property
+    @abstractmethod
+    def is_confirmation_mode_active(self) -> bool:
+        """True only with a security analyzer set and an active policy."""
+
+    @abstractmethod
+    def set_confirmation_policy(self, policy: ConfirmationPolicyBase) -> None:
+        """Set the confirmation policy."""
+
+    @abstractmethod
+    def set_security_analyzer(self, analyzer: SecurityAnalyzerBase | None) -> None:
+        """Set the security analyzer."""
+
+    @abstractmethod
+    def reject_pending_actions(
+        self, reason: str = "User rejected the action.", action_ids: Iterable[str] | None = None
+    ) -> None:
+        """Reject pending actions (all, or the given ids) without running them."""
+
+    @abstractmethod
+    def update_secrets(self, secrets: Mapping[str, SecretValue]) -> None:
+        """Add secrets the agent's commands may use."""
+
     @abstractmethod
     def pause(self) -> None:
         """Ask the agent to pause between steps (from any thread)."""
@@ -113,7 +144,7 @@ class BaseConversation(ABC):
             for callback in chain:
                 try:
                     callback(event)
-                except Exception:
+                except Exception:  # one broken listener must not stop the others
                     logger.exception("conversation callback %r failed", callback)
 
         return composed

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, SerializeAsAny, 
 from ohtui.sdk.agent.base import AgentBase
 from ohtui.sdk.conversation.event_store import EventLog
 from ohtui.sdk.conversation.exceptions import PersistenceError
+from ohtui.sdk.conversation.secret_registry import SecretRegistry
 from ohtui.sdk.conversation.stats import ConversationStats
 from ohtui.sdk.conversation.store import ConversationStore
 from ohtui.sdk.conversation.types import ConversationCallbackType, ConversationID
@@ -29,6 +30,9 @@ from ohtui.sdk.event.llm_convertible.observation import (
     UserRejectObservation,
 )
 from ohtui.sdk.event.llm_convertible.system import SystemPromptEvent
+from ohtui.sdk.security.analyzer import SecurityAnalyzerBase
+from ohtui.sdk.security.confirmation_policy import ConfirmationPolicyBase, NeverConfirm
+from ohtui.sdk.utils.cipher import Cipher
 from ohtui.sdk.workspace.local import BaseWorkspace
 
 
@@ -100,6 +104,12 @@ class ConversationState(BaseModel):
     max_iterations: int = Field(default=500, gt=0, description="Agent steps allowed per run.")
     stuck_detection: bool = True
     execution_status: ConversationExecutionStatus = ConversationExecutionStatus.IDLE
+    confirmation_policy: SerializeAsAny[ConfirmationPolicyBase] = Field(
+        default_factory=NeverConfirm, description="Which actions wait for the user."
+    )
+    security_analyzer: SerializeAsAny[SecurityAnalyzerBase] | None = Field(
+        default=None, description="Rates each action's risk before the policy decides."
+    )
     activated_knowledge_skills: list[str] = Field(default_factory=list)
     blocked_actions: dict[str, str] = Field(
         default_factory=dict, description="Actions blocked by PreToolUse hooks, by action id."
@@ -108,6 +118,10 @@ class ConversationState(BaseModel):
         default_factory=dict, description="Messages blocked by UserPromptSubmit hooks, by id."
     )
     stats: ConversationStats = Field(default_factory=ConversationStats)
+    secret_registry: SecretRegistry = Field(
+        default_factory=SecretRegistry,
+        description="Secrets for commands; saved redacted, or encrypted with a cipher.",
+    )
     agent_state: dict[str, Any] = Field(
         default_factory=dict, description="Tools' and agent's own saved data (assign to save)."
     )
@@ -120,6 +134,7 @@ class ConversationState(BaseModel):
     _on_state_change: ConversationCallbackType | None = PrivateAttr(default=None)
     _autosave: bool = PrivateAttr(default=False)
     _stats_dirty: bool = PrivateAttr(default=False)
+    _cipher: Cipher | None = PrivateAttr(default=None)
 
     # --- creation and resume -------------------------------------------------------------
 
@@ -132,10 +147,13 @@ class ConversationState(BaseModel):
         persistence_dir: str | None = None,
         max_iterations: int = 500,
         stuck_detection: bool = True,
+        cipher: Cipher | None = None,
     ) -> Self:
         """Create a new conversation state, or resume the one saved under `persistence_dir`.
 
-        On resume the saved status, stats, title, blocked items and agent_state come back;
+        Secrets are saved encrypted with `cipher`, or redacted without one. On resume the
+        saved status, stats, title, policy, blocked items, agent_state and (with the same
+        cipher) secrets come back;
         the given agent replaces the saved one (its LLM and prompts may change) but it must
         still have every tool the conversation used: ValueError names any that is missing.
         Events are not read until they are needed.
@@ -148,6 +166,7 @@ class ConversationState(BaseModel):
                 max_iterations=max_iterations,
                 stuck_detection=stuck_detection,
             )
+            state._cipher = cipher
             state._autosave = True
             return state
         store = ConversationStore(Path(persistence_dir).parent)
@@ -162,9 +181,11 @@ class ConversationState(BaseModel):
                     max_iterations=max_iterations,
                     stuck_detection=stuck_detection,
                 )
+                state._cipher = cipher
                 key = store.create(id.hex, state._dump(), state._summary())
             else:
-                state = cls._restore(stored.state_json, id, agent, store)
+                state = cls._restore(stored.state_json, id, agent, store, cipher)
+                state._cipher = cipher
                 state.workspace = workspace
                 state.persistence_dir = persistence_dir
                 state.max_iterations = max_iterations
@@ -182,13 +203,18 @@ class ConversationState(BaseModel):
 
     @classmethod
     def _restore(
-        cls, state_json: str, id: ConversationID, agent: AgentBase, store: ConversationStore
+        cls,
+        state_json: str,
+        id: ConversationID,
+        agent: AgentBase,
+        store: ConversationStore,
+        cipher: Cipher | None,
     ) -> Self:
         try:
             data = json.loads(state_json)
             saved_agent = data.pop("agent", {}) or {}
             data["agent"] = agent
-            state = cls.model_validate(data)
+            state = cls.model_validate(data, context={"cipher": cipher})
         except (ValueError, ValidationError) as exc:
             raise PersistenceError(
                 f"The saved state of conversation {id} in {store} cannot be read ({exc}). "
@@ -222,6 +248,10 @@ class ConversationState(BaseModel):
         """Call `callback` with a ConversationStateUpdateEvent whenever a field changes."""
         self._on_state_change = callback
 
+    def save_secrets(self) -> None:
+        """Save after the secret registry changed in place (redacted, or encrypted)."""
+        self._save()
+
     def notify_stats_changed(self) -> None:
         """Announce `stats` after the LLM metrics inside it were updated in place.
 
@@ -242,7 +272,7 @@ class ConversationState(BaseModel):
             self._on_state_change(ConversationStateUpdateEvent(key=key, value=value))
 
     def _dump(self) -> str:
-        return self.model_dump_json()
+        return self.model_dump_json(context={"cipher": self._cipher})
 
     def _summary(self) -> dict[str, Any]:
         return {

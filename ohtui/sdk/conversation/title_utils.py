@@ -54,7 +54,7 @@ def generate_conversation_title(events: Iterable[Event], llm: LLM, max_length: i
             ]
         )
         title = response.message.text.strip().strip("\"'").strip()
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - any failure falls back to the message itself
         logger.info("title generation failed, truncating instead: %s", exc)
         title = ""
     return truncate_title(title or message, max_length)

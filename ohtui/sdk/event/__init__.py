@@ -4,6 +4,7 @@ from ohtui.sdk.event.base import Event, LLMConvertibleEvent
 from ohtui.sdk.event.condenser import Condensation, CondensationRequest, CondensationSummaryEvent
 from ohtui.sdk.event.conversation_error import ConversationErrorEvent
 from ohtui.sdk.event.conversation_state import ConversationStateUpdateEvent
+from ohtui.sdk.event.hook import HookExecutionEvent
 from ohtui.sdk.event.llm_completion_log import LLMCompletionLogEvent
 from ohtui.sdk.event.llm_convertible.action import ActionEvent
 from ohtui.sdk.event.llm_convertible.message import MessageEvent
@@ -28,6 +29,7 @@ __all__ = [
     "ConversationStateUpdateEvent",
     "Event",
     "EventID",
+    "HookExecutionEvent",
     "LLMCompletionLogEvent",
     "LLMConvertibleEvent",
     "MessageEvent",

@@ -120,7 +120,7 @@ class LLM(BaseModel):
             info = litellm().get_model_info(
                 self.model, custom_llm_provider=self.custom_llm_provider
             )
-        except Exception:
+        except Exception:  # noqa: BLE001 - unknown models simply have no known window
             return None
         window = info.get("max_input_tokens") or info.get("max_tokens")
         return int(window) if window else None
@@ -227,7 +227,7 @@ class LLM(BaseModel):
                 return message, assembler.usage, assembler.finish_reason
         except LLMError:
             raise
-        except Exception as exc:
+        except Exception as exc:  # every provider failure becomes one of ours
             raise map_error(exc, self) from exc
         choices = getattr(response, "choices", None) or []
         if not choices:
@@ -299,7 +299,7 @@ class LLM(BaseModel):
                 cache_creation_input_tokens=usage.cache_write_tokens,
                 custom_llm_provider=self.custom_llm_provider,
             )
-        except Exception:
+        except Exception:  # noqa: BLE001 - litellm has no price for this model
             self._price_unknown = True
             return 0.0
         return float(prompt_cost + completion_cost)
@@ -372,7 +372,7 @@ def _run_cancellable(fn: Callable[[], T], cancel: threading.Event, model: str) -
     def target() -> None:
         try:
             outcome["value"] = fn()
-        except BaseException as exc:
+        except BaseException as exc:  # noqa: BLE001 - handed back to the caller below
             outcome["error"] = exc
         finally:
             done.set()
@@ -393,5 +393,5 @@ def _close_quietly(stream: Any) -> None:
     if callable(close):
         try:
             close()
-        except Exception:
+        except Exception:  # the stream is being abandoned anyway
             logger.debug("closing an abandoned stream failed", exc_info=True)

@@ -8,6 +8,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     ModelWrapValidatorHandler,
+    ValidationInfo,
     computed_field,
     model_validator,
 )
@@ -39,12 +40,14 @@ class DiscriminatedUnionMixin(BaseModel):
 
     @model_validator(mode="wrap")
     @classmethod
-    def _resolve_kind(cls, data: Any, handler: ModelWrapValidatorHandler[Self]) -> Self:
+    def _resolve_kind(
+        cls, data: Any, handler: ModelWrapValidatorHandler[Self], info: ValidationInfo
+    ) -> Self:
         if isinstance(data, dict) and "kind" in data:
             data = dict(data)
             kind = data.pop("kind")
             if kind != cls.__name__:
-                return cls.resolve_kind(kind).model_validate(data)
+                return cls.resolve_kind(kind).model_validate(data, context=info.context)
         return handler(data)
 
     @classmethod

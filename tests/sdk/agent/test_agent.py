@@ -23,6 +23,7 @@ from ohtui.sdk import (
     AgentErrorEvent,
     Conversation,
     ConversationExecutionStatus,
+    LLMSecurityAnalyzer,
     LocalConversation,
     MessageEvent,
     Observation,
@@ -390,6 +391,7 @@ def test_security_risk_argument_is_accepted_and_stored(
     llm_server.reply_tool_call("terminal", {"command": "echo risky", "security_risk": sent})
     llm_server.reply_tool_call("finish", {"message": "ok"})
     conv = make_conversation()
+    conv.set_security_analyzer(LLMSecurityAnalyzer())
     conv.send_message("go")
     conv.run()
 
@@ -401,6 +403,15 @@ def test_security_risk_argument_is_accepted_and_stored(
     assert json.loads(action.tool_call.arguments)["security_risk"] == sent
     observation = of_type(conv.state.events, ObservationEvent)[0]
     assert "risky" in observation.observation.text
+
+
+def test_without_an_analyzer_the_models_rating_is_ignored(make_conversation, llm_server) -> None:
+    llm_server.reply_tool_call("terminal", {"command": "echo risky", "security_risk": "LOW"})
+    llm_server.reply_tool_call("finish", {"message": "ok"})
+    conv = make_conversation()
+    conv.send_message("go")
+    conv.run()
+    assert of_type(conv.state.events, ActionEvent)[0].security_risk is SecurityRisk.UNKNOWN
 
 
 def test_without_security_risk_the_action_risk_is_unknown(make_conversation, llm_server) -> None:

@@ -22,6 +22,7 @@ from ohtui.sdk.event import (
     ConversationErrorEvent,
     ConversationStateUpdateEvent,
     Event,
+    HookExecutionEvent,
     LLMCompletionLogEvent,
     LLMConvertibleEvent,
     MessageEvent,
@@ -169,6 +170,17 @@ def make_pause() -> PauseEvent:
     return PauseEvent()
 
 
+def make_hook_event() -> HookExecutionEvent:
+    return HookExecutionEvent(
+        hook_event_name="PreToolUse",
+        command="./check.sh",
+        tool_name="terminal",
+        exit_code=2,
+        blocked=True,
+        reason="no network in CI",
+    )
+
+
 # (factory, a text the rendering must contain)
 EVENT_CASES: dict[type[Event], tuple[Callable[[], Event], str]] = {
     MessageEvent: (make_user_message, "Please fix the failing test in parser.py"),
@@ -185,6 +197,7 @@ EVENT_CASES: dict[type[Event], tuple[Callable[[], Event], str]] = {
     LLMCompletionLogEvent: (make_completion_log, "completion-0001.json"),
     TokenEvent: (make_token_event, "3 prompt"),
     PauseEvent: (make_pause, "Paused"),
+    HookExecutionEvent: (make_hook_event, "no network in CI"),
 }
 
 ALL_FACTORIES = [factory for factory, _ in EVENT_CASES.values()] + [make_agent_message]

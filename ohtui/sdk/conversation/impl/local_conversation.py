@@ -5,13 +5,21 @@ from __future__ import annotations
 import logging
 import threading
 import uuid
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from ohtui.sdk.agent.base import AgentBase
 from ohtui.sdk.conversation.base import BaseConversation
 from ohtui.sdk.conversation.exceptions import ConversationRunError
+from ohtui.sdk.conversation.impl.token_masker import TokenMasker
+from ohtui.sdk.conversation.secret_registry import SecretValue
 from ohtui.sdk.conversation.state import ConversationExecutionStatus, ConversationState
+from ohtui.sdk.conversation.stuck_detector import (
+    NUDGE_SENDER,
+    StuckDetectionThresholds,
+    StuckDetector,
+)
 from ohtui.sdk.conversation.title_utils import generate_conversation_title
 from ohtui.sdk.conversation.types import (
     ConversationCallbackType,
@@ -23,14 +31,19 @@ from ohtui.sdk.conversation.visualizer.default import DefaultConversationVisuali
 from ohtui.sdk.event.base import Event
 from ohtui.sdk.event.conversation_error import ConversationErrorEvent
 from ohtui.sdk.event.llm_convertible.message import MessageEvent
-from ohtui.sdk.event.llm_convertible.observation import AgentErrorEvent
+from ohtui.sdk.event.llm_convertible.observation import AgentErrorEvent, UserRejectObservation
 from ohtui.sdk.event.user_action import PauseEvent
+from ohtui.sdk.hooks.config import HookConfig, HookEventType
+from ohtui.sdk.hooks.runner import HookManager
 from ohtui.sdk.llm.exceptions import LLMCancelledError
 from ohtui.sdk.llm.llm import LLM
 from ohtui.sdk.llm.message import Message, TextContent
 from ohtui.sdk.llm.registry import LLMRegistry
 from ohtui.sdk.llm.streaming import LLMStreamChunk
+from ohtui.sdk.security.analyzer import SecurityAnalyzerBase
+from ohtui.sdk.security.confirmation_policy import ConfirmationPolicyBase
 from ohtui.sdk.tool.schema import Action, Observation
+from ohtui.sdk.utils.cipher import Cipher
 from ohtui.sdk.workspace.local import LocalWorkspace
 
 logger = logging.getLogger(__name__)
@@ -52,6 +65,12 @@ _STOPS_RUN = {
     Status.STUCK,
 }
 CLOSE_WAIT_SECONDS = 2.0
+MAX_STOP_DENIALS = 5
+"""Stop hooks may keep the agent going this many times per run; then it may stop."""
+STUCK_NUDGE = (
+    "You seem to be stuck: {}. Do not repeat it. Try a different approach, or stop and "
+    "explain what blocks you."
+)
 INTERRUPTED_ACTION = (
     "This action was interrupted before it finished: ohtui stopped while it ran. It may "
     "have partly run; check its effects before retrying."
@@ -75,13 +94,18 @@ class LocalConversation(BaseConversation):
         | ConversationVisualizerBase
         | None = DefaultConversationVisualizer,
         delete_on_close: bool = False,
+        hook_config: HookConfig | None = None,
+        stuck_detection_thresholds: StuckDetectionThresholds | Mapping[str, int] | None = None,
+        secrets: Mapping[str, SecretValue] | None = None,
+        cipher: Cipher | None = None,
         **_: Any,
     ) -> None:
         """Create a conversation, or resume the one saved under `persistence_dir` with this id.
 
-        Raises WorkspaceError or PersistenceError (with what to do) when the workspace or
-        the persistence directory cannot be used, and ValueError when a resumed
-        conversation needs a tool the agent no longer has.
+        Secrets are saved encrypted with `cipher`, redacted without one. Raises
+        WorkspaceError or PersistenceError (with what to do) when the workspace or the
+        persistence directory cannot be used, and ValueError when a resumed conversation
+        needs a tool the agent no longer has.
         """
         if not isinstance(workspace, LocalWorkspace):
             workspace = LocalWorkspace(working_dir=str(workspace))
@@ -100,6 +124,13 @@ class LocalConversation(BaseConversation):
             persistence_dir=conversation_dir,
             max_iterations=max_iteration_per_run,
             stuck_detection=stuck_detection,
+            cipher=cipher,
+        )
+        if secrets:
+            self._state.secret_registry.update_secrets(secrets)
+            self._state.save_secrets()
+        self._stuck_detector = (
+            StuckDetector(self._state, stuck_detection_thresholds) if stuck_detection else None
         )
         self.llm_registry = LLMRegistry()
         self.llm_registry.subscribe(self._state.stats.register_llm)
@@ -116,6 +147,12 @@ class LocalConversation(BaseConversation):
         self._notify = self.compose_callbacks(listeners)
         self._state.set_on_state_change(self._notify)
         self._token_callbacks = list(token_callbacks or [])
+        self._token_masker = TokenMasker(self._state.secret_registry)
+        self.hooks = (
+            HookManager(hook_config, self.workspace.working_dir, self._id.hex, self._on_event)
+            if hook_config is not None and not hook_config.is_empty
+            else None
+        )
 
         self._ready = False
         self._ready_lock = threading.Lock()
@@ -125,6 +162,7 @@ class LocalConversation(BaseConversation):
         self._pause_requested = threading.Event()
         self._cancel = threading.Event()
         self._closed = False
+        self._stop_denials = 0
         if self._state.execution_status is Status.RUNNING:
             self._settle_crashed_run()
 
@@ -140,18 +178,40 @@ class LocalConversation(BaseConversation):
         """The conversation state (events, status, stats...)."""
         return self._state
 
+    @property
+    def stuck_detector(self) -> StuckDetector | None:
+        """The stuck detector, when stuck detection is on."""
+        return self._stuck_detector
+
+    @property
+    def confirmation_policy_active(self) -> bool:
+        """Whether the policy may ask the user to confirm actions."""
+        return self._state.confirmation_policy.is_active
+
+    @property
+    def is_confirmation_mode_active(self) -> bool:
+        """True only with a security analyzer set and an active policy (as the reference)."""
+        return self._state.security_analyzer is not None and self.confirmation_policy_active
+
     # --- events --------------------------------------------------------------------------
 
     def _on_event(self, event: Event) -> None:
-        """Record an event durably, then tell the listeners."""
+        """Mask secrets, record the event durably, then tell the listeners."""
+        registry = self._state.secret_registry
+        if registry.has_values:
+            data = event.model_dump_json()
+            masked = registry.mask_secrets_in_json(data)
+            if masked != data:
+                event = Event.model_validate_json(masked)
         self._state.events.append(event)
         self._notify(event)
 
     def _on_token(self, chunk: LLMStreamChunk) -> None:
+        chunk = self._token_masker.mask(chunk)
         for callback in self._token_callbacks:
             try:
                 callback(chunk)
-            except Exception:
+            except Exception:  # a broken listener must not stop the stream
                 logger.exception("token callback %r failed", callback)
 
     def _ensure_agent_ready(self) -> None:
@@ -163,6 +223,8 @@ class LocalConversation(BaseConversation):
                 return
             self.agent.init_state(self._state, on_event=self._on_event)
             self._ready = True
+        if self.hooks is not None:
+            self.hooks.run(HookEventType.SESSION_START)
 
     def _settle_crashed_run(self) -> None:
         """A saved RUNNING status means the process died mid-run: nothing is running now.
@@ -190,10 +252,19 @@ class LocalConversation(BaseConversation):
         if message.role != "user":
             raise ValueError(f"send_message takes user messages, not '{message.role}' ones")
         self._ensure_agent_ready()
+        verdict = (
+            self.hooks.run(HookEventType.USER_PROMPT_SUBMIT, prompt=message.text)
+            if self.hooks is not None
+            else None
+        )
         with self._state:
             if self._state.execution_status in (Status.FINISHED, Status.ERROR, Status.STUCK):
                 self._state.execution_status = Status.IDLE
-            self._on_event(MessageEvent(source="user", llm_message=message, sender=sender))
+            event = MessageEvent(source="user", llm_message=message, sender=sender)
+            self._on_event(event)
+            if verdict is not None and verdict.blocked:
+                # Kept in the history for the user, never shown to the model; run() ends at once.
+                self._state.block_message(event.id, verdict.reason)
 
     def run(self) -> None:
         """Run until the agent finishes, is paused, waits for confirmation, or fails.
@@ -205,12 +276,15 @@ class LocalConversation(BaseConversation):
         if self._closed:
             raise RuntimeError(f"conversation {self.id} is closed")
         self._ensure_agent_ready()
+        if self._latest_message_blocked():
+            return
         with self._state:
             # Clear stale requests first: a pause or interrupt made once RUNNING shows must hold.
             self._pause_requested.clear()
             self._cancel.clear()
             self._running = True
             self._idle.clear()
+            self._stop_denials = 0
             if self._state.execution_status in _RESTARTABLE:
                 self._state.execution_status = Status.RUNNING
         try:
@@ -241,6 +315,10 @@ class LocalConversation(BaseConversation):
                     self, on_event=self._on_event, on_token=self._on_token, cancel=self._cancel
                 )
                 iterations += 1
+                if self._state.execution_status is Status.FINISHED and self._stop_denied():
+                    self._state.execution_status = Status.RUNNING
+                elif self._stuck():
+                    return
                 if self._state.execution_status in _STOPS_RUN:
                     return
                 if iterations >= self.max_iteration_per_run:
@@ -256,6 +334,65 @@ class LocalConversation(BaseConversation):
                         )
                     )
                     return
+
+    def _latest_message_blocked(self) -> bool:
+        """Whether the newest user message was blocked by a UserPromptSubmit hook."""
+        blocked = self._state.blocked_messages
+        if not blocked:
+            return False
+        for event in reversed(self._state.events):
+            if isinstance(event, MessageEvent) and event.source == "user":
+                return event.id in blocked
+        return False
+
+    def _stop_denied(self) -> bool:
+        """Run the Stop hooks; when one denies, its feedback goes to the agent, which goes on."""
+        if self.hooks is None:
+            return False
+        verdict = self.hooks.run(HookEventType.STOP, stop_hook_active=self._stop_denials > 0)
+        if not verdict.blocked or self._stop_denials >= MAX_STOP_DENIALS:
+            return False
+        self._stop_denials += 1
+        self._on_event(
+            MessageEvent(
+                source="environment",
+                sender="stop-hook",
+                llm_message=Message(
+                    role="user",
+                    content=[TextContent(text=f"Do not stop yet. {verdict.reason}")],
+                ),
+            )
+        )
+        return True
+
+    def _stuck(self) -> bool:
+        """Check for a stuck agent: nudge it once; if it goes on, stop the run as STUCK."""
+        if self._stuck_detector is None or self._state.execution_status in _STOPS_RUN:
+            return False
+        report = self._stuck_detector.check()
+        if report is None:
+            return False
+        if not self._stuck_detector.nudged():
+            self._on_event(
+                MessageEvent(
+                    source="environment",
+                    sender=NUDGE_SENDER,
+                    llm_message=Message(
+                        role="user",
+                        content=[TextContent(text=STUCK_NUDGE.format(report.description))],
+                    ),
+                )
+            )
+            return False
+        self._state.execution_status = Status.STUCK
+        self._on_event(
+            ConversationErrorEvent(
+                code="AgentStuck",
+                detail=f"The agent is stuck: {report.description}, even after being told. "
+                "Send a message with new directions to continue.",
+            )
+        )
+        return True
 
     def _record_pause(self) -> None:
         with self._state:
@@ -288,6 +425,56 @@ class LocalConversation(BaseConversation):
             if tool.executor is not None:
                 tool.executor.interrupt()
 
+    def set_confirmation_policy(self, policy: ConfirmationPolicyBase) -> None:
+        """Set which actions wait for the user (saved with the conversation)."""
+        self._state.confirmation_policy = policy
+
+    def set_security_analyzer(self, analyzer: SecurityAnalyzerBase | None) -> None:
+        """Set the analyzer that rates actions (None: no ratings, all UNKNOWN)."""
+        self._state.security_analyzer = (
+            analyzer.with_workspace(self.workspace.working_dir) if analyzer is not None else None
+        )
+
+    def reject_pending_actions(
+        self, reason: str = "User rejected the action.", action_ids: Iterable[str] | None = None
+    ) -> None:
+        """Reject pending actions (all, or those in `action_ids`) without running them.
+
+        Each gets a UserRejectObservation carrying `reason`, which the agent reads. Actions
+        not rejected stay pending and run on the next `run()`. ValueError for an id that is
+        not pending.
+        """
+        with self._state:
+            pending = self._state.get_unmatched_actions(self._state.events)
+            chosen = pending
+            if action_ids is not None:
+                wanted = set(action_ids)
+                unknown = wanted - {a.id for a in pending}
+                if unknown:
+                    raise ValueError(
+                        f"not pending: {', '.join(sorted(unknown))}; pending are "
+                        f"{', '.join(a.id for a in pending) or 'none'}"
+                    )
+                chosen = [a for a in pending if a.id in wanted]
+            for action in chosen:
+                self._on_event(
+                    UserRejectObservation(
+                        action_id=action.id,
+                        tool_name=action.tool_name,
+                        tool_call_id=action.tool_call_id,
+                        rejection_reason=reason,
+                    )
+                )
+            if len(chosen) == len(pending) and (
+                self._state.execution_status is Status.WAITING_FOR_CONFIRMATION
+            ):
+                self._state.execution_status = Status.IDLE
+
+    def update_secrets(self, secrets: Mapping[str, SecretValue]) -> None:
+        """Add secrets: values, or functions called when a command first names them."""
+        self._state.secret_registry.update_secrets(secrets)
+        self._state.save_secrets()
+
     def execute_tool(self, tool_name: str, action: Action) -> Observation:
         """Run one tool directly (no confirmation, no events); KeyError if it is unknown."""
         self._ensure_agent_ready()
@@ -303,11 +490,13 @@ class LocalConversation(BaseConversation):
         ask = getattr(self.agent, "ask", None)
         if ask is None:
             raise NotImplementedError(f"{type(self.agent).__name__} cannot answer side questions")
-        return str(ask(question, self._state.events))
+        answer = str(ask(question, self._state.events))
+        return self._state.secret_registry.mask_secrets_in_output(answer)
 
     def generate_title(self, llm: LLM | None = None, max_length: int = 50) -> str:
         """A title from the first user message (LLM-written, or truncated if the LLM fails)."""
-        return generate_conversation_title(self._state.events, llm or self.agent.llm, max_length)
+        title = generate_conversation_title(self._state.events, llm or self.agent.llm, max_length)
+        return self._state.secret_registry.mask_secrets_in_output(title)
 
     def condense(self) -> None:
         """Force condensation; this agent has no condenser, so it raises ValueError."""
@@ -319,6 +508,8 @@ class LocalConversation(BaseConversation):
             return
         self._closed = True
         self.interrupt()
+        if self.hooks is not None and self._ready:
+            self.hooks.run(HookEventType.SESSION_END)
         self.agent.close_tools()
         if not self._idle.wait(CLOSE_WAIT_SECONDS):
             logger.warning("conversation %s: run still going after close; abandoning it", self.id)

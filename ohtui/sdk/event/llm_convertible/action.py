@@ -40,6 +40,9 @@ class ActionEvent(LLMConvertibleEvent):
     tool_call: MessageToolCall
     llm_response_id: str = Field(description="Groups the tool calls of one LLM response.")
     security_risk: SecurityRisk = SecurityRisk.UNKNOWN
+    security_risk_reason: str | None = Field(
+        default=None, description="Which analyzer (and rule) gave the risk, and why."
+    )
 
     @property
     def visualize(self) -> Text:

@@ -81,5 +81,6 @@ class TerminalTool(ToolDefinition[TerminalAction, TerminalObservation]):
             timeout=timeout,
             max_output_chars=max_output_chars,
             shell=shell,
+            secrets=getattr(conv_state, "secret_registry", None),
         )
         return [cls(executor)]

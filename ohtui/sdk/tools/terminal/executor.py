@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import shutil
 import tempfile
@@ -9,6 +10,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
+from ohtui.sdk.conversation.secret_registry import SECRET_MASK
 from ohtui.sdk.tool.tool import ToolExecutor
 from ohtui.sdk.tools.terminal.output import (
     CapturedOutput,
@@ -21,6 +23,7 @@ from ohtui.sdk.tools.terminal.session import BashSession, RunResult, SessionClos
 
 if TYPE_CHECKING:
     from ohtui.sdk.conversation.impl.local_conversation import LocalConversation
+    from ohtui.sdk.conversation.secret_registry import SecretRegistry
 
 DEFAULT_TIMEOUT = 120.0
 DEFAULT_MAX_OUTPUT_CHARS = 30_000
@@ -42,7 +45,9 @@ class TerminalExecutor(ToolExecutor[TerminalAction, TerminalObservation]):
         timeout: float = DEFAULT_TIMEOUT,
         max_output_chars: int = DEFAULT_MAX_OUTPUT_CHARS,
         shell: str = "bash",
+        secrets: SecretRegistry | None = None,
     ) -> None:
+        """`secrets`: exported to the commands that name them, masked in what they print."""
         if timeout <= 0:
             raise ValueError(f"terminal timeout must be positive, got {timeout}")
         if max_output_chars < 100:
@@ -55,6 +60,7 @@ class TerminalExecutor(ToolExecutor[TerminalAction, TerminalObservation]):
         self._files = itertools.count(1)
         self._files_lock = threading.Lock()
         self._session = BashSession(shell=shell, working_dir=working_dir)
+        self._secrets = secrets
         # Set when bash died or was killed, so the next command says its state was reset.
         self._shell_lost = False
 
@@ -80,13 +86,23 @@ class TerminalExecutor(ToolExecutor[TerminalAction, TerminalObservation]):
         timeout = action.timeout or self.timeout
         capture = OutputCapture(self.max_output_chars, self._open_output_file)
         cwd_before = self._session.working_dir
+        env = self._secrets.get_secrets_as_env_vars(action.command) if self._secrets else {}
         try:
-            result = self._session.run(action.command, timeout, capture.feed)
+            result = self._session.run(action.command, timeout, capture.feed, env)
         except SessionClosedError:
             return self._error(action, CLOSED_MESSAGE)
         except OSError as exc:
             return self._error(action, f"Could not start the shell in {self.working_dir}: {exc}")
-        return self._observe(action.command, timeout, result, capture.finish(), cwd_before)
+        output = self._masked(capture.finish())
+        return self._observe(action.command, timeout, result, output, cwd_before)
+
+    def _masked(self, output: CapturedOutput) -> CapturedOutput:
+        """Secrets out of the text and out of the saved full output."""
+        if self._secrets is None or not self._secrets.has_values:
+            return output
+        if output.full_output_path is not None:
+            mask_file(Path(output.full_output_path), self._secrets)
+        return dataclasses.replace(output, text=self._secrets.mask_secrets_in_output(output.text))
 
     def interrupt(self) -> None:
         """Kill the running command; the blocked call returns with `interrupted`."""
@@ -227,3 +243,18 @@ class TerminalExecutor(ToolExecutor[TerminalAction, TerminalObservation]):
             if self._private_dir is None:
                 self._private_dir = tempfile.mkdtemp(prefix="ohtui-terminal-")
             return self._private_dir
+
+
+def mask_file(path: Path, secrets: SecretRegistry) -> None:
+    """Replace every known secret value in a saved output file (in place, atomically)."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return
+    masked = data
+    for value in secrets.values_to_mask():
+        masked = masked.replace(value.encode(), SECRET_MASK.encode())
+    if masked != data:
+        tmp = path.with_suffix(path.suffix + ".tmp")
+        tmp.write_bytes(masked)
+        tmp.replace(path)

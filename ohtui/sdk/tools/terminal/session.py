@@ -7,6 +7,7 @@ import logging
 import os
 import secrets
 import select
+import shlex
 import signal
 import subprocess
 import threading
@@ -118,20 +119,26 @@ class _Framer:
         self._buf = b""
 
 
-def command_script(command: str, nonce: str) -> bytes:
+def command_script(command: str, nonce: str, env: Mapping[str, str] | None = None) -> bytes:
     """The input that makes bash run `command` in the current shell, then print a sentinel.
 
     The command travels as a quoted heredoc read into a variable and is run by `eval`, so
     `cd` and `export` persist and a syntax error in it only fails the eval (status 2).
-    `builtin` guards against functions the command may define with these names.
+    `builtin` guards against functions the command may define with these names. `env` is
+    exported for this command only (bash reads its input silently, so nothing is echoed)
+    and unset afterwards.
     """
     delimiter = f"__OHTUI_CMD_{nonce}__"
+    exports = "".join(f"builtin export {k}={shlex.quote(v)}\n" for k, v in (env or {}).items())
+    unsets = f"builtin unset {' '.join(env)}\n" if env else ""
     return (
         f"IFS= builtin read -r -d '' __ohtui_cmd <<'{delimiter}' || :\n"
         f"{command}\n"
         f"{delimiter}\n"
+        f"{exports}"
         'builtin eval "$__ohtui_cmd" < /dev/null\n'
         "__ohtui_rc=$?\n"
+        f"{unsets}"
         "builtin printf '\\n__OHTUI_DONE_%s__:%s:%s:__OHTUI_END_%s__\\n' "
         f'{nonce} "$__ohtui_rc" "$(builtin pwd)" {nonce}\n'
     ).encode()
@@ -178,8 +185,14 @@ class BashSession:
         """Whether `close` was called."""
         return self._closed
 
-    def run(self, command: str, timeout: float, sink: Callable[[bytes], None]) -> RunResult:
-        """Run `command` and send its output (stdout and stderr) to `sink`.
+    def run(
+        self,
+        command: str,
+        timeout: float,
+        sink: Callable[[bytes], None],
+        env: Mapping[str, str] | None = None,
+    ) -> RunResult:
+        """Run `command` (with `env` exported for it) and send its output to `sink`.
 
         On timeout or interrupt the processes the command started are killed and bash is
         kept. Raises SessionClosedError after `close`, OSError when bash cannot start.
@@ -198,7 +211,7 @@ class BashSession:
             try:
                 # If bash is gone the write fails; the wait below reports how it exited.
                 with contextlib.suppress(OSError):
-                    _write_all(proc.stdin, command_script(command, nonce))
+                    _write_all(proc.stdin, command_script(command, nonce, env))
                 outcome = self._wait(frame, proc, timeout)
                 killed = False
                 if outcome in ("timeout", "interrupted"):

@@ -1,0 +1,266 @@
+"""SecretRegistry: secrets the agent's commands may use, exported only where referenced and
+masked everywhere they could show."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import threading
+import warnings
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping
+from typing import Any, Self
+
+from pydantic import BaseModel as _BaseModel
+from pydantic import (
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    SecretStr,
+    SerializationInfo,
+    SerializeAsAny,
+    ValidationInfo,
+    model_serializer,
+    model_validator,
+)
+
+from ohtui.sdk.utils.cipher import Cipher, CipherError
+from ohtui.sdk.utils.models import DiscriminatedUnionMixin
+
+logger = logging.getLogger(__name__)
+
+SecretValue = str | Callable[[], str]
+SECRET_MASK = "<secret-hidden>"
+MIN_MASKED_LENGTH = 3
+"""Shorter values are not masked: replacing every "a" or "1" would wreck all output."""
+_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+class SecretsUnavailableWarning(UserWarning):
+    """Saved secrets could not be restored (no cipher, or the wrong one)."""
+
+
+class SecretSource(DiscriminatedUnionMixin, ABC):
+    """Where a secret's value comes from."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    description: str | None = None
+    restore_error: str | None = Field(
+        default=None, exclude=True, description="Why a saved value could not be restored."
+    )
+
+    @abstractmethod
+    def get_value(self) -> str | None:
+        """The current value, or None when there is none."""
+
+
+class StaticSecret(SecretSource):
+    """A fixed value. Saved redacted, or encrypted when the conversation has a cipher."""
+
+    value: SecretStr | None = None
+    encrypted_value: str | None = Field(default=None, description="Only in saved form.")
+
+    def get_value(self) -> str | None:
+        """The value."""
+        return self.value.get_secret_value() if self.value is not None else None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _decrypt(cls, data: Any, info: ValidationInfo) -> Any:
+        if not isinstance(data, dict) or not data.get("encrypted_value"):
+            return data
+        data = dict(data)
+        token = data.pop("encrypted_value")
+        cipher = (info.context or {}).get("cipher")
+        if cipher is None:
+            data["restore_error"] = "they were saved encrypted and no cipher was given"
+        else:
+            try:
+                data["value"] = SecretStr(cipher.decrypt(token))
+            except CipherError:
+                data["restore_error"] = "the cipher given is not the one they were saved with"
+        return data
+
+    @model_serializer(mode="wrap")
+    def _serialize(self, handler: Any, info: SerializationInfo) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        context = info.context or {}
+        secret = self.get_value()
+        data["value"] = None
+        data["encrypted_value"] = None
+        if secret is not None:
+            if context.get("expose_secrets"):
+                data["value"] = secret
+            elif isinstance(context.get("cipher"), Cipher):
+                data["encrypted_value"] = context["cipher"].encrypt(secret)
+        return data
+
+
+class LookupSecret(SecretSource):
+    """A value fetched by a function when a command first needs it. Never saved."""
+
+    _fn: Callable[[], str] | None = PrivateAttr(default=None)
+
+    @classmethod
+    def from_callable(cls, fn: Callable[[], str], description: str | None = None) -> Self:
+        """Wrap a no-argument function returning the value."""
+        source = cls(description=description)
+        source._fn = fn
+        return source
+
+    def get_value(self) -> str | None:
+        """Call the function (None when there is none, e.g. after a resume)."""
+        return self._fn() if self._fn is not None else None
+
+
+class SecretRegistry(_BaseModel):
+    """Secrets by name. A command gets, as environment variables, only the secrets it names;
+    every value known so far is masked as `<secret-hidden>` in text given to `mask_*`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    secret_sources: dict[str, SerializeAsAny[SecretSource]] = Field(default_factory=dict)
+
+    _known: set[str] = PrivateAttr(default_factory=set)
+    _lock: threading.RLock = PrivateAttr(default_factory=threading.RLock)
+    _unavailable: dict[str, str] = PrivateAttr(default_factory=dict)
+
+    def model_post_init(self, context: Any, /) -> None:
+        """Learn the static values; warn once about saved values that could not be restored."""
+        for key, source in self.secret_sources.items():
+            value = source.get_value()
+            if value:
+                self._known.add(value)
+            if source.restore_error:
+                self._unavailable[key] = source.restore_error
+        if self._unavailable:
+            names = ", ".join(sorted(self._unavailable))
+            reason = next(iter(self._unavailable.values()))
+            message = f"The saved secrets {names} could not be restored: {reason}. Set them again."
+            warnings.warn(message, SecretsUnavailableWarning, stacklevel=2)
+
+    @property
+    def unavailable(self) -> dict[str, str]:
+        """Secrets that were saved but could not be restored, with the reason."""
+        return dict(self._unavailable)
+
+    @property
+    def has_values(self) -> bool:
+        """Whether any secret value is known (so masking has something to do)."""
+        return bool(self._known)
+
+    def update_secrets(self, secrets: Mapping[str, SecretValue]) -> None:
+        """Add or replace secrets: values, or functions called when a command needs them."""
+        with self._lock:
+            for key, value in secrets.items():
+                if not _KEY.match(key):
+                    raise ValueError(
+                        f"secret name {key!r} must be usable as an environment variable "
+                        "(letters, digits and _, not starting with a digit)"
+                    )
+                if isinstance(value, str):
+                    self.secret_sources[key] = StaticSecret(value=SecretStr(value))
+                    if value:
+                        self._known.add(value)
+                elif callable(value):
+                    self.secret_sources[key] = LookupSecret.from_callable(value)
+                else:
+                    raise TypeError(f"secret {key!r} must be a string or a function returning one")
+                self._unavailable.pop(key, None)
+
+    def find_secrets_in_text(self, text: str) -> set[str]:
+        """The names of secrets that `text` mentions (as whole words, e.g. `$API_KEY`)."""
+        with self._lock:
+            keys = list(self.secret_sources)
+        return {
+            k for k in keys if re.search(rf"(?<![A-Za-z0-9_]){re.escape(k)}(?![A-Za-z0-9_])", text)
+        }
+
+    def get_secrets_as_env_vars(self, command: str) -> dict[str, str]:
+        """The secrets `command` names, resolved now, as environment variables to export."""
+        env: dict[str, str] = {}
+        for key in sorted(self.find_secrets_in_text(command)):
+            with self._lock:
+                source = self.secret_sources.get(key)
+            if source is None:
+                continue
+            try:
+                value = source.get_value()
+            except Exception:  # a failing lookup must not break the command
+                logger.warning("the secret %s could not be fetched", key, exc_info=True)
+                continue
+            if value:
+                with self._lock:
+                    self._known.add(value)
+                env[key] = value
+        return env
+
+    def mask_secrets_in_output(self, text: str) -> str:
+        """`text` with every known secret value (current or earlier) replaced by the mask."""
+        for value in self._values_to_mask():
+            if value in text:
+                text = text.replace(value, SECRET_MASK)
+        return text
+
+    def mask_secrets_in_json(self, data: str) -> str:
+        """Like mask_secrets_in_output, for JSON text (values may appear escaped there)."""
+        for value in self._values_to_mask():
+            for form in {value, json.dumps(value)[1:-1]}:
+                if form in data:
+                    data = data.replace(form, SECRET_MASK)
+        return data
+
+    def values_to_mask(self) -> list[str]:
+        """Every known value long enough to mask, longest first."""
+        return self._values_to_mask()
+
+    def _values_to_mask(self) -> list[str]:
+        with self._lock:
+            values = [v for v in self._known if len(v) >= MIN_MASKED_LENGTH]
+        return sorted(values, key=len, reverse=True)  # longest first: no partial leftovers
+
+
+class SecretMaskingFilter(logging.Filter):
+    """A logging filter that masks a registry's secrets in every record it passes."""
+
+    def __init__(self, registry: SecretRegistry) -> None:
+        super().__init__()
+        self._registry = registry
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        """Mask the formatted message (and drop the args it was formatted from)."""
+        if self._registry.has_values:
+            record.msg = self._registry.mask_secrets_in_output(record.getMessage())
+            record.args = None
+        return True
+
+
+class StreamMasker:
+    """Masks secrets in text that arrives in pieces, where a value may span two pieces.
+
+    It holds back the end of the text while that end could be the start of a secret, so a
+    value split across chunks is still masked; `flush` releases what is held.
+    """
+
+    def __init__(self, registry: SecretRegistry) -> None:
+        self._registry = registry
+        self._held = ""
+
+    def feed(self, text: str) -> str:
+        """The part of the text so far that is safe to show."""
+        buffer = self._registry.mask_secrets_in_output(self._held + text)
+        keep = 0
+        for value in self._registry.values_to_mask():
+            for size in range(min(len(value) - 1, len(buffer)), keep, -1):
+                if buffer.endswith(value[:size]):
+                    keep = size
+                    break
+        self._held = buffer[len(buffer) - keep :] if keep else ""
+        return buffer[: len(buffer) - keep]
+
+    def flush(self) -> str:
+        """Whatever is still held, masked."""
+        held, self._held = self._held, ""
+        return self._registry.mask_secrets_in_output(held)

@@ -1,0 +1,34 @@
+"""HookExecutionEvent: a hook blocked something, failed, or timed out."""
+
+from __future__ import annotations
+
+from pydantic import Field
+from rich.text import Text
+
+from ohtui.sdk.event.base import Event
+from ohtui.sdk.event.types import SourceType
+
+
+class HookExecutionEvent(Event):
+    """The outcome of a hook worth recording: a block, an error or a timeout."""
+
+    source: SourceType = "environment"
+    hook_event_name: str = Field(description="PreToolUse, Stop, ... ")
+    command: str
+    tool_name: str | None = None
+    exit_code: int | None = None
+    blocked: bool = False
+    reason: str | None = Field(default=None, description="Why it blocked, in its own words.")
+    error: str | None = Field(default=None, description="What went wrong running it.")
+
+    @property
+    def visualize(self) -> Text:
+        """A one-liner: yellow for a block, red for a failure."""
+        if self.error:
+            return Text(
+                f"Hook {self.hook_event_name} `{self.command}` failed: {self.error}", style="red"
+            )
+        reason = self.reason or "no reason given"
+        return Text(
+            f"Hook {self.hook_event_name} `{self.command}` blocked: {reason}", style="yellow"
+        )

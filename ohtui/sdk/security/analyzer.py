@@ -1,0 +1,137 @@
+"""Security analyzers: rate each action's risk, and say why."""
+
+from __future__ import annotations
+
+import logging
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, final
+
+from pydantic import ConfigDict, Field, SerializeAsAny
+
+from ohtui.sdk.security.risk import SecurityRisk
+from ohtui.sdk.utils.models import DiscriminatedUnionMixin
+
+if TYPE_CHECKING:
+    from ohtui.sdk.event.llm_convertible.action import ActionEvent
+
+logger = logging.getLogger(__name__)
+
+_RANK = {SecurityRisk.LOW: 1, SecurityRisk.MEDIUM: 2, SecurityRisk.HIGH: 3}
+
+
+@dataclass(frozen=True, slots=True)
+class RiskAssessment:
+    """A risk with its reason and the analyzer that gave it."""
+
+    risk: SecurityRisk
+    reason: str | None = None
+    analyzer: str = ""
+
+    @property
+    def explanation(self) -> str:
+        """ "Analyzer: reason" for display."""
+        return f"{self.analyzer}: {self.reason}" if self.reason else self.analyzer
+
+
+class SecurityAnalyzerBase(DiscriminatedUnionMixin, ABC):
+    """Rates actions before they run. Subclasses implement `analyze` (and may `explain`)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    @abstractmethod
+    def analyze(self, action: ActionEvent) -> SecurityRisk:
+        """The action's risk."""
+
+    def security_risk(self, action: ActionEvent) -> SecurityRisk:
+        """The reference SDK's name for `analyze`."""
+        return self.analyze(action)
+
+    def explain(self, action: ActionEvent) -> str | None:
+        """Why the action got its risk (None when there is nothing to say)."""
+        return None
+
+    @property
+    def name(self) -> str:
+        """How the analyzer is named in explanations."""
+        return type(self).__name__
+
+    @property
+    def wants_model_rating(self) -> bool:
+        """Whether tools must ask the model for a `security_risk` argument."""
+        return False
+
+    def with_workspace(self, working_dir: str) -> SecurityAnalyzerBase:
+        """This analyzer for a workspace (analyzers that judge paths need it)."""
+        return self
+
+    @final
+    def assess(self, action: ActionEvent) -> RiskAssessment:
+        """Risk and reason; an analyzer that fails counts as HIGH (and is logged)."""
+        try:
+            return self._assess(action)
+        except Exception as exc:  # a broken analyzer must fail safe
+            logger.exception("security analyzer %s failed on %s", self.name, action.tool_name)
+            return RiskAssessment(
+                SecurityRisk.HIGH, f"the analyzer failed ({type(exc).__name__}: {exc})", self.name
+            )
+
+    def _assess(self, action: ActionEvent) -> RiskAssessment:
+        return RiskAssessment(self.analyze(action), self.explain(action), self.name)
+
+
+class LLMSecurityAnalyzer(SecurityAnalyzerBase):
+    """Uses the model's own rating: every tool that is not read-only asks it for one."""
+
+    @property
+    def name(self) -> str:
+        """Shown as "the model"."""
+        return "the model"
+
+    def analyze(self, action: ActionEvent) -> SecurityRisk:
+        """The `security_risk` the model gave with the call."""
+        return action.security_risk
+
+    def explain(self, action: ActionEvent) -> str | None:
+        """What the model said."""
+        if action.security_risk is SecurityRisk.UNKNOWN:
+            return "the model gave no rating"
+        return f"rated {action.security_risk.value}"
+
+    @property
+    def wants_model_rating(self) -> bool:
+        """Yes: this analyzer is the model's rating."""
+        return True
+
+
+class EnsembleSecurityAnalyzer(SecurityAnalyzerBase):
+    """The highest risk any member gives, so one careless rating cannot lower it."""
+
+    analyzers: list[SerializeAsAny[SecurityAnalyzerBase]] = Field(min_length=1)
+
+    def analyze(self, action: ActionEvent) -> SecurityRisk:
+        """The highest known risk among the members (UNKNOWN only if all say UNKNOWN)."""
+        return self._assess(action).risk
+
+    def _assess(self, action: ActionEvent) -> RiskAssessment:
+        assessments = [a.assess(action) for a in self.analyzers]
+        known = [a for a in assessments if a.risk is not SecurityRisk.UNKNOWN]
+        if not known:
+            return RiskAssessment(SecurityRisk.UNKNOWN, "no analyzer could rate it", self.name)
+        top = max(known, key=lambda a: _RANK[a.risk])
+        reason = top.reason or "no reason given"
+        lower = [a for a in known if _RANK[a.risk] < _RANK[top.risk]]
+        if lower:
+            reason += "; overrules " + ", ".join(f"{a.analyzer} ({a.risk.value})" for a in lower)
+        return RiskAssessment(top.risk, reason, top.analyzer)
+
+    @property
+    def wants_model_rating(self) -> bool:
+        """Whether any member needs the model's rating."""
+        return any(a.wants_model_rating for a in self.analyzers)
+
+    def with_workspace(self, working_dir: str) -> EnsembleSecurityAnalyzer:
+        """Every member bound to the workspace."""
+        return self.model_copy(
+            update={"analyzers": [a.with_workspace(working_dir) for a in self.analyzers]}
+        )

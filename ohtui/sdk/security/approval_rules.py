@@ -1,0 +1,290 @@
+"""Approval rules: the user's standing answers ("always allow git status", "never rm -rf").
+
+A rule names a tool and, for the terminal, a command prefix (whole words), or, for the
+file editor, a path glob. Allow rules let matching actions run without asking; deny rules
+reject them. A compound command is allowed only when every part of it (wrappers such as
+`sudo` or `xargs` included) matches an allow rule, and never when something in it cannot
+be vetted (command substitution, writes through redirections, loops). It is denied when
+any part matches a deny rule.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import uuid
+from collections.abc import Iterable
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, model_validator
+
+from ohtui.sdk.security.confirmation_policy import (
+    ConfirmationDecision,
+    ConfirmationPolicyBase,
+    ConfirmRisky,
+)
+from ohtui.sdk.security.risk import SecurityRisk
+from ohtui.sdk.security.shell import ShellSyntaxError, parse_command, tokenize
+
+if TYPE_CHECKING:
+    from ohtui.sdk.event.llm_convertible.action import ActionEvent
+
+RuleScope = Literal["session", "workspace", "user"]
+RuleDecision = Literal["allow", "deny"]
+SCOPE_LABELS: dict[str, str] = {
+    "session": "this session",
+    "workspace": "this workspace",
+    "user": "always",
+}
+TERMINAL = "terminal"
+FILE_EDITOR = "file_editor"
+
+
+class ApprovalRule(BaseModel):
+    """One standing decision for actions of a tool (optionally narrowed by prefix or glob)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str = Field(default_factory=lambda: uuid.uuid4().hex[:8])
+    tool: str = Field(min_length=1, description="Tool name, or '*' for every tool.")
+    command_prefix: str | None = Field(
+        default=None, description="Terminal only: the leading words a command part must have."
+    )
+    path_glob: str | None = Field(
+        default=None,
+        description="File editor only: '*' stays within a directory, '**' crosses them; "
+        "relative globs are relative to the workspace.",
+    )
+    decision: RuleDecision = "allow"
+    scope: RuleScope = "session"
+    workspace: str | None = Field(
+        default=None, description="The workspace a workspace-scoped rule belongs to."
+    )
+
+    @model_validator(mode="after")
+    def _consistent(self) -> ApprovalRule:
+        if self.command_prefix is not None:
+            if not self.command_prefix.strip():
+                raise ValueError("command_prefix must not be empty")
+            try:
+                tokenize(self.command_prefix)
+            except ShellSyntaxError as exc:
+                raise ValueError(f"command_prefix cannot be read: {exc}") from exc
+        if self.path_glob is not None and not self.path_glob.strip():
+            raise ValueError("path_glob must not be empty")
+        if self.command_prefix and self.path_glob:
+            raise ValueError("a rule has a command prefix or a path glob, not both")
+        if self.scope == "workspace" and not self.workspace:
+            raise ValueError("a workspace-scoped rule needs its workspace")
+        return self
+
+    def describe(self) -> str:
+        """A one-line human description, e.g. "allow terminal `git status …` (this session)"."""
+        target = self.tool if self.tool != "*" else "every tool"
+        if self.command_prefix:
+            target += f" `{self.command_prefix} …`"
+        elif self.path_glob:
+            target += f" on {self.path_glob}"
+        return f"{self.decision} {target} ({SCOPE_LABELS[self.scope]})"
+
+    def applies_to_tool(self, tool_name: str) -> bool:
+        """Whether this rule is about `tool_name` at all."""
+        return self.tool in ("*", tool_name)
+
+    def matches_part(self, words: list[str]) -> bool:
+        """Whether one simple command (its words) starts with this rule's prefix."""
+        if self.command_prefix is None:
+            return True
+        prefix = _prefix_words(self.command_prefix)
+        return len(words) >= len(prefix) and words[: len(prefix)] == list(prefix)
+
+    def matches_path(self, path: str, working_dir: str) -> bool:
+        """Whether a file path matches this rule's glob (no glob: any path)."""
+        if self.path_glob is None:
+            return True
+        resolved = Path(os.path.normpath(Path(working_dir, path).expanduser()))
+        glob = os.path.expanduser(self.path_glob)
+        if os.path.isabs(glob):
+            return _glob_regex(glob).fullmatch(resolved.as_posix()) is not None
+        try:
+            relative = resolved.relative_to(Path(working_dir)).as_posix()
+        except ValueError:
+            return False  # relative globs never reach outside the workspace
+        return _glob_regex(glob).fullmatch(relative) is not None
+
+    @classmethod
+    def suggest(
+        cls, action: ActionEvent, working_dir: str, scope: RuleScope = "session"
+    ) -> ApprovalRule:
+        """The allow rule a user most likely means by "always allow this"."""
+        arguments = _arguments(action)
+        workspace = working_dir if scope == "workspace" else None
+        if action.tool_name == TERMINAL and isinstance(arguments.get("command"), str):
+            parts = parse_command(arguments["command"]).parts
+            words = parts[0] if parts else []
+            prefix = words[:1]
+            if len(words) > 1 and re.fullmatch(r"[a-z][a-z0-9_-]*", words[1]):
+                prefix = words[:2]  # a subcommand: `git status`, `npm test`
+            if prefix:
+                return cls(
+                    tool=TERMINAL, command_prefix=" ".join(prefix), scope=scope, workspace=workspace
+                )
+        if action.tool_name == FILE_EDITOR and isinstance(arguments.get("path"), str):
+            path = Path(os.path.normpath(Path(working_dir, arguments["path"]).expanduser()))
+            try:
+                relative = path.relative_to(working_dir).parent.as_posix()
+                glob = "**" if relative == "." else f"{relative}/**"
+            except ValueError:
+                glob = path.as_posix()  # outside the workspace: exactly this file
+            return cls(tool=FILE_EDITOR, path_glob=glob, scope=scope, workspace=workspace)
+        return cls(tool=action.tool_name, scope=scope, workspace=workspace)
+
+
+class ApprovalRulesPolicy(ConfirmationPolicyBase):
+    """Applies approval rules first, then falls back to another policy.
+
+    Deny rules win over allow rules. An allow rule waves an action through only when its
+    risk is unknown or at most `allow_up_to` (MEDIUM by default): HIGH risk still goes to
+    the fallback, so a rule for `git push` does not silently allow `git push --force`.
+    """
+
+    rules: list[ApprovalRule] = Field(default_factory=list)
+    fallback: SerializeAsAny[ConfirmationPolicyBase] = Field(default_factory=ConfirmRisky)
+    allow_up_to: SecurityRisk = SecurityRisk.MEDIUM
+
+    def should_confirm(self, risk: SecurityRisk = SecurityRisk.UNKNOWN) -> bool:
+        """Without an action to match rules against, the fallback decides."""
+        return self.fallback.should_confirm(risk)
+
+    def decide(self, action: ActionEvent, working_dir: str) -> ConfirmationDecision:
+        """Deny rules, then allow rules, then the fallback policy."""
+        rules = [r for r in self.rules if r.applies_to_tool(action.tool_name)]
+        deny = _first_deny(rules, action, working_dir)
+        if deny is not None:
+            return ConfirmationDecision("deny", f"denied by rule: {deny.describe()}", deny)
+        allow = _covering_allow(rules, action, working_dir)
+        if allow is not None:
+            risk = action.security_risk
+            if risk is SecurityRisk.UNKNOWN or risk <= self.allow_up_to:
+                return ConfirmationDecision("allow", f"allowed by rule: {allow.describe()}", allow)
+            fallback = self.fallback.decide(action, working_dir)
+            if fallback.verdict == "allow":
+                return fallback
+            return ConfirmationDecision(
+                "confirm", f"rule {allow.describe()} matched, but the risk is {risk.value}", allow
+            )
+        return self.fallback.decide(action, working_dir)
+
+    def with_rule(self, rule: ApprovalRule) -> ApprovalRulesPolicy:
+        """A copy with `rule` added (replacing one with the same id)."""
+        return self.model_copy(update={"rules": [*self.without_rule(rule.id).rules, rule]})
+
+    def without_rule(self, rule_id: str) -> ApprovalRulesPolicy:
+        """A copy without the rule of that id."""
+        return self.model_copy(update={"rules": [r for r in self.rules if r.id != rule_id]})
+
+    def with_scope(self, scope: RuleScope, rules: Iterable[ApprovalRule]) -> ApprovalRulesPolicy:
+        """A copy whose rules of `scope` are replaced by `rules` (e.g. freshly loaded ones)."""
+        kept = [r for r in self.rules if r.scope != scope]
+        return self.model_copy(update={"rules": [*kept, *(r for r in rules if r.scope == scope)]})
+
+    def rules_in(self, scope: RuleScope) -> list[ApprovalRule]:
+        """The rules of one scope."""
+        return [r for r in self.rules if r.scope == scope]
+
+
+def _arguments(action: ActionEvent) -> dict[str, Any]:
+    if action.action is None:
+        return {}
+    return action.action.model_dump(exclude={"kind"})
+
+
+def _first_deny(
+    rules: list[ApprovalRule], action: ActionEvent, working_dir: str
+) -> ApprovalRule | None:
+    denies = [r for r in rules if r.decision == "deny"]
+    if not denies:
+        return None
+    arguments = _arguments(action)
+    if action.tool_name == TERMINAL and isinstance(arguments.get("command"), str):
+        line = parse_command(arguments["command"])
+        parts = list(line.parts)
+        for inner in line.substitutions:
+            parts.extend(parse_command(inner).parts)
+        for rule in denies:
+            if rule.path_glob is None and any(rule.matches_part(p) for p in parts or [[]]):
+                return rule
+        return None
+    path = arguments.get("path")
+    for rule in denies:
+        if rule.command_prefix is not None:
+            continue
+        if rule.path_glob is None or (
+            isinstance(path, str) and rule.matches_path(path, working_dir)
+        ):
+            return rule
+    return None
+
+
+def _covering_allow(
+    rules: list[ApprovalRule], action: ActionEvent, working_dir: str
+) -> ApprovalRule | None:
+    """An allow rule (the first one used) when allow rules cover the whole action."""
+    allows = [r for r in rules if r.decision == "allow"]
+    if not allows or action.action is None:
+        return None
+    arguments = _arguments(action)
+    if action.tool_name == TERMINAL and isinstance(arguments.get("command"), str):
+        line = parse_command(arguments["command"])
+        if line.opaque or not line.parts:
+            return None
+        first: ApprovalRule | None = None
+        for part in line.parts:
+            rule = next((r for r in allows if r.path_glob is None and r.matches_part(part)), None)
+            if rule is None:
+                return None
+            first = first or rule
+        return first
+    path = arguments.get("path")
+    for rule in allows:
+        if rule.command_prefix is not None:
+            continue
+        if rule.path_glob is None or (
+            isinstance(path, str) and rule.matches_path(path, working_dir)
+        ):
+            return rule
+    return None
+
+
+@lru_cache(maxsize=256)
+def _prefix_words(prefix: str) -> tuple[str, ...]:
+    return tuple(t.text for t in tokenize(prefix) if not t.operator)
+
+
+@lru_cache(maxsize=256)
+def _glob_regex(glob: str) -> re.Pattern[str]:
+    """`**` crosses directories, `*` and `?` stay within one; `dir/**` includes `dir`."""
+    out: list[str] = []
+    i = 0
+    while i < len(glob):
+        if glob.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif glob.startswith("/**", i) and i + 3 == len(glob):
+            out.append("(?:/.*)?")
+            i += 3
+        elif glob.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif glob[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif glob[i] == "?":
+            out.append("[^/]")
+            i += 1
+        else:
+            out.append(re.escape(glob[i]))
+            i += 1
+    return re.compile("".join(out))
