@@ -325,21 +325,8 @@ class Agent(AgentBase):
             tool_response=output,
         )
         if verdict.blocked:
-            on_event(
-                MessageEvent(
-                    source="environment",
-                    sender="post-tool-hook",
-                    llm_message=Message(
-                        role="user",
-                        content=[
-                            TextContent(
-                                text=f"Feedback on your `{event.tool_name}` call from "
-                                f"{verdict.reason}"
-                            )
-                        ],
-                    ),
-                )
-            )
+            feedback = f"Feedback on your `{event.tool_name}` call from {verdict.reason}"
+            on_event(MessageEvent.from_environment(feedback, "post-tool-hook"))
 
     def ask(self, question: str, events: Any, cancel: threading.Event | None = None) -> str:
         """Answer a side question from the current history, recording nothing."""

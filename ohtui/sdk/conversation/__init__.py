@@ -28,12 +28,12 @@ from ohtui.sdk.conversation.secret_registry import (
 )
 from ohtui.sdk.conversation.state import ConversationExecutionStatus, ConversationState
 from ohtui.sdk.conversation.stats import ConversationStats
-from ohtui.sdk.conversation.store import ConversationSummary, SearchHit
 from ohtui.sdk.conversation.stuck_detector import (
     StuckDetectionThresholds,
     StuckDetector,
     StuckReport,
 )
+from ohtui.sdk.conversation.summary import ConversationSummary, SearchHit
 from ohtui.sdk.conversation.types import (
     ConversationCallbackType,
     ConversationID,

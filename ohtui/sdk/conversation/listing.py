@@ -6,12 +6,8 @@ import shutil
 from pathlib import Path
 
 from ohtui.sdk.conversation.exceptions import ConversationNotFoundError
-from ohtui.sdk.conversation.store import (
-    DB_NAME,
-    ConversationStore,
-    ConversationSummary,
-    SearchHit,
-)
+from ohtui.sdk.conversation.store import DB_NAME, ConversationStore
+from ohtui.sdk.conversation.summary import ConversationSummary, SearchHit
 
 
 def _open(persistence_dir: str | Path) -> ConversationStore | None:

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
 from ohtui.sdk.conversation.exceptions import PersistenceError
+from ohtui.sdk.conversation.summary import ConversationSummary, SearchHit
 
 logger = logging.getLogger(__name__)
 
@@ -67,29 +68,6 @@ CREATE VIRTUAL TABLE IF NOT EXISTS message_search USING fts5(text, tokenize = 'u
 
 P = ParamSpec("P")
 R = TypeVar("R")
-
-
-@dataclass(frozen=True, slots=True)
-class ConversationSummary:
-    """What the picker shows for one saved conversation."""
-
-    id: str
-    title: str | None
-    first_user_message: str | None
-    created_at: datetime
-    updated_at: datetime
-    event_count: int
-    status: str | None
-    workspace: str | None
-    model: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class SearchHit:
-    """A conversation whose messages match a search, with a highlighted snippet."""
-
-    summary: ConversationSummary
-    snippet: str
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,14 +12,11 @@ from typing import Any
 from ohtui.sdk.agent.base import AgentBase
 from ohtui.sdk.conversation.base import BaseConversation
 from ohtui.sdk.conversation.exceptions import ConversationRunError
+from ohtui.sdk.conversation.impl.run_guards import RunGuards
 from ohtui.sdk.conversation.impl.token_masker import TokenMasker
 from ohtui.sdk.conversation.secret_registry import SecretValue
 from ohtui.sdk.conversation.state import ConversationExecutionStatus, ConversationState
-from ohtui.sdk.conversation.stuck_detector import (
-    NUDGE_SENDER,
-    StuckDetectionThresholds,
-    StuckDetector,
-)
+from ohtui.sdk.conversation.stuck_detector import StuckDetectionThresholds, StuckDetector
 from ohtui.sdk.conversation.title_utils import generate_conversation_title
 from ohtui.sdk.conversation.types import (
     ConversationCallbackType,
@@ -65,12 +62,6 @@ _STOPS_RUN = {
     Status.STUCK,
 }
 CLOSE_WAIT_SECONDS = 2.0
-MAX_STOP_DENIALS = 5
-"""Stop hooks may keep the agent going this many times per run; then it may stop."""
-STUCK_NUDGE = (
-    "You seem to be stuck: {}. Do not repeat it. Try a different approach, or stop and "
-    "explain what blocks you."
-)
 INTERRUPTED_ACTION = (
     "This action was interrupted before it finished: ohtui stopped while it ran. It may "
     "have partly run; check its effects before retrying."
@@ -162,7 +153,7 @@ class LocalConversation(BaseConversation):
         self._pause_requested = threading.Event()
         self._cancel = threading.Event()
         self._closed = False
-        self._stop_denials = 0
+        self._guards = RunGuards(self._state, self.hooks, self._stuck_detector, self._on_event)
         if self._state.execution_status is Status.RUNNING:
             self._settle_crashed_run()
 
@@ -276,7 +267,7 @@ class LocalConversation(BaseConversation):
         if self._closed:
             raise RuntimeError(f"conversation {self.id} is closed")
         self._ensure_agent_ready()
-        if self._latest_message_blocked():
+        if self._guards.latest_message_blocked():
             return
         with self._state:
             # Clear stale requests first: a pause or interrupt made once RUNNING shows must hold.
@@ -284,7 +275,7 @@ class LocalConversation(BaseConversation):
             self._cancel.clear()
             self._running = True
             self._idle.clear()
-            self._stop_denials = 0
+            self._guards.begin_run()
             if self._state.execution_status in _RESTARTABLE:
                 self._state.execution_status = Status.RUNNING
         try:
@@ -315,9 +306,9 @@ class LocalConversation(BaseConversation):
                     self, on_event=self._on_event, on_token=self._on_token, cancel=self._cancel
                 )
                 iterations += 1
-                if self._state.execution_status is Status.FINISHED and self._stop_denied():
+                if self._state.execution_status is Status.FINISHED and self._guards.stop_denied():
                     self._state.execution_status = Status.RUNNING
-                elif self._stuck():
+                elif self._state.execution_status not in _STOPS_RUN and self._guards.stuck():
                     return
                 if self._state.execution_status in _STOPS_RUN:
                     return
@@ -334,65 +325,6 @@ class LocalConversation(BaseConversation):
                         )
                     )
                     return
-
-    def _latest_message_blocked(self) -> bool:
-        """Whether the newest user message was blocked by a UserPromptSubmit hook."""
-        blocked = self._state.blocked_messages
-        if not blocked:
-            return False
-        for event in reversed(self._state.events):
-            if isinstance(event, MessageEvent) and event.source == "user":
-                return event.id in blocked
-        return False
-
-    def _stop_denied(self) -> bool:
-        """Run the Stop hooks; when one denies, its feedback goes to the agent, which goes on."""
-        if self.hooks is None:
-            return False
-        verdict = self.hooks.run(HookEventType.STOP, stop_hook_active=self._stop_denials > 0)
-        if not verdict.blocked or self._stop_denials >= MAX_STOP_DENIALS:
-            return False
-        self._stop_denials += 1
-        self._on_event(
-            MessageEvent(
-                source="environment",
-                sender="stop-hook",
-                llm_message=Message(
-                    role="user",
-                    content=[TextContent(text=f"Do not stop yet. {verdict.reason}")],
-                ),
-            )
-        )
-        return True
-
-    def _stuck(self) -> bool:
-        """Check for a stuck agent: nudge it once; if it goes on, stop the run as STUCK."""
-        if self._stuck_detector is None or self._state.execution_status in _STOPS_RUN:
-            return False
-        report = self._stuck_detector.check()
-        if report is None:
-            return False
-        if not self._stuck_detector.nudged():
-            self._on_event(
-                MessageEvent(
-                    source="environment",
-                    sender=NUDGE_SENDER,
-                    llm_message=Message(
-                        role="user",
-                        content=[TextContent(text=STUCK_NUDGE.format(report.description))],
-                    ),
-                )
-            )
-            return False
-        self._state.execution_status = Status.STUCK
-        self._on_event(
-            ConversationErrorEvent(
-                code="AgentStuck",
-                detail=f"The agent is stuck: {report.description}, even after being told. "
-                "Send a message with new directions to continue.",
-            )
-        )
-        return True
 
     def _record_pause(self) -> None:
         with self._state:

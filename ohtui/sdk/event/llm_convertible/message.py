@@ -22,6 +22,15 @@ class MessageEvent(LLMConvertibleEvent):
     )
     sender: str | None = Field(default=None, description="Who sent it, in multi-agent setups.")
 
+    @classmethod
+    def from_environment(cls, text: str, sender: str) -> MessageEvent:
+        """A message the engine itself tells the agent (seen by the model as a user message)."""
+        return cls(
+            source="environment",
+            sender=sender,
+            llm_message=Message(role="user", content=[TextContent(text=text)]),
+        )
+
     @property
     def reasoning_content(self) -> str:
         """The model's reasoning behind this message, if it exposed any."""

@@ -1,0 +1,86 @@
+"""RunGuards: between steps, decide whether a run goes on (blocked prompts, Stop hooks, stuck)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ohtui.sdk.conversation.state import ConversationExecutionStatus, ConversationState
+from ohtui.sdk.conversation.stuck_detector import NUDGE_SENDER, StuckDetector
+from ohtui.sdk.event.base import Event
+from ohtui.sdk.event.conversation_error import ConversationErrorEvent
+from ohtui.sdk.event.llm_convertible.message import MessageEvent
+from ohtui.sdk.hooks.config import HookEventType
+from ohtui.sdk.hooks.runner import HookManager
+
+MAX_STOP_DENIALS = 5
+"""Stop hooks may keep the agent going this many times per run; then it may stop."""
+STUCK_NUDGE = (
+    "You seem to be stuck: {}. Do not repeat it. Try a different approach, or stop and "
+    "explain what blocks you."
+)
+
+
+class RunGuards:
+    """The checks a LocalConversation makes around its steps."""
+
+    def __init__(
+        self,
+        state: ConversationState,
+        hooks: HookManager | None,
+        stuck_detector: StuckDetector | None,
+        on_event: Callable[[Event], None],
+    ) -> None:
+        self._state = state
+        self._hooks = hooks
+        self._stuck_detector = stuck_detector
+        self._on_event = on_event
+        self._stop_denials = 0
+
+    def begin_run(self) -> None:
+        """Reset the per-run counters."""
+        self._stop_denials = 0
+
+    def latest_message_blocked(self) -> bool:
+        """Whether the newest user message was blocked by a UserPromptSubmit hook."""
+        blocked = self._state.blocked_messages
+        if not blocked:
+            return False
+        for event in reversed(self._state.events):
+            if isinstance(event, MessageEvent) and event.source == "user":
+                return event.id in blocked
+        return False
+
+    def stop_denied(self) -> bool:
+        """Run the Stop hooks; when one denies, its feedback goes to the agent, which goes on."""
+        if self._hooks is None:
+            return False
+        verdict = self._hooks.run(HookEventType.STOP, stop_hook_active=self._stop_denials > 0)
+        if not verdict.blocked or self._stop_denials >= MAX_STOP_DENIALS:
+            return False
+        self._stop_denials += 1
+        self._on_event(
+            MessageEvent.from_environment(f"Do not stop yet. {verdict.reason}", "stop-hook")
+        )
+        return True
+
+    def stuck(self) -> bool:
+        """Check for a stuck agent: nudge it once; if it goes on, stop the run as STUCK."""
+        if self._stuck_detector is None:
+            return False
+        report = self._stuck_detector.check()
+        if report is None:
+            return False
+        if not self._stuck_detector.nudged():
+            self._on_event(
+                MessageEvent.from_environment(STUCK_NUDGE.format(report.description), NUDGE_SENDER)
+            )
+            return False
+        self._state.execution_status = ConversationExecutionStatus.STUCK
+        self._on_event(
+            ConversationErrorEvent(
+                code="AgentStuck",
+                detail=f"The agent is stuck: {report.description}, even after being told. "
+                "Send a message with new directions to continue.",
+            )
+        )
+        return True
