@@ -119,8 +119,8 @@ class Agent(AgentBase):
     ) -> list[ActionEvent] | None:
         """Reject denied actions; return the rest, or None when the batch must wait.
 
-        The whole batch waits when any action needs the user's confirmation, unless the
-        batch is only `finish` and `think`.
+        The whole batch waits when any action needs the user's confirmation; `finish` and
+        `think` never need it.
         """
         from ohtui.sdk.conversation.state import ConversationExecutionStatus
 
@@ -129,6 +129,9 @@ class Agent(AgentBase):
         runnable: list[ActionEvent] = []
         waits = False
         for action in actions:
+            if action.tool_name in NEVER_WAIT:
+                runnable.append(action)
+                continue
             decision = policy.decide(action, working_dir)
             if decision.verdict == "deny":
                 on_event(
@@ -142,7 +145,7 @@ class Agent(AgentBase):
                 continue
             runnable.append(action)
             waits = waits or decision.verdict == "confirm"
-        if waits and not all(a.tool_name in NEVER_WAIT for a in runnable):
+        if waits:
             state.execution_status = ConversationExecutionStatus.WAITING_FOR_CONFIRMATION
             return None
         return runnable
@@ -174,11 +177,12 @@ class Agent(AgentBase):
                 event = event.model_copy(update={"security_risk": SecurityRisk.UNKNOWN})
             elif action is not None:
                 assessment = analyzer.assess(event)
+                risk, reason = assessment.risk, assessment.explanation
+                tool = self.tools_map.get(call.name)
+                if risk is SecurityRisk.UNKNOWN and tool is not None and tool.is_read_only:
+                    risk, reason = SecurityRisk.LOW, "a read-only tool"  # never asked to rate
                 event = event.model_copy(
-                    update={
-                        "security_risk": assessment.risk,
-                        "security_risk_reason": assessment.explanation,
-                    }
+                    update={"security_risk": risk, "security_risk_reason": reason}
                 )
             events.append(event)
             if error is not None:

@@ -26,7 +26,7 @@ from ohtui.sdk.security.confirmation_policy import (
     ConfirmRisky,
 )
 from ohtui.sdk.security.risk import SecurityRisk
-from ohtui.sdk.security.shell import ShellSyntaxError, parse_command, tokenize
+from ohtui.sdk.security.shell import ShellSyntaxError, command_name, parse_command, tokenize
 
 if TYPE_CHECKING:
     from ohtui.sdk.event.llm_convertible.action import ActionEvent
@@ -98,13 +98,18 @@ class ApprovalRule(BaseModel):
         if self.command_prefix is None:
             return True
         prefix = _prefix_words(self.command_prefix)
-        return len(words) >= len(prefix) and words[: len(prefix)] == list(prefix)
+        if len(words) < len(prefix) or not prefix:
+            return False
+        # `/bin/rm` is `rm`: a rule cannot be dodged by spelling out the path.
+        return command_name(words) == command_name(list(prefix)) and (
+            words[1 : len(prefix)] == list(prefix[1:])
+        )
 
     def matches_path(self, path: str, working_dir: str) -> bool:
         """Whether a file path matches this rule's glob (no glob: any path)."""
         if self.path_glob is None:
             return True
-        resolved = Path(os.path.normpath(Path(working_dir, path).expanduser()))
+        resolved = resolve_path(path, working_dir)
         glob = os.path.expanduser(self.path_glob)
         if os.path.isabs(glob):
             return _glob_regex(glob).fullmatch(resolved.as_posix()) is not None
@@ -132,7 +137,7 @@ class ApprovalRule(BaseModel):
                     tool=TERMINAL, command_prefix=" ".join(prefix), scope=scope, workspace=workspace
                 )
         if action.tool_name == FILE_EDITOR and isinstance(arguments.get("path"), str):
-            path = Path(os.path.normpath(Path(working_dir, arguments["path"]).expanduser()))
+            path = resolve_path(arguments["path"], working_dir)
             try:
                 relative = path.relative_to(working_dir).parent.as_posix()
                 glob = "**" if relative == "." else f"{relative}/**"
@@ -256,6 +261,11 @@ def _covering_allow(
         ):
             return rule
     return None
+
+
+def resolve_path(path: str, working_dir: str) -> Path:
+    """Where a tool's path argument points: `~` expanded, relative to the workspace."""
+    return Path(os.path.normpath(Path(working_dir) / Path(path).expanduser()))
 
 
 @lru_cache(maxsize=256)

@@ -6,12 +6,12 @@ import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ohtui.sdk.security.analyzer import _RANK, RiskAssessment, SecurityAnalyzerBase
+from ohtui.sdk.security.approval_rules import resolve_path
 from ohtui.sdk.security.risk import SecurityRisk
-from ohtui.sdk.security.shell import CommandLine, parse_command
+from ohtui.sdk.security.shell import CommandLine, command_name, parse_command
 
 if TYPE_CHECKING:
     from ohtui.sdk.event.llm_convertible.action import ActionEvent
@@ -138,8 +138,7 @@ def _flags(part: list[str]) -> str:
     return "".join(w.lstrip("-") for w in part[1:] if w.startswith("-") and not w.startswith("--"))
 
 
-def _command(part: list[str]) -> str:
-    return part[0].rsplit("/", 1)[-1] if part else ""
+_command = command_name
 
 
 def _recursive_rm(part: list[str]) -> bool:
@@ -409,7 +408,7 @@ class PatternSecurityAnalyzer(SecurityAnalyzerBase):
         return RiskAssessment(SecurityRisk.UNKNOWN, None, self.name)
 
     def _assess_edit(self, command: str, path: str) -> RiskAssessment:
-        resolved = os.path.normpath(Path(self.workspace or "/", path).expanduser())
+        resolved = str(resolve_path(path, self.workspace or "/"))
         if SECRET_PATH.search(resolved):
             return RiskAssessment(
                 SecurityRisk.HIGH,

@@ -145,7 +145,10 @@ def tokenize(command: str) -> list[Token]:
     def flush() -> None:
         nonlocal in_word
         if in_word:
-            tokens.append(Token("".join(word)))
+            text = "".join(word)
+            tokens.append(Token(text))
+            if pending_heredocs and pending_heredocs[-1] == "":
+                pending_heredocs[-1] = text  # the word after `<<` is its delimiter
             word.clear()
             in_word = False
 
@@ -198,8 +201,6 @@ def tokenize(command: str) -> list[Token]:
             elif op == "\n" and any(pending_heredocs):
                 i = _skip_heredoc_bodies(command, i, pending_heredocs)
                 pending_heredocs.clear()
-        if pending_heredocs and pending_heredocs[-1] == "" and tokens and not tokens[-1].operator:
-            pending_heredocs[-1] = tokens[-1].text
     flush()
     return tokens
 
@@ -263,7 +264,7 @@ def _add_simple_command(words: list[str], result: CommandLine) -> None:
         words = words[1:]
     if not words or words[0] in _CLOSING_KEYWORDS:
         return
-    if words[0] in _OPAQUE_KEYWORDS or words[0].endswith("()"):
+    if words[0] in _OPAQUE_KEYWORDS:
         result.opaque_reasons.append(f"it uses `{words[0]}`, which is not vetted part by part")
         result.parts.append(words)
         return
@@ -274,9 +275,12 @@ def _unwrap(words: list[str], result: CommandLine, depth: int) -> None:
     """Add `words` as parts, splitting wrappers from the commands they run."""
     if depth > 8 or not words:
         return
-    name = words[0].rsplit("/", 1)[-1]
-    if name in _SHELLS and "-c" in words[1:]:
-        index = words.index("-c", 1)
+    name = command_name(words)
+    script_flag = next(
+        (i for i, w in enumerate(words[1:], 1) if re.fullmatch(r"-[a-zA-Z]*c[a-zA-Z]*", w)), None
+    )
+    if name in _SHELLS and script_flag is not None:  # bash -c, bash -lc, sh -ec ...
+        index = script_flag
         result.parts.append(words[: index + 1])
         if index + 1 < len(words):
             inner = parse_command(words[index + 1])
@@ -311,6 +315,11 @@ def _unwrap(words: list[str], result: CommandLine, depth: int) -> None:
     index += positionals
     result.parts.append(words[: min(index, len(words))])
     _unwrap(words[index:], result, depth + 1)
+
+
+def command_name(words: list[str]) -> str:
+    """The command a simple command runs, without its directory (`/bin/rm` -> `rm`)."""
+    return words[0].rsplit("/", 1)[-1] if words else ""
 
 
 def _substitutions(command: str) -> list[str]:
