@@ -10,6 +10,7 @@ Prints, next to each target:
 
 from __future__ import annotations
 
+import json
 import os
 import statistics
 import subprocess
@@ -105,7 +106,9 @@ def bench_resume(count: int = 10_000) -> None:
         for name, conv_id in ids.items():
             out = subprocess.run(
                 [sys.executable, "-c", RESUME_SCRIPT, tmp, str(conv_id)],
-                check=True, capture_output=True, text=True,
+                check=True,
+                capture_output=True,
+                text=True,
             ).stdout.split()
             results[name] = (int(out[0]), float(out[1]), float(out[2]))
     events, seconds, mem = results["big"]
@@ -129,7 +132,8 @@ def bench_steps(steps: int = 200) -> None:
         counter["n"] += 1
         if counter["n"] >= steps:
             return Reply(tool_calls=(ToolCall("finish", '{"message": "done"}'),))
-        return Reply(tool_calls=(ToolCall("think", '{"thought": "step %d"}' % counter["n"]),))
+        thought = json.dumps({"thought": f"step {counter['n']}"})
+        return Reply(tool_calls=(ToolCall("think", thought),))
 
     server.set_default(reply)
     llm_time: list[float] = []
@@ -174,11 +178,12 @@ def bench_steps(steps: int = 200) -> None:
         object.__setattr__(conv.agent, "step", timed_step)
         conv.run()
         total = time.perf_counter() - total_start
-        step_ends = step_starts[1:] + [time.perf_counter()]
+        step_ends = [*step_starts[1:], time.perf_counter()]
         conv.close()
     server.close()
     engine = [
-        (end - start) - llm for start, end, llm in zip(step_starts, step_ends, llm_time, strict=False)
+        (end - start) - llm
+        for start, end, llm in zip(step_starts, step_ends, llm_time, strict=False)
     ]
     first, last = engine[:20], engine[-20:]
     print(

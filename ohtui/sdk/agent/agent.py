@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+from collections.abc import Container, Sequence
 from typing import TYPE_CHECKING, Any
 
 from pydantic import PrivateAttr
@@ -32,6 +33,7 @@ from ohtui.sdk.tool.tool import ToolArgumentError
 if TYPE_CHECKING:
     from ohtui.sdk.conversation.impl.local_conversation import LocalConversation
     from ohtui.sdk.conversation.state import ConversationState
+    from ohtui.sdk.event.base import Event
 
 logger = logging.getLogger(__name__)
 
@@ -332,10 +334,16 @@ class Agent(AgentBase):
             feedback = f"Feedback on your `{event.tool_name}` call from {verdict.reason}"
             on_event(MessageEvent.from_environment(feedback, "post-tool-hook"))
 
-    def ask(self, question: str, events: Any, cancel: threading.Event | None = None) -> str:
-        """Answer a side question from the current history, recording nothing."""
+    def ask(
+        self,
+        question: str,
+        events: Sequence[Event],
+        cancel: threading.Event | None = None,
+        skip: Container[str] = (),
+    ) -> str:
+        """Answer a side question from the current history (minus `skip`), recording nothing."""
         history = ChatHistory()
-        history.update(events)
+        history.update(events, skip=skip)
         messages = [self._system_message or {"role": "system", "content": ""}, *history.answered()]
         messages.append(Message(role="user", content=[TextContent(text=question)]).to_chat_dict())
         response = self.llm.completion(messages, cancel=cancel)

@@ -3,7 +3,6 @@ masked everywhere they could show."""
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 import threading
@@ -32,9 +31,27 @@ logger = logging.getLogger(__name__)
 
 SecretValue = str | Callable[[], str]
 SECRET_MASK = "<secret-hidden>"
-MIN_MASKED_LENGTH = 3
+MIN_MASKED_LENGTH = 4
 """Shorter values are not masked: replacing every "a" or "1" would wreck all output."""
 _KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_STRUCTURAL_KEYS = frozenset(
+    {
+        "kind",
+        "id",
+        "source",
+        "role",
+        "type",
+        "timestamp",
+        "tool_call_id",
+        "tool_name",
+        "action_id",
+        "llm_response_id",
+        "security_risk",
+        "origin",
+        "status",
+        "name",
+    }
+)
 
 
 class SecretsUnavailableWarning(UserWarning):
@@ -204,12 +221,33 @@ class SecretRegistry(_BaseModel):
                 text = text.replace(value, SECRET_MASK)
         return text
 
-    def mask_secrets_in_json(self, data: str) -> str:
-        """Like mask_secrets_in_output, for JSON text (values may appear escaped there)."""
+    def mask_fragment(self, text: str, cut_before: bool, cut_after: bool) -> str:
+        """Mask a piece cut out of a longer text: a value it holds only part of, at a cut
+        edge, is masked too (the part that is shown would give the value away)."""
+        text = self.mask_secrets_in_output(text)
         for value in self._values_to_mask():
-            for form in {value, json.dumps(value)[1:-1]}:
-                if form in data:
-                    data = data.replace(form, SECRET_MASK)
+            for size in range(len(value) - 1, MIN_MASKED_LENGTH - 1, -1):
+                if cut_after and text.endswith(value[:size]):
+                    text = text[:-size] + SECRET_MASK
+                    break
+            for size in range(len(value) - 1, MIN_MASKED_LENGTH - 1, -1):
+                if cut_before and text.startswith(value[-size:]):
+                    text = SECRET_MASK + text[size:]
+                    break
+        return text
+
+    def mask_data(self, data: Any) -> Any:
+        """JSON-like data with secrets masked in its free-text strings.
+
+        Keys, and the values of identifier or enum fields (ids, kinds, roles...), are left
+        alone: they never hold secrets, and masking them would break the data's shape.
+        """
+        if isinstance(data, str):
+            return self.mask_secrets_in_output(data)
+        if isinstance(data, list):
+            return [self.mask_data(item) for item in data]
+        if isinstance(data, dict):
+            return {k: v if k in _STRUCTURAL_KEYS else self.mask_data(v) for k, v in data.items()}
         return data
 
     def values_to_mask(self) -> list[str]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 
 from ohtui.sdk.event.base import Event
 from ohtui.sdk.event.llm_convertible.message import MessageEvent
@@ -18,10 +18,10 @@ TITLE_PROMPT = (
 )
 
 
-def first_user_message(events: Iterable[Event]) -> str | None:
-    """The text of the first user message, if any."""
+def first_user_message(events: Iterable[Event], skip: Container[str] = ()) -> str | None:
+    """The text of the first user message (not one of `skip`), if any."""
     for event in events:
-        if isinstance(event, MessageEvent) and event.source == "user":
+        if isinstance(event, MessageEvent) and event.source == "user" and event.id not in skip:
             return event.llm_message.text
     return None
 
@@ -35,9 +35,14 @@ def truncate_title(text: str, max_length: int) -> str:
     return cut.rstrip(" ,.;:") + "…"
 
 
-def generate_conversation_title(events: Iterable[Event], llm: LLM, max_length: int = 50) -> str:
-    """A title for the conversation; ValueError when it has no user message yet."""
-    message = first_user_message(events)
+def generate_conversation_title(
+    events: Iterable[Event], llm: LLM, max_length: int = 50, skip: Container[str] = ()
+) -> str:
+    """A title for the conversation; ValueError when it has no user message yet.
+
+    Messages in `skip` (blocked by a hook) are never sent to the LLM.
+    """
+    message = first_user_message(events, skip)
     if message is None:
         raise ValueError("the conversation has no user message to title it from")
     try:

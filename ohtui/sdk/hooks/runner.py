@@ -68,6 +68,8 @@ def run_hook(hook: HookDefinition, payload: dict[str, Any], working_dir: str) ->
             cwd=working_dir,
             start_new_session=True,  # so a timeout kills everything the hook started
             text=True,
+            encoding="utf-8",
+            errors="replace",
         )
     except OSError as exc:
         return HookResult(hook, None, "", "", error=f"could not start: {exc.strerror or exc}")

@@ -218,7 +218,10 @@ class LLM(BaseModel):
                         raise LLMCancelledError("The LLM call was interrupted.", model=self.model)
                     delta = assembler.add(chunk)
                     if on_token is not None and (
-                        delta.content or delta.reasoning_content or delta.tool_calls
+                        delta.content
+                        or delta.reasoning_content
+                        or delta.tool_calls
+                        or delta.finish_reason
                     ):
                         on_token(delta)
                 message = assembler.message()

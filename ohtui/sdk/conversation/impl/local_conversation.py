@@ -190,10 +190,10 @@ class LocalConversation(BaseConversation):
         """Mask secrets, record the event durably, then tell the listeners."""
         registry = self._state.secret_registry
         if registry.has_values:
-            data = event.model_dump_json()
-            masked = registry.mask_secrets_in_json(data)
+            data = event.model_dump(mode="json")
+            masked = registry.mask_data(data)
             if masked != data:
-                event = Event.model_validate_json(masked)
+                event = Event.model_validate(masked)
         self._state.events.append(event)
         self._notify(event)
 
@@ -422,12 +422,14 @@ class LocalConversation(BaseConversation):
         ask = getattr(self.agent, "ask", None)
         if ask is None:
             raise NotImplementedError(f"{type(self.agent).__name__} cannot answer side questions")
-        answer = str(ask(question, self._state.events))
+        answer = str(ask(question, self._state.events, skip=self._state.blocked_messages))
         return self._state.secret_registry.mask_secrets_in_output(answer)
 
     def generate_title(self, llm: LLM | None = None, max_length: int = 50) -> str:
         """A title from the first user message (LLM-written, or truncated if the LLM fails)."""
-        title = generate_conversation_title(self._state.events, llm or self.agent.llm, max_length)
+        title = generate_conversation_title(
+            self._state.events, llm or self.agent.llm, max_length, skip=self._state.blocked_messages
+        )
         return self._state.secret_registry.mask_secrets_in_output(title)
 
     def condense(self) -> None:

@@ -20,11 +20,18 @@ class TokenMasker:
         self._content = StreamMasker(registry)
         self._reasoning = StreamMasker(registry)
         self._arguments: dict[int, StreamMasker] = {}
+        self._response_id: str | None = None
 
     def mask(self, chunk: LLMStreamChunk) -> LLMStreamChunk:
         """The chunk as it may be shown."""
         if not self._registry.has_values:
             return chunk
+        if chunk.response_id != self._response_id:
+            # A new response: what an unfinished one held back must not leak into it.
+            self._response_id = chunk.response_id
+            self._content = StreamMasker(self._registry)
+            self._reasoning = StreamMasker(self._registry)
+            self._arguments.clear()
         content = self._content.feed(chunk.content)
         reasoning = self._reasoning.feed(chunk.reasoning_content)
         calls = tuple(

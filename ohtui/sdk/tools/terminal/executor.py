@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import shutil
 import tempfile
@@ -93,16 +92,11 @@ class TerminalExecutor(ToolExecutor[TerminalAction, TerminalObservation]):
             return self._error(action, CLOSED_MESSAGE)
         except OSError as exc:
             return self._error(action, f"Could not start the shell in {self.working_dir}: {exc}")
-        output = self._masked(capture.finish())
+        secrets = self._secrets if self._secrets is not None and self._secrets.has_values else None
+        output = capture.finish(secrets.mask_fragment if secrets else None)
+        if secrets is not None and output.full_output_path is not None:
+            mask_file(Path(output.full_output_path), secrets)
         return self._observe(action.command, timeout, result, output, cwd_before)
-
-    def _masked(self, output: CapturedOutput) -> CapturedOutput:
-        """Secrets out of the text and out of the saved full output."""
-        if self._secrets is None or not self._secrets.has_values:
-            return output
-        if output.full_output_path is not None:
-            mask_file(Path(output.full_output_path), self._secrets)
-        return dataclasses.replace(output, text=self._secrets.mask_secrets_in_output(output.text))
 
     def interrupt(self) -> None:
         """Kill the running command; the blocked call returns with `interrupted`."""

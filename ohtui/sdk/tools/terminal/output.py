@@ -34,6 +34,14 @@ class CapturedOutput:
     save_error: str | None
 
 
+FragmentMask = Callable[[str, bool, bool], str]
+"""(text, cut before it, cut after it) -> the text with secrets hidden."""
+
+
+def _no_mask(text: str, cut_before: bool, cut_after: bool) -> str:
+    return text
+
+
 class OutputCapture:
     """Receives a command's raw output in chunks, with bounded memory.
 
@@ -84,8 +92,12 @@ class OutputCapture:
         if not self._spilling and (self._binary or self._total_chars > self._max_chars):
             self._start_spilling()
 
-    def finish(self) -> CapturedOutput:
-        """Flush what is buffered and describe the whole output."""
+    def finish(self, mask: FragmentMask | None = None) -> CapturedOutput:
+        """Flush what is buffered and describe the whole output.
+
+        `mask(text, cut_before, cut_after)` hides secrets in the text shown, including the
+        parts of one that the head/tail cut would leave at either side of it.
+        """
         text = self._decoder.decode(b"", final=True)
         if self._pending_cr:
             self._pending_cr = False
@@ -101,12 +113,15 @@ class OutputCapture:
             except OSError as exc:
                 self._save_error = str(exc)
         path = str(self._path) if self._path is not None and self._save_error is None else None
+        if mask is None:
+            mask = _no_mask
         if self._binary:
             shown, truncated = "", True
         elif not self._spilling:
-            shown, truncated = "".join(self._text), False
+            shown, truncated = mask("".join(self._text), False, False), False
         else:
-            shown, truncated = self._head + self._marker(path) + self._tail, True
+            head, tail = mask(self._head, False, True), mask(self._tail, True, False)
+            shown, truncated = head + self._marker(path) + tail, True
         return CapturedOutput(
             text=shown,
             total_bytes=self._total_bytes,
