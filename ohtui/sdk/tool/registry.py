@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from ohtui.sdk.tool.spec import Tool
 from ohtui.sdk.tool.tool import ToolDefinition
+from ohtui.sdk.utils.models import register_kind_loader
 
 if TYPE_CHECKING:
     from ohtui.sdk.conversation.state import ConversationState
@@ -27,6 +28,16 @@ _BUILTIN_MODULES = {
 
 _registry: dict[str, ToolFactory] = {}
 _lock = threading.Lock()
+
+
+def _import_builtin_tools() -> None:
+    # A resumed conversation's events name the built-in tools' observation classes before
+    # any tool has been created; import them so those events can be read.
+    for module in _BUILTIN_MODULES.values():
+        importlib.import_module(module)
+
+
+register_kind_loader(_import_builtin_tools)
 
 
 def register_tool(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar, Self
 
 from pydantic import (
@@ -12,6 +13,13 @@ from pydantic import (
     computed_field,
     model_validator,
 )
+
+_kind_loaders: list[Callable[[], None]] = []
+
+
+def register_kind_loader(loader: Callable[[], None]) -> None:
+    """Call `loader` (which imports modules defining more kinds) when a kind is unknown."""
+    _kind_loaders.append(loader)
 
 
 class DiscriminatedUnionMixin(BaseModel):
@@ -62,6 +70,11 @@ class DiscriminatedUnionMixin(BaseModel):
                 stack.extend(sub.__subclasses__())
             DiscriminatedUnionMixin._kinds = index
         target = DiscriminatedUnionMixin._kinds.get(kind)
+        if target is None and _kind_loaders:
+            for loader in _kind_loaders:
+                loader()
+            _kind_loaders.clear()  # each loads once; new subclasses reset the index
+            return cls.resolve_kind(kind)
         if target is None or not issubclass(target, cls):
             raise ValueError(
                 f"unknown {cls.__name__} kind {kind!r}; is the module defining it imported?"

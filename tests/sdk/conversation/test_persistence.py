@@ -9,6 +9,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import textwrap
 import time
 import uuid
 from dataclasses import dataclass
@@ -795,3 +796,43 @@ def test_huge_and_binary_command_output(
         assert [e.model_dump_json() for e in again.state.events] == saved
     finally:
         again.close()
+
+
+def test_a_fresh_process_reads_built_in_tool_observations_before_any_tool_exists(
+    tmp_path: Path,
+) -> None:
+    """A resumed conversation's events name tool observation classes; reading them must not
+    depend on the tool having been created first in this process."""
+    setup = textwrap.dedent(
+        f"""
+        from ohtui.sdk import LLM, Agent, Conversation, ObservationEvent, Tool
+        from ohtui.sdk.tools.terminal import TerminalAction
+        conv = Conversation(agent=Agent(llm=LLM(model="openai/x"), tools=[Tool(name="terminal")]),
+                            workspace="{tmp_path}/ws", persistence_dir="{tmp_path}/c",
+                            visualizer=None)
+        obs = conv.execute_tool("terminal", TerminalAction(command="echo hi"))
+        conv.state.events.append(ObservationEvent(observation=obs, action_id="a",
+                                                  tool_name="terminal", tool_call_id="t"))
+        print(conv.id.hex)
+        conv.close()
+        """
+    )
+    cid = subprocess.run(
+        [sys.executable, "-c", setup], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    reader = textwrap.dedent(
+        f"""
+        import uuid
+        from ohtui.sdk import LLM, Agent, Conversation, Tool
+        conv = Conversation(agent=Agent(llm=LLM(model="openai/x"), tools=[Tool(name="terminal")]),
+                            workspace="{tmp_path}/ws", persistence_dir="{tmp_path}/c",
+                            conversation_id=uuid.UUID("{cid}"), visualizer=None)
+        observation = conv.state.events[-1].observation
+        print(type(observation).__name__, observation.exit_code)
+        """
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", reader], check=False, capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["TerminalObservation", "0"]
