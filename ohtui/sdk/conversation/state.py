@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import threading
 import uuid
 from collections.abc import Sequence
 from enum import Enum
@@ -33,6 +32,7 @@ from ohtui.sdk.event.llm_convertible.system import SystemPromptEvent
 from ohtui.sdk.security.analyzer import SecurityAnalyzerBase
 from ohtui.sdk.security.confirmation_policy import ConfirmationPolicyBase, NeverConfirm
 from ohtui.sdk.utils.cipher import Cipher
+from ohtui.sdk.utils.fifo_lock import FIFOLock
 from ohtui.sdk.workspace.local import BaseWorkspace
 
 
@@ -55,39 +55,6 @@ class ConversationExecutionStatus(str, Enum):
             ConversationExecutionStatus.ERROR,
             ConversationExecutionStatus.STUCK,
         )
-
-
-class _OwnedLock:
-    """A re-entrant lock that can tell whether it is held, and by whom."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._owner: int | None = None
-        self._depth = 0
-
-    def acquire(self, blocking: bool = True, timeout: float = -1) -> bool:
-        me = threading.get_ident()
-        if self._owner == me:
-            self._depth += 1
-            return True
-        if not self._lock.acquire(blocking, timeout if blocking else -1):
-            return False
-        self._owner, self._depth = me, 1
-        return True
-
-    def release(self) -> None:
-        if self._owner != threading.get_ident():
-            raise RuntimeError("cannot release a lock this thread does not hold")
-        self._depth -= 1
-        if self._depth == 0:
-            self._owner = None
-            self._lock.release()
-
-    def locked(self) -> bool:
-        return self._lock.locked()
-
-    def owned(self) -> bool:
-        return self._owner == threading.get_ident()
 
 
 class ConversationState(BaseModel):
@@ -130,7 +97,7 @@ class ConversationState(BaseModel):
     _events: EventLog = PrivateAttr(default_factory=EventLog)
     _store: ConversationStore | None = PrivateAttr(default=None)
     _key: int | None = PrivateAttr(default=None)
-    _lock: _OwnedLock = PrivateAttr(default_factory=_OwnedLock)
+    _lock: FIFOLock = PrivateAttr(default_factory=FIFOLock)
     _on_state_change: ConversationCallbackType | None = PrivateAttr(default=None)
     _autosave: bool = PrivateAttr(default=False)
     _stats_dirty: bool = PrivateAttr(default=False)

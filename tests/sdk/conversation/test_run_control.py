@@ -429,3 +429,35 @@ def test_run_after_close_raises(make_conversation) -> None:
     conv.close()
     with pytest.raises(RuntimeError, match="closed"):
         conv.run()
+
+
+def test_a_message_sent_during_a_run_is_delivered_between_steps(make_conversation, llm_server):
+    """send_message from another thread waits for the current step only, not the whole run."""
+    release = threading.Event()
+    step_two_seen = threading.Event()
+
+    def first(_request: dict) -> Reply:
+        release.wait(5)  # keep the first step busy until the message is on its way
+        return Reply(tool_calls=(ToolCall("think", '{"thought": "one"}'),))
+
+    def second(request: dict) -> Reply:
+        step_two_seen.set()
+        texts = [m.get("content") for m in request["messages"] if m["role"] == "user"]
+        assert "also do this" in texts  # the message arrived before the second LLM call
+        return Reply(tool_calls=(ToolCall("finish", '{"message": "done"}'),))
+
+    llm_server.reply_with(first)
+    llm_server.reply_with(second)
+    conv = make_conversation()
+    conv.send_message("start")
+    runner = threading.Thread(target=conv.run)
+    runner.start()
+    time.sleep(0.2)
+    sender = threading.Thread(target=conv.send_message, args=("also do this",))
+    sender.start()
+    release.set()
+    sender.join(5)
+    runner.join(10)
+    assert not sender.is_alive() and not runner.is_alive()
+    assert step_two_seen.is_set()
+    assert conv.state.execution_status is ConversationExecutionStatus.FINISHED
