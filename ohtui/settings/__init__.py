@@ -1,0 +1,1 @@
+"""Settings: where ohtui keeps its files, and (later) config.toml and keyring secrets."""

@@ -1,0 +1,37 @@
+"""Where ohtui keeps its files (platformdirs), each overridable by an environment variable."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+APP_NAME = "ohtui"
+
+
+def _dir(env: str, kind: str) -> Path:
+    override = os.environ.get(env)
+    if override:
+        return Path(override).expanduser()
+    import platformdirs  # small, but only needed here
+
+    return Path(getattr(platformdirs, f"user_{kind}_dir")(APP_NAME, appauthor=False))
+
+
+def data_dir() -> Path:
+    """Conversations and prompt history (OHTUI_DATA_DIR overrides)."""
+    return _dir("OHTUI_DATA_DIR", "data")
+
+
+def log_dir() -> Path:
+    """Log files (OHTUI_LOG_DIR overrides)."""
+    return _dir("OHTUI_LOG_DIR", "log")
+
+
+def conversations_dir() -> Path:
+    """The persistence base directory of saved conversations."""
+    return data_dir() / "conversations"
+
+
+def history_file() -> Path:
+    """The prompt history, kept across sessions."""
+    return data_dir() / "prompt-history.jsonl"

@@ -1,0 +1,1 @@
+"""The Textual front end: the chat screen, the approval modal, and the worker bridge."""

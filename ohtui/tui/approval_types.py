@@ -1,0 +1,73 @@
+"""Plain data the approval modal shows and returns (no engine types: the session converts)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+RuleScope = Literal["session", "workspace", "user"]
+Risk = Literal["UNKNOWN", "LOW", "MEDIUM", "HIGH"]
+SCOPE_LABELS: dict[str, str] = {
+    "session": "this session",
+    "workspace": "this workspace",
+    "user": "always (all workspaces)",
+}
+
+
+@dataclass(frozen=True)
+class RuleDraft:
+    """An approval rule being proposed or edited: tool plus command prefix or path glob."""
+
+    tool: str
+    command_prefix: str | None = None
+    path_glob: str | None = None
+    scope: RuleScope = "session"
+
+    def describe(self) -> str:
+        """E.g. "terminal commands starting with `git status`"."""
+        if self.command_prefix:
+            return f"{self.tool} commands starting with `{self.command_prefix}`"
+        if self.path_glob:
+            return f"{self.tool} on paths matching `{self.path_glob}`"
+        return f"every {self.tool} action"
+
+
+@dataclass(frozen=True)
+class PendingActionView:
+    """One action waiting for approval, as the modal shows it."""
+
+    action_id: str
+    tool: str
+    summary: str
+    """One line: the command, or `edit src/app.py`."""
+    detail: str
+    """The full command or path (may be several lines)."""
+    risk: Risk = "UNKNOWN"
+    risk_reason: str | None = None
+    diff: str | None = None
+    """A unified diff preview for file edits."""
+    suggested_rule: RuleDraft | None = None
+
+
+@dataclass(frozen=True)
+class ApprovalDecision:
+    """What the user decided in the modal. Ids not listed in either stay pending."""
+
+    approved: tuple[str, ...] = ()
+    rejected: tuple[str, ...] = ()
+    reason: str = ""
+    """The rejection reason sent to the agent (empty: a default is used)."""
+    rule: RuleDraft | None = None
+    """An "always allow" rule to save; the actions it covers are approved too."""
+    policy: str | None = None
+    """A new confirmation policy ("always", "risky", "never"), if the user switched."""
+
+
+@dataclass(frozen=True)
+class RuleRow:
+    """A saved approval rule, as the rules list shows it."""
+
+    rule_id: str
+    description: str
+    scope: RuleScope
+    decision: Literal["allow", "deny"] = "allow"
