@@ -30,16 +30,23 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"ohtui {__version__}")
     parser.add_argument(
-        "-w", "--workspace", type=Path, default=None,
+        "-w",
+        "--workspace",
+        type=Path,
+        default=None,
         help="the directory the agent works in (default: the current directory)",
     )
     parser.add_argument("-m", "--model", help="the model to use (default: $OHTUI_MODEL)")
-    parser.add_argument("--base-url", help="an OpenAI-compatible endpoint (default: $OHTUI_BASE_URL)")
+    parser.add_argument(
+        "--base-url", help="an OpenAI-compatible endpoint (default: $OHTUI_BASE_URL)"
+    )
     parser.add_argument(
         "--resume", metavar="ID", help="resume a saved conversation (a unique id prefix is enough)"
     )
     parser.add_argument(
-        "--confirm", choices=POLICY_ORDER, default="risky",
+        "--confirm",
+        choices=POLICY_ORDER,
+        default="risky",
         help="which actions wait for your approval (default: risky)",
     )
     return parser
