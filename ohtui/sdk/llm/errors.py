@@ -20,6 +20,12 @@ if TYPE_CHECKING:
     from ohtui.sdk.llm.llm import LLM
 
 _PREFIX = re.compile(r"^(litellm\.\w+:\s*)+|(\w+Exception - )", re.IGNORECASE)
+_MISSING_KEY_HINTS = (
+    "missing credentials",
+    "api_key client option must be set",
+    "no api key",
+    "api key not found",
+)
 _TIMEOUT_TYPES = ("TimeoutException", "ReadTimeout", "ConnectTimeout", "APITimeoutError")
 _CONTEXT_HINTS = (
     "context length",
@@ -90,6 +96,8 @@ def _category(exc: BaseException, lib: Any, said: str, status: int | None) -> st
         return "context"
     if isinstance(exc, lib.AuthenticationError | lib.PermissionDeniedError) or status in (401, 403):
         return "auth"
+    if any(hint in said.lower() for hint in _MISSING_KEY_HINTS):
+        return "no_key"
     if isinstance(exc, lib.RateLimitError) or status == 429:
         return "rate_limit"
     if _is_timeout(chain, lib):
@@ -128,6 +136,11 @@ def map_error(exc: BaseException, llm: LLM) -> LLMError:
             LLMAuthenticationError,
             f"The provider{where} rejected the credentials for '{model}': {said} "
             "Check the API key (and that it is allowed to use this model).",
+        ),
+        "no_key": (
+            LLMAuthenticationError,
+            f"No API key for '{model}'. Set it (e.g. OHTUI_API_KEY, or the provider's own "
+            "variable such as OPENAI_API_KEY) and try again.",
         ),
         "rate_limit": (
             LLMRateLimitError,

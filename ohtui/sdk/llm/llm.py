@@ -38,6 +38,8 @@ logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 ToolsArg = Sequence[dict[str, Any]]
+RetryListener = Callable[[int, float, LLMError], None]
+"""Told (attempt number, seconds until the retry, the error) before each retry."""
 ChatMessages = Sequence[Message | dict[str, Any]]
 
 
@@ -82,6 +84,7 @@ class LLM(BaseModel):
     extra_headers: dict[str, str] | None = None
 
     _metrics: Metrics | None = PrivateAttr(default=None)
+    _retry_listeners: list[RetryListener] = PrivateAttr(default_factory=list)
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
     _price_unknown: bool = PrivateAttr(default=False)
 
@@ -106,6 +109,10 @@ class LLM(BaseModel):
         if self._metrics is None:
             self._metrics = Metrics(model_name=self.model)
         return self._metrics
+
+    def add_retry_listener(self, listener: RetryListener) -> None:
+        """Be told before each retry, e.g. to show "rate limited, retrying in 8 s"."""
+        self._retry_listeners.append(listener)
 
     def restore_metrics(self, metrics: Metrics) -> None:
         """Continue accumulating into saved metrics (used when a conversation resumes)."""
@@ -160,6 +167,8 @@ class LLM(BaseModel):
                 logger.warning(
                     "LLM %s: %s; retry %d in %.1fs", self.model, error, attempt + 1, wait
                 )
+                for listener in self._retry_listeners:
+                    listener(attempt + 1, wait, error)
                 if cancel is not None and cancel.wait(wait):
                     raise LLMCancelledError(
                         "The LLM call was interrupted.", model=self.model

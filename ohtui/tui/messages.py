@@ -1,0 +1,125 @@
+"""Messages the session posts from its worker threads to the chat screen.
+
+`post_message` is thread-safe, so the engine's callbacks post these and return at once;
+widgets are only ever touched on the UI thread, when the screen handles them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from textual.message import Message
+
+from ohtui.tui.approval_types import PendingActionView
+
+
+@dataclass
+class SessionReady(Message):
+    """The conversation is open: who it is, and the newest part of its history."""
+
+    conversation_id: str
+    title: str | None
+    model: str
+    workspace: str
+    status: str
+    policy: str
+    history: list[Any]
+    """The newest events (engine Event objects), oldest first."""
+    has_older: bool
+    """Whether older events exist before `history`."""
+    total_events: int
+    resumed: bool = False
+
+
+@dataclass
+class SessionFailed(Message):
+    """The conversation could not be opened or run; `error` says why and what to do."""
+
+    error: str
+
+
+@dataclass
+class EngineEvent(Message):
+    """An event the conversation recorded (already masked for secrets)."""
+
+    event: Any
+
+
+@dataclass
+class TokenDelta(Message):
+    """Streamed text of the response being written."""
+
+    response_id: str
+    content: str = ""
+    reasoning: str = ""
+
+
+@dataclass
+class StatusChanged(Message):
+    """The run status changed (a ConversationExecutionStatus value)."""
+
+    status: str
+
+
+@dataclass
+class StatsChanged(Message):
+    """Cost and context usage after an LLM call."""
+
+    cost: float
+    context_used: int
+    context_window: int | None
+
+
+@dataclass
+class ApprovalNeeded(Message):
+    """The run stopped: these actions wait for the user's decision."""
+
+    pending: list[PendingActionView]
+
+
+@dataclass
+class QueueChanged(Message):
+    """Messages typed while the agent runs, not delivered yet."""
+
+    queued: list[str] = field(default_factory=list)
+
+
+@dataclass
+class RunFinished(Message):
+    """A run ended (finished, paused, waiting, stuck or failed)."""
+
+    status: str
+    final_response: str = ""
+
+
+@dataclass
+class OlderEvents(Message):
+    """A page of older events, for scrolling up."""
+
+    events: list[Any]
+    has_older: bool
+
+
+@dataclass
+class SideAnswer(Message):
+    """The answer to an /ask side question (not part of the conversation)."""
+
+    question: str
+    answer: str
+    failed: bool = False
+
+
+@dataclass
+class TitleChanged(Message):
+    """The conversation got a (new) title."""
+
+    title: str
+
+
+@dataclass
+class Notice(Message):
+    """Something to tell the user in a notification."""
+
+    text: str
+    severity: str = "information"

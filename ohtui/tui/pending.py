@@ -1,0 +1,38 @@
+"""The actions waiting for approval, turned into the modal's plain view data."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ohtui.tui.approval_types import PendingActionView, RuleDraft
+from ohtui.tui.render import action_summary, edit_preview
+
+if TYPE_CHECKING:
+    from ohtui.sdk import LocalConversation
+
+
+def pending_views(conversation: LocalConversation) -> list[PendingActionView]:
+    """One view per action the conversation waits on, with a suggested "always allow" rule."""
+    from ohtui.sdk import ApprovalRule
+
+    state = conversation.state
+    working_dir = conversation.workspace.working_dir
+    views = []
+    for action in state.get_unmatched_actions(state.events):
+        summary, detail = action_summary(action)
+        rule = ApprovalRule.suggest(action, working_dir)
+        views.append(
+            PendingActionView(
+                action_id=action.id,
+                tool=action.tool_name,
+                summary=summary,
+                detail=detail,
+                risk=action.security_risk.value,
+                risk_reason=action.security_risk_reason,
+                diff=edit_preview(action),
+                suggested_rule=RuleDraft(
+                    tool=rule.tool, command_prefix=rule.command_prefix, path_glob=rule.path_glob
+                ),
+            )
+        )
+    return views

@@ -1,0 +1,1 @@
+"""Screens: the chat, and the modals it opens."""

@@ -1,0 +1,362 @@
+"""ChatScreen: the conversation, the composer, the status bar, and every key that drives them."""
+
+from __future__ import annotations
+
+import time
+from typing import ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Static, TextArea
+
+from ohtui.tui import messages as msg
+from ohtui.tui.approval_types import ApprovalDecision, PendingActionView
+from ohtui.tui.commands import SLASH_COMMANDS
+from ohtui.tui.history import PromptHistory
+from ohtui.tui.options import POLICY_LABELS, POLICY_ORDER, AppOptions
+from ohtui.tui.session import Session
+from ohtui.tui.widgets.composer import Composer
+from ohtui.tui.widgets.conversation_view import ConversationView
+from ohtui.tui.widgets.status_bar import StatusBar
+
+DOUBLE_PRESS_SECONDS = 2.0
+IDLE_AFTER_SECONDS = 30.0
+"""With no key pressed for this long, the user is probably elsewhere: ring the bell."""
+HELP_TEXT = """\
+Keys: Enter send · Shift+Enter / Ctrl+J new line · ↑/↓ history · Esc pause (twice: stop now)
+Ctrl+C stop now (twice: quit) · Ctrl+Q quit · Shift+Tab cycle confirmation policy
+Ctrl+O review waiting actions · Ctrl+P command palette · Tab move between cells
+On a cell: Enter expand/collapse · c copy
+Commands: """
+
+
+class ChatScreen(Screen[None]):
+    """Talk to the agent; watch it work; approve what it wants to do."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "pause", "Pause", show=True),
+        Binding("ctrl+c", "stop", "Stop", show=True, priority=True),
+        Binding("shift+tab", "cycle_policy", "Policy", show=True, priority=True),
+        Binding("ctrl+o", "review", "Review actions", show=True),
+    ]
+
+    def __init__(self, options: AppOptions) -> None:
+        super().__init__()
+        self.options = options
+        self.session = Session(options, self)
+        self.history = PromptHistory(options.history_file)
+        self._pending: list[PendingActionView] = []
+        self._last_escape = 0.0
+        self._last_ctrl_c = 0.0
+        self._last_key = time.monotonic()
+        self._approval_open = False
+        self._status = "opening"
+
+    def compose(self) -> ComposeResult:
+        yield StatusBar(self.options.clock, id="status")
+        yield ConversationView(id="conversation")
+        with Vertical(id="bottom"):
+            yield Static("", id="banner")
+            yield Static("", id="side-answer")
+            yield Composer(
+                workspace=self.options.workspace,
+                history=self.history,
+                commands=SLASH_COMMANDS,
+                id="composer",
+            )
+        yield Footer()
+
+    def on_mount(self) -> None:
+        status = self.query_one(StatusBar)
+        status.policy = self.options.policy
+        status.workspace = str(self.options.workspace)
+        status.model = self.options.model or ""
+        self.query_one(Composer).focus_input()
+        # After the first frame: the engine's import and the database stay off the way.
+        self.call_after_refresh(self._start)
+
+    def _start(self) -> None:
+        self.session.open()
+
+    @property
+    def view(self) -> ConversationView:
+        """The conversation view."""
+        return self.query_one(ConversationView)
+
+    @property
+    def status_bar(self) -> StatusBar:
+        """The status bar."""
+        return self.query_one(StatusBar)
+
+    def on_key(self) -> None:
+        self._last_key = time.monotonic()
+
+    @on(TextArea.Changed)
+    def _typed(self) -> None:
+        self._last_key = time.monotonic()
+
+    # --- sending ---------------------------------------------------------------------------
+
+    @on(Composer.Submitted)
+    def _submitted(self, event: Composer.Submitted) -> None:
+        text = event.text
+        if text.startswith("/"):
+            name, _, argument = text[1:].partition(" ")
+            self.run_slash(name.strip(), argument.strip())
+            return
+        self.session.submit(text)
+        if not self.session.running and self.session.conversation is not None:
+            self._set_status("running")
+
+    def run_slash(self, name: str, argument: str = "") -> None:
+        """Run a slash command (from the composer or the command palette)."""
+        from ohtui.tui.commands import run_slash_command
+
+        run_slash_command(self, name, argument)
+
+    # --- session messages ------------------------------------------------------------------
+
+    def on_session_ready(self, message: msg.SessionReady) -> None:
+        status = self.status_bar
+        status.model = message.model
+        status.workspace = message.workspace
+        status.policy = message.policy
+        self._set_status(message.status)
+        self.view.load_history(message.history, message.total_events, message.has_older)
+        if message.title:
+            self.sub_title = message.title
+        self._install_log_filter()
+
+    def _install_log_filter(self) -> None:
+        import logging
+
+        from ohtui.sdk.conversation.secret_registry import SecretMaskingFilter
+
+        conversation = self.session.conversation
+        if conversation is None:
+            return
+        masking = SecretMaskingFilter(conversation.state.secret_registry)
+        for handler in logging.getLogger().handlers:
+            handler.addFilter(masking)
+
+    def on_session_failed(self, message: msg.SessionFailed) -> None:
+        self.view.show_error("ohtui could not go on", message.error)
+        self.notify(message.error, severity="error", timeout=10)
+        if self.session.conversation is None:
+            self._set_status("error")
+
+    def on_engine_event(self, message: msg.EngineEvent) -> None:
+        self.view.add_event(message.event)
+
+    def on_token_delta(self, message: msg.TokenDelta) -> None:
+        self.view.add_tokens(message.response_id, message.content, message.reasoning)
+
+    def on_status_changed(self, message: msg.StatusChanged) -> None:
+        self._set_status(message.status)
+
+    def on_stats_changed(self, message: msg.StatsChanged) -> None:
+        status = self.status_bar
+        status.cost = message.cost
+        status.context_used = message.context_used
+        status.context_window = message.context_window
+
+    def on_queue_changed(self, message: msg.QueueChanged) -> None:
+        self.view.show_queued(message.queued)
+        self.status_bar.queued = len(message.queued)
+
+    def on_run_finished(self, message: msg.RunFinished) -> None:
+        self._set_status(message.status)
+        if message.status in ("finished", "error", "stuck") and self._user_away():
+            self.app.bell()
+            self.notify(f"The agent has {message.status}.", title="ohtui")
+
+    def on_approval_needed(self, message: msg.ApprovalNeeded) -> None:
+        self._pending = message.pending
+        if not message.pending:
+            return
+        self.view.mark_waiting({p.action_id for p in message.pending})
+        self.app.bell()
+        if self._user_away():
+            self.notify(
+                f"{len(message.pending)} action(s) wait for your approval.",
+                title="Approval needed",
+                severity="warning",
+            )
+        self.action_review()
+
+    def on_side_answer(self, message: msg.SideAnswer) -> None:
+        prefix = "✗ " if message.failed else ""
+        self.show_side_answer(message.question, f"{prefix}{message.answer}")
+
+    def show_side_answer(self, question: str, answer: str) -> None:
+        """Show a side question and its answer above the composer, apart from the history."""
+        from rich.console import Group
+        from rich.markdown import Markdown
+        from rich.text import Text
+
+        panel = self.query_one("#side-answer", Static)
+        panel.update(
+            Group(
+                Text(f"/ask {question}", style="bold"),
+                Markdown(answer),
+                Text("Esc to close · not part of the conversation", style="dim"),
+            )
+        )
+        panel.add_class("-visible")
+
+    def on_title_changed(self, message: msg.TitleChanged) -> None:
+        self.sub_title = message.title
+        self.notify(f"Title: {message.title}", timeout=3)
+
+    def on_notice(self, message: msg.Notice) -> None:
+        self.notify(message.text, severity=message.severity)  # type: ignore[arg-type]
+
+    @on(ConversationView.NeedOlder)
+    def _need_older(self, message: ConversationView.NeedOlder) -> None:
+        self.session.load_older(message.before)
+
+    def on_older_events(self, message: msg.OlderEvents) -> None:
+        self.view.prepend_older(message.events, message.has_older)
+
+    # --- approval --------------------------------------------------------------------------
+
+    def action_review(self) -> None:
+        """Open the approval dialog for the waiting actions."""
+        if not self._pending or self._approval_open:
+            if not self._pending:
+                self.notify("No action is waiting for approval.", timeout=3)
+            return
+        from ohtui.tui.screens.approval import ApprovalScreen
+
+        self._approval_open = True
+        self._show_banner(False)
+        self.app.push_screen(ApprovalScreen(self._pending, self.session.policy), self._decided)
+
+    def _decided(self, decision: ApprovalDecision | None) -> None:
+        self._approval_open = False
+        if decision is None:
+            self._show_banner(True)
+            return
+        self._pending = []
+        self.view.mark_waiting(set())
+        if decision.policy:
+            self.status_bar.policy = decision.policy
+        self._set_status("running")
+        self.session.decide(decision)
+
+    def _show_banner(self, visible: bool) -> None:
+        banner = self.query_one("#banner", Static)
+        count = len(self._pending)
+        banner.update(f"⏸ {count} action(s) wait for your approval. Press Ctrl+O to review them.")
+        banner.set_class(visible, "-visible")
+
+    # --- keys ------------------------------------------------------------------------------
+
+    def action_pause(self) -> None:
+        """Esc: pause after this step; a second Esc while it runs stops it now."""
+        panel = self.query_one("#side-answer", Static)
+        if panel.has_class("-visible"):
+            panel.remove_class("-visible")
+            return
+        if not self.session.running:
+            return
+        now = time.monotonic()
+        if now - self._last_escape < DOUBLE_PRESS_SECONDS:
+            self._interrupt()
+            return
+        self._last_escape = now
+        self.session.pause()
+        self.notify("Pausing after this step. Esc again to stop now.", timeout=3)
+
+    def action_stop(self) -> None:
+        """Ctrl+C: stop the agent now; twice (or when nothing runs), quit."""
+        now = time.monotonic()
+        if self.session.running and now - self._last_ctrl_c >= DOUBLE_PRESS_SECONDS:
+            self._last_ctrl_c = now
+            self._interrupt()
+            return
+        if now - self._last_ctrl_c < DOUBLE_PRESS_SECONDS:
+            self.quit_app()
+            return
+        self._last_ctrl_c = now
+        self.notify("Press Ctrl+C again to quit.", timeout=DOUBLE_PRESS_SECONDS)
+
+    def _interrupt(self) -> None:
+        self.session.interrupt()
+        self.notify("Stopping now: the model call is dropped, a running command is killed.")
+
+    def action_cycle_policy(self) -> None:
+        """Shift+Tab: always → risky → never → always."""
+        current = self.status_bar.policy
+        index = POLICY_ORDER.index(current) if current in POLICY_ORDER else 0
+        new = POLICY_ORDER[(index + 1) % len(POLICY_ORDER)]
+        self.set_policy(new)
+
+    def set_policy(self, name: str) -> None:
+        """Switch the confirmation policy."""
+        self.status_bar.policy = name
+        self.session.set_policy(name)
+        self.notify(f"Confirmation: {POLICY_LABELS[name]}", timeout=2)
+
+    def new_conversation(self) -> None:
+        """Leave this conversation (it stays saved) and start a new one here."""
+        old = self.session
+        old.close()
+        from dataclasses import replace
+
+        self.options = replace(self.options, resume_id=None, conversation_id=None)
+        self.session = Session(self.options, self)
+        self._pending = []
+        self.view.remove_children()
+        self.view.reset()
+        self._set_status("opening")
+        self.status_bar.cost = 0.0
+        self.status_bar.context_used = 0
+        self.sub_title = ""
+        self.session.open()
+        if old.conversation_id:
+            self.notify(
+                f"Started a new conversation. The last one is saved ({old.conversation_id[:8]})."
+            )
+
+    def prefill(self, text: str) -> None:
+        """Put text in the composer and focus it (e.g. `/ask ` from the palette)."""
+        composer = self.query_one(Composer)
+        composer.text = text
+        composer.focus_input()
+
+    # --- helpers ---------------------------------------------------------------------------
+
+    def _set_status(self, status: str) -> None:
+        self._status = status
+        self.status_bar.status = status
+        if status == "waiting_for_confirmation" and not self._approval_open and self._pending:
+            self._show_banner(True)
+        elif status != "waiting_for_confirmation":
+            self._show_banner(False)
+
+    def _user_away(self) -> bool:
+        focused = getattr(self.app, "app_focus", True)
+        return not focused or time.monotonic() - self._last_key > IDLE_AFTER_SECONDS
+
+    def quit_app(self) -> None:
+        """Quit the app (saving is already done: every event is saved as it happens)."""
+        quit_now = getattr(self.app, "quit_now", None)
+        if callable(quit_now):
+            quit_now()
+        else:
+            self.app.exit()
+
+    def shutdown(self) -> str | None:
+        """Stop the agent quickly and return the hint that tells how to resume."""
+        self.session.close()
+        conversation_id = self.session.conversation_id
+        if conversation_id is None:
+            return None
+        return (
+            f"Conversation {conversation_id} saved. "
+            f"Resume it with: ohtui --resume {conversation_id}"
+        )

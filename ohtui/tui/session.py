@@ -1,0 +1,530 @@
+"""Session: owns one conversation, runs it off the UI thread, and posts what happens.
+
+Everything that can block (opening the database, LLM calls, commands, waiting for the
+engine's lock) runs on daemon threads: Textual's thread workers run on an executor that
+Python joins at exit, and quitting must never wait for an LLM call or a command. The
+engine's callbacks post messages (thread-safe) to the chat screen and return at once.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import uuid
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from textual.message import Message
+from textual.message_pump import MessagePump
+
+from ohtui.tui import messages as msg
+from ohtui.tui.approval_types import ApprovalDecision, PendingActionView, RuleDraft, RuleRow
+from ohtui.tui.options import AppOptions
+
+if TYPE_CHECKING:
+    from ohtui.sdk import Event, LocalConversation
+    from ohtui.sdk.llm import LLMStreamChunk
+
+logger = logging.getLogger(__name__)
+
+HISTORY_TAIL = 200
+"""Events read when a conversation opens; older ones are read as the user scrolls up."""
+TOOLS = ("terminal", "file_editor", "task_tracker")
+CLOSE_TIMEOUT = 0.7
+"""Seconds `close` waits for the engine to stop before giving up on it."""
+
+
+class Session:
+    """The UI's handle on one conversation. Its public methods are called on the UI thread."""
+
+    def __init__(self, options: AppOptions, target: MessagePump) -> None:
+        self.options = options
+        self._target = target
+        self._conversation: LocalConversation | None = None
+        self._lock = threading.Lock()
+        self._running = False
+        self._rerun = False
+        self._queue: list[str] = []
+        self._delivering = False
+        self._closed = False
+        self._context_window: int | None = None
+        self.conversation_id: str | None = None
+        self.model: str | None = options.model
+
+    # --- plumbing -------------------------------------------------------------------------
+
+    def _post(self, message: Message) -> None:
+        if not self._closed:
+            self._target.post_message(message)
+
+    @staticmethod
+    def _spawn(work: Callable[[], None], name: str) -> None:
+        threading.Thread(target=work, name=name, daemon=True).start()
+
+    @property
+    def conversation(self) -> LocalConversation | None:
+        """The open conversation (None until it has opened)."""
+        return self._conversation
+
+    @property
+    def running(self) -> bool:
+        """Whether a run is going on."""
+        return self._running
+
+    # --- opening --------------------------------------------------------------------------
+
+    def open(self) -> None:
+        """Open the conversation (new, or resumed) in the background."""
+        self._spawn(self._open, "ohtui-open")
+
+    def _open(self) -> None:
+        try:
+            conversation, resumed = self._create_conversation()
+        except Exception as exc:  # every failure becomes a message on screen
+            logger.exception("opening the conversation failed")
+            self._post(msg.SessionFailed(_describe(exc)))
+            return
+        self._conversation = conversation
+        self.conversation_id = conversation.id.hex
+        state = conversation.state
+        events = state.events
+        total = len(events)
+        history = events[max(0, total - HISTORY_TAIL) : total]
+        self._post(
+            msg.SessionReady(
+                conversation_id=conversation.id.hex,
+                title=state.title,
+                model=conversation.agent.llm.model,
+                workspace=conversation.workspace.working_dir,
+                status=state.execution_status.value,
+                policy=policy_name(state.confirmation_policy),
+                history=list(history),
+                has_older=total > HISTORY_TAIL,
+                total_events=total,
+                resumed=resumed,
+            )
+        )
+        self._post_stats()
+        if state.execution_status.value == "waiting_for_confirmation":
+            self._post(msg.ApprovalNeeded(self.pending_views()))
+        with self._lock:
+            queued = bool(self._queue)
+        if queued:
+            self._deliver_queue()
+
+    def _create_conversation(self) -> tuple[LocalConversation, bool]:
+        from ohtui.sdk import LLM, Agent, LocalConversation, Tool
+        from ohtui.sdk.conversation import find_conversation
+
+        options = self.options
+        conversation_id: uuid.UUID | None = None
+        workspace = options.workspace
+        model = options.model
+        if options.resume_id:
+            summary = find_conversation(options.persistence_dir, options.resume_id)
+            conversation_id = uuid.UUID(summary.id)
+            model = model or summary.model
+            if summary.workspace:
+                workspace = type(workspace)(summary.workspace)
+        elif options.conversation_id:
+            conversation_id = uuid.UUID(options.conversation_id)
+        if not model:
+            raise SetupError(
+                "No model is set. Start ohtui with --model (e.g. --model openai/gpt-4o, and "
+                "--base-url for an OpenAI-compatible server), or set OHTUI_MODEL."
+            )
+        self.model = model
+        api_key = options.api_key
+        if api_key is None and options.base_url and not _provider_key_set(model):
+            api_key = NO_KEY  # local OpenAI-compatible servers rarely want one; a 401 says so
+        llm = LLM(
+            model=model,
+            base_url=options.base_url,
+            api_key=api_key,
+            stream=options.stream,
+            usage_id="agent",
+        )
+        llm.add_retry_listener(self._on_retry)
+        agent = Agent(llm=llm, tools=[Tool(name=name) for name in TOOLS])
+        conversation = LocalConversation(
+            agent=agent,
+            workspace=workspace,
+            persistence_dir=options.persistence_dir,
+            conversation_id=conversation_id,
+            callbacks=[self._on_event],
+            token_callbacks=[self._on_token],
+            visualizer=None,
+        )
+        resumed = len(conversation.state.events) > 0
+        self._install_safety(conversation, resumed)
+        return conversation, resumed
+
+    def _install_safety(self, conversation: LocalConversation, resumed: bool) -> None:
+        """Risk analysis, and the policy chosen on the command line (rules kept on resume)."""
+        from ohtui.sdk import (
+            ApprovalRulesPolicy,
+            EnsembleSecurityAnalyzer,
+            LLMSecurityAnalyzer,
+            PatternSecurityAnalyzer,
+        )
+
+        conversation.set_security_analyzer(
+            EnsembleSecurityAnalyzer(analyzers=[LLMSecurityAnalyzer(), PatternSecurityAnalyzer()])
+        )
+        current = conversation.state.confirmation_policy
+        rules = current.rules if isinstance(current, ApprovalRulesPolicy) else []
+        name = policy_name(current) if resumed else self.options.policy
+        conversation.set_confirmation_policy(
+            ApprovalRulesPolicy(rules=rules, fallback=fallback_policy(name))
+        )
+
+    # --- engine callbacks (worker threads) ------------------------------------------------
+
+    def _on_event(self, event: Event) -> None:
+        from ohtui.sdk import ConversationStateUpdateEvent
+
+        if isinstance(event, ConversationStateUpdateEvent):
+            if event.key == "execution_status":
+                self._post(msg.StatusChanged(str(getattr(event.value, "value", event.value))))
+            elif event.key == "stats":
+                self._post_stats()
+            elif event.key == "title" and event.value:
+                self._post(msg.TitleChanged(str(event.value)))
+            return
+        self._post(msg.EngineEvent(event))
+
+    def _on_retry(self, attempt: int, wait: float, error: Exception) -> None:
+        self._post(
+            msg.Notice(f"{error} Retrying in {wait:.0f} s (attempt {attempt + 1}).", "warning")
+        )
+
+    def _on_token(self, chunk: LLMStreamChunk) -> None:
+        if chunk.content or chunk.reasoning_content:
+            self._post(msg.TokenDelta(chunk.response_id, chunk.content, chunk.reasoning_content))
+
+    def _post_stats(self) -> None:
+        conversation = self._conversation
+        if conversation is None:
+            return
+        stats = conversation.conversation_stats
+        combined = stats.get_combined_metrics()
+        agent_metrics = stats.usage_to_metrics.get(conversation.agent.llm.usage_id)
+        latest = agent_metrics.latest_token_usage if agent_metrics else None
+        used = latest.per_turn_token if latest else 0
+        if used and self._context_window is None:
+            self._context_window = conversation.agent.llm.context_window or 0
+        self._post(
+            msg.StatsChanged(
+                cost=combined.accumulated_cost,
+                context_used=used,
+                context_window=self._context_window or None,
+            )
+        )
+
+    # --- sending and running --------------------------------------------------------------
+
+    def submit(self, text: str) -> None:
+        """Send a message; while a run goes on (or before opening) it is queued."""
+        with self._lock:
+            busy = self._running or self._conversation is None
+            if busy:
+                self._queue.append(text)
+                queued = list(self._queue)
+        if busy:
+            self._post(msg.QueueChanged(queued))
+            if self._conversation is not None:
+                self._deliver_queue()
+            return
+        self._spawn(lambda: self._send_then_run(text), "ohtui-send")
+
+    def _send_then_run(self, text: str) -> None:
+        conversation = self._conversation
+        if conversation is None:
+            return
+        try:
+            conversation.send_message(text)
+        except Exception as exc:  # shown to the user; the conversation stays usable
+            logger.exception("sending a message failed")
+            self._post(msg.SessionFailed(_describe(exc)))
+            return
+        self.start_run()
+
+    def _deliver_queue(self) -> None:
+        """Hand queued messages to the engine, in order, each at the next step boundary."""
+        with self._lock:
+            if self._delivering:
+                return
+            self._delivering = True
+        self._spawn(self._deliver_loop, "ohtui-deliver")
+
+    def _deliver_loop(self) -> None:
+        from ohtui.sdk import ConversationExecutionStatus
+
+        conversation = self._conversation
+        assert conversation is not None
+        while True:
+            with self._lock:
+                if not self._queue or self._closed:
+                    self._delivering = False
+                    return
+                text = self._queue[0]
+            try:
+                conversation.send_message(text)  # waits for the current step to end
+            except Exception as exc:  # shown to the user; the rest stays queued
+                logger.exception("delivering a queued message failed")
+                self._post(msg.SessionFailed(_describe(exc)))
+                with self._lock:
+                    self._delivering = False
+                return
+            with self._lock:
+                self._queue.pop(0)
+                queued = list(self._queue)
+            self._post(msg.QueueChanged(queued))
+            if conversation.state.execution_status is not ConversationExecutionStatus.RUNNING:
+                self.start_run()  # the run had ended: start one for this message
+
+    def start_run(self) -> None:
+        """Run the conversation (again); a run already going picks the new input up."""
+        with self._lock:
+            if self._running:
+                self._rerun = True
+                return
+            self._running = True
+        self._spawn(self._run_loop, "ohtui-run")
+
+    def _run_loop(self) -> None:
+        from ohtui.sdk import ConversationRunError, get_agent_final_response
+
+        conversation = self._conversation
+        assert conversation is not None
+        while True:
+            try:
+                conversation.run()
+            except ConversationRunError as exc:
+                logger.warning("run failed: %s", exc)  # its ConversationErrorEvent is on screen
+            except Exception as exc:  # never let the worker die silently
+                logger.exception("run crashed")
+                self._post(msg.SessionFailed(_describe(exc)))
+            with self._lock:
+                if self._rerun and not self._closed:
+                    self._rerun = False
+                    continue
+                self._running = False
+            break
+        status = conversation.state.execution_status.value
+        final = ""
+        if status == "finished":
+            final = get_agent_final_response(conversation.state.events[-20:])
+        self._post(msg.RunFinished(status, final))
+        if status == "waiting_for_confirmation":
+            self._post(msg.ApprovalNeeded(self.pending_views()))
+
+    # --- control --------------------------------------------------------------------------
+
+    def pause(self) -> None:
+        """Pause between steps (Esc)."""
+        if self._conversation is not None:
+            self._conversation.pause()
+
+    def interrupt(self) -> None:
+        """Stop now: abandon the LLM call, kill the running command."""
+        if self._conversation is not None:
+            self._conversation.interrupt()
+
+    def decide(self, decision: ApprovalDecision) -> None:
+        """Apply the user's approval decision, then run on."""
+        self._spawn(lambda: self._decide(decision), "ohtui-decide")
+
+    def _decide(self, decision: ApprovalDecision) -> None:
+        conversation = self._conversation
+        if conversation is None:
+            return
+        try:
+            if decision.policy:
+                self._apply_policy(decision.policy)
+            if decision.rule is not None:
+                self._add_rule(decision.rule)
+            if decision.rejected:
+                reason = decision.reason or "The user rejected this action."
+                conversation.reject_pending_actions(reason, action_ids=decision.rejected)
+        except Exception as exc:  # shown to the user; nothing ran
+            logger.exception("applying the approval decision failed")
+            self._post(msg.SessionFailed(_describe(exc)))
+            return
+        self.start_run()
+
+    def set_policy(self, name: str) -> None:
+        """Switch the confirmation policy, keeping the rules."""
+        self._spawn(lambda: self._apply_policy(name), "ohtui-policy")
+
+    def _apply_policy(self, name: str) -> None:
+        from ohtui.sdk import ApprovalRulesPolicy
+
+        conversation = self._conversation
+        if conversation is None:
+            return
+        current = conversation.state.confirmation_policy
+        rules = current.rules if isinstance(current, ApprovalRulesPolicy) else []
+        conversation.set_confirmation_policy(
+            ApprovalRulesPolicy(rules=rules, fallback=fallback_policy(name))
+        )
+
+    def _add_rule(self, draft: RuleDraft) -> None:
+        from ohtui.sdk import ApprovalRule, ApprovalRulesPolicy
+
+        conversation = self._conversation
+        assert conversation is not None
+        rule = ApprovalRule(
+            tool=draft.tool,
+            command_prefix=draft.command_prefix,
+            path_glob=draft.path_glob,
+            scope=draft.scope,
+            workspace=conversation.workspace.working_dir if draft.scope == "workspace" else None,
+        )
+        policy = conversation.state.confirmation_policy
+        if not isinstance(policy, ApprovalRulesPolicy):
+            policy = ApprovalRulesPolicy(fallback=policy)
+        conversation.set_confirmation_policy(policy.with_rule(rule))
+
+    def rules(self) -> list[RuleRow]:
+        """The approval rules in force."""
+        from ohtui.sdk import ApprovalRulesPolicy
+
+        conversation = self._conversation
+        if conversation is None:
+            return []
+        policy = conversation.state.confirmation_policy
+        if not isinstance(policy, ApprovalRulesPolicy):
+            return []
+        return [RuleRow(r.id, r.describe(), r.scope, r.decision) for r in policy.rules]
+
+    def remove_rules(self, rule_ids: list[str]) -> None:
+        """Remove approval rules by id."""
+        from ohtui.sdk import ApprovalRulesPolicy
+
+        conversation = self._conversation
+        if conversation is None:
+            return
+        policy = conversation.state.confirmation_policy
+        if isinstance(policy, ApprovalRulesPolicy):
+            for rule_id in rule_ids:
+                policy = policy.without_rule(rule_id)
+            conversation.set_confirmation_policy(policy)
+
+    @property
+    def policy(self) -> str:
+        """The current policy's name."""
+        if self._conversation is None:
+            return self.options.policy
+        return policy_name(self._conversation.state.confirmation_policy)
+
+    def pending_views(self) -> list[PendingActionView]:
+        """The actions waiting for approval, as the modal shows them."""
+        from ohtui.tui.pending import pending_views
+
+        conversation = self._conversation
+        if conversation is None:
+            return []
+        return pending_views(conversation)
+
+    # --- side requests --------------------------------------------------------------------
+
+    def ask(self, question: str) -> None:
+        """Answer a side question without recording it (/ask)."""
+
+        def work() -> None:
+            conversation = self._conversation
+            if conversation is None:
+                self._post(msg.SideAnswer(question, "The conversation is still opening.", True))
+                return
+            try:
+                answer = conversation.ask_agent(question)
+            except Exception as exc:  # noqa: BLE001 - shown next to the question
+                self._post(msg.SideAnswer(question, _describe(exc), True))
+                return
+            self._post(msg.SideAnswer(question, answer))
+
+        self._spawn(work, "ohtui-ask")
+
+    def set_title(self, title: str | None) -> None:
+        """Set the title, or (None) have the model write one."""
+
+        def work() -> None:
+            conversation = self._conversation
+            if conversation is None:
+                return
+            try:
+                new = title or conversation.generate_title()
+            except ValueError:
+                self._post(msg.Notice("Nothing to title yet: send a message first.", "warning"))
+                return
+            conversation.state.title = new
+
+        self._spawn(work, "ohtui-title")
+
+    def load_older(self, before: int) -> None:
+        """Read the page of events before index `before` and post it."""
+
+        def work() -> None:
+            conversation = self._conversation
+            if conversation is None or before <= 0:
+                return
+            start = max(0, before - HISTORY_TAIL)
+            events = conversation.state.events[start:before]
+            self._post(msg.OlderEvents(list(events), has_older=start > 0))
+
+        self._spawn(work, "ohtui-older")
+
+    # --- closing --------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Stop the agent and release the conversation, waiting at most CLOSE_TIMEOUT."""
+        self._closed = True
+        conversation = self._conversation
+        if conversation is None:
+            return
+        closer = threading.Thread(target=conversation.close, name="ohtui-close", daemon=True)
+        closer.start()
+        closer.join(CLOSE_TIMEOUT)
+
+
+NO_KEY = "no-key-needed"
+
+
+def _provider_key_set(model: str) -> bool:
+    """Whether the provider's usual API key variable is set (litellm reads it itself)."""
+    import os
+
+    provider = model.split("/", 1)[0].upper() if "/" in model else "OPENAI"
+    return bool(os.environ.get(f"{provider}_API_KEY"))
+
+
+class SetupError(Exception):
+    """The conversation cannot start as configured; the message says what to do."""
+
+
+def policy_name(policy: Any) -> str:
+    """ "always", "risky" or "never" for an engine policy (rules policies: their fallback)."""
+    from ohtui.sdk import AlwaysConfirm, ApprovalRulesPolicy, NeverConfirm
+
+    if isinstance(policy, ApprovalRulesPolicy):
+        policy = policy.fallback
+    if isinstance(policy, AlwaysConfirm):
+        return "always"
+    if isinstance(policy, NeverConfirm):
+        return "never"
+    return "risky"
+
+
+def fallback_policy(name: str) -> Any:
+    """The engine policy for a name."""
+    from ohtui.sdk import AlwaysConfirm, ConfirmRisky, NeverConfirm
+
+    return {"always": AlwaysConfirm, "never": NeverConfirm}.get(name, ConfirmRisky)()
+
+
+def _describe(exc: BaseException) -> str:
+    """A message for the user: our errors say what to do; others get their type named."""
+    text = str(exc) or type(exc).__name__
+    from_engine = type(exc).__module__.startswith(("ohtui.", "ohtui"))
+    return text if from_engine else f"{type(exc).__name__}: {text}"

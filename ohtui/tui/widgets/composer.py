@@ -1,0 +1,635 @@
+"""The composer: the multi-line message input with prompt history and `/` and `@` completion.
+
+Nothing here may import the engine (`ohtui.sdk`), litellm or pydantic: the composer is on
+screen in the first frame. Workspace files are indexed on a thread worker, and each keystroke
+does only work bounded by the number of matches shown.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from bisect import bisect_left
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import ClassVar, Literal
+
+from textual import events, on
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import OptionList, TextArea
+from textual.widgets.option_list import Option
+from textual.widgets.text_area import Location
+from textual.worker import get_current_worker
+
+from ohtui.tui.history import PromptHistory
+from ohtui.tui.slash import SlashCommand, filter_commands
+
+__all__ = ["Composer", "ComposerInput", "FileIndex", "SlashCommand", "index_workspace"]
+
+PLACEHOLDER = "Message the agent · Enter sends · Shift+Enter new line · / commands · @ files"
+INDEXING_LABEL = "indexing files…"
+MAX_MATCHES = 20
+INDEX_LIMIT = 20_000
+SKIPPED_DIRS = frozenset(
+    {
+        ".git",
+        "node_modules",
+        ".venv",
+        "venv",
+        "__pycache__",
+        ".mypy_cache",
+        ".pytest_cache",
+        "dist",
+        "build",
+    }
+)
+NEWLINE_KEYS = frozenset({"shift+enter", "ctrl+j"})
+"""Keys that insert a line break (many terminals send Shift+Enter as Enter: Ctrl+J always works)."""
+
+
+class FileIndex:
+    """A workspace's relative paths (directories end with `/`), searchable by prefix in O(log n)."""
+
+    def __init__(self, paths: Sequence[str], built_at: float) -> None:
+        self.paths = list(paths)
+        """Paths in walk order: shallow ones first."""
+        self.built_at = built_at
+        """`time.monotonic()` when the walk finished."""
+        self._lower = [path.lower() for path in self.paths]
+        by_path = sorted(range(len(self._lower)), key=self._lower.__getitem__)
+        self._path_keys = [self._lower[i] for i in by_path]
+        self._path_order = by_path
+        by_name = sorted((_basename(lower), i) for i, lower in enumerate(self._lower))
+        self._name_keys = [name for name, _ in by_name]
+        self._name_order = [i for _, i in by_name]
+
+    def quick_matches(self, fragment: str, limit: int = MAX_MATCHES) -> list[str]:
+        """Paths whose relative path, then whose basename, starts with `fragment` (any case)."""
+        needle = fragment.lower()
+        if not needle:
+            return self.paths[:limit]
+        chosen: dict[int, None] = {}
+        for keys, order in (
+            (self._path_keys, self._path_order),
+            (self._name_keys, self._name_order),
+        ):
+            for i in _prefixed(keys, order, needle):
+                if len(chosen) >= limit:
+                    break
+                if self._offerable(i, needle):
+                    chosen[i] = None
+        return [self.paths[i] for i in chosen]
+
+    def substring_matches(
+        self,
+        fragment: str,
+        exclude: Sequence[str],
+        limit: int,
+        should_stop: Callable[[], bool] = lambda: False,
+    ) -> list[str]:
+        """Paths containing `fragment` (any case), except `exclude`, in walk order: O(n)."""
+        needle = fragment.lower()
+        skip = set(exclude)
+        found: list[str] = []
+        for i, lower in enumerate(self._lower):
+            if len(found) >= limit or (i % 1024 == 0 and should_stop()):
+                break
+            if needle in lower and self._offerable(i, needle) and self.paths[i] not in skip:
+                found.append(self.paths[i])
+        return found
+
+    def _offerable(self, i: int, needle: str) -> bool:
+        # The directory already typed in full is not a useful completion of itself.
+        return not (self._lower[i] == needle and needle.endswith("/"))
+
+
+def _basename(lower_path: str) -> str:
+    return lower_path.rstrip("/").rsplit("/", 1)[-1]
+
+
+def _prefixed(keys: list[str], order: list[int], needle: str) -> Iterator[int]:
+    """Indexes (into the index's paths) of the sorted `keys` that start with `needle`."""
+    position = bisect_left(keys, needle)
+    while position < len(keys) and keys[position].startswith(needle):
+        yield order[position]
+        position += 1
+
+
+def index_workspace(
+    root: Path,
+    limit: int = INDEX_LIMIT,
+    should_stop: Callable[[], bool] = lambda: False,
+) -> FileIndex:
+    """Walk `root` breadth first (blocking I/O), skipping hidden entries and build or tool dirs."""
+    paths: list[str] = []
+    pending: deque[tuple[str, str]] = deque([(str(root), "")])
+    while pending and len(paths) < limit and not should_stop():
+        directory, prefix = pending.popleft()
+        try:
+            with os.scandir(directory) as scan:
+                entries = sorted(scan, key=lambda entry: entry.name)
+        except OSError:
+            continue  # unreadable directory: offer what we can read
+        for entry in entries:
+            if entry.name.startswith(".") or entry.name in SKIPPED_DIRS:
+                continue
+            try:
+                is_dir = entry.is_dir()
+                descend = is_dir and not entry.is_symlink()  # links could loop
+            except OSError:
+                is_dir = descend = False
+            relative = f"{prefix}{entry.name}"
+            paths.append(f"{relative}/" if is_dir else relative)
+            if descend:
+                pending.append((entry.path, f"{relative}/"))
+            if len(paths) >= limit:
+                break
+    return FileIndex(paths, time.monotonic())
+
+
+@dataclass(frozen=True)
+class _Trigger:
+    """The `/command` or `@path` token being completed."""
+
+    kind: Literal["/", "@"]
+    fragment: str
+    start: Location
+    end: Location
+
+
+CompletionItem = SlashCommand | str | None
+"""What a menu row stands for: a command, a path, or nothing (the "indexing" row)."""
+
+
+class ComposerInput(TextArea):
+    """The composer's text area: hands the keys the composer owns to it before editing."""
+
+    def __init__(self, key_handler: Callable[[str], bool], *, id: str | None = None) -> None:
+        super().__init__(
+            id=id,
+            soft_wrap=True,
+            tab_behavior="focus",
+            show_line_numbers=False,
+            highlight_cursor_line=False,
+            placeholder=PLACEHOLDER,
+        )
+        self._key_handler = key_handler
+
+    async def _on_key(self, event: events.Key) -> None:
+        if self._key_handler(event.key):
+            # prevent_default also stops TextArea's own handler (which would insert a newline).
+            event.stop()
+            event.prevent_default()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Copy only when text is selected, so an idle Ctrl+C reaches the app."""
+        if action == "copy" and not self.selected_text:
+            return False
+        return super().check_action(action, parameters)
+
+
+class Composer(Vertical):
+    """The message input at the bottom of the chat screen, with its completion menu above it."""
+
+    DEFAULT_CSS = """
+    Composer {
+        height: auto;
+        & > #completions {
+            display: none;
+            height: auto;
+            max-height: 10;
+            border: none;
+            padding: 0 1;
+            background: $surface;
+            &.-open { display: block; }
+            & > .option-list--option-highlighted {
+                color: $block-cursor-foreground;
+                background: $block-cursor-background;
+                text-style: $block-cursor-text-style;
+            }
+        }
+        & > #input {
+            height: auto;
+            max-height: 10;
+        }
+    }
+    """
+
+    INDEX_MAX_AGE: ClassVar[float] = 30.0
+    """Seconds after which opening the `@` menu refreshes the file index in the background."""
+    INDEX_WARMUP_DELAY: ClassVar[float] = 1.0
+    """Seconds after mounting to index the workspace, so the first `@` finds it ready."""
+
+    @dataclass
+    class Submitted(Message):
+        """The user sent a message (blank lines around it removed)."""
+
+        text: str
+
+    class _IndexReady(Message, bubble=False):
+        def __init__(self, generation: int, index: FileIndex) -> None:
+            super().__init__()
+            self.generation = generation
+            self.index = index
+
+    class _MoreMatches(Message, bubble=False):
+        def __init__(self, generation: int, paths: list[str]) -> None:
+            super().__init__()
+            self.generation = generation
+            self.paths = paths
+
+    def __init__(
+        self,
+        workspace: Path | None = None,
+        history: PromptHistory | None = None,
+        commands: Sequence[SlashCommand] = (),
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(id=id, classes=classes)
+        self._workspace = workspace
+        self._history = history
+        self._commands: tuple[SlashCommand, ...] = tuple(commands)
+        self._menu = OptionList(id="completions", markup=False)
+        self._menu.can_focus = False  # focus stays in the input; the menu follows its keys
+        self._input = ComposerInput(self._handle_key, id="input")
+        self._items: list[CompletionItem] = []
+        self._trigger: _Trigger | None = None
+        self._dismissed: _Trigger | None = None
+        self._suppressed_text: str | None = None
+        """Text set by history recall: no completion menu until the user edits it."""
+        self._history_index: int | None = None
+        self._history_snapshot: list[str] = []
+        self._draft = ""
+        self._index: FileIndex | None = None
+        self._indexing = False
+        self._index_generation = 0
+        self._filter_generation = 0
+
+    def compose(self) -> ComposeResult:
+        """The completion menu, then the input below it."""
+        yield self._menu
+        yield self._input
+
+    def on_mount(self) -> None:
+        """After the first frame, load the history and warm the file index (both on threads)."""
+        if self._history is not None:
+            self.call_after_refresh(self._load_history)
+        if self._workspace is not None:
+            self.set_timer(self.INDEX_WARMUP_DELAY, partial(self._ensure_index, refresh=False))
+
+    def _load_history(self) -> None:
+        # After the first frame: start-up time is measured, and the file may be big.
+        if self._history is not None and not self._history.loaded:
+            self.run_worker(self._history.load, thread=True, group="history", exit_on_error=False)
+
+    # --- public API
+
+    @property
+    def text(self) -> str:
+        """The text in the input."""
+        return self._input.text
+
+    @text.setter
+    def text(self, value: str) -> None:
+        self._history_index = None
+        self._input.load_text(value)
+        self._input.move_cursor(self._input.document.end)
+
+    @property
+    def completion_open(self) -> bool:
+        """Whether the completion menu is showing."""
+        return self._menu.has_class("-open")
+
+    def clear(self) -> None:
+        """Empty the input, close the menu and stop walking the history."""
+        self._history_index = None
+        self._trigger = None
+        self._input.load_text("")
+        self._close_menu()
+
+    def focus_input(self) -> None:
+        """Move keyboard focus to the input."""
+        self._input.focus()
+
+    def set_commands(self, commands: Sequence[SlashCommand]) -> None:
+        """Replace the slash commands offered after `/`."""
+        self._commands = tuple(commands)
+        if self._trigger is not None and self._trigger.kind == "/":
+            self._reopen_menu()
+
+    def set_workspace(self, path: Path | None) -> None:
+        """Offer files from `path` after `@` (None turns `@` completion off)."""
+        self._workspace = path
+        self._index = None
+        self._indexing = False
+        self._index_generation += 1
+        self.workers.cancel_group(self, "file-index")
+        if self._trigger is not None and self._trigger.kind == "@":
+            self._reopen_menu()
+
+    # --- keys
+
+    def _handle_key(self, key: str) -> bool:
+        """Act on a key pressed in the input; True when it was ours (it then goes no further)."""
+        if key not in {"enter", "tab", "escape", "up", "down", *NEWLINE_KEYS}:
+            return False
+        self._sync_completion()  # the latest Changed message may still be queued
+        if self.completion_open:
+            if key == "up":
+                self._menu.action_cursor_up()
+                return True
+            if key == "down":
+                self._menu.action_cursor_down()
+                return True
+            if key == "escape":
+                self._dismiss()
+                return True
+            if key == "tab":
+                self._accept(submit=False)
+                return True
+            if key == "enter" and self._accept(submit=True):
+                return True
+        if key == "enter":
+            self._submit(self._input.text)
+            return True
+        if key in NEWLINE_KEYS:
+            self._input.replace("\n", *self._input.selection, maintain_selection_offset=False)
+            return True
+        if key == "up":
+            return self._history_older()
+        if key == "down":
+            return self._history_newer()
+        return False
+
+    def _submit(self, raw: str) -> None:
+        text = _tidy(raw)
+        if not text:
+            return
+        self.post_message(self.Submitted(text))
+        if self._history is not None and self._history.remember(text):
+            self.run_worker(self._history.flush, thread=True, group="history", exit_on_error=False)
+        self.clear()
+
+    # --- history
+
+    def _history_older(self) -> bool:
+        area = self._input
+        if self._history is None or not area.navigator.is_first_wrapped_line(area.cursor_location):
+            return False
+        if self._history_index is None:
+            snapshot = self._history.entries
+            if not snapshot:
+                return False
+            self._history_snapshot = snapshot
+            self._draft = area.text
+            self._history_index = len(snapshot)
+        if self._history_index > 0:
+            self._history_index -= 1
+            self._recall(self._history_snapshot[self._history_index], older=True)
+        return True
+
+    def _history_newer(self) -> bool:
+        area = self._input
+        if self._history_index is None or not area.navigator.is_last_wrapped_line(
+            area.cursor_location
+        ):
+            return False
+        self._history_index += 1
+        if self._history_index >= len(self._history_snapshot):
+            self._history_index = None
+            self._recall(self._draft, older=False)
+        else:
+            self._recall(self._history_snapshot[self._history_index], older=False)
+        return True
+
+    def _recall(self, text: str, *, older: bool) -> None:
+        """Show a history entry (or the draft) without opening a completion menu for it."""
+        area = self._input
+        self._suppressed_text = text
+        self._trigger = None
+        self._close_menu()
+        area.load_text(text)
+        end = area.document.end
+        # Going older, a multi-row entry starts with the cursor on its first row, so the next Up
+        # keeps walking; going newer, the cursor ends on the last row for the same reason.
+        single_row = area.navigator.is_first_wrapped_line(end)
+        area.move_cursor(end if not older or single_row else (0, 0))
+
+    # --- completion
+
+    @on(TextArea.Changed, "#input")
+    @on(TextArea.SelectionChanged, "#input")
+    def _on_input_edited(self) -> None:
+        self._sync_completion()
+
+    @on(OptionList.OptionSelected, "#completions")
+    def _on_completion_clicked(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self._accept(submit=False)
+        self._input.focus()
+
+    def _find_trigger(self) -> _Trigger | None:
+        area = self._input
+        document = area.document
+        if self._suppressed_text is not None:
+            if area.text == self._suppressed_text:
+                return None
+            self._suppressed_text = None
+        if not area.selection.is_empty:
+            return None
+        first = document.get_line(0)
+        if document.line_count == 1 and first.startswith("/") and not _has_space(first):
+            return _Trigger("/", first[1:], (0, 0), (0, len(first)))
+        if self._workspace is None:
+            return None
+        row, column = area.cursor_location
+        line = document.get_line(row)
+        start = column
+        while start > 0 and not line[start - 1].isspace():
+            start -= 1
+        if start == column or line[start] != "@":
+            return None
+        end = column
+        while end < len(line) and not line[end].isspace():
+            end += 1
+        return _Trigger("@", line[start + 1 : end], (row, start), (row, end))
+
+    def _sync_completion(self) -> None:
+        """Open, refresh or close the menu to match the token at the cursor."""
+        if not self.is_mounted:
+            return
+        trigger = self._find_trigger()
+        if trigger != self._dismissed:
+            self._dismissed = None
+        else:
+            trigger = None  # Escape closed the menu for exactly this token
+        if trigger == self._trigger:
+            return
+        previous = self._trigger
+        self._trigger = trigger
+        if trigger is None:
+            self._close_menu()
+        elif trigger.kind == "/":
+            commands = filter_commands(self._commands, trigger.fragment)
+            self._show(
+                [
+                    Content.assemble(
+                        (f"/{command.name}", "bold"), "  ", (command.description, "$text-muted")
+                    )
+                    for command in commands
+                ],
+                list(commands),
+            )
+        else:
+            opening = previous is None or previous.kind != "@"
+            self._show_paths(trigger.fragment, opening=opening)
+
+    def _show_paths(self, fragment: str, *, opening: bool) -> None:
+        self._ensure_index(refresh=opening)
+        index = self._index
+        if index is None:
+            self._show([Option(INDEXING_LABEL, disabled=True)], [None])
+            return
+        matches = index.quick_matches(fragment)
+        self._show([Content(path) for path in matches], list(matches))
+        if fragment and len(matches) < MAX_MATCHES:
+            # A substring search scans the whole index: never on the UI thread.
+            self.run_worker(
+                partial(self._search_paths, index, fragment, matches, self._filter_generation),
+                thread=True,
+                exclusive=True,
+                group="completion-search",
+                exit_on_error=False,
+            )
+
+    def _search_paths(
+        self, index: FileIndex, fragment: str, shown: list[str], generation: int
+    ) -> None:
+        """Find substring matches to append to the menu (runs on a thread worker)."""
+        worker = get_current_worker()
+        found = index.substring_matches(
+            fragment, shown, MAX_MATCHES - len(shown), lambda: worker.is_cancelled
+        )
+        if found and not worker.is_cancelled:
+            self.post_message(self._MoreMatches(generation, found))
+
+    @on(_MoreMatches)
+    def _on_more_matches(self, message: _MoreMatches) -> None:
+        if message.generation != self._filter_generation:
+            return  # the user has typed on since
+        self._items.extend(message.paths)
+        self._menu.add_options([Content(path) for path in message.paths])
+        self._menu.add_class("-open")
+        if self._menu.highlighted is None:
+            self._menu.action_first()
+
+    def _show(self, prompts: Sequence[Content | Option], items: list[CompletionItem]) -> None:
+        self._filter_generation += 1
+        self._items = items
+        self._menu.set_options(prompts)
+        self._menu.set_class(bool(items), "-open")
+        self._menu.action_first()
+
+    def _close_menu(self) -> None:
+        self._filter_generation += 1
+        self._items = []
+        self._menu.remove_class("-open")
+        self._menu.clear_options()
+        self.workers.cancel_group(self, "completion-search")
+
+    def _reopen_menu(self) -> None:
+        """Rebuild the menu from scratch (its source changed)."""
+        self._trigger = None
+        self._close_menu()
+        self._sync_completion()
+
+    def _dismiss(self) -> None:
+        self._dismissed = self._trigger
+        self._trigger = None
+        self._close_menu()
+
+    def _accept(self, *, submit: bool) -> bool:
+        """Put the highlighted completion into the input; False when nothing can be accepted."""
+        highlighted = self._menu.highlighted
+        trigger = self._trigger
+        if highlighted is None or trigger is None or highlighted >= len(self._items):
+            return False
+        item = self._items[highlighted]
+        if item is None:
+            return False
+        if isinstance(item, SlashCommand):
+            if submit and not item.takes_argument:
+                self._submit(f"/{item.name}")
+                return True
+            replacement = f"/{item.name}{' ' if item.takes_argument else ''}"
+        else:
+            # A directory keeps no space after it, so the user can go on typing into it.
+            replacement = f"@{item}{'' if item.endswith('/') else ' '}"
+        self._input.replace(
+            replacement, trigger.start, trigger.end, maintain_selection_offset=False
+        )
+        self._sync_completion()
+        if isinstance(item, SlashCommand) and not item.takes_argument:
+            self._dismiss()  # the command is complete: Enter now sends it
+        return True
+
+    # --- file index
+
+    def _ensure_index(self, *, refresh: bool) -> None:
+        """Start indexing when there is no index, or (on `refresh`) when it has gone stale."""
+        if self._workspace is None or self._indexing:
+            return
+        index = self._index
+        stale = (
+            index is not None and refresh and time.monotonic() - index.built_at > self.INDEX_MAX_AGE
+        )
+        if index is not None and not stale:
+            return
+        self._indexing = True
+        self._index_generation += 1
+        self.run_worker(
+            partial(self._build_index, self._workspace, self._index_generation),
+            thread=True,
+            exclusive=True,
+            group="file-index",
+            exit_on_error=False,
+        )
+
+    def _build_index(self, root: Path, generation: int) -> None:
+        """Walk the workspace (runs on a thread worker) and hand the index to the UI thread."""
+        worker = get_current_worker()
+        index = FileIndex([], time.monotonic())
+        try:
+            index = index_workspace(root, should_stop=lambda: worker.is_cancelled)
+        finally:
+            # Even if the walk failed, report back so the menu stops saying "indexing".
+            self.post_message(self._IndexReady(generation, index))
+
+    @on(_IndexReady)
+    def _on_index_ready(self, message: _IndexReady) -> None:
+        if message.generation != self._index_generation:
+            return  # a walk of a workspace we have since left
+        self._index = message.index
+        self._indexing = False
+        trigger = self._trigger
+        if trigger is not None and trigger.kind == "@":
+            self._show_paths(trigger.fragment, opening=False)
+
+
+def _has_space(text: str) -> bool:
+    return any(character.isspace() for character in text)
+
+
+def _tidy(text: str) -> str:
+    """The text without blank lines around it or trailing whitespace; indentation is kept."""
+    lines = text.split("\n")
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    return "\n".join(lines).rstrip()

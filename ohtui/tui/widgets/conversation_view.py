@@ -1,0 +1,285 @@
+"""ConversationView: the conversation as cells, with a bounded number mounted.
+
+Only the newest MAX_MOUNTED cells stay mounted while the user follows the bottom; older
+ones are read back (a page of events at a time, off the UI thread) when the user scrolls
+to the top. So a conversation of any length costs the same to show and to stream into.
+This module imports no engine code: it is on screen in the first frame.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.message import Message
+from textual.widgets import Static
+
+if TYPE_CHECKING:
+    from ohtui.tui.widgets.cells import ActionCell, AgentCell, Cell, FinishCell, UserCell
+
+WELCOME = """\
+Tell the agent what to do in this workspace: it reads, edits and runs things for you.
+Actions it wants to take appear here; risky ones wait for your approval.
+Type / for commands, @ to mention a file, Ctrl+P for the palette, /help for keys."""
+MAX_MOUNTED = 150
+"""Cells kept mounted while following the bottom."""
+_QUIET_ERRORS = {"AgentStuck": "stuck"}
+
+
+class ConversationView(VerticalScroll, can_focus=False):
+    """Shows engine events as cells, newest at the bottom."""
+
+    class NeedOlder(Message):
+        """The user scrolled to the top and older events exist before `before`."""
+
+        def __init__(self, before: int) -> None:
+            super().__init__()
+            self.before = before
+
+    def __init__(self, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._actions: dict[str, ActionCell | FinishCell] = {}
+        self._orphans: dict[str, Any] = {}
+        self._streaming: AgentCell | None = None
+        self._queued: list[UserCell] = []
+        self._next_index = 0
+        self._oldest_index = 0
+        self._has_older = False
+        self._loading_older = False
+
+    def on_mount(self) -> None:
+        self.anchor()
+
+    def compose(self) -> ComposeResult:
+        yield Static(WELCOME, classes="welcome")
+
+    def _hide_welcome(self) -> None:
+        for welcome in self.query(".welcome"):
+            welcome.remove()
+
+    def reset(self) -> None:
+        """Forget everything shown (the children are removed by the caller)."""
+        self._actions.clear()
+        self._orphans.clear()
+        self._streaming = None
+        self._queued = []
+        self.mount(Static(WELCOME, classes="welcome"))
+        self._next_index = self._oldest_index = 0
+        self._has_older = self._loading_older = False
+
+    # --- loading ---------------------------------------------------------------------------
+
+    def load_history(self, events: list[Any], total: int, has_older: bool) -> None:
+        """Show the newest events of a conversation just opened."""
+        self._oldest_index = total - len(events)
+        self._next_index = total
+        self._has_older = has_older
+        cells = self._cells_for(events, self._oldest_index)
+        if cells:
+            self._hide_welcome()
+            self.mount_all(cells)
+        self.anchor()
+
+    def prepend_older(self, events: list[Any], has_older: bool) -> None:
+        """Show a page of older events above the oldest shown, keeping the view still."""
+        self._loading_older = False
+        start = self._oldest_index - len(events)
+        self._oldest_index = start
+        self._has_older = has_older
+        cells = self._cells_for(events, start)
+        if not cells:
+            return
+        first = self.children[0] if self.children else None
+        self.mount_all(cells, before=first)
+
+        def keep_position() -> None:
+            added = sum(cell.outer_size.height for cell in cells)
+            self.scroll_to(y=self.scroll_y + added, animate=False, immediate=True)
+
+        self.call_after_refresh(keep_position)
+
+    def on_scroll_up(self) -> None:
+        self._maybe_load_older()
+
+    def watch_scroll_y(self, old: float, new: float) -> None:
+        super().watch_scroll_y(old, new)
+        if new <= 1 and old > new:
+            self._maybe_load_older()
+
+    def _maybe_load_older(self) -> None:
+        if self._has_older and not self._loading_older:
+            self._loading_older = True
+            self.post_message(self.NeedOlder(self._oldest_index))
+
+    # --- live events -----------------------------------------------------------------------
+
+    def add_event(self, event: Any) -> None:
+        """Show a newly recorded event."""
+        index = self._next_index
+        self._next_index += 1
+        cells = self._cells_for([event], index)
+        if cells:
+            self._hide_welcome()
+            self.mount_all(cells)
+            self._trim()
+
+    def add_tokens(self, response_id: str, content: str, reasoning: str) -> None:
+        """Stream text into the response being written."""
+        from ohtui.tui.widgets.cells import AgentCell
+
+        cell = self._streaming
+        if cell is None or cell.response_id != response_id:
+            cell = AgentCell(response_id=response_id, final=False)
+            self._streaming = cell
+            self.mount(cell, before=self._queued[0] if self._queued else None)
+        cell.append(content, reasoning)
+
+    def show_queued(self, texts: list[str]) -> None:
+        """Show messages waiting to be delivered, at the bottom."""
+        from ohtui.tui.widgets.cells import UserCell
+
+        for cell in self._queued[len(texts) :]:
+            cell.remove()
+        self._queued = self._queued[: len(texts)]
+        for cell, text in zip(self._queued, texts, strict=False):
+            cell.text = text
+            cell.refresh()
+        for text in texts[len(self._queued) :]:
+            cell = UserCell(text, queued=True)
+            self._queued.append(cell)
+            self.mount(cell)
+
+    def mark_waiting(self, action_ids: set[str]) -> None:
+        """Show which actions wait for approval."""
+        from ohtui.tui.widgets.cells import ActionCell
+
+        for cell in self._actions.values():
+            if isinstance(cell, ActionCell):
+                cell.set_waiting(cell.action_event.id in action_ids and cell.result is None)
+
+    def show_error(self, title: str, detail: str) -> None:
+        """Show an error that is not an event (e.g. the conversation failed to open)."""
+        from ohtui.tui.widgets.cells import ErrorCell
+
+        self.mount(ErrorCell(title, detail))
+
+    # --- events to cells -------------------------------------------------------------------
+
+    def _cells_for(self, events: list[Any], first_index: int) -> list[Cell]:
+        made: list[Cell] = []
+        for offset, event in enumerate(events):
+            new = self._cells_for_event(event)
+            for cell in new:
+                cell.event_index = first_index + offset
+            made.extend(new)
+        return made
+
+    def _cells_for_event(self, event: Any) -> list[Cell]:
+        from ohtui.tui.widgets import cells as c
+
+        kind = type(event).__name__
+        cell: Cell | None = None
+        if kind == "ActionEvent":
+            return self._action_cells(event)
+        if kind == "MessageEvent":
+            cell = self._message_cell(event)
+        elif kind in ("ObservationEvent", "UserRejectObservation", "AgentErrorEvent"):
+            cell = self._result(event)
+        elif kind == "ConversationErrorEvent":
+            if event.code in _QUIET_ERRORS:
+                cell = c.NoticeCell(f"⚠ {event.detail}", "warning")
+            else:
+                cell = c.ErrorCell(_error_title(event.code), event.detail)
+        elif kind == "PauseEvent":
+            cell = c.NoticeCell("⏸ Paused. Send a message to go on.", "warning")
+        elif kind == "Condensation":
+            count = len(event.forgotten_event_ids)
+            cell = c.NoticeCell(f"⋯ {count} earlier events condensed into a summary")
+        elif kind == "HookExecutionEvent":
+            cell = c.NoticeCell(event.visualize.plain, "error" if event.error else "warning")
+        return [cell] if cell is not None else []
+
+    def _message_cell(self, event: Any) -> Cell | None:
+        from ohtui.tui.widgets import cells as c
+
+        if event.source == "user":
+            text = event.llm_message.text
+            for queued in self._queued:
+                if queued.text == text:  # delivered: no longer queued
+                    self._queued.remove(queued)
+                    queued.queued = False
+                    queued.event_id = event.id
+                    return None
+            return c.UserCell(text, event_id=event.id)
+        if event.source == "environment":
+            who = event.sender or "ohtui"
+            return c.NoticeCell(f"↪ {who}: {event.llm_message.text}", "muted")
+        streaming = self._streaming
+        if streaming is not None and streaming.response_id == event.llm_response_id:
+            self._streaming = None
+            streaming.finish(event.llm_message.text)
+            return None
+        cell = c.AgentCell(event.llm_message.text)
+        cell.reasoning = event.reasoning_content
+        return cell
+
+    def _action_cells(self, event: Any) -> list[Cell]:
+        from ohtui.tui.widgets import cells as c
+
+        made: list[Cell] = []
+        thought = "".join(part.text for part in event.thought if hasattr(part, "text"))
+        streaming = self._streaming
+        if streaming is not None and streaming.response_id == event.llm_response_id:
+            self._streaming = None
+            streaming.finish(thought or None)
+        elif thought.strip():
+            made.append(c.AgentCell(thought))
+        cell: ActionCell | FinishCell
+        cell = c.FinishCell(event) if event.tool_name == "finish" else c.ActionCell(event)
+        self._actions[event.tool_call_id] = cell
+        orphan = self._orphans.pop(event.tool_call_id, None)
+        if orphan is not None:
+            cell.set_result(orphan)
+        made.append(cell)
+        return made
+
+    def _result(self, event: Any) -> Cell | None:
+        from ohtui.tui.widgets import cells as c
+
+        cell = self._actions.get(event.tool_call_id)
+        if cell is not None:
+            cell.set_result(event)
+            return None
+        if type(event).__name__ == "AgentErrorEvent":
+            return c.ErrorCell(f"{event.tool_name} failed", event.error)
+        self._orphans[event.tool_call_id] = event  # its action is older than what is shown
+        return None
+
+    def _trim(self) -> None:
+        """Unmount the oldest cells beyond MAX_MOUNTED while the user follows the bottom."""
+        excess = len(self.children) - MAX_MOUNTED
+        if excess <= 0 or not self.is_vertical_scroll_end:
+            return
+        doomed = list(self.children[:excess])
+        keep = self.children[excess] if excess < len(self.children) else None
+        self._oldest_index = getattr(keep, "event_index", self._oldest_index)
+        self._has_older = True
+        for widget in doomed:
+            call_id = getattr(widget, "tool_call_id", None)
+            if call_id is not None:
+                self._actions.pop(call_id, None)
+        self.remove_children(doomed)
+
+
+def _error_title(code: str) -> str:
+    titles = {
+        "MaxIterationsReached": "The agent ran out of steps",
+        "LLMAuthenticationError": "The model provider refused the API key",
+        "LLMRateLimitError": "Rate limited by the model provider",
+        "LLMContextWindowExceedError": "The conversation is too long for the model",
+        "LLMServiceUnavailableError": "The model could not be reached",
+        "LLMTimeoutError": "The model did not answer in time",
+        "LLMBadRequestError": "The model provider refused the request",
+    }
+    return titles.get(code, f"The run failed ({code})")

@@ -1,0 +1,108 @@
+"""StatusBar: model, workspace, run status, context use, cost and the confirmation badge."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+from textual.content import Content
+from textual.reactive import reactive
+from textual.timer import Timer
+from textual.widget import Widget
+
+from ohtui.tui.options import POLICY_LABELS
+
+STATUS_LABELS = {
+    "idle": ("ready", "dim"),
+    "running": ("running", "bold $text-accent"),
+    "paused": ("paused", "bold $text-warning"),
+    "waiting_for_confirmation": ("waiting for approval", "bold $text-warning"),
+    "finished": ("finished", "$text-success"),
+    "error": ("error", "bold $text-error"),
+    "stuck": ("stuck", "bold $text-error"),
+    "opening": ("opening…", "dim"),
+}
+POLICY_STYLES = {"always": "$text-success", "risky": "$text-warning", "never": "$text-error"}
+
+
+class StatusBar(Widget):
+    """One line of facts about the conversation; the run time ticks while it runs."""
+
+    model: reactive[str] = reactive("")
+    workspace: reactive[str] = reactive("")
+    status: reactive[str] = reactive("opening")
+    policy: reactive[str] = reactive("risky")
+    cost: reactive[float] = reactive(0.0)
+    context_used: reactive[int] = reactive(0)
+    context_window: reactive[int | None] = reactive(None)
+    queued: reactive[int] = reactive(0)
+
+    def __init__(self, clock: Callable[[], float], id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._clock = clock
+        self._run_started: float | None = None
+        self._ticker: Timer | None = None
+
+    def watch_status(self, old: str, new: str) -> None:
+        if new == "running" and old != "running":
+            self._run_started = self._clock()
+            if self._ticker is None:
+                self._ticker = self.set_interval(1.0, self.refresh)
+        elif new != "running" and self._ticker is not None:
+            self._ticker.stop()
+            self._ticker = None
+
+    def render(self) -> Content:
+        label, style = STATUS_LABELS.get(self.status, (self.status, ""))
+        if self.status == "running" and self._run_started is not None:
+            label = f"{label} {_duration(self._clock() - self._run_started)}"
+        policy = Content.styled(
+            f" {POLICY_LABELS.get(self.policy, self.policy)} ",
+            f"{POLICY_STYLES.get(self.policy, '')} reverse",
+        )
+        # (priority, piece): on a narrow terminal the least useful pieces go first.
+        pieces: list[tuple[int, Content]] = [(0, Content.styled(f"● {label}", style))]
+        if self.queued:
+            pieces.append((0, Content.styled(f"{self.queued} queued", "$text-accent")))
+        pieces.append((2, Content.styled(self.model or "no model", "bold")))
+        if self.workspace:
+            pieces.append((4, Content.styled(_short_path(self.workspace), "dim")))
+        if self.context_used:
+            window = f"/{_tokens(self.context_window)}" if self.context_window else ""
+            pieces.append((3, Content.styled(f"ctx {_tokens(self.context_used)}{window}", "dim")))
+        pieces.append((1, Content.styled(f"${self.cost:.2f}", "dim")))
+        pieces.append((0, policy))
+        width = self.size.width or 1000
+        while len(pieces) > 1 and _width(pieces) > width:
+            drop = max(range(len(pieces)), key=lambda i: pieces[i][0])
+            if pieces[drop][0] == 0:
+                break
+            pieces.pop(drop)
+        return Content("  ").join(piece for _, piece in pieces)
+
+
+def _width(pieces: list[tuple[int, Content]]) -> int:
+    return sum(piece.cell_length for _, piece in pieces) + 2 * (len(pieces) - 1)
+
+
+def _duration(seconds: float) -> str:
+    seconds = max(0, int(seconds))
+    if seconds < 60:
+        return f"{seconds}s"
+    return f"{seconds // 60}m{seconds % 60:02d}s"
+
+
+def _tokens(count: int | None) -> str:
+    if not count:
+        return "?"
+    if count >= 1000:
+        return f"{count / 1000:.1f}k".replace(".0k", "k")
+    return str(count)
+
+
+def _short_path(path: str) -> str:
+    home = os.path.expanduser("~")
+    text = "~" + path[len(home) :] if path.startswith(home) and home != "/" else path
+    parts = Path(text).parts
+    return text if len(parts) <= 3 else str(Path("…", *parts[-2:]))
