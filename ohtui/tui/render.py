@@ -17,6 +17,7 @@ RISK_STYLES = {
     "LOW": "bold $text-success on $success-muted",
 }
 TOOL_ICONS = {"terminal": "$", "file_editor": "✎", "task_tracker": "☰", "think": "…"}
+_DIFF_HEADERS = ("--- ", "+++ ", "diff ", "index ", "new file", "deleted file")
 COLLAPSED_LINES = 6
 DIFF_PREVIEW_LINES = 60
 
@@ -103,15 +104,19 @@ def diff_content(diff: str, max_lines: int | None = None, indent: int = 0) -> Co
         hidden = len(lines) - max_lines
         lines = lines[:max_lines]
     parts: list[Content] = []
+    in_hunk = False
     for line in lines:
-        if line.startswith(("+++", "---")):
-            style = "bold"
+        if line.startswith("diff "):
+            in_hunk = False
+        if not in_hunk and line.startswith(_DIFF_HEADERS):
+            style = "bold"  # inside a hunk, "--- x" is a removed line "-- x"
+        elif line.startswith("@@"):
+            in_hunk = True
+            style = "$text-accent"
         elif line.startswith("+"):
             style = "$text-success"
         elif line.startswith("-"):
             style = "$text-error"
-        elif line.startswith("@@"):
-            style = "$text-accent"
         else:
             style = "$text-muted"
         parts.append(Content.styled(" " * indent + line, style))

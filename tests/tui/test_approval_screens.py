@@ -6,7 +6,6 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from rich.text import Text
 from textual.app import App
 from textual.pilot import Pilot
 from textual.screen import Screen
@@ -14,6 +13,7 @@ from textual.widget import Widget
 from textual.widgets import Input, OptionList, RadioButton, Static
 
 from ohtui.tui.approval_types import ApprovalDecision, PendingActionView, RuleDraft, RuleRow
+from ohtui.tui.render import diff_content
 from ohtui.tui.screens.approval import (
     UNDECIDED_MESSAGE,
     ActionRow,
@@ -24,7 +24,7 @@ from ohtui.tui.screens.policy_picker import PolicyPickerScreen
 from ohtui.tui.screens.reject_reason import PLACEHOLDER, RejectReasonScreen
 from ohtui.tui.screens.rule_editor import RuleEditorScreen
 from ohtui.tui.screens.rules import EMPTY_TEXT, RulesScreen
-from ohtui.tui.widgets.risk_badge import RiskBadge, diff_text, risk_text
+from ohtui.tui.widgets.risk_badge import RiskBadge
 
 pytestmark = pytest.mark.anyio
 
@@ -663,21 +663,12 @@ def test_risk_badge_classes(risk: str, css_class: str) -> None:
     assert str(badge.content) == f" {risk} "
 
 
-def test_risk_text_distinguishes_levels_without_colour() -> None:
-    styles = {str(risk_text(level).style) for level in ("HIGH", "MEDIUM", "LOW", "UNKNOWN")}
-    assert len(styles) == 4
-    assert risk_text("high").plain == " HIGH "
-    assert risk_text("bogus").plain == " UNKNOWN "
-
-
-def test_diff_text_colours_lines() -> None:
-    text = diff_text(DIFF)
-    assert isinstance(text, Text)
-    lines = text.split("\n")
-    assert str(lines[0].spans[0].style) == "bold"  # --- header
-    assert str(lines[1].spans[0].style) == "bold"  # +++ header
-    assert str(lines[2].spans[0].style) == "cyan"  # @@ hunk
-    assert lines[3].spans == []  # context
-    assert str(lines[4].spans[0].style) == "red"
-    assert str(lines[5].spans[0].style) == "green"
-    assert str(lines[6].spans[0].style) == "red"  # "--" inside a hunk is a removal
+def test_diff_preview_colours_lines_with_theme_variables() -> None:
+    content = diff_content(DIFF)
+    lines = content.split("\n")
+    assert [span.style for span in lines[0].spans] == ["bold"]  # --- header
+    assert [span.style for span in lines[1].spans] == ["bold"]  # +++ header
+    assert [span.style for span in lines[2].spans] == ["$text-accent"]  # @@ hunk
+    assert [span.style for span in lines[4].spans] == ["$text-error"]
+    assert [span.style for span in lines[5].spans] == ["$text-success"]
+    assert [span.style for span in lines[6].spans] == ["$text-error"]  # "--" in a hunk

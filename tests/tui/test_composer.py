@@ -16,15 +16,10 @@ from textual.pilot import Pilot
 from textual.widgets import OptionList
 
 import ohtui.tui.widgets.composer as composer_module
+from ohtui.tui.file_index import FileIndex, index_workspace
 from ohtui.tui.history import PromptHistory
 from ohtui.tui.slash import SlashCommand, filter_commands
-from ohtui.tui.widgets.composer import (
-    INDEXING_LABEL,
-    Composer,
-    ComposerInput,
-    FileIndex,
-    index_workspace,
-)
+from ohtui.tui.widgets.composer import INDEXING_LABEL, Composer, ComposerInput
 
 pytestmark = pytest.mark.anyio
 

@@ -25,10 +25,11 @@ from ohtui.tui.approval_types import (
     RuleDraft,
 )
 from ohtui.tui.options import POLICY_LABELS
+from ohtui.tui.render import diff_content
 from ohtui.tui.screens.policy_picker import PolicyPickerScreen
 from ohtui.tui.screens.reject_reason import RejectReasonScreen
 from ohtui.tui.screens.rule_editor import RuleEditorScreen
-from ohtui.tui.widgets.risk_badge import RiskBadge, diff_text
+from ohtui.tui.widgets.risk_badge import RiskBadge
 
 Mark = Literal["undecided", "approve", "reject"]
 MARK_GLYPHS: dict[Mark, str] = {"undecided": "·", "approve": "✓", "reject": "✗"}
@@ -268,7 +269,7 @@ class ApprovalScreen(ModalScreen[ApprovalDecision | None]):
         )
         diff = self.query_one("#detail-diff", Static)
         diff.display = bool(action.diff)
-        diff.update(diff_text(action.diff) if action.diff else "")
+        diff.update(diff_content(action.diff) if action.diff else "")
         self.query_one("#detail", VerticalScroll).scroll_home(animate=False)
         self.refresh_bindings()
         self._update_legend()

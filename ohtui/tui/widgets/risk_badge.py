@@ -1,25 +1,13 @@
-"""The risk badge (" HIGH ", " LOW "...) and rich renderables for risk levels and diffs."""
+"""RiskBadge: " HIGH ", " LOW "... as a widget coloured by the theme."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
 RISK_LEVELS: tuple[str, ...] = ("UNKNOWN", "LOW", "MEDIUM", "HIGH")
-
-# Plain attributes, no colours: a Text outside the widget tree cannot see the app theme, and
-# attributes alone keep the levels apart on light terminals and under NO_COLOR.
-_RISK_TEXT_STYLES: dict[str, str] = {
-    "HIGH": "bold reverse",
-    "MEDIUM": "reverse",
-    "LOW": "bold",
-    "UNKNOWN": "dim",
-}
-
-_DIFF_HEADER_PREFIXES = ("--- ", "+++ ", "diff ", "index ", "new file", "deleted file")
 
 
 def _normalize(risk: str) -> str:
@@ -74,36 +62,3 @@ class RiskBadge(Static):
         self.remove_class(f"-{old.lower()}")
         self.add_class(f"-{new.lower()}")
         self.update(f" {new} ")
-
-
-def risk_text(risk: str) -> Text:
-    """The risk level as a badge-like Text, e.g. " HIGH " in bold reverse."""
-    level = _normalize(risk)
-    return Text(f" {level} ", style=_RISK_TEXT_STYLES[level])
-
-
-def diff_text(diff: str) -> Text:
-    """A unified diff coloured line by line: + green, - red, @@ cyan, file headers bold."""
-    # Named ANSI colours follow the terminal's own palette, so light and dark terminals both read.
-    text = Text(end="")
-    in_hunk = False
-    lines = diff.splitlines()
-    for number, line in enumerate(lines):
-        if line.startswith("diff "):
-            in_hunk = False
-        # Inside a hunk "--- x" is a removed line "-- x", not a file header.
-        if not in_hunk and line.startswith(_DIFF_HEADER_PREFIXES):
-            style = "bold"
-        elif line.startswith("@@"):
-            in_hunk = True
-            style = "cyan"
-        elif line.startswith("+"):
-            style = "green"
-        elif line.startswith("-"):
-            style = "red"
-        else:
-            style = ""
-        text.append(line, style=style)
-        if number < len(lines) - 1:
-            text.append("\n")
-    return text
