@@ -174,6 +174,8 @@ class ScriptedLLMServer:
         self._connections: set[socket.socket] = set()
         self._closing = threading.Event()
         self.requests = []
+        self.sent_chunks: list[tuple[float, str]] = []
+        """(time.monotonic(), text) of every streamed content chunk, when it was flushed."""
         self.request_headers = []
         self._httpd = _HTTPServer((host, port), self)
         self.port: int = self._httpd.server_address[1]
@@ -528,6 +530,10 @@ class _Handler(BaseHTTPRequestHandler):
                 self.close_connection = True
                 return
             self._write_chunk(f"data: {json.dumps(event)}\n\n".encode())
+            choices = event.get("choices") or [{}]
+            content = choices[0].get("delta", {}).get("content")
+            if content:
+                owner.sent_chunks.append((time.monotonic(), content))
         self._write_chunk(b"data: [DONE]\n\n")
         self.wfile.write(b"0\r\n\r\n")
         self.wfile.flush()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import logging.handlers
+import threading
 from typing import ClassVar
 
 from textual.app import App
@@ -33,10 +34,16 @@ class OhtuiApp(App[None]):
         self.resume_hint: str | None = None
         self.exit_error: str | None = None
         self.chat: ChatScreen | None = None
+        if options.resume_id:
+            # Resuming shows history as soon as it can: load the engine while Textual starts.
+            threading.Thread(target=_preload_engine, name="ohtui-preload", daemon=True).start()
+
+    def get_default_screen(self) -> ChatScreen:
+        """The chat is the app's base screen (no extra screen to compose first)."""
+        self.chat = ChatScreen(self.options)
+        return self.chat
 
     def on_mount(self) -> None:
-        self.chat = ChatScreen(self.options)
-        self.push_screen(self.chat)
         self.call_after_refresh(self._configure_logging)
 
     def _configure_logging(self) -> None:
@@ -69,3 +76,8 @@ class OhtuiApp(App[None]):
         if self.chat is not None:
             self.resume_hint = self.chat.shutdown()
         self.exit()
+
+
+def _preload_engine() -> None:
+    import ohtui.sdk
+    import ohtui.tui.widgets.cells  # noqa: F401

@@ -47,12 +47,8 @@ class EngineEvent(Message):
 
 
 @dataclass
-class TokenDelta(Message):
-    """Streamed text of the response being written."""
-
-    response_id: str
-    content: str = ""
-    reasoning: str = ""
+class TokensReady(Message):
+    """Streamed text is waiting: the screen takes it with `Session.take_tokens()`."""
 
 
 @dataclass

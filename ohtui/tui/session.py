@@ -8,6 +8,7 @@ engine's callbacks post messages (thread-safe) to the chat screen and return at 
 
 from __future__ import annotations
 
+import gc
 import logging
 import threading
 import uuid
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-HISTORY_TAIL = 200
+HISTORY_TAIL = 60
 """Events read when a conversation opens; older ones are read as the user scrolls up."""
 TOOLS = ("terminal", "file_editor", "task_tracker")
 CLOSE_TIMEOUT = 0.7
@@ -48,6 +49,10 @@ class Session:
         self._delivering = False
         self._closed = False
         self._context_window: int | None = None
+        self._tokens: list[tuple[str, str, str]] = []
+        self._tokens_lock = threading.Lock()
+        self._tokens_announced = False
+        self._settled_response = ""
         self.conversation_id: str | None = None
         self.model: str | None = options.model
 
@@ -84,6 +89,8 @@ class Session:
             logger.exception("opening the conversation failed")
             self._post(msg.SessionFailed(_describe(exc)))
             return
+        import ohtui.tui.widgets.cells  # noqa: F401 - its Markdown import, here, off the UI thread
+
         self._conversation = conversation
         self.conversation_id = conversation.id.hex
         state = conversation.state
@@ -105,6 +112,7 @@ class Session:
             )
         )
         self._post_stats()
+        settle_heap()
         if state.execution_status.value == "waiting_for_confirmation":
             self._post(msg.ApprovalNeeded(self.pending_views()))
         with self._lock:
@@ -199,8 +207,34 @@ class Session:
         )
 
     def _on_token(self, chunk: LLMStreamChunk) -> None:
-        if chunk.content or chunk.reasoning_content:
-            self._post(msg.TokenDelta(chunk.response_id, chunk.content, chunk.reasoning_content))
+        # Chunks are buffered and announced once until the UI takes them: however fast they
+        # come, the UI's queue holds one message, and each redraw shows all that arrived.
+        if not (chunk.content or chunk.reasoning_content):
+            return
+        if chunk.response_id != self._settled_response:
+            self._settled_response = chunk.response_id
+            settle_heap()  # the history this call was built from is in memory now
+        with self._tokens_lock:
+            self._tokens.append((chunk.response_id, chunk.content, chunk.reasoning_content))
+            if self._tokens_announced:
+                return
+            self._tokens_announced = True
+        self._post(msg.TokensReady())
+
+    def take_tokens(self) -> list[tuple[str, str, str]]:
+        """The streamed (response id, text, reasoning) pieces since the last call, merged."""
+        with self._tokens_lock:
+            pieces, self._tokens = self._tokens, []
+            self._tokens_announced = False
+        self._settled_response = ""
+        merged: list[tuple[str, str, str]] = []
+        for response_id, content, reasoning in pieces:
+            if merged and merged[-1][0] == response_id:
+                _, text, thought = merged[-1]
+                merged[-1] = (response_id, text + content, thought + reasoning)
+            else:
+                merged.append((response_id, content, reasoning))
+        return merged
 
     def _post_stats(self) -> None:
         conversation = self._conversation
@@ -497,6 +531,17 @@ def _provider_key_set(model: str) -> bool:
 
     provider = model.split("/", 1)[0].upper() if "/" in model else "OPENAI"
     return bool(os.environ.get(f"{provider}_API_KEY"))
+
+
+def settle_heap() -> None:
+    """Move every object alive now out of the garbage collector's view.
+
+    A long conversation keeps hundreds of thousands of long-lived objects (parsed events,
+    their messages, widgets). Each full collection walks all of them, and streaming creates
+    enough new objects to trigger one every few seconds: ~200 ms pauses, a visible stutter.
+    Frozen objects are skipped; they are the history and the UI, which live on anyway.
+    """
+    gc.freeze()
 
 
 class SetupError(Exception):

@@ -28,7 +28,9 @@ EventCallback = Callable[["Event"], None]
 class AgentBase(DiscriminatedUnionMixin, ABC):
     """An agent: the LLM it thinks with and the tools it may call."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
+    model_config = ConfigDict(
+        defer_build=True, frozen=True, extra="forbid", arbitrary_types_allowed=True
+    )
 
     llm: LLM = Field(description="The model the agent thinks with.")
     tools: list[Tool] = Field(

@@ -61,7 +61,7 @@ class SecretsUnavailableWarning(UserWarning):
 class SecretSource(DiscriminatedUnionMixin, ABC):
     """Where a secret's value comes from."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     description: str | None = None
     restore_error: str | None = Field(
@@ -136,7 +136,7 @@ class SecretRegistry(_BaseModel):
     """Secrets by name. A command gets, as environment variables, only the secrets it names;
     every value known so far is masked as `<secret-hidden>` in text given to `mask_*`."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     secret_sources: dict[str, SerializeAsAny[SecretSource]] = Field(default_factory=dict)
 

@@ -60,7 +60,7 @@ class ConversationExecutionStatus(str, Enum):
 class ConversationState(BaseModel):
     """The conversation's saved state; assigning a field saves it and notifies listeners."""
 
-    model_config = ConfigDict(extra="forbid", validate_assignment=False)
+    model_config = ConfigDict(defer_build=True, extra="forbid", validate_assignment=False)
 
     id: ConversationID = Field(description="Unique conversation id.")
     agent: SerializeAsAny[AgentBase] = Field(description="The agent running the conversation.")

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 class ConversationStats(BaseModel):
     """Cost, tokens and latency per LLM usage_id, saved with the conversation."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     usage_to_metrics: dict[str, Metrics] = Field(default_factory=dict)
 

@@ -31,7 +31,7 @@ NUDGE_SENDER = "stuck-detector"
 class StuckDetectionThresholds(BaseModel):
     """How many repetitions of each pattern count as stuck."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(defer_build=True, frozen=True, extra="forbid")
 
     action_observation: int = Field(default=4, ge=2)
     action_error: int = Field(default=3, ge=2)

@@ -30,7 +30,7 @@ def _new_id() -> str:
 class Event(DiscriminatedUnionMixin, ABC):
     """Base class for all events: an id, a timestamp, and who produced it."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(defer_build=True, frozen=True, extra="forbid")
 
     id: EventID = Field(default_factory=_new_id, description="Unique event id.")
     timestamp: str = Field(default_factory=_now, description="ISO 8601 time of creation.")

@@ -26,7 +26,7 @@ class HookEventType(str, Enum):
 class HookDefinition(BaseModel):
     """One command; it gets the event as JSON on stdin."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(defer_build=True, frozen=True, extra="forbid")
 
     type: Literal["command"] = "command"
     command: str = Field(min_length=1)
@@ -36,7 +36,7 @@ class HookDefinition(BaseModel):
 class HookMatcher(BaseModel):
     """Hooks for the tools whose name matches: exactly, `*` (all), or as a regex."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(defer_build=True, frozen=True, extra="forbid")
 
     matcher: str = "*"
     hooks: list[HookDefinition] = Field(default_factory=list)
@@ -65,7 +65,7 @@ class HookConfigError(ValueError):
 class HookConfig(BaseModel):
     """Hooks by event type, e.g. `{"PreToolUse": [{"matcher": "terminal", "hooks": [...]}]}`."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(defer_build=True, frozen=True, extra="forbid", populate_by_name=True)
 
     pre_tool_use: list[HookMatcher] = Field(default_factory=list, alias="PreToolUse")
     post_tool_use: list[HookMatcher] = Field(default_factory=list, alias="PostToolUse")

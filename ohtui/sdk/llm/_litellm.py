@@ -38,6 +38,10 @@ def litellm() -> ModuleType:
             import litellm as module
 
             module.suppress_debug_info = True
+            # Its per-chunk logging walks the whole request (the history) for every chunk on
+            # a thread pool: with a long conversation that starves everything else. We keep
+            # our own metrics and have no litellm callbacks, so it has nothing to log for us.
+            module.disable_streaming_logging = True
             module.telemetry = False
             module.set_verbose = False
             for name in _LOGGERS:

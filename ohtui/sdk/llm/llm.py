@@ -57,7 +57,7 @@ class LLMResponse:
 class LLM(BaseModel):
     """A language model behind any litellm-supported provider or OpenAI-compatible URL."""
 
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid", validate_assignment=True)
 
     model: str = Field(description="litellm model name, e.g. 'openai/gpt-4o' or 'anthropic/…'.")
     api_key: SecretStr | None = Field(default=None, description="The provider API key.")

@@ -13,7 +13,7 @@ Role = Literal["user", "system", "assistant", "tool"]
 class TextContent(BaseModel):
     """A piece of text in a message."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(defer_build=True, frozen=True, extra="forbid")
 
     type: Literal["text"] = "text"
     text: str
@@ -27,7 +27,7 @@ class TextContent(BaseModel):
 class ImageContent(BaseModel):
     """One or more images (http(s) or data URLs) in a message."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(defer_build=True, frozen=True, extra="forbid")
 
     type: Literal["image"] = "image"
     image_urls: list[str]
@@ -44,7 +44,7 @@ Content = TextContent | ImageContent
 class ThinkingBlock(BaseModel):
     """An Anthropic extended-thinking block, passed back to the model verbatim."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(defer_build=True, frozen=True, extra="forbid")
 
     type: Literal["thinking"] = "thinking"
     thinking: str
@@ -54,7 +54,7 @@ class ThinkingBlock(BaseModel):
 class RedactedThinkingBlock(BaseModel):
     """An Anthropic thinking block the provider chose to hide."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(defer_build=True, frozen=True, extra="forbid")
 
     type: Literal["redacted_thinking"] = "redacted_thinking"
     data: str
@@ -63,7 +63,7 @@ class RedactedThinkingBlock(BaseModel):
 class MessageToolCall(BaseModel):
     """A tool call requested by the model; `arguments` is the raw JSON string it wrote."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(defer_build=True, frozen=True, extra="forbid")
 
     id: str
     name: str
@@ -82,7 +82,7 @@ class MessageToolCall(BaseModel):
 class Message(BaseModel):
     """One chat message: user, system, assistant (maybe with tool calls) or tool result."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(defer_build=True, frozen=True, extra="forbid")
 
     role: Role
     content: Sequence[TextContent | ImageContent] = Field(default_factory=list)

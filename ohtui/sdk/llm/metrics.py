@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 class TokenUsage(BaseModel):
     """Token counts of one call, or accumulated over many."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     model: str = ""
     prompt_tokens: int = 0
@@ -37,7 +37,7 @@ class TokenUsage(BaseModel):
 class MetricsSnapshot(BaseModel):
     """The totals of a Metrics at one moment (or of one call)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     model_name: str = ""
     accumulated_cost: float = 0.0

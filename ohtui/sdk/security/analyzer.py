@@ -37,7 +37,7 @@ class RiskAssessment:
 class SecurityAnalyzerBase(DiscriminatedUnionMixin, ABC):
     """Rates actions before they run. Subclasses implement `analyze` (and may `explain`)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(defer_build=True, frozen=True, extra="forbid")
 
     @abstractmethod
     def analyze(self, action: ActionEvent) -> SecurityRisk:

@@ -45,7 +45,7 @@ FILE_EDITOR = "file_editor"
 class ApprovalRule(BaseModel):
     """One standing decision for actions of a tool (optionally narrowed by prefix or glob)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(defer_build=True, frozen=True, extra="forbid")
 
     id: str = Field(default_factory=lambda: uuid.uuid4().hex[:8])
     tool: str = Field(min_length=1, description="Tool name, or '*' for every tool.")

@@ -30,7 +30,7 @@ class ConfirmationDecision:
 class ConfirmationPolicyBase(DiscriminatedUnionMixin, ABC):
     """Decides, from an action's risk, whether the user must confirm it."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(defer_build=True, frozen=True, extra="forbid")
 
     @abstractmethod
     def should_confirm(self, risk: SecurityRisk = SecurityRisk.UNKNOWN) -> bool:

@@ -16,7 +16,7 @@ from ohtui.sdk.utils.models import DiscriminatedUnionMixin
 class Action(DiscriminatedUnionMixin):
     """The validated arguments of one tool call. Subclass it with documented fields."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(defer_build=True, frozen=True, extra="forbid")
 
     @property
     def visualize(self) -> Text:
@@ -38,7 +38,7 @@ class Action(DiscriminatedUnionMixin):
 class Observation(DiscriminatedUnionMixin):
     """What a tool returned. `content` is what the model sees; subclasses add typed fields."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(defer_build=True, frozen=True, extra="forbid")
 
     content: list[TextContent | ImageContent] = Field(default_factory=list)
     is_error: bool = False

@@ -27,7 +27,7 @@ SECURITY_RISK_DESC = (
 class ToolAnnotations(BaseModel):
     """Hints about a tool's behaviour, as in the MCP specification."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(defer_build=True, frozen=True, extra="forbid")
 
     title: str | None = None
     readOnlyHint: bool = False  # noqa: N815 - MCP's field names

@@ -31,7 +31,7 @@ class DiscriminatedUnionMixin(BaseModel):
     `SerializeAsAny[...]` so the subclass's own fields are written too.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     _kinds: ClassVar[dict[str, type[DiscriminatedUnionMixin]] | None] = None
 

@@ -17,7 +17,7 @@ class WorkspaceError(ValueError):
 class BaseWorkspace(DiscriminatedUnionMixin):
     """Where the agent's tools run."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(defer_build=True, frozen=True, extra="forbid")
 
     working_dir: str = Field(description="The directory the agent works in.")
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on
 from textual.app import ComposeResult
@@ -12,15 +12,18 @@ from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Static, TextArea
 
-from ohtui.tui import messages as msg
-from ohtui.tui.approval_types import ApprovalDecision, PendingActionView
 from ohtui.tui.commands import SLASH_COMMANDS
 from ohtui.tui.history import PromptHistory
 from ohtui.tui.options import POLICY_LABELS, POLICY_ORDER, AppOptions
-from ohtui.tui.session import Session
 from ohtui.tui.widgets.composer import Composer
 from ohtui.tui.widgets.conversation_view import ConversationView
 from ohtui.tui.widgets.status_bar import StatusBar
+
+if TYPE_CHECKING:
+    # Imported when the session starts, after the first frame: start-up is measured.
+    from ohtui.tui import messages as msg
+    from ohtui.tui.approval_types import ApprovalDecision, PendingActionView
+    from ohtui.tui.session import Session
 
 DOUBLE_PRESS_SECONDS = 2.0
 IDLE_AFTER_SECONDS = 30.0
@@ -46,7 +49,7 @@ class ChatScreen(Screen[None]):
     def __init__(self, options: AppOptions) -> None:
         super().__init__()
         self.options = options
-        self.session = Session(options, self)
+        self._session: Session | None = None
         self.history = PromptHistory(options.history_file)
         self._pending: list[PendingActionView] = []
         self._last_escape = 0.0
@@ -77,6 +80,15 @@ class ChatScreen(Screen[None]):
         self.query_one(Composer).focus_input()
         # After the first frame: the engine's import and the database stay off the way.
         self.call_after_refresh(self._start)
+
+    @property
+    def session(self) -> Session:
+        """The conversation's session (created, with the engine's bridge, on first use)."""
+        if self._session is None:
+            from ohtui.tui.session import Session
+
+            self._session = Session(self.options, self)
+        return self._session
 
     def _start(self) -> None:
         self.session.open()
@@ -151,8 +163,9 @@ class ChatScreen(Screen[None]):
     def on_engine_event(self, message: msg.EngineEvent) -> None:
         self.view.add_event(message.event)
 
-    def on_token_delta(self, message: msg.TokenDelta) -> None:
-        self.view.add_tokens(message.response_id, message.content, message.reasoning)
+    def on_tokens_ready(self, message: msg.TokensReady) -> None:
+        for response_id, content, reasoning in self.session.take_tokens():
+            self.view.add_tokens(response_id, content, reasoning)
 
     def on_status_changed(self, message: msg.StatusChanged) -> None:
         self._set_status(message.status)
@@ -307,8 +320,10 @@ class ChatScreen(Screen[None]):
         old.close()
         from dataclasses import replace
 
+        from ohtui.tui.session import Session
+
         self.options = replace(self.options, resume_id=None, conversation_id=None)
-        self.session = Session(self.options, self)
+        self._session = Session(self.options, self)
         self._pending = []
         self.view.remove_children()
         self.view.reset()
@@ -352,6 +367,8 @@ class ChatScreen(Screen[None]):
 
     def shutdown(self) -> str | None:
         """Stop the agent quickly and return the hint that tells how to resume."""
+        if self._session is None:
+            return None
         self.session.close()
         conversation_id = self.session.conversation_id
         if conversation_id is None:

@@ -12,10 +12,13 @@ from typing import Any, ClassVar
 
 from rich.console import Group, RenderableType
 from rich.markdown import Markdown
+from rich.text import Text
+from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
+from textual.widgets import Static
 
 from ohtui.tui.render import (
     COLLAPSED_LINES,
@@ -28,7 +31,7 @@ from ohtui.tui.render import (
 )
 
 _STATUS_LINE = re.compile(r"\n?\[exit code -?\d+\]$")
-STREAM_REFRESH_SECONDS = 1 / 30
+STREAM_REFRESH_SECONDS = 1 / 40
 """Streaming text is redrawn at most this often; chunks in between are batched."""
 
 
@@ -89,34 +92,12 @@ class UserCell(Cell):
 
 
 class AgentCell(Cell):
-    """The agent's text: Markdown, streamed in as it is written."""
+    """The agent's finished text, rendered as Markdown."""
 
-    def __init__(self, text: str = "", response_id: str | None = None, final: bool = True) -> None:
+    def __init__(self, text: str = "", reasoning: str = "") -> None:
         super().__init__(classes="cell agent")
         self.text = text
-        self.reasoning = ""
-        self.response_id = response_id
-        self.streaming = not final
-        self._dirty = False
-
-    def append(self, content: str, reasoning: str = "") -> None:
-        """Add streamed text; redraws are batched to STREAM_REFRESH_SECONDS."""
-        self.text += content
-        self.reasoning += reasoning
-        if not self._dirty:
-            self._dirty = True
-            self.set_timer(STREAM_REFRESH_SECONDS, self._flush)
-
-    def _flush(self) -> None:
-        self._dirty = False
-        self.refresh(layout=True)
-
-    def finish(self, text: str | None = None) -> None:
-        """The response is complete; `text` (if given) is the final, recorded text."""
-        if text is not None:
-            self.text = text
-        self.streaming = False
-        self.refresh(layout=True)
+        self.reasoning = reasoning
 
     def render(self) -> RenderableType:
         parts: list[RenderableType] = []
@@ -124,9 +105,7 @@ class AgentCell(Cell):
             shown, hidden = clip_lines(self.reasoning, 100 if self.expanded else 2)
             note = f"\n… {hidden} more lines of reasoning" if hidden else ""
             parts.append(Content.styled(f"{shown}{note}", "italic dim"))
-        text = self.text or ("…" if self.streaming else "")
-        code_theme = "monokai" if self.app.current_theme.dark else "default"
-        parts.append(Markdown(text, code_theme=code_theme))
+        parts.append(_markdown(self.text, self.app.current_theme.dark))
         return Group(*parts)
 
     def can_expand(self) -> bool:
@@ -135,6 +114,54 @@ class AgentCell(Cell):
 
     def copy_text(self) -> str:
         """The text, as Markdown."""
+        return self.text
+
+
+class StreamingCell(Cell):
+    """A response being written. Finished paragraphs are rendered once, as their own child;
+    only the paragraph still growing is redrawn, at most every STREAM_REFRESH_SECONDS, so
+    streaming costs the same at the thousandth line as at the first."""
+
+    def __init__(self, response_id: str) -> None:
+        super().__init__(classes="cell agent streaming")
+        self.response_id = response_id
+        self.text = ""
+        self.reasoning = ""
+        self._settled = 0
+        self._scheduled = False
+
+    def compose(self) -> ComposeResult:
+        yield Static(classes="reasoning")
+        yield Static("…", classes="tail")
+
+    def append(self, content: str, reasoning: str = "") -> None:
+        """Add streamed text; the redraw is batched with whatever else arrives soon."""
+        self.text += content
+        self.reasoning += reasoning
+        if not self._scheduled:
+            self._scheduled = True
+            self.set_timer(STREAM_REFRESH_SECONDS, self._redraw)
+
+    def _redraw(self) -> None:
+        self._scheduled = False
+        dark = self.app.current_theme.dark
+        boundary = _settled_boundary(self.text, self._settled)
+        if boundary > self._settled:
+            block = Static(_markdown(self.text[self._settled : boundary], dark), classes="block")
+            self.mount(block, before=self.query_one(".tail"))
+            self._settled = boundary
+        tail = self.text[self._settled :]
+        # A very long paragraph is shown plain while it grows: re-parsing it every frame would not.
+        shown: RenderableType = _markdown(tail, dark) if len(tail) < 1500 else Text(tail)
+        self.query_one(".tail", Static).update(shown)
+        if self.reasoning:
+            last, _ = clip_lines(self.reasoning.strip().splitlines()[-1], 1)
+            self.query_one(".reasoning", Static).update(
+                Text(f"thinking: {last}", style="italic dim")
+            )
+
+    def copy_text(self) -> str:
+        """The text so far."""
         return self.text
 
 
@@ -314,6 +341,22 @@ class ErrorCell(Cell):
     def copy_text(self) -> str:
         """The error."""
         return f"{self.title}\n{self.detail}"
+
+
+def _markdown(text: str, dark: bool) -> Markdown:
+    return Markdown(text, code_theme="monokai" if dark else "default")
+
+
+def _settled_boundary(text: str, start: int) -> int:
+    """The end of the last finished paragraph after `start` (not inside a code fence)."""
+    boundary = start
+    position = text.find("\n\n", start)
+    while position != -1:
+        end = position + 2
+        if text.count("```", 0, end) % 2 == 0:
+            boundary = end
+        position = text.find("\n\n", end)
+    return boundary
 
 
 def _indent(text: str) -> str:

@@ -16,7 +16,7 @@ from textual.message import Message
 from textual.widgets import Static
 
 if TYPE_CHECKING:
-    from ohtui.tui.widgets.cells import ActionCell, AgentCell, Cell, FinishCell, UserCell
+    from ohtui.tui.widgets.cells import ActionCell, Cell, FinishCell, StreamingCell, UserCell
 
 WELCOME = """\
 Tell the agent what to do in this workspace: it reads, edits and runs things for you.
@@ -41,7 +41,7 @@ class ConversationView(VerticalScroll, can_focus=False):
         super().__init__(id=id)
         self._actions: dict[str, ActionCell | FinishCell] = {}
         self._orphans: dict[str, Any] = {}
-        self._streaming: AgentCell | None = None
+        self._streaming: StreamingCell | None = None
         self._queued: list[UserCell] = []
         self._next_index = 0
         self._oldest_index = 0
@@ -126,11 +126,12 @@ class ConversationView(VerticalScroll, can_focus=False):
 
     def add_tokens(self, response_id: str, content: str, reasoning: str) -> None:
         """Stream text into the response being written."""
-        from ohtui.tui.widgets.cells import AgentCell
+        from ohtui.tui.widgets.cells import StreamingCell
 
         cell = self._streaming
         if cell is None or cell.response_id != response_id:
-            cell = AgentCell(response_id=response_id, final=False)
+            self._hide_welcome()
+            cell = StreamingCell(response_id)
             self._streaming = cell
             self.mount(cell, before=self._queued[0] if self._queued else None)
         cell.append(content, reasoning)
@@ -215,26 +216,19 @@ class ConversationView(VerticalScroll, can_focus=False):
         if event.source == "environment":
             who = event.sender or "ohtui"
             return c.NoticeCell(f"↪ {who}: {event.llm_message.text}", "muted")
-        streaming = self._streaming
-        if streaming is not None and streaming.response_id == event.llm_response_id:
-            self._streaming = None
-            streaming.finish(event.llm_message.text)
-            return None
-        cell = c.AgentCell(event.llm_message.text)
-        cell.reasoning = event.reasoning_content
-        return cell
+        cell = c.AgentCell(event.llm_message.text, event.reasoning_content)
+        return None if self._replace_stream(event.llm_response_id, cell) else cell
 
     def _action_cells(self, event: Any) -> list[Cell]:
         from ohtui.tui.widgets import cells as c
 
         made: list[Cell] = []
         thought = "".join(part.text for part in event.thought if hasattr(part, "text"))
-        streaming = self._streaming
-        if streaming is not None and streaming.response_id == event.llm_response_id:
-            self._streaming = None
-            streaming.finish(thought or None)
-        elif thought.strip():
-            made.append(c.AgentCell(thought))
+        thought_cell = (
+            c.AgentCell(thought, event.reasoning_content or "") if thought.strip() else None
+        )
+        if not self._replace_stream(event.llm_response_id, thought_cell) and thought_cell:
+            made.append(thought_cell)
         cell: ActionCell | FinishCell
         cell = c.FinishCell(event) if event.tool_name == "finish" else c.ActionCell(event)
         self._actions[event.tool_call_id] = cell
@@ -243,6 +237,18 @@ class ConversationView(VerticalScroll, can_focus=False):
             cell.set_result(orphan)
         made.append(cell)
         return made
+
+    def _replace_stream(self, response_id: str | None, final: Cell | None) -> bool:
+        """Swap the streamed cell of `response_id` for its final cell; False if none streamed."""
+        streaming = self._streaming
+        if streaming is None or streaming.response_id != response_id:
+            return False
+        self._streaming = None
+        if final is not None:
+            final.event_index = streaming.event_index
+            self.mount(final, after=streaming)
+        streaming.remove()
+        return True
 
     def _result(self, event: Any) -> Cell | None:
         from ohtui.tui.widgets import cells as c

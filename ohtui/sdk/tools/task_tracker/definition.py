@@ -29,7 +29,7 @@ way. The list is saved with the conversation."""
 class TaskItem(BaseModel):
     """One task in the plan."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(defer_build=True, frozen=True, extra="forbid")
 
     title: str = Field(description="A short, specific description of the task.")
     notes: str = Field(default="", description="Optional details: approach, findings, blockers.")

@@ -1,0 +1,270 @@
+"""TUI benchmarks for issue 4; run by hand: `.venv/bin/python bench/tui.py`.
+
+Everything is measured from outside, on a real pseudo-terminal, the way a user sees it:
+- launch to first frame: time until the first frame's text is on the terminal, and the
+  resident memory then, for ohtui and for a bare Textual app (Header, TextArea, Footer)
+  measured in the same run;
+- streaming: 2,000 chunks (words, in 50-word paragraphs) at 50 per second into a
+  conversation of 5,000 events; for each chunk, the time from the scripted server flushing
+  it to its text reaching the terminal (p50 / p99 / max), and the longest gap between
+  screen updates while chunks flow;
+- opening a 10,000-event conversation: time until its newest event is on screen, and RSS.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import itertools
+import os
+import pty
+import re
+import select
+import signal
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import termios
+import textwrap
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))  # the scripted LLM server
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+ANSI = re.compile(rb"\x1b\[[0-9;?<>=$]*[ -/]*[@-~]|\x1b\][^\x07]*\x07|\x1b[()][0-9A-Za-z]|\x1b[=>]")
+TEXT_WINDOW = 200_000
+BARE_APP = textwrap.dedent(
+    """
+    from textual.app import App
+    from textual.widgets import Footer, Header, TextArea
+
+    class Bare(App):
+        TITLE = "BAREFRAME"
+
+        def compose(self):
+            yield Header()
+            yield TextArea()
+            yield Footer()
+
+    Bare().run()
+    """
+)
+
+
+class Terminal:
+    """A program running on a pseudo-terminal, with its output timestamped as it arrives."""
+
+    def __init__(self, argv: list[str], env: dict[str, str], cols: int = 120, rows: int = 40):
+        self.pid, self.fd = pty.fork()
+        if self.pid == 0:  # the child
+            os.environ.update(env)
+            os.environ["TERM"] = "xterm-256color"
+            os.execvp(argv[0], argv)
+        fcntl.ioctl(self.fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+        self.started = time.monotonic()
+        self.reads: list[tuple[float, int]] = []
+        self.text = ""  # the recent output, escape codes removed (a bounded window)
+        self.latest = ""  # the text of the last read
+
+    def pump(self, timeout: float) -> bool:
+        """Read what is available within `timeout`; False when the program is gone."""
+        ready, _, _ = select.select([self.fd], [], [], timeout)
+        if not ready:
+            return True
+        try:
+            data = os.read(self.fd, 1 << 16)
+        except OSError:
+            return False
+        if not data:
+            return False
+        now = time.monotonic()
+        self.reads.append((now, len(data)))
+        self.latest = ANSI.sub(b"", data).decode("utf-8", "replace")
+        self.text = (self.text + self.latest)[-TEXT_WINDOW:]
+        return True
+
+    def wait_for(self, marker: str, timeout: float = 30.0) -> float:
+        """Seconds from start until `marker` appears on the terminal."""
+        deadline = time.monotonic() + timeout
+        while marker not in self.text:
+            if time.monotonic() > deadline or not self.pump(0.02):
+                raise TimeoutError(f"{marker!r} did not appear within {timeout} s")
+        return self.reads[-1][0] - self.started
+
+    def rss_mb(self) -> float:
+        """Resident memory of the program now."""
+        with open(f"/proc/{self.pid}/status") as status:
+            for line in status:
+                if line.startswith("VmRSS"):
+                    return int(line.split()[1]) / 1024
+        return float("nan")
+
+    def type(self, text: str) -> None:
+        """Send keys."""
+        os.write(self.fd, text.encode())
+
+    def kill(self) -> None:
+        """Stop the program."""
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+        except (ProcessLookupError, ChildProcessError):
+            pass
+
+
+def ohtui_argv(*args: str) -> list[str]:
+    return [sys.executable, "-m", "ohtui", *args]
+
+
+def bench_first_frame(runs: int = 7) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {"OHTUI_DATA_DIR": f"{tmp}/data", "OHTUI_LOG_DIR": f"{tmp}/log"}
+        bare_script = Path(tmp, "bare.py")
+        bare_script.write_text(BARE_APP)
+        results: dict[str, list[tuple[float, float]]] = {"bare": [], "ohtui": []}
+        for _ in range(runs):
+            for name, argv, marker in (
+                ("bare", [sys.executable, str(bare_script)], "BAREFRAME"),
+                ("ohtui", ohtui_argv("--model", "openai/bench", "-w", tmp), "Message the agent"),
+            ):
+                term = Terminal(argv, env)
+                try:
+                    seconds = term.wait_for(marker)
+                    results[name].append((seconds, term.rss_mb()))
+                finally:
+                    term.kill()
+    bare = statistics.median(s for s, _ in results["bare"])
+    ours = statistics.median(s for s, _ in results["ohtui"])
+    bare_rss = statistics.median(m for _, m in results["bare"])
+    our_rss = statistics.median(m for _, m in results["ohtui"])
+    print(
+        f"launch to first frame: ohtui {ours:.3f} s, {our_rss:.0f} MB; bare Textual app "
+        f"{bare:.3f} s, {bare_rss:.0f} MB; ratio {ours / bare:.2f}x   "
+        "target <= 1.2x the bare app, <= 90 MB"
+    )
+
+
+def make_conversation(base: str, workspace: str, events: int, marker: str) -> str:
+    """A saved conversation of about `events` events (messages, actions, observations)."""
+    script = textwrap.dedent(
+        f"""
+        from ohtui.sdk import (LLM, ActionEvent, Agent, LocalConversation, Message,
+                               MessageEvent, MessageToolCall, ObservationEvent, TextContent, Tool)
+        from ohtui.sdk.tools.terminal import TerminalAction, TerminalObservation
+        conv = LocalConversation(agent=Agent(llm=LLM(model="openai/bench"),
+                                 tools=[Tool(name="terminal")]), workspace={workspace!r},
+                                 persistence_dir={base!r}, visualizer=None)
+        log = conv.state.events
+        n = 0
+        while len(log) < {events} - 3:
+            n += 1
+            log.append(MessageEvent(source="user", llm_message=Message(role="user",
+                       content=[TextContent(text=f"request {{n}}: please list the files")])))
+            call = MessageToolCall(id=f"c{{n}}", name="terminal", arguments="{{}}")
+            action = ActionEvent(action=TerminalAction(command=f"ls -la dir{{n}}"),
+                                 tool_name="terminal", tool_call_id=call.id, tool_call=call,
+                                 llm_response_id=f"r{{n}}",
+                                 thought=[TextContent(text=f"Looking at dir{{n}} now.")])
+            log.append(action)
+            log.append(ObservationEvent(action_id=action.id, tool_name="terminal",
+                       tool_call_id=call.id, observation=TerminalObservation.from_text(
+                       "total 0\\nfile_a\\nfile_b\\n[exit code 0]", command="ls", exit_code=0,
+                       working_dir={workspace!r})))
+            log.append(MessageEvent(source="agent", llm_message=Message(role="assistant",
+                       content=[TextContent(text=f"Directory {{n}} has **two** files.")])))
+        log.append(MessageEvent(source="agent", llm_message=Message(role="assistant",
+                   content=[TextContent(text={marker!r})])))
+        print(conv.id.hex)
+        conv.close()
+        """
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], check=True, capture_output=True, text=True
+    )
+    return out.stdout.strip()
+
+
+def bench_open_large(events: int = 10_000) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {"OHTUI_DATA_DIR": f"{tmp}/data", "OHTUI_LOG_DIR": f"{tmp}/log"}
+        marker = "NEWEST-EVENT-MARKER"
+        conv_id = make_conversation(f"{tmp}/data/conversations", tmp, events, marker)
+        times, rss = [], []
+        for _ in range(5):
+            term = Terminal(ohtui_argv("--resume", conv_id, "-w", tmp), env)
+            try:
+                times.append(term.wait_for(marker))
+                rss.append(term.rss_mb())
+            finally:
+                term.kill()
+    print(
+        f"open a {events:,}-event conversation: newest event on screen after "
+        f"{statistics.median(times):.3f} s, {statistics.median(rss):.0f} MB   "
+        "target <= 0.5 s, <= 150 MB"
+    )
+
+
+def bench_streaming(events: int = 5_000, chunks: int = 2_000, rate: float = 50.0) -> None:
+    from llm_server import Reply, ScriptedLLMServer
+
+    server = ScriptedLLMServer()
+    # Like a model's answer: paragraphs of 50 words (a chunk is a word with its spacing).
+    tokens = [f"w{n:04d}" + ("\n\n" if n % 50 == 49 else " ") for n in range(chunks)]
+    server.set_default(Reply(text="".join(tokens), chunks=tokens, chunk_delay=1 / rate))
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {
+            "OHTUI_DATA_DIR": f"{tmp}/data",
+            "OHTUI_LOG_DIR": f"{tmp}/log",
+            "OHTUI_API_KEY": "sk-bench",
+        }
+        conv_id = make_conversation(f"{tmp}/data/conversations", tmp, events, "READY-MARKER")
+        argv = ohtui_argv("--resume", conv_id, "-w", tmp, "--model", "openai/bench",
+                          "--base-url", server.base_url)
+        term = Terminal(argv, env)
+        try:
+            term.wait_for("READY-MARKER")
+            time.sleep(0.5)
+            term.type("stream please\r")
+            seen: dict[str, float] = {}
+            start = time.monotonic()
+            word = re.compile(r"w\d{4}")
+            tail = ""
+            while len(seen) < chunks and time.monotonic() - start < chunks / rate + 30:
+                if not term.pump(0.01):
+                    break
+                at = term.reads[-1][0] if term.reads else 0.0
+                for found in word.findall(tail + term.latest):
+                    seen.setdefault(found, at)
+                tail = term.latest[-8:]
+                term.latest = ""
+        finally:
+            term.kill()
+            server.close()
+    sent = {text.strip(): at for at, text in server.sent_chunks}
+    latencies = sorted((seen[t] - sent[t]) * 1000 for t in seen if t in sent)
+    first, last = min(sent.values(), default=0), max(seen.values(), default=0)
+    window = [at for at, _ in term.reads if first <= at <= last]
+    gaps = [b - a for a, b in itertools.pairwise(window)]
+    if not latencies:
+        print("streaming: no chunk was seen on screen")
+        return
+    p = lambda q: latencies[min(len(latencies) - 1, int(q * len(latencies)))]  # noqa: E731
+    print(
+        f"streaming {len(latencies):,}/{chunks:,} chunks at {rate:.0f}/s into {events:,} events: "
+        f"latency p50 {p(0.5):.0f} ms, p99 {p(0.99):.0f} ms, max {latencies[-1]:.0f} ms; "
+        f"longest gap between screen updates {max(gaps, default=0) * 1000:.0f} ms   "
+        "target p99 <= 50 ms, no stall > 100 ms"
+    )
+
+
+if __name__ == "__main__":
+    which = set(sys.argv[1:]) or {"frame", "open", "stream"}
+    if "frame" in which:
+        bench_first_frame()
+    if "open" in which:
+        bench_open_large()
+    if "stream" in which:
+        bench_streaming()
