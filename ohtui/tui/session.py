@@ -276,6 +276,10 @@ class Session:
         if conversation is None:
             return
         try:
+            if conversation.state.execution_status.value == "waiting_for_confirmation":
+                # run() would take the waiting actions as approved: a reply is not a yes.
+                conversation.reject_pending_actions(NOT_APPROVED)
+                self._post(msg.Notice("The waiting actions were not run: you replied instead."))
             conversation.send_message(text)
         except Exception as exc:  # shown to the user; the conversation stays usable
             logger.exception("sending a message failed")
@@ -430,7 +434,15 @@ class Session:
         policy = conversation.state.confirmation_policy
         if not isinstance(policy, ApprovalRulesPolicy):
             return []
-        return [RuleRow(r.id, r.describe(), r.scope, r.decision) for r in policy.rules]
+        return [
+            RuleRow(
+                r.id,
+                RuleDraft(r.tool, r.command_prefix, r.path_glob).describe(),
+                r.scope,
+                r.decision,
+            )
+            for r in policy.rules
+        ]
 
     def remove_rules(self, rule_ids: list[str]) -> None:
         """Remove approval rules by id."""
@@ -523,6 +535,7 @@ class Session:
 
 
 NO_KEY = "no-key-needed"
+NOT_APPROVED = "Not approved: the user answered with a new message instead (read it)."
 
 
 def _provider_key_set(model: str) -> bool:

@@ -42,7 +42,9 @@ def provider_message(exc: BaseException, limit: int = 300) -> str:
     text = str(getattr(exc, "message", None) or exc).strip()
     text = _PREFIX.sub("", text).strip()
     text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    text = text if len(text) <= limit else text[: limit - 1] + "…"
+    # The caller's advice follows: end the provider's words as a sentence.
+    return text if text.endswith((".", "!", "?", "…")) else f"{text}."
 
 
 def _retry_after(exc: BaseException) -> float | None:

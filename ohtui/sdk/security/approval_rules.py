@@ -38,6 +38,42 @@ SCOPE_LABELS: dict[str, str] = {
     "workspace": "this workspace",
     "user": "always",
 }
+SUBCOMMAND_TOOLS = frozenset(
+    {
+        "git",
+        "npm",
+        "pnpm",
+        "yarn",
+        "bun",
+        "cargo",
+        "go",
+        "docker",
+        "kubectl",
+        "pip",
+        "pip3",
+        "uv",
+        "poetry",
+        "pdm",
+        "hatch",
+        "make",
+        "just",
+        "gh",
+        "brew",
+        "apt",
+        "apt-get",
+        "dotnet",
+        "mvn",
+        "gradle",
+        "terraform",
+        "helm",
+        "conda",
+        "rustup",
+        "deno",
+        "composer",
+        "bundle",
+    }
+)
+"""Commands whose second word picks what they do: a rule covers that subcommand only."""
 TERMINAL = "terminal"
 FILE_EDITOR = "file_editor"
 
@@ -130,7 +166,11 @@ class ApprovalRule(BaseModel):
             parts = parse_command(arguments["command"]).parts
             words = parts[0] if parts else []
             prefix = words[:1]
-            if len(words) > 1 and re.fullmatch(r"[a-z][a-z0-9_-]*", words[1]):
+            if (
+                len(words) > 1
+                and command_name(words) in SUBCOMMAND_TOOLS
+                and re.fullmatch(r"[a-z][a-z0-9_:-]*", words[1])
+            ):
                 prefix = words[:2]  # a subcommand: `git status`, `npm test`
             if prefix:
                 return cls(

@@ -9,6 +9,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.widgets import Footer, Static, TextArea
 
@@ -43,7 +44,7 @@ class ChatScreen(Screen[None]):
         Binding("escape", "pause", "Pause", show=True),
         Binding("ctrl+c", "stop", "Stop", show=True, priority=True),
         Binding("shift+tab", "cycle_policy", "Policy", show=True, priority=True),
-        Binding("ctrl+o", "review", "Review actions", show=True),
+        Binding("ctrl+o", "review", "Review", show=True),
     ]
 
     def __init__(self, options: AppOptions) -> None:
@@ -102,6 +103,18 @@ class ChatScreen(Screen[None]):
     def status_bar(self) -> StatusBar:
         """The status bar."""
         return self.query_one(StatusBar)
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
+        """Notify; plain text by default: titles, errors and commands may contain brackets."""
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
     def on_key(self) -> None:
         self._last_key = time.monotonic()

@@ -64,7 +64,7 @@ class Cell(Widget):
     def action_copy(self) -> None:
         """Copy the cell's text to the clipboard."""
         self.app.copy_to_clipboard(self.copy_text())
-        self.notify("Copied to the clipboard", timeout=2)
+        self.notify("Copied to the clipboard", timeout=2, markup=False)
 
 
 class UserCell(Cell):
@@ -131,7 +131,9 @@ class StreamingCell(Cell):
         self._scheduled = False
 
     def compose(self) -> ComposeResult:
-        yield Static(classes="reasoning")
+        reasoning = Static(classes="reasoning")
+        reasoning.display = False  # no empty row above the text
+        yield reasoning
         yield Static("…", classes="tail")
 
     def append(self, content: str, reasoning: str = "") -> None:
@@ -154,8 +156,9 @@ class StreamingCell(Cell):
         # A very long paragraph is shown plain while it grows: re-parsing it every frame would not.
         shown: RenderableType = _markdown(tail, dark) if len(tail) < 1500 else Text(tail)
         self.query_one(".tail", Static).update(shown)
-        if self.reasoning:
+        if self.reasoning.strip():
             last, _ = clip_lines(self.reasoning.strip().splitlines()[-1], 1)
+            self.query_one(".reasoning").display = True
             self.query_one(".reasoning", Static).update(
                 Text(f"thinking: {last}", style="italic dim")
             )
@@ -289,7 +292,7 @@ class ActionCell(Cell):
         _, detail = action_summary(self.action_event)
         result = self.result
         observation = getattr(result, "observation", None)
-        output = observation.text if observation is not None else ""
+        output = _STATUS_LINE.sub("", observation.text.rstrip()) if observation is not None else ""
         return f"{detail}\n{output}".strip()
 
 

@@ -248,6 +248,7 @@ class ConversationView(VerticalScroll, can_focus=False):
             final.event_index = streaming.event_index
             self.mount(final, after=streaming)
         streaming.remove()
+        self.call_after_refresh(self._trim)
         return True
 
     def _result(self, event: Any) -> Cell | None:
