@@ -181,9 +181,7 @@ def make_conversation(base: str, workspace: str, events: int, marker: str) -> st
         conv.close()
         """
     )
-    out = subprocess.run(
-        [sys.executable, "-c", script], check=True, capture_output=True, text=True
-    )
+    out = subprocess.run([sys.executable, "-c", script], check=True, capture_output=True, text=True)
     return out.stdout.strip()
 
 
@@ -221,8 +219,9 @@ def bench_streaming(events: int = 5_000, chunks: int = 2_000, rate: float = 50.0
             "OHTUI_API_KEY": "sk-bench",
         }
         conv_id = make_conversation(f"{tmp}/data/conversations", tmp, events, "READY-MARKER")
-        argv = ohtui_argv("--resume", conv_id, "-w", tmp, "--model", "openai/bench",
-                          "--base-url", server.base_url)
+        argv = ohtui_argv(
+            "--resume", conv_id, "-w", tmp, "--model", "openai/bench", "--base-url", server.base_url
+        )
         term = Terminal(argv, env)
         try:
             term.wait_for("READY-MARKER")
