@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-HISTORY_TAIL = 60
+HISTORY_TAIL = 40
 """Events read when a conversation opens; older ones are read as the user scrolls up."""
 TOOLS = ("terminal", "file_editor", "task_tracker")
 CLOSE_TIMEOUT = 0.7

@@ -346,7 +346,13 @@ class ErrorCell(Cell):
         return f"{self.title}\n{self.detail}"
 
 
-def _markdown(text: str, dark: bool) -> Markdown:
+_MARKDOWN_SYNTAX = re.compile(r"[*_`#>|\[\]]|^\s*([-+]|\d+\.)\s", re.MULTILINE)
+
+
+def _markdown(text: str, dark: bool) -> RenderableType:
+    """Markdown, or plain text when there is no Markdown in it (much cheaper to draw)."""
+    if not _MARKDOWN_SYNTAX.search(text):
+        return Text(text)
     return Markdown(text, code_theme="monokai" if dark else "default")
 
 
