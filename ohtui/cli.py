@@ -60,6 +60,7 @@ def options_from(args: argparse.Namespace) -> AppOptions:
         workspace=(args.workspace or Path.cwd()).expanduser().resolve(),
         persistence_dir=paths.conversations_dir(),
         history_file=paths.history_file(),
+        rules_file=paths.approval_rules_file(),
         model=args.model or os.environ.get("OHTUI_MODEL") or None,
         base_url=args.base_url or os.environ.get("OHTUI_BASE_URL") or None,
         api_key=os.environ.get("OHTUI_API_KEY") or None,

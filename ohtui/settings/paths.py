@@ -35,3 +35,8 @@ def conversations_dir() -> Path:
 def history_file() -> Path:
     """The prompt history, kept across sessions."""
     return data_dir() / "prompt-history.jsonl"
+
+
+def approval_rules_file() -> Path:
+    """Approval rules that outlive a conversation (scopes user and workspace)."""
+    return data_dir() / "approval-rules.json"

@@ -34,3 +34,5 @@ class AppOptions:
     """The clock for elapsed times; tests pass a frozen one for stable snapshots."""
     conversation_id: str | None = None
     """A fixed id for a new conversation (tests); None picks a random one."""
+    rules_file: Path | None = None
+    """Where approval rules of scope user and workspace are kept (None: not kept)."""

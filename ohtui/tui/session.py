@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from textual.message import Message
 from textual.message_pump import MessagePump
 
+from ohtui.settings.approval_rules import ApprovalRuleStore
 from ohtui.tui import messages as msg
 from ohtui.tui.approval_types import ApprovalDecision, PendingActionView, RuleDraft, RuleRow
 from ohtui.tui.options import AppOptions
@@ -55,6 +56,7 @@ class Session:
         self._settled_response = ""
         self.conversation_id: str | None = None
         self.model: str | None = options.model
+        self._rule_store = ApprovalRuleStore(options.rules_file) if options.rules_file else None
 
     # --- plumbing -------------------------------------------------------------------------
 
@@ -182,9 +184,15 @@ class Session:
         current = conversation.state.confirmation_policy
         rules = current.rules if isinstance(current, ApprovalRulesPolicy) else []
         name = policy_name(current) if resumed else self.options.policy
-        conversation.set_confirmation_policy(
-            ApprovalRulesPolicy(rules=rules, fallback=fallback_policy(name))
-        )
+        policy = ApprovalRulesPolicy(rules=rules, fallback=fallback_policy(name))
+        if self._rule_store is not None:
+            # Lasting rules come from the store as they are now, not as this conversation
+            # last saw them.
+            lasting = self._rule_store.rules_for(conversation.workspace.working_dir)
+            policy = policy.with_scope("user", lasting).with_scope("workspace", lasting)
+            if self._rule_store.problem:
+                self._post(msg.Notice(self._rule_store.problem, "warning"))
+        conversation.set_confirmation_policy(policy)
 
     # --- engine callbacks (worker threads) ------------------------------------------------
 
@@ -423,6 +431,8 @@ class Session:
         if not isinstance(policy, ApprovalRulesPolicy):
             policy = ApprovalRulesPolicy(fallback=policy)
         conversation.set_confirmation_policy(policy.with_rule(rule))
+        if self._rule_store is not None:
+            self._rule_store.add(rule)
 
     def rules(self) -> list[RuleRow]:
         """The approval rules in force."""
@@ -456,6 +466,8 @@ class Session:
             for rule_id in rule_ids:
                 policy = policy.without_rule(rule_id)
             conversation.set_confirmation_policy(policy)
+        if self._rule_store is not None:
+            self._rule_store.remove(rule_ids)
 
     @property
     def policy(self) -> str:

@@ -326,3 +326,31 @@ async def test_a_message_sent_while_actions_wait_does_not_approve_them(
         await wait(pilot, lambda: not session.running, what="the message to be handled")
         assert not (project / "ran.txt").exists()
         assert "✓ exit 0" not in cell_text(action_cells(app, "terminal")[0])
+
+
+async def test_an_always_rule_outlives_the_conversation(
+    always: AppOptions, llm_server: ScriptedLLMServer, wait: Any, tmp_path: Any
+) -> None:
+    """A rule saved for "always" applies in the next conversation; a session rule would not."""
+    always.rules_file = tmp_path / "data" / "approval-rules.json"
+    llm_server.reply_tool_call("terminal", {"command": "echo first"}, usage=USAGE)
+    llm_server.reply_text("Done.", usage=USAGE)
+    app = OhtuiApp(always)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask_for_approval(app, pilot, wait)
+        await pilot.press("a")
+        await wait(pilot, lambda: isinstance(app.screen, RuleEditorScreen), what="the editor")
+        await pilot.press("tab", "down", "down", "space")  # scope: always (all workspaces)
+        await pilot.press("enter")
+        await wait(pilot, lambda: status(app) == "finished", what="the first run")
+    saved = always.rules_file.read_text(encoding="utf-8")
+    assert '"scope": "user"' in saved and '"command_prefix": "echo"' in saved
+
+    always.conversation_id = "fedcba9876543210fedcba9876543210"  # a new conversation
+    llm_server.reply_tool_call("terminal", {"command": "echo second"}, usage=USAGE)
+    llm_server.reply_text("Done again.", usage=USAGE)
+    app = OhtuiApp(always)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "again")
+        await wait(pilot, lambda: status(app) == "finished", what="the second run, unasked")
+        assert "✓ exit 0" in cell_text(action_cells(app, "terminal")[0])

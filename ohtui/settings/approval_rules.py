@@ -1,0 +1,99 @@
+"""ApprovalRuleStore: the approval rules that outlive a conversation (scopes user and workspace).
+
+Session-scoped rules live in the conversation itself; these live in one JSON file in the
+user's data directory, written atomically. A damaged file is set aside (never overwritten)
+and the store starts empty, saying where the old one went.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ohtui.sdk.security import ApprovalRule
+
+logger = logging.getLogger(__name__)
+
+LASTING_SCOPES = ("user", "workspace")
+
+
+class ApprovalRuleStore:
+    """Rules of scope "user" (everywhere) and "workspace" (one workspace), kept on disk."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lock = threading.Lock()
+        self.problem: str | None = None
+        """Set when the file was damaged and set aside: what happened, for the user."""
+
+    def _read(self) -> list[ApprovalRule]:
+        from pydantic import ValidationError
+
+        from ohtui.sdk.security import ApprovalRule
+
+        try:
+            text = self.path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return []
+        except OSError as exc:
+            self.problem = f"Cannot read {self.path}: {exc.strerror}. Saved rules are not applied."
+            return []
+        try:
+            data = json.loads(text)
+            return [ApprovalRule.model_validate(item) for item in data.get("rules", [])]
+        except (ValueError, AttributeError, TypeError, ValidationError) as exc:
+            aside = self.path.with_name(f"{self.path.name}.damaged-{int(time.time())}")
+            try:
+                self.path.replace(aside)
+            except OSError:
+                aside = self.path
+            self.problem = (
+                f"The approval rules file {self.path} is damaged ({type(exc).__name__}); it was "
+                f"moved to {aside} and no saved rule is applied. Add your rules again."
+            )
+            logger.warning(self.problem)
+            return []
+
+    def _write(self, rules: list[ApprovalRule]) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        payload = json.dumps({"rules": [r.model_dump(mode="json") for r in rules]}, indent=2)
+        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".rules-", suffix=".json")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as file:
+                file.write(payload)
+            os.replace(tmp, self.path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+    def rules_for(self, workspace: str) -> list[ApprovalRule]:
+        """The user's rules and this workspace's rules."""
+        with self._lock:
+            return [
+                r
+                for r in self._read()
+                if r.scope == "user" or (r.scope == "workspace" and r.workspace == workspace)
+            ]
+
+    def add(self, rule: ApprovalRule) -> None:
+        """Save a lasting rule (replacing one with the same id)."""
+        if rule.scope not in LASTING_SCOPES:
+            return
+        with self._lock:
+            rules = [r for r in self._read() if r.id != rule.id]
+            self._write([*rules, rule])
+
+    def remove(self, rule_ids: list[str]) -> None:
+        """Forget lasting rules by id (unknown ids are ignored)."""
+        with self._lock:
+            rules = self._read()
+            kept = [r for r in rules if r.id not in rule_ids]
+            if len(kept) != len(rules):
+                self._write(kept)
