@@ -11,17 +11,18 @@ from __future__ import annotations
 import gc
 import logging
 import threading
-import uuid
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from textual.message import Message
 from textual.message_pump import MessagePump
 
 from ohtui.settings.approval_rules import ApprovalRuleStore
 from ohtui.tui import messages as msg
-from ohtui.tui.approval_types import ApprovalDecision, PendingActionView, RuleDraft, RuleRow
+from ohtui.tui.approval_types import ApprovalDecision, PendingActionView, RuleRow
+from ohtui.tui.opening import open_conversation
 from ohtui.tui.options import AppOptions
+from ohtui.tui.safety import ConversationSafety, policy_name
 
 if TYPE_CHECKING:
     from ohtui.sdk import Event, LocalConversation
@@ -31,7 +32,6 @@ logger = logging.getLogger(__name__)
 
 HISTORY_TAIL = 40
 """Events read when a conversation opens; older ones are read as the user scrolls up."""
-TOOLS = ("terminal", "file_editor", "task_tracker")
 CLOSE_TIMEOUT = 0.7
 """Seconds `close` waits for the engine to stop before giving up on it."""
 
@@ -57,6 +57,7 @@ class Session:
         self.conversation_id: str | None = None
         self.model: str | None = options.model
         self._rule_store = ApprovalRuleStore(options.rules_file) if options.rules_file else None
+        self._safety: ConversationSafety | None = None
 
     # --- plumbing -------------------------------------------------------------------------
 
@@ -106,7 +107,7 @@ class Session:
                 model=conversation.agent.llm.model,
                 workspace=conversation.workspace.working_dir,
                 status=state.execution_status.value,
-                policy=policy_name(state.confirmation_policy),
+                policy=self.policy,
                 history=list(history),
                 has_older=total > HISTORY_TAIL,
                 total_events=total,
@@ -123,76 +124,20 @@ class Session:
             self._deliver_queue()
 
     def _create_conversation(self) -> tuple[LocalConversation, bool]:
-        from ohtui.sdk import LLM, Agent, LocalConversation, Tool
-        from ohtui.sdk.conversation import find_conversation
-
-        options = self.options
-        conversation_id: uuid.UUID | None = None
-        workspace = options.workspace
-        model = options.model
-        if options.resume_id:
-            summary = find_conversation(options.persistence_dir, options.resume_id)
-            conversation_id = uuid.UUID(summary.id)
-            model = model or summary.model
-            if summary.workspace:
-                workspace = type(workspace)(summary.workspace)
-        elif options.conversation_id:
-            conversation_id = uuid.UUID(options.conversation_id)
-        if not model:
-            raise SetupError(
-                "No model is set. Start ohtui with --model (e.g. --model openai/gpt-4o, and "
-                "--base-url for an OpenAI-compatible server), or set OHTUI_MODEL."
-            )
-        self.model = model
-        api_key = options.api_key
-        if api_key is None and options.base_url and not _provider_key_set(model):
-            api_key = NO_KEY  # local OpenAI-compatible servers rarely want one; a 401 says so
-        llm = LLM(
-            model=model,
-            base_url=options.base_url,
-            api_key=api_key,
-            stream=options.stream,
-            usage_id="agent",
+        opened = open_conversation(
+            self.options, on_event=self._on_event, on_token=self._on_token, on_retry=self._on_retry
         )
-        llm.add_retry_listener(self._on_retry)
-        agent = Agent(llm=llm, tools=[Tool(name=name) for name in TOOLS])
-        conversation = LocalConversation(
-            agent=agent,
-            workspace=workspace,
-            persistence_dir=options.persistence_dir,
-            conversation_id=conversation_id,
-            callbacks=[self._on_event],
-            token_callbacks=[self._on_token],
-            visualizer=None,
+        conversation = opened.conversation
+        self.model = opened.model
+        self._safety = ConversationSafety(conversation, self._rule_store)
+        problem = self._safety.install(
+            policy_name(conversation.state.confirmation_policy)
+            if opened.resumed
+            else self.options.policy
         )
-        resumed = len(conversation.state.events) > 0
-        self._install_safety(conversation, resumed)
-        return conversation, resumed
-
-    def _install_safety(self, conversation: LocalConversation, resumed: bool) -> None:
-        """Risk analysis, and the policy chosen on the command line (rules kept on resume)."""
-        from ohtui.sdk import (
-            ApprovalRulesPolicy,
-            EnsembleSecurityAnalyzer,
-            LLMSecurityAnalyzer,
-            PatternSecurityAnalyzer,
-        )
-
-        conversation.set_security_analyzer(
-            EnsembleSecurityAnalyzer(analyzers=[LLMSecurityAnalyzer(), PatternSecurityAnalyzer()])
-        )
-        current = conversation.state.confirmation_policy
-        rules = current.rules if isinstance(current, ApprovalRulesPolicy) else []
-        name = policy_name(current) if resumed else self.options.policy
-        policy = ApprovalRulesPolicy(rules=rules, fallback=fallback_policy(name))
-        if self._rule_store is not None:
-            # Lasting rules come from the store as they are now, not as this conversation
-            # last saw them.
-            lasting = self._rule_store.rules_for(conversation.workspace.working_dir)
-            policy = policy.with_scope("user", lasting).with_scope("workspace", lasting)
-            if self._rule_store.problem:
-                self._post(msg.Notice(self._rule_store.problem, "warning"))
-        conversation.set_confirmation_policy(policy)
+        if problem:
+            self._post(msg.Notice(problem, "warning"))
+        return conversation, opened.resumed
 
     # --- engine callbacks (worker threads) ------------------------------------------------
 
@@ -386,10 +331,11 @@ class Session:
         if conversation is None:
             return
         try:
+            assert self._safety is not None
             if decision.policy:
-                self._apply_policy(decision.policy)
+                self._safety.set_policy(decision.policy)
             if decision.rule is not None:
-                self._add_rule(decision.rule)
+                self._safety.add_rule(decision.rule)
             if decision.rejected:
                 reason = decision.reason or "The user rejected this action."
                 conversation.reject_pending_actions(reason, action_ids=decision.rejected)
@@ -401,80 +347,23 @@ class Session:
 
     def set_policy(self, name: str) -> None:
         """Switch the confirmation policy, keeping the rules."""
-        self._spawn(lambda: self._apply_policy(name), "ohtui-policy")
-
-    def _apply_policy(self, name: str) -> None:
-        from ohtui.sdk import ApprovalRulesPolicy
-
-        conversation = self._conversation
-        if conversation is None:
-            return
-        current = conversation.state.confirmation_policy
-        rules = current.rules if isinstance(current, ApprovalRulesPolicy) else []
-        conversation.set_confirmation_policy(
-            ApprovalRulesPolicy(rules=rules, fallback=fallback_policy(name))
-        )
-
-    def _add_rule(self, draft: RuleDraft) -> None:
-        from ohtui.sdk import ApprovalRule, ApprovalRulesPolicy
-
-        conversation = self._conversation
-        assert conversation is not None
-        rule = ApprovalRule(
-            tool=draft.tool,
-            command_prefix=draft.command_prefix,
-            path_glob=draft.path_glob,
-            scope=draft.scope,
-            workspace=conversation.workspace.working_dir if draft.scope == "workspace" else None,
-        )
-        policy = conversation.state.confirmation_policy
-        if not isinstance(policy, ApprovalRulesPolicy):
-            policy = ApprovalRulesPolicy(fallback=policy)
-        conversation.set_confirmation_policy(policy.with_rule(rule))
-        if self._rule_store is not None:
-            self._rule_store.add(rule)
+        safety = self._safety
+        if safety is not None:
+            self._spawn(lambda: safety.set_policy(name), "ohtui-policy")
 
     def rules(self) -> list[RuleRow]:
         """The approval rules in force."""
-        from ohtui.sdk import ApprovalRulesPolicy
-
-        conversation = self._conversation
-        if conversation is None:
-            return []
-        policy = conversation.state.confirmation_policy
-        if not isinstance(policy, ApprovalRulesPolicy):
-            return []
-        return [
-            RuleRow(
-                r.id,
-                RuleDraft(r.tool, r.command_prefix, r.path_glob).describe(),
-                r.scope,
-                r.decision,
-            )
-            for r in policy.rules
-        ]
+        return self._safety.rows() if self._safety is not None else []
 
     def remove_rules(self, rule_ids: list[str]) -> None:
         """Remove approval rules by id."""
-        from ohtui.sdk import ApprovalRulesPolicy
-
-        conversation = self._conversation
-        if conversation is None:
-            return
-        policy = conversation.state.confirmation_policy
-        if isinstance(policy, ApprovalRulesPolicy):
-            for rule_id in rule_ids:
-                policy = policy.without_rule(rule_id)
-            conversation.set_confirmation_policy(policy)
-        if self._rule_store is not None:
-            self._rule_store.remove(rule_ids)
+        if self._safety is not None:
+            self._safety.remove_rules(rule_ids)
 
     @property
     def policy(self) -> str:
         """The current policy's name."""
-        if self._conversation is None:
-            return self.options.policy
-        return policy_name(self._conversation.state.confirmation_policy)
+        return self._safety.policy if self._safety is not None else self.options.policy
 
     def pending_views(self) -> list[PendingActionView]:
         """The actions waiting for approval, as the modal shows them."""
@@ -546,16 +435,7 @@ class Session:
         closer.join(CLOSE_TIMEOUT)
 
 
-NO_KEY = "no-key-needed"
 NOT_APPROVED = "Not approved: the user answered with a new message instead (read it)."
-
-
-def _provider_key_set(model: str) -> bool:
-    """Whether the provider's usual API key variable is set (litellm reads it itself)."""
-    import os
-
-    provider = model.split("/", 1)[0].upper() if "/" in model else "OPENAI"
-    return bool(os.environ.get(f"{provider}_API_KEY"))
 
 
 def settle_heap() -> None:
@@ -567,30 +447,6 @@ def settle_heap() -> None:
     Frozen objects are skipped; they are the history and the UI, which live on anyway.
     """
     gc.freeze()
-
-
-class SetupError(Exception):
-    """The conversation cannot start as configured; the message says what to do."""
-
-
-def policy_name(policy: Any) -> str:
-    """ "always", "risky" or "never" for an engine policy (rules policies: their fallback)."""
-    from ohtui.sdk import AlwaysConfirm, ApprovalRulesPolicy, NeverConfirm
-
-    if isinstance(policy, ApprovalRulesPolicy):
-        policy = policy.fallback
-    if isinstance(policy, AlwaysConfirm):
-        return "always"
-    if isinstance(policy, NeverConfirm):
-        return "never"
-    return "risky"
-
-
-def fallback_policy(name: str) -> Any:
-    """The engine policy for a name."""
-    from ohtui.sdk import AlwaysConfirm, ConfirmRisky, NeverConfirm
-
-    return {"always": AlwaysConfirm, "never": NeverConfirm}.get(name, ConfirmRisky)()
 
 
 def _describe(exc: BaseException) -> str:

@@ -29,9 +29,9 @@ from chat_helpers import (
 from llm_server import ScriptedLLMServer
 
 from ohtui.tui.app import OhtuiApp
+from ohtui.tui.opening import TOOLS
 from ohtui.tui.options import AppOptions
 from ohtui.tui.screens.approval import ActionRow, ApprovalScreen
-from ohtui.tui.session import TOOLS
 from ohtui.tui.widgets.cells import (
     AgentCell,
     ErrorCell,

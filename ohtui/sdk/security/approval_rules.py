@@ -262,15 +262,7 @@ def _first_deny(
             if rule.path_glob is None and any(rule.matches_part(p) for p in parts or [[]]):
                 return rule
         return None
-    path = arguments.get("path")
-    for rule in denies:
-        if rule.command_prefix is not None:
-            continue
-        if rule.path_glob is None or (
-            isinstance(path, str) and rule.matches_path(path, working_dir)
-        ):
-            return rule
-    return None
+    return _first_path_rule(denies, arguments.get("path"), working_dir)
 
 
 def _covering_allow(
@@ -292,8 +284,14 @@ def _covering_allow(
                 return None
             first = first or rule
         return first
-    path = arguments.get("path")
-    for rule in allows:
+    return _first_path_rule(allows, arguments.get("path"), working_dir)
+
+
+def _first_path_rule(
+    rules: list[ApprovalRule], path: object, working_dir: str
+) -> ApprovalRule | None:
+    """The first rule (without a command prefix) covering a non-terminal action's path."""
+    for rule in rules:
         if rule.command_prefix is not None:
             continue
         if rule.path_glob is None or (

@@ -1,0 +1,117 @@
+"""ConversationSafety: a conversation's risk analysis, confirmation policy and approval rules,
+in the UI's terms (policy names, rule drafts and rows). The engine is imported on first use:
+this module loads with the session, which must not import it on the UI thread."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ohtui.tui.approval_types import RuleDraft, RuleRow
+
+if TYPE_CHECKING:
+    from ohtui.sdk import ApprovalRulesPolicy, LocalConversation
+    from ohtui.settings.approval_rules import ApprovalRuleStore
+
+
+class ConversationSafety:
+    """Reads and changes how one conversation decides which actions wait for the user."""
+
+    def __init__(self, conversation: LocalConversation, store: ApprovalRuleStore | None) -> None:
+        self.conversation = conversation
+        self.store = store
+
+    def install(self, policy: str) -> str | None:
+        """Rate actions with the model and pattern rules; apply `policy` with the rules kept
+        in the conversation and the store. Returns a problem to tell the user, if any."""
+        from ohtui.sdk import (
+            EnsembleSecurityAnalyzer,
+            LLMSecurityAnalyzer,
+            PatternSecurityAnalyzer,
+        )
+
+        self.conversation.set_security_analyzer(
+            EnsembleSecurityAnalyzer(analyzers=[LLMSecurityAnalyzer(), PatternSecurityAnalyzer()])
+        )
+        rules_policy = self._rules_policy(policy)
+        if self.store is None:
+            self.conversation.set_confirmation_policy(rules_policy)
+            return None
+        # Lasting rules come from the store as they are now, not as the conversation saw them.
+        lasting = self.store.rules_for(self.conversation.workspace.working_dir)
+        rules_policy = rules_policy.with_scope("user", lasting).with_scope("workspace", lasting)
+        self.conversation.set_confirmation_policy(rules_policy)
+        return self.store.problem
+
+    @property
+    def policy(self) -> str:
+        """The current policy's name: "always", "risky" or "never"."""
+        return policy_name(self.conversation.state.confirmation_policy)
+
+    def set_policy(self, name: str) -> None:
+        """Switch the policy, keeping the rules."""
+        self.conversation.set_confirmation_policy(self._rules_policy(name))
+
+    def add_rule(self, draft: RuleDraft) -> None:
+        """Add an approval rule (lasting ones are saved in the store too)."""
+        from ohtui.sdk import ApprovalRule
+
+        workspace = self.conversation.workspace.working_dir
+        rule = ApprovalRule(
+            tool=draft.tool,
+            command_prefix=draft.command_prefix,
+            path_glob=draft.path_glob,
+            scope=draft.scope,
+            workspace=workspace if draft.scope == "workspace" else None,
+        )
+        self.conversation.set_confirmation_policy(self._rules_policy(self.policy).with_rule(rule))
+        if self.store is not None:
+            self.store.add(rule)
+
+    def rows(self) -> list[RuleRow]:
+        """The rules in force, as the rules list shows them."""
+        return [
+            RuleRow(
+                r.id,
+                RuleDraft(r.tool, r.command_prefix, r.path_glob).describe(),
+                r.scope,
+                r.decision,
+            )
+            for r in self._rules_policy(self.policy).rules
+        ]
+
+    def remove_rules(self, rule_ids: list[str]) -> None:
+        """Remove rules by id, from the conversation and the store."""
+        policy = self._rules_policy(self.policy)
+        for rule_id in rule_ids:
+            policy = policy.without_rule(rule_id)
+        self.conversation.set_confirmation_policy(policy)
+        if self.store is not None:
+            self.store.remove(rule_ids)
+
+    def _rules_policy(self, name: str) -> ApprovalRulesPolicy:
+        """The conversation's rules under the policy `name`."""
+        from ohtui.sdk import ApprovalRulesPolicy
+
+        current = self.conversation.state.confirmation_policy
+        rules = current.rules if isinstance(current, ApprovalRulesPolicy) else []
+        return ApprovalRulesPolicy(rules=rules, fallback=fallback_policy(name))
+
+
+def policy_name(policy: Any) -> str:
+    """ "always", "risky" or "never" for an engine policy (rules policies: their fallback)."""
+    from ohtui.sdk import AlwaysConfirm, ApprovalRulesPolicy, NeverConfirm
+
+    if isinstance(policy, ApprovalRulesPolicy):
+        policy = policy.fallback
+    if isinstance(policy, AlwaysConfirm):
+        return "always"
+    if isinstance(policy, NeverConfirm):
+        return "never"
+    return "risky"
+
+
+def fallback_policy(name: str) -> Any:
+    """The engine policy for a name."""
+    from ohtui.sdk import AlwaysConfirm, ConfirmRisky, NeverConfirm
+
+    return {"always": AlwaysConfirm, "never": NeverConfirm}.get(name, ConfirmRisky)()
