@@ -11,6 +11,7 @@ os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
 
 import pytest
 from llm_server import ScriptedLLMServer
+from secret_service import SecretService, private_keyring, redetect
 
 from ohtui.sdk import LLM
 
@@ -49,3 +50,16 @@ def workspace(tmp_path: Path) -> Path:
 def persistence_dir(tmp_path: Path) -> Path:
     """A base directory for saved conversations (created on first use)."""
     return tmp_path / "conversations"
+
+
+@pytest.fixture
+def os_keyring(monkeypatch: pytest.MonkeyPatch) -> Iterator[SecretService]:
+    """The OS keyring, for this test: a private gnome-keyring on a private D-Bus bus."""
+    with private_keyring(monkeypatch) as service:
+        yield service
+
+
+@pytest.fixture
+def no_keyring(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No OS keyring at all (as on a headless server without a Secret Service)."""
+    redetect(monkeypatch, {"DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent/ohtui-test-bus"})
