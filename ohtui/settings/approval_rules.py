@@ -1,8 +1,10 @@
 """ApprovalRuleStore: the approval rules that outlive a conversation (scopes user and workspace).
 
-Session-scoped rules live in the conversation itself; these live in one JSON file in the
-user's data directory, written atomically. A damaged file is set aside (never overwritten)
-and the store starts empty, saying where the old one went.
+Session-scoped rules live in the conversation itself. Rules of scope user live in
+config.toml ([confirmation] rules) when a profile is given; workspace rules (and user rules
+without a profile) live in one JSON file in the user's data directory, written atomically.
+A damaged file is set aside (never overwritten) and the store starts empty, saying where
+the old one went.
 """
 
 from __future__ import annotations
@@ -14,10 +16,22 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from ohtui.sdk.security import ApprovalRule
+
+
+class UserRules(Protocol):
+    """Where rules of scope user are kept (the profile: config.toml)."""
+
+    def user_rules(self) -> list[ApprovalRule]:
+        """The rules, read now."""
+        ...
+
+    def set_user_rules(self, rules: list[ApprovalRule]) -> None:
+        """Replace the rules."""
+        ...
 
 logger = logging.getLogger(__name__)
 
@@ -27,8 +41,9 @@ LASTING_SCOPES = ("user", "workspace")
 class ApprovalRuleStore:
     """Rules of scope "user" (everywhere) and "workspace" (one workspace), kept on disk."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, user_rules: UserRules | None = None) -> None:
         self.path = path
+        self.user = user_rules
         self._lock = threading.Lock()
         self.problem: str | None = None
         """Set when the file was damaged and set aside: what happened, for the user."""
@@ -76,15 +91,21 @@ class ApprovalRuleStore:
     def rules_for(self, workspace: str) -> list[ApprovalRule]:
         """The user's rules and this workspace's rules."""
         with self._lock:
-            return [
+            saved = [
                 r
                 for r in self._read()
-                if r.scope == "user" or (r.scope == "workspace" and r.workspace == workspace)
+                if (r.scope == "user" and self.user is None)
+                or (r.scope == "workspace" and r.workspace == workspace)
             ]
+        return saved if self.user is None else [*self.user.user_rules(), *saved]
 
     def add(self, rule: ApprovalRule) -> None:
         """Save a lasting rule (replacing one with the same id)."""
         if rule.scope not in LASTING_SCOPES:
+            return
+        if rule.scope == "user" and self.user is not None:
+            kept = [r for r in self.user.user_rules() if r.id != rule.id]
+            self.user.set_user_rules([*kept, rule])
             return
         with self._lock:
             rules = [r for r in self._read() if r.id != rule.id]
@@ -92,6 +113,11 @@ class ApprovalRuleStore:
 
     def remove(self, rule_ids: list[str]) -> None:
         """Forget lasting rules by id (unknown ids are ignored)."""
+        if self.user is not None:
+            user = self.user.user_rules()
+            kept = [r for r in user if r.id not in rule_ids]
+            if len(kept) != len(user):
+                self.user.set_user_rules(kept)
         with self._lock:
             rules = self._read()
             kept = [r for r in rules if r.id not in rule_ids]

@@ -17,6 +17,14 @@ def _dir(env: str, kind: str) -> Path:
     return Path(getattr(platformdirs, f"user_{kind}_dir")(APP_NAME, appauthor=False))
 
 
+def config_file() -> Path:
+    """config.toml (OHTUI_CONFIG overrides; so does `ohtui --config PATH`)."""
+    override = os.environ.get("OHTUI_CONFIG")
+    if override:
+        return Path(override).expanduser()
+    return _dir("OHTUI_CONFIG_DIR", "config") / "config.toml"
+
+
 def data_dir() -> Path:
     """Conversations and prompt history (OHTUI_DATA_DIR overrides)."""
     return _dir("OHTUI_DATA_DIR", "data")

@@ -1,0 +1,230 @@
+"""Profile: the user's settings and secrets for one run of ohtui, loaded once, shared by
+every screen (and by headless runs).
+
+Loading blocks (it reads config.toml and asks the OS keyring, which may take seconds when
+it is locked): front ends call `load` off their UI thread.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ohtui.settings import paths
+from ohtui.settings.overrides import Key, Override
+
+if TYPE_CHECKING:
+    from ohtui.sdk.security import ApprovalRule
+    from ohtui.sdk.utils.cipher import Cipher
+    from ohtui.settings.config_file import ConfigFile, LoadedConfig
+    from ohtui.settings.schema import Settings
+    from ohtui.settings.secrets import KeyringStatus, ResolvedKey, SecretStore
+
+logger = logging.getLogger(__name__)
+
+
+class Profile:
+    """config.toml with this run's overrides, and where secrets are kept."""
+
+    def __init__(
+        self,
+        config_path: Path | None,
+        overrides: Mapping[Key, Override] | None = None,
+        *,
+        use_keyring: bool = True,
+        environ: Mapping[str, str] | None = None,
+    ) -> None:
+        self.config_path = config_path
+        """config.toml; None: no file (every default, nothing saved)."""
+        self.overrides = dict(overrides or {})
+        self.use_keyring = use_keyring
+        self.environ = os.environ if environ is None else environ
+        self._lock = threading.RLock()
+        self._loaded: LoadedConfig | None = None
+        self._settings: Settings | None = None
+        self._secrets: SecretStore | None = None
+        self.memory_chosen = False
+        """The user agreed to keep secrets in memory for this run (no keyring works)."""
+        self.problem: str | None = None
+        """What is wrong with config.toml or an override, for the user; None when all is well."""
+
+    # --- loading --------------------------------------------------------------------------
+
+    def load(self) -> Profile:
+        """Read config.toml and find the keyring (once; later calls return at once)."""
+        with self._lock:
+            if self._settings is None:
+                self._load_settings()
+            if self._secrets is None:
+                self._secrets = self._open_secrets()
+        return self
+
+    @property
+    def is_loaded(self) -> bool:
+        """Whether `load` has finished (so reading settings will not block)."""
+        return self._settings is not None and self._secrets is not None
+
+    def reload(self) -> None:
+        """Read config.toml again (after the user edited it)."""
+        with self._lock:
+            self._settings = None
+            self._load_settings()
+
+    def _load_settings(self) -> None:
+        from ohtui.settings.config_file import ConfigFile, LoadedConfig
+        from ohtui.settings.overrides import OverrideError, apply_overrides
+        from ohtui.settings.schema import Settings
+
+        self._loaded = (
+            ConfigFile(self.config_path).load() if self.config_path else LoadedConfig(Settings())
+        )
+        problems = [str(self._loaded.error)] if self._loaded.error else []
+        try:
+            self._settings = apply_overrides(self._loaded.settings, self.overrides)
+        except OverrideError as exc:
+            problems.append(str(exc))
+            self._settings = self._loaded.settings
+        self.problem = "\n".join(problems) or None
+
+    def _open_secrets(self) -> SecretStore:
+        from ohtui.settings.secrets import SecretStore, probe_keyring
+
+        if not self.use_keyring:
+            return SecretStore.in_memory()
+        return SecretStore(probe_keyring())
+
+    # --- what was loaded ------------------------------------------------------------------
+
+    @property
+    def settings(self) -> Settings:
+        """The settings in force: config.toml, then the environment, then flags."""
+        self.load()
+        assert self._settings is not None
+        return self._settings
+
+    @property
+    def saved(self) -> Settings:
+        """The settings as config.toml has them (what the settings screen edits)."""
+        self.load()
+        assert self._loaded is not None
+        return self._loaded.settings.model_copy(deep=True)
+
+    @property
+    def loaded(self) -> LoadedConfig:
+        """What reading config.toml gave (its error and warnings)."""
+        self.load()
+        assert self._loaded is not None
+        return self._loaded
+
+    @property
+    def secrets(self) -> SecretStore:
+        """Where API keys and user secrets are kept for this run."""
+        self.load()
+        assert self._secrets is not None
+        return self._secrets
+
+    @property
+    def keyring(self) -> KeyringStatus:
+        """Whether the OS keyring works."""
+        return self.secrets.status
+
+    @property
+    def conversations_dir(self) -> Path:
+        """Where conversations are saved."""
+        return self.settings.storage.conversations_dir or paths.conversations_dir()
+
+    @property
+    def config_file(self) -> ConfigFile | None:
+        """config.toml, to write to (None: this run has no file)."""
+        from ohtui.settings.config_file import ConfigFile
+
+        return ConfigFile(self.config_path) if self.config_path else None
+
+    # --- secrets --------------------------------------------------------------------------
+
+    def use_memory_secrets(self) -> None:
+        """Keep secrets in memory for this run only (the user's choice when no keyring works)."""
+        from ohtui.settings.secrets import SecretStore
+
+        with self._lock:
+            if self._secrets is None or self._secrets.persistent:
+                self._secrets = SecretStore.in_memory()
+            self.memory_chosen = True
+
+    def api_key(self, model: str) -> ResolvedKey:
+        """The API key for `model`: an environment variable, else the store (or none)."""
+        from ohtui.settings.secrets import ResolvedKey, SecretStoreError, resolve_api_key
+
+        try:
+            return resolve_api_key(model, self.secrets, self.environ)
+        except SecretStoreError as exc:
+            logger.warning("API key not read from the keyring: %s", exc)
+            return ResolvedKey(None, "none")
+
+    def user_secrets(self) -> dict[str, str]:
+        """The secrets the user defined, for the agent's commands ({} if unreadable)."""
+        from ohtui.settings.secrets import SecretStoreError
+
+        try:
+            return self.secrets.user_secrets()
+        except SecretStoreError as exc:
+            logger.warning("user secrets not read: %s", exc)
+            return {}
+
+    def cipher(self) -> Cipher | None:
+        """The cipher that encrypts secrets in saved conversations (None: they are redacted)."""
+        from ohtui.settings.secrets import SecretStoreError
+
+        try:
+            key = self.secrets.cipher_key()
+        except SecretStoreError as exc:
+            logger.warning("no cipher key: %s", exc)
+            return None
+        if key is None:
+            return None
+        from ohtui.sdk.utils.cipher import Cipher
+
+        return Cipher(key)
+
+    # --- saving ---------------------------------------------------------------------------
+
+    def save(self, settings: Settings) -> None:
+        """Write `settings` to config.toml (atomically) and put them in force."""
+        config = self.config_file
+        with self._lock:
+            if config is not None:
+                config.save(settings)
+            self._settings = None
+            self._loaded = None
+            if config is None:
+                from ohtui.settings.config_file import LoadedConfig
+
+                self._loaded = LoadedConfig(settings)
+                self._settings = settings
+            else:
+                self._load_settings()
+
+    def user_rules(self) -> list[ApprovalRule]:
+        """The approval rules of scope user, read from config.toml now."""
+        config = self.config_file
+        if config is None:
+            return list(self.settings.confirmation.rules)
+        return list(config.load().settings.confirmation.rules)
+
+    def set_user_rules(self, rules: list[ApprovalRule]) -> None:
+        """Replace the approval rules of scope user in config.toml."""
+        config = self.config_file
+
+        def change(settings: Settings) -> None:
+            settings.confirmation.rules = rules
+
+        with self._lock:
+            if config is None:
+                change(self.settings)
+                return
+            config.update(change)
+            self._load_settings()

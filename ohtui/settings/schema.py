@@ -1,0 +1,158 @@
+"""Settings: the pydantic model of config.toml. One declaration drives defaults, validation,
+the example file and the settings screen.
+
+Every field is optional in the file: a missing key takes the default written here.
+Secrets never live here; API keys and user secrets are in the OS keyring.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from ohtui.sdk.conversation.stuck_detector import StuckDetectionThresholds
+from ohtui.sdk.security.approval_rules import ApprovalRule
+
+PolicyName = Literal["always", "risky", "never"]
+ReasoningEffort = Literal["none", "minimal", "low", "medium", "high"]
+KNOWN_TOOLS = ("terminal", "file_editor", "task_tracker")
+
+
+class Section(BaseModel):
+    """A config.toml table: keys we do not know are kept in the file but not read."""
+
+    model_config = ConfigDict(extra="ignore", validate_assignment=True)
+
+
+class LLMSettings(Section):
+    """[llm]: which model answers, and how it is called."""
+
+    model: str | None = Field(
+        default=None, description="litellm model name, e.g. 'anthropic/claude-sonnet-4-5'."
+    )
+    base_url: str | None = Field(
+        default=None, description="An OpenAI-compatible endpoint; unset: the provider's own."
+    )
+    api_version: str | None = Field(default=None, description="For providers that need one.")
+    temperature: float | None = Field(default=None, ge=0, le=2, description="0 to 2.")
+    max_output_tokens: int | None = Field(default=None, gt=0, description="Per answer.")
+    timeout: float = Field(default=300.0, gt=0, description="Seconds to wait for one answer.")
+    num_retries: int = Field(default=4, ge=0, le=20, description="Retries on 429, 5xx, timeouts.")
+    reasoning_effort: ReasoningEffort | None = Field(
+        default=None, description="For reasoning models: none, minimal, low, medium or high."
+    )
+
+    @field_validator("model", "base_url", "api_version")
+    @classmethod
+    def _blank_is_unset(cls, value: str | None) -> str | None:
+        return value.strip() or None if value is not None else None
+
+    @field_validator("base_url")
+    @classmethod
+    def _url(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith(("http://", "https://")):
+            raise ValueError("must start with http:// or https://, e.g. http://127.0.0.1:8000/v1")
+        return value
+
+
+class AgentSettings(Section):
+    """[agent]: the agent's tools and when a run stops by itself."""
+
+    tools: list[str] = Field(
+        default_factory=lambda: list(KNOWN_TOOLS),
+        description="Any of terminal, file_editor, task_tracker.",
+    )
+    max_iteration_per_run: int = Field(
+        default=500, ge=1, description="Steps one run may take before it stops."
+    )
+    stuck_detection: bool = Field(default=True, description="Stop an agent that loops.")
+    stuck_thresholds: StuckDetectionThresholds = Field(
+        default_factory=StuckDetectionThresholds,
+        description="Repetitions that count as stuck, per pattern.",
+    )
+
+    @field_validator("tools")
+    @classmethod
+    def _known_tools(cls, tools: list[str]) -> list[str]:
+        unknown = [t for t in tools if t not in KNOWN_TOOLS]
+        if unknown:
+            raise ValueError(f"unknown tool {unknown[0]!r}; the tools are {', '.join(KNOWN_TOOLS)}")
+        return list(dict.fromkeys(tools))
+
+
+class ConfirmationSettings(Section):
+    """[confirmation]: which actions wait for approval, and the user's standing rules."""
+
+    policy: PolicyName = Field(
+        default="risky", description="always, risky (medium risk and up) or never."
+    )
+    rules: list[ApprovalRule] = Field(
+        default_factory=list, description="Approval rules of scope user (every workspace)."
+    )
+
+    @field_validator("rules", mode="before")
+    @classmethod
+    def _user_scope(cls, rules: Any) -> Any:
+        if not isinstance(rules, list):
+            return rules
+        return [_user_rule(item) if isinstance(item, dict) else item for item in rules]
+
+
+class UISettings(Section):
+    """[ui]: how the app looks."""
+
+    theme: str = Field(default="textual-dark", description="A Textual theme name.")
+    expand_outputs: bool = Field(default=False, description="Show tool outputs expanded.")
+    auto_title: bool = Field(
+        default=True, description="Have the model title a conversation after its first reply."
+    )
+
+
+class StorageSettings(Section):
+    """[storage]: where conversations are kept."""
+
+    conversations_dir: Path | None = Field(
+        default=None, description="Unset: the user data directory's 'conversations'."
+    )
+
+    @field_validator("conversations_dir")
+    @classmethod
+    def _expand(cls, value: Path | None) -> Path | None:
+        return value.expanduser() if value is not None and str(value) else None
+
+
+class Settings(BaseModel):
+    """Everything config.toml can say."""
+
+    model_config = ConfigDict(extra="ignore", validate_assignment=True)
+
+    llm: LLMSettings = Field(default_factory=LLMSettings)
+    agent: AgentSettings = Field(default_factory=AgentSettings)
+    confirmation: ConfirmationSettings = Field(default_factory=ConfirmationSettings)
+    ui: UISettings = Field(default_factory=UISettings)
+    storage: StorageSettings = Field(default_factory=StorageSettings)
+
+    def to_toml(self) -> dict[str, Any]:
+        """The values that differ from the defaults, as TOML-ready tables."""
+        data = self.model_dump(mode="json", exclude_defaults=True, exclude_none=True)
+        rules = data.get("confirmation", {}).get("rules")
+        if rules:
+            data["confirmation"]["rules"] = [
+                {k: v for k, v in rule.items() if k not in ("scope", "workspace", "kind")}
+                for rule in rules
+            ]
+        return {name: table for name, table in data.items() if table}
+
+
+def _user_rule(item: dict[str, Any]) -> dict[str, Any]:
+    """A rule from the file: scope user, and an id that stays the same from load to load."""
+    rule = {**item, "scope": "user"}
+    if "id" not in rule:
+        key = "|".join(
+            str(rule.get(k)) for k in ("tool", "command_prefix", "path_glob", "decision")
+        )
+        rule["id"] = hashlib.sha1(key.encode()).hexdigest()[:8]
+    return rule
