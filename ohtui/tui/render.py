@@ -118,7 +118,7 @@ def diff_content(diff: str, max_lines: int | None = None, indent: int = 0) -> Co
         elif line.startswith("-"):
             style = "$text-error"
         else:
-            style = "$text-muted"
+            style = "$foreground-muted"
         parts.append(Content.styled(" " * indent + line, style))
     if hidden:
         parts.append(Content.styled(f"{' ' * indent}… {hidden} more lines", "italic dim"))

@@ -26,7 +26,7 @@ def policy_prompt(policy: str, *, current: bool) -> Content:
         ("● " if current else "  ", "$text-accent"),
         (POLICY_LABELS[policy], "bold"),
         ": ",
-        (POLICY_HELP[policy], "$text-muted"),
+        (POLICY_HELP[policy], "$foreground-muted"),
         ("  (current)" if current else "", "$text-accent"),
     )
 

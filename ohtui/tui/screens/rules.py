@@ -27,7 +27,7 @@ def rule_prompt(rule: RuleRow, *, marked: bool) -> Content:
         # Indented under its scope heading, so the grouping reads without colour.
         return Content.assemble("  ", body)
     # The ✗ says "marked" where strike-through does not render (some terminals, NO_COLOR).
-    return Content.assemble(("✗ ", "$text-error bold"), body.stylize("strike $text-muted"))
+    return Content.assemble(("✗ ", "$text-error bold"), body.stylize("strike $foreground-muted"))
 
 
 def scope_heading(scope: str) -> Content:

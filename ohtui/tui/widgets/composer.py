@@ -365,7 +365,9 @@ class Composer(Vertical):
             self._show(
                 [
                     Content.assemble(
-                        (f"/{command.name}", "bold"), "  ", (command.description, "$text-muted")
+                        (f"/{command.name}", "bold"),
+                        "  ",
+                        (command.description, "$foreground-muted"),
                     )
                     for command in commands
                 ],
