@@ -13,6 +13,7 @@ from ohtui.sdk.conversation.listing import (
     delete_conversation,
     find_conversation,
     list_conversations,
+    recent_events,
     rename_conversation,
     search_conversations,
 )
@@ -81,6 +82,7 @@ __all__ = [
     "find_conversation",
     "get_agent_final_response",
     "list_conversations",
+    "recent_events",
     "rename_conversation",
     "search_conversations",
 ]

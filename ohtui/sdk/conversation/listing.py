@@ -1,13 +1,15 @@
-"""Saved conversations under a persistence directory: list, search, find, rename, delete."""
+"""Saved conversations under a base directory: list, search, preview, find, rename, delete."""
 
 from __future__ import annotations
 
 import shutil
 from pathlib import Path
 
+from ohtui.sdk.conversation.event_store import EventLog
 from ohtui.sdk.conversation.exceptions import ConversationNotFoundError
 from ohtui.sdk.conversation.store import DB_NAME, ConversationStore
 from ohtui.sdk.conversation.summary import ConversationSummary, SearchHit
+from ohtui.sdk.event.base import Event
 
 
 def _open(persistence_dir: str | Path) -> ConversationStore | None:
@@ -40,6 +42,26 @@ def search_conversations(
         return store.search(query, workspace=workspace, limit=limit)
     finally:
         store.close()
+
+
+def recent_events(
+    persistence_dir: str | Path, conversation_id: str, limit: int = 12
+) -> list[Event]:
+    """The last `limit` events of a saved conversation, oldest first, without opening it.
+
+    Only those events are read and parsed. Raises ConversationNotFoundError if there is none.
+    """
+    store = _open(persistence_dir)
+    try:
+        stored = None if store is None else store.load(conversation_id)
+        if store is None or stored is None:
+            raise ConversationNotFoundError(f"No saved conversation {conversation_id}.")
+        # A read-only EventLog parses events exactly as a resumed conversation would.
+        events = EventLog(store, stored.key)
+        return events[max(0, len(events) - limit) :] if limit > 0 else []
+    finally:
+        if store is not None:
+            store.close()
 
 
 def find_conversation(persistence_dir: str | Path, id_prefix: str) -> ConversationSummary:

@@ -1,0 +1,597 @@
+"""The conversation picker, driven with Pilot over conversations saved by the real engine.
+
+Conversations are made with LocalConversation and the scripted LLM server; the store's clock
+is patched so "updated" times are known, and the picker gets a fixed `now`. HOME is the test's
+tmp directory, so workspaces show as ~/project whatever the tmp path is.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from llm_server import ScriptedLLMServer
+from textual.app import App
+from textual.content import Content
+from textual.pilot import Pilot
+from textual.widgets import Input, OptionList, Static
+
+import ohtui.sdk.conversation.store as store_module
+from ohtui.sdk import LLM, Agent, AlwaysConfirm, Conversation, ConversationExecutionStatus, Tool
+from ohtui.sdk.conversation import list_conversations
+from ohtui.tui.screens.confirm import ConfirmScreen
+from ohtui.tui.screens.picker import PickerScreen, relative_time
+from ohtui.tui.screens.text_prompt import TextPromptScreen
+
+NOW = 1_750_000_000.0
+MINUTE, HOUR, DAY = 60.0, 3600.0, 86400.0
+SIZE = (100, 30)
+UNSET = "unset"
+
+pytestmark = pytest.mark.anyio
+
+
+class Host(App[None]):
+    """An empty app that pushes the picker and keeps what it dismissed with."""
+
+    def __init__(self, picker: PickerScreen) -> None:
+        super().__init__()
+        self.picker = picker
+        self.result: str | None = UNSET
+        self.notes: list[str] = []
+
+    def on_mount(self) -> None:
+        self.push_screen(self.picker, self._picked)
+
+    def _picked(self, result: str | None) -> None:
+        self.result = result
+
+    def notify(self, message: str, **kwargs: Any) -> None:
+        self.notes.append(message)
+        super().notify(message, **kwargs)
+
+
+@dataclass
+class Clock:
+    """The time the conversation store writes into `created_at` / `updated_at`."""
+
+    value: float = NOW
+
+
+@pytest.fixture(autouse=True)
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """HOME is tmp: workspaces under it show as ~/..., the same in every run."""
+    monkeypatch.setenv("HOME", str(tmp_path.resolve()))
+    return tmp_path.resolve()
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
+    clock = Clock()
+    monkeypatch.setattr(store_module, "_now", lambda: clock.value)
+    return clock
+
+
+@pytest.fixture
+def conversations_dir(tmp_path: Path) -> Path:
+    return tmp_path / "data" / "conversations"
+
+
+@pytest.fixture
+def project(home: Path) -> Path:
+    path = home / "project"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def other(home: Path) -> Path:
+    path = home / "other"
+    path.mkdir()
+    return path
+
+
+@dataclass
+class Saver:
+    """Saves conversations through the real engine, at a given store time."""
+
+    server: ScriptedLLMServer
+    llm: LLM
+    conversations_dir: Path
+    clock: Clock
+
+    def __call__(
+        self,
+        workspace: Path,
+        exchanges: list[tuple[str, str]],
+        *,
+        ago: float,
+        title: str | None = None,
+        conversation_id: str | None = None,
+        waiting: str | None = None,
+        finish: str | None = None,
+    ) -> str:
+        """Each exchange is (user message, agent reply); `waiting` ends on a command that
+        waits for approval, `finish` on the finish tool. Returns the id (hex)."""
+        self.clock.value = NOW - ago
+        tools = [Tool(name="terminal")] if waiting else []
+        conv = Conversation(
+            agent=Agent(llm=self.llm, tools=tools),
+            workspace=workspace,
+            persistence_dir=self.conversations_dir,
+            conversation_id=uuid.UUID(conversation_id) if conversation_id else None,
+            visualizer=None,
+        )
+        try:
+            for user, reply in exchanges:
+                self.server.reply_text(reply)
+                conv.send_message(user)
+                conv.run()
+            if waiting:
+                conv.set_confirmation_policy(AlwaysConfirm())
+                self.server.reply_tool_call("terminal", {"command": waiting})
+                conv.send_message("Go ahead.")
+                conv.run()
+                assert (
+                    conv.state.execution_status
+                    is ConversationExecutionStatus.WAITING_FOR_CONFIRMATION
+                )
+            if finish:
+                self.server.reply_tool_call("finish", {"message": finish})
+                conv.send_message("Wrap up.")
+                conv.run()
+            if title:
+                conv.state.title = title
+            return conv.id.hex
+        finally:
+            conv.close()
+
+
+@pytest.fixture
+def save(
+    llm_server: ScriptedLLMServer, llm: LLM, conversations_dir: Path, clock: Clock
+) -> Iterator[Saver]:
+    yield Saver(llm_server, llm, conversations_dir, clock)
+
+
+def text(app: App[None], selector: str) -> str:
+    """The plain text of a Static on the active screen."""
+    rendered = app.screen.query_one(selector, Static).render()
+    return rendered.plain if isinstance(rendered, Content) else str(rendered)
+
+
+async def type_text(pilot: Pilot[None], text: str) -> None:
+    """Type text one key per character."""
+    await pilot.press(*[("space" if char == " " else char) for char in text])
+
+
+def picker(conversations_dir: Path, workspace: Path, current_id: str | None = None) -> Host:
+    return Host(PickerScreen(conversations_dir, workspace, current_id=current_id, now=lambda: NOW))
+
+
+async def listed(pilot: Pilot[None], wait: Any, count: int | None = None) -> PickerScreen:
+    """Wait until the picker shows its rows (or its empty state) and, if any, a preview."""
+    assert isinstance(pilot.app, Host)
+    screen = pilot.app.picker
+
+    def ready() -> bool:
+        if not screen.is_mounted or screen.pending:
+            return False
+        if count is not None and len(screen.rows) != count:
+            return False
+        if not screen.rows:
+            return screen.query_one("#empty").display
+        return bool(preview_text(screen))
+
+    await wait(pilot, ready, what=f"{count if count is not None else 'the'} rows")
+    return screen
+
+
+def row_texts(screen: PickerScreen) -> list[str]:
+    """Each row as plain text, its lines joined by " | "."""
+    option_list = screen.query_one(OptionList)
+    texts = []
+    for index in range(option_list.option_count):
+        prompt = option_list.get_option_at_index(index).prompt
+        assert isinstance(prompt, Content)
+        texts.append(" | ".join(line.strip() for line in prompt.plain.splitlines()))
+    return texts
+
+
+def preview_text(screen: PickerScreen) -> str:
+    return text(screen.app, "#preview-events")
+
+
+def ids(screen: PickerScreen) -> list[str]:
+    return [row.id for row in screen.rows]
+
+
+# --- listing --------------------------------------------------------------------------------
+
+
+async def test_lists_this_workspace_newest_first_with_what_each_row_shows(
+    save: Saver, conversations_dir: Path, project: Path, other: Path, wait: Any
+) -> None:
+    old = save(project, [("Port the CLI to click", "Done.")], ago=4 * DAY, title="Port to click")
+    new = save(project, [("Write a README\nwith install steps", "Here it is.")], ago=5 * MINUTE)
+    mid = save(project, [("Speed up the tests", "They run in 2 s now.")], ago=3 * HOUR + 59)
+    save(other, [("Elsewhere", "Yes.")], ago=MINUTE, title="In another workspace")
+
+    app = picker(conversations_dir, project)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await listed(pilot, wait, 3)
+        assert ids(screen) == [new, mid, old]
+        counts = {s.id: s.event_count for s in list_conversations(conversations_dir)}
+        rows = row_texts(screen)
+        # Untitled: the first line of the first message stands in for the title.
+        assert rows[0] == (
+            f"Write a README | 5 min ago · ✓ finished · {counts[new]} events · ~/project · "
+            "openai/test-model"
+        )
+        assert rows[1].startswith("Speed up the tests | 3 h ago · ✓ finished ·")
+        assert rows[2].startswith("Port to click | 4 days ago · ✓ finished ·")
+        assert screen.option_list.has_focus
+        assert "this workspace: ~/project · 3 conversations" in text(app, "#scope")
+
+
+async def test_waiting_for_approval_stands_out(
+    save: Saver, conversations_dir: Path, project: Path, wait: Any
+) -> None:
+    save(project, [("Hi", "Hello.")], ago=HOUR, title="Quiet one")
+    waiting = save(project, [], ago=MINUTE * 2, title="Needs you", waiting="rm -rf build/")
+
+    app = picker(conversations_dir, project)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await listed(pilot, wait, 2)
+        assert ids(screen)[0] == waiting
+        prompt = screen.option_list.get_option_at_index(0).prompt
+        assert isinstance(prompt, Content)
+        assert "⏸ waiting for approval" in prompt.plain
+        badge = [
+            str(span.style)
+            for span in prompt.spans
+            if "waiting" in prompt.plain[span.start : span.end]
+        ]
+        assert badge and "$text-warning" in badge[0]
+        assert "waiting for approval" in text(app, "#preview-head")
+        # The command waiting for approval is the preview's last line.
+        assert preview_text(screen).splitlines()[-1] == "$ rm -rf build/"
+
+
+def test_relative_times() -> None:
+    from datetime import UTC, datetime
+
+    def ago(seconds: float) -> str:
+        return relative_time(datetime.fromtimestamp(NOW - seconds, UTC), NOW)
+
+    assert ago(-5) == ago(30) == "just now"
+    assert ago(5 * MINUTE + 1) == "5 min ago"
+    assert ago(3 * HOUR) == "3 h ago"
+    assert ago(DAY + HOUR) == "yesterday"
+    assert ago(4 * DAY) == "4 days ago"
+    assert ago(30 * DAY) == datetime.fromtimestamp(NOW - 30 * DAY).strftime("%Y-%m-%d")
+
+
+# --- search ---------------------------------------------------------------------------------
+
+
+async def test_typing_searches_every_message_and_esc_clears(
+    save: Saver, conversations_dir: Path, project: Path, wait: Any
+) -> None:
+    deep = save(
+        project,
+        [
+            ("Look at the parser", "It splits on spaces."),
+            ("And the config loader?", "It reads the zanzibar section last, which is the bug."),
+            ("Fix it", "Fixed."),
+        ],
+        ago=2 * HOUR,
+        title="Parser and config",
+    )
+    save(project, [("Unrelated", "Indeed.")], ago=HOUR, title="Unrelated")
+
+    app = picker(conversations_dir, project)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await listed(pilot, wait, 2)
+        await type_text(pilot, "zanzib")  # typed on the list: goes to the search box
+        assert screen.search_input.has_focus
+        assert screen.search_input.value == "zanzib"
+        screen = await listed(pilot, wait, 1)
+        assert ids(screen) == [deep]
+        assert "reads the zanzibar section" in row_texts(screen)[0]
+        assert "1 match" in text(app, "#scope")
+
+        await pilot.press("escape")
+        screen = await listed(pilot, wait, 2)
+        assert screen.search_input.value == ""
+        assert screen.option_list.has_focus
+        assert app.result == UNSET  # the first Esc only cleared the search
+
+        await pilot.press("slash")
+        assert screen.search_input.has_focus and screen.search_input.value == ""
+        await type_text(pilot, "xyzzy")
+        await listed(pilot, wait, 0)
+        assert text(app, "#empty") == "No conversation in this workspace mentions 'xyzzy'."
+
+
+async def test_enter_in_the_search_box_resumes_a_single_result(
+    save: Saver, conversations_dir: Path, project: Path, wait: Any
+) -> None:
+    save(project, [("alpha one", "ok")], ago=2 * HOUR)
+    save(project, [("alpha two", "ok")], ago=HOUR)
+    only = save(project, [("beta", "ok")], ago=3 * HOUR)
+
+    app = picker(conversations_dir, project)
+    async with app.run_test(size=SIZE) as pilot:
+        await listed(pilot, wait, 3)
+        await type_text(pilot, "alpha")
+        screen = await listed(pilot, wait, 2)
+        await pilot.press("down")  # ↓ moves to the results
+        assert screen.option_list.has_focus
+        await pilot.press("slash", "enter")  # two results: Enter moves to the list too
+        assert screen.option_list.has_focus and app.result == UNSET
+        await pilot.press("slash", "ctrl+u", *"beta")
+        await listed(pilot, wait, 1)
+        await pilot.press("enter")
+        assert app.result == only
+
+
+# --- preview --------------------------------------------------------------------------------
+
+
+async def test_preview_shows_the_last_exchanges_of_the_highlighted_one(
+    save: Saver, conversations_dir: Path, project: Path, wait: Any
+) -> None:
+    first = save(
+        project,
+        [("Rename the module", "Renamed to core.py."), ("Update the imports", "All updated.")],
+        ago=MINUTE * 10,
+        title="Rename module",
+    )
+    second = save(project, [("What is 2+2?", "4.")], ago=HOUR, finish="Answered.")
+
+    app = picker(conversations_dir, project)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await listed(pilot, wait, 2)
+        assert screen.highlighted is not None and screen.highlighted.id == first
+        shown = preview_text(screen)
+        assert "› Update the imports\nAll updated." in shown
+        assert "› Rename the module" in shown
+        head = text(app, "#preview-head")
+        assert first in head and "Rename module" in head and "~/project" in head
+
+        await pilot.press("down")
+        await wait(pilot, lambda: "What is 2+2?" in preview_text(screen), what="the preview")
+        assert preview_text(screen).endswith("› Wrap up.\n✓ Answered.")
+        assert second in text(app, "#preview-head")
+        assert "✓ finished" in text(app, "#preview-head")
+
+
+# --- delete ---------------------------------------------------------------------------------
+
+
+async def test_delete_asks_first_and_cancel_keeps_it(
+    save: Saver, conversations_dir: Path, project: Path, wait: Any
+) -> None:
+    keep = save(project, [("Keep me", "ok")], ago=HOUR, title="Keep me")
+    doomed = save(project, [("Delete me", "ok")], ago=MINUTE, title="Delete me")
+
+    app = picker(conversations_dir, project)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await listed(pilot, wait, 2)
+        await pilot.press("d")
+        assert isinstance(app.screen, ConfirmScreen)
+        assert text(app, "#question") == "Delete 'Delete me'?"
+        await pilot.press("n")
+        assert app.screen is screen
+        await pilot.press("d", "escape")
+        assert app.screen is screen and ids(screen) == [doomed, keep]
+
+        await pilot.press("d", "y")
+        await wait(pilot, lambda: ids(screen) == [keep], what="the row to go")
+        assert [s.id for s in list_conversations(conversations_dir)] == [keep]
+        assert not (conversations_dir / doomed).exists()
+        assert "Deleted 'Delete me'." in app.notes
+        assert screen.highlighted is not None and screen.highlighted.id == keep
+
+
+async def test_the_open_conversation_cannot_be_deleted(
+    save: Saver, conversations_dir: Path, project: Path, wait: Any
+) -> None:
+    current = save(project, [("I am open", "ok")], ago=MINUTE, title="Open one")
+
+    app = picker(conversations_dir, project, current_id=current)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await listed(pilot, wait, 1)
+        assert row_texts(screen)[0].startswith("Open one | ● open now · 1 min ago")
+        await pilot.press("d")
+        assert app.screen is screen  # no confirmation: refused at once
+        assert any("open now" in note and "cannot be deleted" in note for note in app.notes)
+        assert [s.id for s in list_conversations(conversations_dir)] == [current]
+
+
+# --- rename ---------------------------------------------------------------------------------
+
+
+async def test_rename(save: Saver, conversations_dir: Path, project: Path, wait: Any) -> None:
+    cid = save(project, [("Make it fast", "ok")], ago=MINUTE, title="Old title")
+
+    app = picker(conversations_dir, project)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await listed(pilot, wait, 1)
+        await pilot.press("r")
+        prompt = app.screen
+        assert isinstance(prompt, TextPromptScreen)
+        box = prompt.query_one(Input)
+        assert box.value == "Old title"
+
+        await pilot.press("ctrl+u", "enter")  # empty: refused, the dialog stays
+        assert app.screen is prompt
+        assert text(app, "#message").startswith("A title cannot be empty")
+
+        await type_text(pilot, "Faster startup")
+        await pilot.press("enter")
+        await wait(
+            pilot, lambda: row_texts(screen)[0].startswith("Faster startup |"), what="rename"
+        )
+        [summary] = list_conversations(conversations_dir)
+        assert (summary.id, summary.title) == (cid, "Faster startup")
+
+        await pilot.press("r", "escape")  # Esc keeps the title
+        assert app.screen is screen
+        assert list_conversations(conversations_dir)[0].title == "Faster startup"
+
+
+# --- leaving --------------------------------------------------------------------------------
+
+
+async def test_enter_resumes_the_highlighted_conversation(
+    save: Saver, conversations_dir: Path, project: Path, wait: Any
+) -> None:
+    save(project, [("newer", "ok")], ago=MINUTE)
+    older = save(project, [("older", "ok")], ago=HOUR)
+
+    app = picker(conversations_dir, project)
+    async with app.run_test(size=SIZE) as pilot:
+        await listed(pilot, wait, 2)
+        await pilot.press("down", "enter")
+        assert app.result == older
+
+
+async def test_escape_leaves_with_none(
+    save: Saver, conversations_dir: Path, project: Path, wait: Any
+) -> None:
+    save(project, [("hello", "ok")], ago=MINUTE)
+    app = picker(conversations_dir, project)
+    async with app.run_test(size=SIZE) as pilot:
+        await listed(pilot, wait, 1)
+        await pilot.press("escape")
+        assert app.result is None
+
+
+# --- workspaces and empty states ---------------------------------------------------------------
+
+
+async def test_w_toggles_between_this_workspace_and_all(
+    save: Saver, conversations_dir: Path, project: Path, other: Path, wait: Any
+) -> None:
+    here = save(project, [("here", "ok")], ago=HOUR)
+    there = save(other, [("there", "ok")], ago=MINUTE)
+
+    app = picker(conversations_dir, project)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await listed(pilot, wait, 1)
+        assert ids(screen) == [here]
+        assert "w all workspaces" in text(app, "#legend")
+
+        await pilot.press("w")
+        await listed(pilot, wait, 2)
+        assert ids(screen) == [there, here]
+        assert "~/other" in row_texts(screen)[0]
+        assert text(app, "#scope").startswith("all workspaces")
+        assert "w this workspace" in text(app, "#legend")
+        assert screen.highlighted is not None and screen.highlighted.id == here  # kept
+
+        await pilot.press("w")
+        await listed(pilot, wait, 1)
+        assert ids(screen) == [here]
+
+
+async def test_empty_states(
+    save: Saver, conversations_dir: Path, project: Path, other: Path, wait: Any
+) -> None:
+    app = picker(conversations_dir, project)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await listed(pilot, wait, 0)
+        assert text(app, "#empty") == "No saved conversations yet."
+        await pilot.press("d", "r", "enter")  # nothing to act on: nothing happens
+        assert app.screen is screen and app.result == UNSET
+
+    save(other, [("elsewhere", "ok")], ago=MINUTE)
+    app = picker(conversations_dir, project)
+    async with app.run_test(size=SIZE) as pilot:
+        await listed(pilot, wait, 0)
+        assert text(app, "#empty") == "None in this workspace — press w to see all."
+        await pilot.press("w")
+        await listed(pilot, wait, 1)
+
+
+async def test_a_damaged_database_is_reported_not_raised(
+    conversations_dir: Path, project: Path, wait: Any
+) -> None:
+    conversations_dir.mkdir(parents=True)
+    (conversations_dir / "conversations.db").write_bytes(b"this is not a database" * 100)
+
+    app = picker(conversations_dir, project)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait(pilot, lambda: app.notes, what="a notification")
+        assert "not an ohtui conversation database" in app.notes[0]
+        assert "cannot be read right now" in text(app, "#empty")
+        await pilot.press("escape")
+        assert app.result is None
+
+
+# --- snapshot -------------------------------------------------------------------------------
+
+
+def test_snapshot_picker_with_preview(
+    snap_compare: Any,
+    save: Saver,
+    conversations_dir: Path,
+    project: Path,
+    other: Path,
+    wait: Any,
+) -> None:
+    current = save(
+        project,
+        [
+            (
+                "The tokenizer drops the last token of every line.",
+                "Found it: `tokens()` stops one short of the end. Fixed, with a test.",
+            ),
+            (
+                "Does it handle empty lines?",
+                "Yes: an empty line gives no tokens; the new test covers it.",
+            ),
+        ],
+        ago=5 * MINUTE,
+        title="Fix the off-by-one in the tokenizer",
+        conversation_id="0123456789abcdef0123456789abcdef",
+    )
+    save(
+        project,
+        [("The build directory is full of stale artefacts.", "I can remove it.")],
+        ago=3 * HOUR,
+        title="Clean the build directory",
+        conversation_id="1111111111111111aaaaaaaaaaaaaaaa",
+        waiting="rm -rf build/",
+    )
+    save(
+        project,
+        [("Write a README with install steps", "Here is a first draft of the README.")],
+        ago=DAY + 2 * HOUR,
+        conversation_id="2222222222222222bbbbbbbbbbbbbbbb",
+    )
+    save(
+        project,
+        [("Upgrade the project to Python 3.12", "Updated pyproject and CI.")],
+        ago=4 * DAY,
+        title="Upgrade to Python 3.12",
+        conversation_id="3333333333333333cccccccccccccccc",
+        finish="Upgraded; all tests pass on 3.12.",
+    )
+    save(other, [("Not listed: another workspace", "ok")], ago=MINUTE)
+
+    app = picker(conversations_dir, project, current)
+
+    async def ready(pilot: Pilot[None]) -> None:
+        await listed(pilot, wait, 4)
+        app.clear_notifications()
+        app.picker.search_input.cursor_blink = False
+        await pilot.pause(0.1)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=ready)
