@@ -33,6 +33,7 @@ class UserRules(Protocol):
         """Replace the rules."""
         ...
 
+
 logger = logging.getLogger(__name__)
 
 LASTING_SCOPES = ("user", "workspace")

@@ -3,19 +3,19 @@ the engine is imported on a worker thread once the first frame is on screen."""
 
 from __future__ import annotations
 
-import logging
-import logging.handlers
 import threading
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import App
 from textual.binding import Binding, BindingType
 
+from ohtui.settings.profile import Profile
 from ohtui.tui.commands import SlashCommandProvider
 from ohtui.tui.options import AppOptions
 from ohtui.tui.screens.chat import ChatScreen
 
-LOG_FILE = "ohtui.log"
+if TYPE_CHECKING:
+    from ohtui.tui.screens.picker import PickerScreen
 
 
 class OhtuiApp(App[None]):
@@ -31,41 +31,76 @@ class OhtuiApp(App[None]):
     def __init__(self, options: AppOptions) -> None:
         super().__init__()
         self.options = options
+        self.profile = Profile(
+            options.config_file,
+            options.overrides(),
+            use_keyring=options.use_keyring,
+            environ=options.environ,
+        )
         self.resume_hint: str | None = None
         self.exit_error: str | None = None
         self.chat: ChatScreen | None = None
-        if options.resume_id:
+        if options.resume_id or options.continue_latest:
             # Resuming shows history as soon as it can: load the engine while Textual starts.
             threading.Thread(target=_preload_engine, name="ohtui-preload", daemon=True).start()
 
     def get_default_screen(self) -> ChatScreen:
         """The chat is the app's base screen (no extra screen to compose first)."""
-        self.chat = ChatScreen(self.options)
+        self.chat = ChatScreen(self.options, self.profile)
         return self.chat
 
     def on_mount(self) -> None:
-        self.call_after_refresh(self._configure_logging)
+        self.call_after_refresh(self._after_first_frame)
+
+    def _after_first_frame(self) -> None:
+        self._configure_logging()
+        threading.Thread(target=self._load_profile, name="ohtui-profile", daemon=True).start()
+
+    def _load_profile(self) -> None:
+        self.profile.load()
+        self.call_from_thread(self._profile_loaded)
+
+    def _profile_loaded(self) -> None:
+        """Apply what the settings say about the app; tell what is wrong with them."""
+        self.apply_ui_settings()
+        if self.profile.problem:
+            from ohtui.tui.screens.config_problem import ConfigProblemScreen
+
+            self.push_screen(ConfigProblemScreen(self.profile.problem), self._config_problem_seen)
+        for warning in self.profile.loaded.warnings:
+            self.notify(warning, severity="warning", timeout=8, markup=False)
+
+    def _config_problem_seen(self, open_settings: bool | None) -> None:
+        if open_settings and self.chat is not None:
+            self.chat.open_settings()
+
+    def apply_ui_settings(self) -> None:
+        """Switch to the theme the settings name (an unknown one is reported, not applied)."""
+        theme = self.profile.settings.ui.theme
+        if theme == self.theme:
+            return
+        if theme in self.available_themes:
+            self.theme = theme
+        else:
+            known = ", ".join(sorted(self.available_themes))
+            self.notify(
+                f"Unknown theme '{theme}' in [ui] theme; the themes are: {known}.",
+                severity="warning",
+                markup=False,
+            )
 
     def _configure_logging(self) -> None:
         """Log to a file: nothing may be printed to the terminal while the TUI runs."""
-        from ohtui.settings import paths
+        from ohtui.logs import log_to_file
 
-        root = logging.getLogger()
-        if any(getattr(h, "_ohtui", False) for h in root.handlers):
-            return
-        try:
-            directory = paths.log_dir()
-            directory.mkdir(parents=True, exist_ok=True)
-            handler: logging.Handler = logging.handlers.RotatingFileHandler(
-                directory / LOG_FILE, maxBytes=2_000_000, backupCount=2, encoding="utf-8"
-            )
-        except OSError:
-            handler = logging.NullHandler()
-        handler._ohtui = True  # type: ignore[attr-defined]
-        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-        root.addHandler(handler)
-        root.setLevel(logging.INFO)
-        logging.captureWarnings(True)
+        log_to_file()
+
+    def on_picker_screen_renamed(self, message: PickerScreen.Renamed) -> None:
+        """The open conversation renamed in the picker: its live copy takes the title too
+        (else it would write its old title back on its next save)."""
+        chat = self.chat
+        if chat is not None and chat.session.conversation_id == message.conversation_id:
+            chat.session.set_title(message.title)
 
     async def action_quit(self) -> None:
         """Quit at once, whatever the agent is doing; say how to resume."""

@@ -14,6 +14,8 @@ if TYPE_CHECKING:
 
 SLASH_COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("new", "start a new conversation in this workspace"),
+    SlashCommand("resume", "pick a saved conversation to go back to"),
+    SlashCommand("settings", "model, API key, secrets, look"),
     SlashCommand("confirm", "choose which actions wait for your approval"),
     SlashCommand("rules", "list and remove your approval rules"),
     SlashCommand("ask", "ask a side question; the agent keeps working", takes_argument=True),
@@ -23,13 +25,14 @@ SLASH_COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("help", "keys and commands"),
     SlashCommand("exit", "quit ohtui"),
 )
-# Later: /resume, /settings, /condense — each is one entry here and one handler below.
 
 
 def run_slash_command(screen: ChatScreen, name: str, argument: str) -> None:
     """Run `/name argument` on the chat screen."""
     handlers: dict[str, Callable[[ChatScreen, str], None]] = {
         "new": _new,
+        "resume": _resume,
+        "settings": _settings,
         "confirm": _confirm,
         "rules": _rules,
         "ask": _ask,
@@ -49,6 +52,17 @@ def run_slash_command(screen: ChatScreen, name: str, argument: str) -> None:
 
 def _new(screen: ChatScreen, argument: str) -> None:
     screen.new_conversation()
+
+
+def _resume(screen: ChatScreen, argument: str) -> None:
+    if argument:
+        screen.switch_to(argument)
+    else:
+        screen.open_picker()
+
+
+def _settings(screen: ChatScreen, argument: str) -> None:
+    screen.open_settings()
 
 
 def _confirm(screen: ChatScreen, argument: str) -> None:

@@ -40,6 +40,13 @@ class SessionFailed(Message):
 
 
 @dataclass
+class SetupNeeded(Message):
+    """No model is configured: the user has to choose one (first run)."""
+
+    reason: str
+
+
+@dataclass
 class EngineEvent(Message):
     """An event the conversation recorded (already masked for secrets)."""
 

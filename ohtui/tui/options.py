@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
+
+from ohtui.settings.overrides import Key, Override, run_overrides
 
 PolicyName = Literal["always", "risky", "never"]
 POLICY_LABELS: dict[str, str] = {
@@ -22,17 +24,36 @@ class AppOptions:
     """Everything the app needs to start; plain data, cheap to import."""
 
     workspace: Path
-    persistence_dir: Path
     history_file: Path
+    persistence_dir: Path | None = None
+    """Where conversations are saved; None: as the settings say ([storage])."""
+    config_file: Path | None = None
+    """config.toml; None: no file (every default; settings are not saved)."""
+    use_keyring: bool = False
+    """Keep secrets in the OS keyring (the real app); False: in memory (tests)."""
+    environ: Mapping[str, str] = field(default_factory=dict)
+    """Environment variables that override settings (the real app: os.environ)."""
     model: str | None = None
     base_url: str | None = None
     api_key: str | None = None
+    """An API key that wins over the environment and the keyring (tests)."""
+    policy: PolicyName | None = None
+    """--confirm: the confirmation policy for this run (None: as the settings say)."""
     resume_id: str | None = None
-    policy: PolicyName = "risky"
+    pick: bool = False
+    """Open the conversation picker first (`ohtui --resume` without an id)."""
+    continue_latest: bool = False
+    """Resume this workspace's latest conversation (`ohtui --continue`)."""
     stream: bool = True
     clock: Callable[[], float] = field(default=time.monotonic)
     """The clock for elapsed times; tests pass a frozen one for stable snapshots."""
     conversation_id: str | None = None
     """A fixed id for a new conversation (tests); None picks a random one."""
     rules_file: Path | None = None
-    """Where approval rules of scope user and workspace are kept (None: not kept)."""
+    """Where approval rules of scope workspace are kept (None: not kept)."""
+
+    def overrides(self) -> dict[Key, Override]:
+        """Settings this run overrides: environment variables, then flags."""
+        return run_overrides(
+            self.environ, model=self.model, base_url=self.base_url, policy=self.policy
+        )

@@ -4,9 +4,12 @@ this module loads with the session, which must not import it on the UI thread.""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from ohtui.opening import fallback_policy, install_safety, policy_name
 from ohtui.tui.approval_types import RuleDraft, RuleRow
+
+__all__ = ["ConversationSafety", "policy_name"]
 
 if TYPE_CHECKING:
     from ohtui.sdk import ApprovalRulesPolicy, LocalConversation
@@ -21,26 +24,8 @@ class ConversationSafety:
         self.store = store
 
     def install(self, policy: str) -> str | None:
-        """Rate actions with the model and pattern rules; apply `policy` with the rules kept
-        in the conversation and the store. Returns a problem to tell the user, if any."""
-        from ohtui.sdk import (
-            EnsembleSecurityAnalyzer,
-            LLMSecurityAnalyzer,
-            PatternSecurityAnalyzer,
-        )
-
-        self.conversation.set_security_analyzer(
-            EnsembleSecurityAnalyzer(analyzers=[LLMSecurityAnalyzer(), PatternSecurityAnalyzer()])
-        )
-        rules_policy = self._rules_policy(policy)
-        if self.store is None:
-            self.conversation.set_confirmation_policy(rules_policy)
-            return None
-        # Lasting rules come from the store as they are now, not as the conversation saw them.
-        lasting = self.store.rules_for(self.conversation.workspace.working_dir)
-        rules_policy = rules_policy.with_scope("user", lasting).with_scope("workspace", lasting)
-        self.conversation.set_confirmation_policy(rules_policy)
-        return self.store.problem
+        """Rate actions, apply `policy` with the saved rules; returns a problem to tell."""
+        return install_safety(self.conversation, policy, self.store)
 
     @property
     def policy(self) -> str:
@@ -95,23 +80,3 @@ class ConversationSafety:
         current = self.conversation.state.confirmation_policy
         rules = current.rules if isinstance(current, ApprovalRulesPolicy) else []
         return ApprovalRulesPolicy(rules=rules, fallback=fallback_policy(name))
-
-
-def policy_name(policy: Any) -> str:
-    """ "always", "risky" or "never" for an engine policy (rules policies: their fallback)."""
-    from ohtui.sdk import AlwaysConfirm, ApprovalRulesPolicy, NeverConfirm
-
-    if isinstance(policy, ApprovalRulesPolicy):
-        policy = policy.fallback
-    if isinstance(policy, AlwaysConfirm):
-        return "always"
-    if isinstance(policy, NeverConfirm):
-        return "never"
-    return "risky"
-
-
-def fallback_policy(name: str) -> Any:
-    """The engine policy for a name."""
-    from ohtui.sdk import AlwaysConfirm, ConfirmRisky, NeverConfirm
-
-    return {"always": AlwaysConfirm, "never": NeverConfirm}.get(name, ConfirmRisky)()

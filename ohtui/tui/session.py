@@ -17,21 +17,24 @@ from typing import TYPE_CHECKING
 from textual.message import Message
 from textual.message_pump import MessagePump
 
+from ohtui.opening import Callbacks, NoModelError, Target, open_conversation
 from ohtui.settings.approval_rules import ApprovalRuleStore
 from ohtui.tui import messages as msg
 from ohtui.tui.approval_types import ApprovalDecision, PendingActionView, RuleRow
-from ohtui.tui.opening import open_conversation
 from ohtui.tui.options import AppOptions
 from ohtui.tui.safety import ConversationSafety, policy_name
 
 if TYPE_CHECKING:
     from ohtui.sdk import Event, LocalConversation
     from ohtui.sdk.llm import LLMStreamChunk
+    from ohtui.settings.profile import Profile
 
 logger = logging.getLogger(__name__)
 
 HISTORY_TAIL = 40
 """Events read when a conversation opens; older ones are read as the user scrolls up."""
+TITLE_TIMEOUT = 30.0
+"""Seconds a title may take; without one the first message, cut short, is the title."""
 CLOSE_TIMEOUT = 0.7
 """Seconds `close` waits for the engine to stop before giving up on it."""
 
@@ -39,8 +42,9 @@ CLOSE_TIMEOUT = 0.7
 class Session:
     """The UI's handle on one conversation. Its public methods are called on the UI thread."""
 
-    def __init__(self, options: AppOptions, target: MessagePump) -> None:
+    def __init__(self, options: AppOptions, profile: Profile, target: MessagePump) -> None:
         self.options = options
+        self.profile = profile
         self._target = target
         self._conversation: LocalConversation | None = None
         self._lock = threading.Lock()
@@ -56,8 +60,13 @@ class Session:
         self._settled_response = ""
         self.conversation_id: str | None = None
         self.model: str | None = options.model
-        self._rule_store = ApprovalRuleStore(options.rules_file) if options.rules_file else None
+        self._rule_store = (
+            ApprovalRuleStore(options.rules_file, profile if profile.config_path else None)
+            if options.rules_file
+            else None
+        )
         self._safety: ConversationSafety | None = None
+        self._titled = False
 
     # --- plumbing -------------------------------------------------------------------------
 
@@ -88,6 +97,9 @@ class Session:
     def _open(self) -> None:
         try:
             conversation, resumed = self._create_conversation()
+        except NoModelError as exc:
+            self._post(msg.SetupNeeded(str(exc)))
+            return
         except Exception as exc:  # every failure becomes a message on screen
             logger.exception("opening the conversation failed")
             self._post(msg.SessionFailed(_describe(exc)))
@@ -124,17 +136,23 @@ class Session:
             self._deliver_queue()
 
     def _create_conversation(self) -> tuple[LocalConversation, bool]:
+        options, profile = self.options, self.profile.load()
         opened = open_conversation(
-            self.options, on_event=self._on_event, on_token=self._on_token, on_retry=self._on_retry
+            profile,
+            options.workspace,
+            options.persistence_dir or profile.conversations_dir,
+            Target(options.resume_id, options.continue_latest, options.conversation_id),
+            Callbacks(self._on_event, self._on_token, self._on_retry),
+            api_key=options.api_key,
+            stream=options.stream,
         )
         conversation = opened.conversation
         self.model = opened.model
         self._safety = ConversationSafety(conversation, self._rule_store)
-        problem = self._safety.install(
-            policy_name(conversation.state.confirmation_policy)
-            if opened.resumed
-            else self.options.policy
-        )
+        chosen = ("confirmation", "policy") in profile.overrides
+        saved = policy_name(conversation.state.confirmation_policy)
+        policy = saved if opened.resumed and not chosen else profile.settings.confirmation.policy
+        problem = self._safety.install(policy)
         if problem:
             self._post(msg.Notice(problem, "warning"))
         return conversation, opened.resumed
@@ -309,6 +327,23 @@ class Session:
         self._post(msg.RunFinished(status, final))
         if status == "waiting_for_confirmation":
             self._post(msg.ApprovalNeeded(self.pending_views()))
+        self._title_once(conversation)
+
+    def _title_once(self, conversation: LocalConversation) -> None:
+        """After the first exchange, have the model title an untitled conversation."""
+        if self._titled or conversation.state.title or not self.profile.settings.ui.auto_title:
+            return
+        self._titled = True
+        llm = conversation.agent.llm.model_copy(
+            update={"num_retries": 0, "stream": False, "timeout": TITLE_TIMEOUT}
+        )
+        try:
+            title = conversation.generate_title(llm=llm)
+        except ValueError:  # no user message (a blocked prompt): nothing to title yet
+            self._titled = False
+            return
+        if not self._closed and not conversation.state.title:
+            conversation.state.title = title
 
     # --- control --------------------------------------------------------------------------
 
@@ -363,7 +398,9 @@ class Session:
     @property
     def policy(self) -> str:
         """The current policy's name."""
-        return self._safety.policy if self._safety is not None else self.options.policy
+        if self._safety is not None:
+            return self._safety.policy
+        return self.options.policy or "risky"
 
     def pending_views(self) -> list[PendingActionView]:
         """The actions waiting for approval, as the modal shows them."""
@@ -424,12 +461,23 @@ class Session:
 
     # --- closing --------------------------------------------------------------------------
 
+    @property
+    def empty(self) -> bool:
+        """Whether nothing has been said in the conversation (or it never opened)."""
+        conversation = self._conversation
+        return conversation is None or len(conversation.state.events) == 0
+
     def close(self) -> None:
-        """Stop the agent and release the conversation, waiting at most CLOSE_TIMEOUT."""
+        """Stop the agent and release the conversation, waiting at most CLOSE_TIMEOUT.
+
+        A conversation nothing was said in is deleted: there is nothing to resume.
+        """
         self._closed = True
         conversation = self._conversation
         if conversation is None:
             return
+        if self.empty and not self._running and not self._queue:
+            conversation.delete_on_close = True
         closer = threading.Thread(target=conversation.close, name="ohtui-close", daemon=True)
         closer.start()
         closer.join(CLOSE_TIMEOUT)

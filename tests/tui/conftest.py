@@ -50,13 +50,31 @@ def project(tmp_path: Path) -> Path:
     return path
 
 
+TEST_CONFIG = """\
+[ui]
+auto_title = false  # a title call would take the next scripted reply
+"""
+
+
 @pytest.fixture
-def app_options(tmp_path: Path, project: Path, llm_server: ScriptedLLMServer) -> AppOptions:
+def config_file(tmp_path: Path) -> Path:
+    """A config.toml for the app under test (its own, never the user's)."""
+    path = tmp_path / "config" / "config.toml"
+    path.parent.mkdir()
+    path.write_text(TEST_CONFIG, encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def app_options(
+    tmp_path: Path, project: Path, llm_server: ScriptedLLMServer, config_file: Path
+) -> AppOptions:
     """Options for an app talking to the scripted server, with a frozen clock and a fixed id."""
     return AppOptions(
         workspace=project,
         persistence_dir=tmp_path / "data" / "conversations",
         history_file=tmp_path / "data" / "history.jsonl",
+        config_file=config_file,
         model="openai/test-model",
         base_url=llm_server.base_url,
         api_key="sk-test",

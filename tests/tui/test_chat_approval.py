@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -331,7 +332,7 @@ async def test_a_message_sent_while_actions_wait_does_not_approve_them(
 async def test_an_always_rule_outlives_the_conversation(
     always: AppOptions, llm_server: ScriptedLLMServer, wait: Any, tmp_path: Any
 ) -> None:
-    """A rule saved for "always" applies in the next conversation; a session rule would not."""
+    """A rule saved for "always" goes to config.toml and applies in the next conversation."""
     always.rules_file = tmp_path / "data" / "approval-rules.json"
     llm_server.reply_tool_call("terminal", {"command": "echo first"}, usage=USAGE)
     llm_server.reply_text("Done.", usage=USAGE)
@@ -343,8 +344,12 @@ async def test_an_always_rule_outlives_the_conversation(
         await pilot.press("tab", "down", "down", "space")  # scope: always (all workspaces)
         await pilot.press("enter")
         await wait(pilot, lambda: status(app) == "finished", what="the first run")
-    saved = always.rules_file.read_text(encoding="utf-8")
-    assert '"scope": "user"' in saved and '"command_prefix": "echo"' in saved
+    assert always.config_file is not None
+    saved = tomllib.loads(always.config_file.read_text(encoding="utf-8"))
+    rules = saved["confirmation"]["rules"]
+    assert [(r["tool"], r["command_prefix"]) for r in rules] == [("terminal", "echo")]
+    assert saved["ui"]["auto_title"] is False  # what the file held before is kept
+    assert not always.rules_file.exists()  # user rules are not workspace rules
 
     always.conversation_id = "fedcba9876543210fedcba9876543210"  # a new conversation
     llm_server.reply_tool_call("terminal", {"command": "echo second"}, usage=USAGE)

@@ -212,13 +212,29 @@ async def test_exit_quits(
 ) -> None:
     fixed_id = app_options.conversation_id
     assert fixed_id is not None
+    llm_server.reply_text("Hello.")
     app = OhtuiApp(app_options)
     async with app.run_test(size=SIZE) as pilot:
         await opened(app, pilot, wait)
+        await submit(pilot, "hi")
+        await wait(pilot, lambda: status(app) == "finished", what="the reply")
         await submit(pilot, "/exit")
         assert not app.is_running
     assert app.resume_hint is not None
     assert f"ohtui --resume {fixed_id}" in app.resume_hint
+
+
+async def test_quitting_a_conversation_nothing_was_said_in_leaves_nothing_behind(
+    app_options: AppOptions, llm_server: ScriptedLLMServer, wait: Any
+) -> None:
+    app = OhtuiApp(app_options)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(app, pilot, wait)
+        assert app_options.persistence_dir is not None
+        assert len(list_conversations(app_options.persistence_dir)) == 1  # saved as it opens
+        await submit(pilot, "/exit")
+    assert app.resume_hint is None
+    assert list_conversations(app_options.persistence_dir) == []
 
 
 async def test_an_unknown_command_warns_and_sends_nothing(

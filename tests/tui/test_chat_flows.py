@@ -28,10 +28,11 @@ from chat_helpers import (
 )
 from llm_server import ScriptedLLMServer
 
+from ohtui.settings.schema import KNOWN_TOOLS as TOOLS
 from ohtui.tui.app import OhtuiApp
-from ohtui.tui.opening import TOOLS
 from ohtui.tui.options import AppOptions
 from ohtui.tui.screens.approval import ActionRow, ApprovalScreen
+from ohtui.tui.screens.settings import SettingsScreen
 from ohtui.tui.widgets.cells import (
     AgentCell,
     ErrorCell,
@@ -275,21 +276,18 @@ async def test_an_llm_error_shows_what_to_do_and_the_next_message_recovers(
         assert len(cells(app, ErrorCell)) == 1
 
 
-async def test_without_a_model_an_error_cell_says_how_to_set_one(
+async def test_without_a_model_the_first_run_settings_open(
     app_options: AppOptions, llm_server: ScriptedLLMServer, wait: Any
 ) -> None:
     app_options.model = None
     app = OhtuiApp(app_options)
     async with app.run_test(size=SIZE) as pilot:
-        await wait(pilot, lambda: chat_ready(app), what="the opening to fail")
-        assert status(app) == "error"
-        errors = cells(app, ErrorCell)
-        assert len(errors) == 1
-        assert "No model is set" in errors[0].detail
-        assert "--model" in errors[0].detail and "OHTUI_MODEL" in errors[0].detail
-        shown = screen_text(app)
-        assert "No model is set" in shown
-        assert "no model" in shown.splitlines()[0]
+        await wait(
+            pilot, lambda: isinstance(app.screen, SettingsScreen), what="the first-run screen"
+        )
+        assert app.screen.first_run
+        assert "Welcome to ohtui" in screen_text(app)
+        assert status(app) == "setup"
     assert llm_server.requests == []
 
 

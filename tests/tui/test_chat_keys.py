@@ -129,9 +129,12 @@ async def test_ctrl_c_twice_quits_and_says_how_to_resume(
 ) -> None:
     fixed_id = app_options.conversation_id
     assert fixed_id is not None
+    llm_server.reply_text("Hello.")
     app = OhtuiApp(app_options)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await wait(pilot, lambda: chat_ready(app), what="the conversation to open")
+        await submit(pilot, "hi")
+        await wait(pilot, lambda: status(app) == "finished", what="the reply")
         await pilot.press("ctrl+c")
         assert app.is_running
         await wait(pilot, lambda: "Press Ctrl+C again" in screen_text(app), what="the toast")
@@ -203,9 +206,12 @@ async def test_ctrl_q_quits_at_once_while_the_model_is_slow(
 async def test_ctrl_q_quits_from_a_modal_too(
     app_options: AppOptions, llm_server: ScriptedLLMServer, wait: Any
 ) -> None:
+    llm_server.reply_text("Hello.")
     app = OhtuiApp(app_options)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await wait(pilot, lambda: chat_ready(app), what="the conversation to open")
+        await submit(pilot, "hi")
+        await wait(pilot, lambda: status(app) == "finished", what="the reply")
         await submit(pilot, "/help")
         await wait(pilot, lambda: type(app.screen).__name__ == "HelpScreen", what="help")
         await pilot.press("ctrl+q")

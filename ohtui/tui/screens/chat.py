@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import threading
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import on
@@ -22,8 +24,10 @@ from ohtui.tui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:
     # Imported when the session starts, after the first frame: start-up is measured.
+    from ohtui.settings.profile import Profile
     from ohtui.tui import messages as msg
     from ohtui.tui.approval_types import ApprovalDecision, PendingActionView
+    from ohtui.tui.screens.settings import SettingsSaved
     from ohtui.tui.session import Session
 
 DOUBLE_PRESS_SECONDS = 2.0
@@ -47,9 +51,10 @@ class ChatScreen(Screen[None]):
         Binding("ctrl+o", "review", "Review", show=True),
     ]
 
-    def __init__(self, options: AppOptions) -> None:
+    def __init__(self, options: AppOptions, profile: Profile) -> None:
         super().__init__()
         self.options = options
+        self.profile = profile
         self._session: Session | None = None
         self.history = PromptHistory(options.history_file)
         self._pending: list[PendingActionView] = []
@@ -75,7 +80,7 @@ class ChatScreen(Screen[None]):
 
     def on_mount(self) -> None:
         status = self.query_one(StatusBar)
-        status.policy = self.options.policy
+        status.policy = self.options.policy or ""
         status.workspace = str(self.options.workspace)
         status.model = self.options.model or ""
         self.query_one(Composer).focus_input()
@@ -88,11 +93,26 @@ class ChatScreen(Screen[None]):
         if self._session is None:
             from ohtui.tui.session import Session
 
-            self._session = Session(self.options, self)
+            self._session = Session(self.options, self.profile, self)
         return self._session
 
     def _start(self) -> None:
-        self.session.open()
+        if self.options.pick:
+            self.open_picker()
+        else:
+            self.session.open()
+
+    def with_profile(self, then: Callable[[], None]) -> None:
+        """Run `then` on the UI thread once the settings are loaded (loading off it)."""
+        if self.profile.is_loaded:
+            then()
+            return
+
+        def load() -> None:
+            self.profile.load()
+            self.app.call_from_thread(then)
+
+        threading.Thread(target=load, name="ohtui-profile-wait", daemon=True).start()
 
     @property
     def view(self) -> ConversationView:
@@ -329,14 +349,25 @@ class ChatScreen(Screen[None]):
 
     def new_conversation(self) -> None:
         """Leave this conversation (it stays saved) and start a new one here."""
-        old = self.session
-        old.close()
+        self.switch_to(None)
+
+    def switch_to(self, resume_id: str | None) -> None:
+        """Leave this conversation (it stays saved) for a saved one, or a new one (None)."""
         from dataclasses import replace
 
         from ohtui.tui.session import Session
 
-        self.options = replace(self.options, resume_id=None, conversation_id=None)
-        self._session = Session(self.options, self)
+        old = self._session
+        if old is not None:
+            old.close()
+        self.options = replace(
+            self.options,
+            resume_id=resume_id,
+            conversation_id=None,
+            continue_latest=False,
+            pick=False,
+        )
+        self._session = Session(self.options, self.profile, self)
         self._pending = []
         self.view.remove_children()
         self.view.reset()
@@ -345,10 +376,68 @@ class ChatScreen(Screen[None]):
         self.status_bar.context_used = 0
         self.sub_title = ""
         self.session.open()
-        if old.conversation_id:
+        if old is not None and old.conversation_id and resume_id is None:
             self.notify(
                 f"Started a new conversation. The last one is saved ({old.conversation_id[:8]})."
             )
+
+    def open_picker(self) -> None:
+        """Choose a saved conversation to resume (a new one if none is chosen at start)."""
+
+        def show() -> None:
+            from ohtui.tui.screens.picker import PickerScreen
+
+            directory = self.options.persistence_dir or self.profile.conversations_dir
+            current = self._session.conversation_id if self._session is not None else None
+            picker = PickerScreen(directory, self.options.workspace, current_id=current)
+            self.app.push_screen(picker, self._picked)
+
+        self.with_profile(show)
+
+    def _picked(self, conversation_id: str | None) -> None:
+        current = self._session.conversation_id if self._session is not None else None
+        if conversation_id is None:
+            if self._session is None:  # `ohtui --resume` and nothing chosen: a new one
+                self.session.open()
+            return
+        if conversation_id != current:
+            self.switch_to(conversation_id)
+
+    def open_settings(self, *, first_run: bool = False) -> None:
+        """Open the settings screen (at first run: a model must be chosen to go on)."""
+
+        def show() -> None:
+            from ohtui.tui.screens.settings import SettingsScreen
+
+            self.app.push_screen(SettingsScreen(self.profile, first_run=first_run), self._saved)
+
+        self.with_profile(show)
+
+    def _saved(self, saved: SettingsSaved | None) -> None:
+        conversation = self.session.conversation
+        if saved is None:
+            if conversation is None and self._status == "setup":
+                self.notify("No model is set: ohtui cannot start a conversation.", timeout=6)
+            return
+        apply_ui = getattr(self.app, "apply_ui_settings", None)
+        if callable(apply_ui):
+            apply_ui()
+        if conversation is None:
+            self.switch_to(self.options.resume_id)
+            return
+        if saved.policy:
+            self.set_policy(saved.policy)  # kept by the conversation, so it survives a reopen
+        if not saved.engine_changed:
+            self.notify("Settings saved.", timeout=3)
+        elif self.session.running:
+            self.notify("Settings saved. The new model settings apply when you /resume.")
+        else:
+            self.switch_to(self.session.conversation_id)  # reopened with the new settings
+            self.notify("Settings saved and applied.", timeout=3)
+
+    def on_setup_needed(self, message: msg.SetupNeeded) -> None:
+        self._set_status("setup")
+        self.open_settings(first_run=True)
 
     def prefill(self, text: str) -> None:
         """Put text in the composer and focus it (e.g. `/ask ` from the palette)."""
@@ -382,9 +471,10 @@ class ChatScreen(Screen[None]):
         """Stop the agent quickly and return the hint that tells how to resume."""
         if self._session is None:
             return None
+        empty = self.session.empty
         self.session.close()
         conversation_id = self.session.conversation_id
-        if conversation_id is None:
+        if conversation_id is None or empty:
             return None
         return (
             f"Conversation {conversation_id} saved. "

@@ -22,6 +22,7 @@ STATUS_LABELS = {
     "error": ("error", "bold $text-error"),
     "stuck": ("stuck", "bold $text-error"),
     "opening": ("opening…", "dim"),
+    "setup": ("choose a model in /settings", "bold $text-warning"),
 }
 POLICY_STYLES = {"always": "$text-success", "risky": "$text-warning", "never": "$text-error"}
 

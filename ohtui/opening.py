@@ -1,0 +1,200 @@
+"""Opening a conversation as the user's settings say: new, resumed by id, or the latest of a
+workspace. Shared by the TUI and headless runs; blocking (it reads the database)."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ohtui.settings.profile import Profile
+
+if TYPE_CHECKING:
+    from ohtui.sdk import ConfirmationPolicyBase, Event, LocalConversation
+    from ohtui.sdk.llm import LLMStreamChunk
+    from ohtui.settings.approval_rules import ApprovalRuleStore
+
+NO_KEY = "no-key-needed"
+
+
+class SetupError(Exception):
+    """The conversation cannot start as configured; the message says what to do."""
+
+
+class NoModelError(SetupError):
+    """No model is configured anywhere: the user has to choose one first."""
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """Which conversation to open."""
+
+    resume_id: str | None = None
+    """A saved conversation's id, or a unique prefix of it."""
+    continue_latest: bool = False
+    """The workspace's most recently updated conversation."""
+    new_id: str | None = None
+    """A fixed id for a new conversation (tests); None picks a random one."""
+
+
+@dataclass(frozen=True, slots=True)
+class Opened:
+    """A conversation ready to run, and whether it has history already."""
+
+    conversation: LocalConversation
+    model: str
+    resumed: bool
+    key_source: str
+    """Where the API key came from: a variable's name, "keyring", "memory" or "none"."""
+
+
+@dataclass(frozen=True, slots=True)
+class Callbacks:
+    """What the engine calls back: events, streamed tokens, retries."""
+
+    on_event: Callable[[Event], None] | None = None
+    on_token: Callable[[LLMStreamChunk], None] | None = None
+    on_retry: Callable[[int, float, Exception], None] | None = None
+
+
+def open_conversation(
+    profile: Profile,
+    workspace: Path,
+    persistence_dir: Path,
+    target: Target = Target(),
+    callbacks: Callbacks = Callbacks(),
+    *,
+    api_key: str | None = None,
+    stream: bool = True,
+) -> Opened:
+    """Build the agent from the settings and open its conversation.
+
+    `api_key` (tests) wins over the environment and the keyring. Raises SetupError
+    (NoModelError on a first run) or ConversationNotFoundError, saying what to do.
+    """
+    from ohtui.sdk import LLM, Agent, LocalConversation, Tool
+
+    settings = profile.settings
+    conversation_id, saved_model, saved_workspace = _find(persistence_dir, workspace, target)
+    model = settings.llm.model or saved_model
+    if not model:
+        raise NoModelError(
+            "No model is set. Choose one in /settings, or start ohtui with --model (e.g. "
+            "--model openai/gpt-4o, and --base-url for an OpenAI-compatible server), or set "
+            "OHTUI_MODEL."
+        )
+    key_source = "argument"
+    if api_key is None:
+        resolved = profile.api_key(model)
+        api_key, key_source = resolved.value, resolved.source
+    if api_key is None and settings.llm.base_url:
+        api_key = NO_KEY  # local OpenAI-compatible servers rarely want one; a 401 says so
+    llm_settings = settings.llm
+    llm = LLM(
+        model=model,
+        base_url=llm_settings.base_url,
+        api_version=llm_settings.api_version,
+        api_key=api_key,
+        temperature=llm_settings.temperature,
+        max_output_tokens=llm_settings.max_output_tokens,
+        timeout=llm_settings.timeout,
+        num_retries=llm_settings.num_retries,
+        reasoning_effort=llm_settings.reasoning_effort,
+        stream=stream,
+        usage_id="agent",
+    )
+    if callbacks.on_retry is not None:
+        llm.add_retry_listener(callbacks.on_retry)
+    agent_settings = settings.agent
+    agent = Agent(llm=llm, tools=[Tool(name=name) for name in agent_settings.tools])
+    conversation = LocalConversation(
+        agent=agent,
+        workspace=saved_workspace or workspace,
+        persistence_dir=persistence_dir,
+        conversation_id=conversation_id,
+        callbacks=[callbacks.on_event] if callbacks.on_event else None,
+        token_callbacks=[callbacks.on_token] if callbacks.on_token else None,
+        max_iteration_per_run=agent_settings.max_iteration_per_run,
+        stuck_detection=agent_settings.stuck_detection,
+        stuck_detection_thresholds=agent_settings.stuck_thresholds,
+        secrets=profile.user_secrets() or None,
+        cipher=profile.cipher(),
+        visualizer=None,
+    )
+    resumed = len(conversation.state.events) > 0
+    return Opened(conversation, model, resumed, key_source)
+
+
+def _find(
+    persistence_dir: Path, workspace: Path, target: Target
+) -> tuple[uuid.UUID | None, str | None, Path | None]:
+    """(id, its model, its workspace) of the conversation to open; (new id, None, None)."""
+    from ohtui.sdk.conversation import find_conversation, list_conversations
+
+    if target.resume_id:
+        summary = find_conversation(persistence_dir, target.resume_id)
+    elif target.continue_latest:
+        said = [s for s in list_conversations(persistence_dir, str(workspace)) if s.event_count]
+        if not said:
+            raise SetupError(
+                f"No saved conversation in {workspace} to continue. Start a new one with "
+                "`ohtui`, or pick one from every workspace with `ohtui --resume`."
+            )
+        summary = said[0]
+    else:
+        new_id = uuid.UUID(target.new_id) if target.new_id else None
+        return new_id, None, None
+    saved_workspace = Path(summary.workspace) if summary.workspace else None
+    return uuid.UUID(summary.id), summary.model, saved_workspace
+
+
+def install_safety(
+    conversation: LocalConversation, policy: str, store: ApprovalRuleStore | None
+) -> str | None:
+    """Rate actions with the model and pattern rules; apply `policy` ("always", "risky",
+    "never") with the conversation's rules and the saved ones. Returns a problem to tell."""
+    from ohtui.sdk import (
+        ApprovalRulesPolicy,
+        EnsembleSecurityAnalyzer,
+        LLMSecurityAnalyzer,
+        PatternSecurityAnalyzer,
+    )
+
+    conversation.set_security_analyzer(
+        EnsembleSecurityAnalyzer(analyzers=[LLMSecurityAnalyzer(), PatternSecurityAnalyzer()])
+    )
+    current = conversation.state.confirmation_policy
+    rules = current.rules if isinstance(current, ApprovalRulesPolicy) else []
+    rules_policy = ApprovalRulesPolicy(rules=rules, fallback=fallback_policy(policy))
+    if store is not None:
+        # Lasting rules come from the store as they are now, not as the conversation saw them.
+        lasting = store.rules_for(conversation.workspace.working_dir)
+        rules_policy = rules_policy.with_scope("user", lasting).with_scope("workspace", lasting)
+    conversation.set_confirmation_policy(rules_policy)
+    return store.problem if store is not None else None
+
+
+def policy_name(policy: ConfirmationPolicyBase) -> str:
+    """ "always", "risky" or "never" for an engine policy (rules policies: their fallback)."""
+    from ohtui.sdk import AlwaysConfirm, ApprovalRulesPolicy, NeverConfirm
+
+    if isinstance(policy, ApprovalRulesPolicy):
+        policy = policy.fallback
+    if isinstance(policy, AlwaysConfirm):
+        return "always"
+    if isinstance(policy, NeverConfirm):
+        return "never"
+    return "risky"
+
+
+def fallback_policy(name: str) -> ConfirmationPolicyBase:
+    """The engine policy for a name ("risky" for anything unknown)."""
+    from ohtui.sdk import AlwaysConfirm, ConfirmRisky, NeverConfirm
+
+    policies: dict[str, type[ConfirmationPolicyBase]] = {
+        "always": AlwaysConfirm,
+        "never": NeverConfirm,
+    }
+    return policies.get(name, ConfirmRisky)()

@@ -1,0 +1,195 @@
+"""Going back to saved conversations through the real app: `ohtui --resume` (the picker
+first), `/resume`, `--continue`, and renaming the open conversation from the picker."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import replace
+from typing import Any
+
+import pytest
+from chat_helpers import (
+    SIZE,
+    USAGE,
+    cells,
+    chat_ready,
+    screen_text,
+    status,
+    submit,
+    user_texts,
+)
+from llm_server import ScriptedLLMServer
+
+from ohtui.sdk import LLM, Agent, AlwaysConfirm, LocalConversation, Tool
+from ohtui.sdk.conversation import list_conversations
+from ohtui.tui.app import OhtuiApp
+from ohtui.tui.options import AppOptions
+from ohtui.tui.screens.approval import ApprovalScreen
+from ohtui.tui.screens.picker import PickerScreen
+from ohtui.tui.screens.text_prompt import TextPromptScreen
+from ohtui.tui.widgets.cells import ErrorCell
+
+pytestmark = pytest.mark.anyio
+
+
+def save(
+    options: AppOptions,
+    server: ScriptedLLMServer,
+    messages: list[str],
+    *,
+    waiting: str | None = None,
+    workspace: Any = None,
+) -> str:
+    """A conversation saved through the engine, one scripted reply per message; returns its id."""
+    llm = LLM(model="openai/test-model", base_url=server.base_url, api_key="sk-test")
+    conversation = LocalConversation(
+        agent=Agent(llm=llm, tools=[Tool(name="terminal")]),
+        workspace=workspace or options.workspace,
+        persistence_dir=options.persistence_dir,
+        conversation_id=uuid.uuid4(),
+        visualizer=None,
+    )
+    try:
+        for text in messages:
+            server.reply_text(f"Answer to {text}.", usage=USAGE)
+            conversation.send_message(text)
+            conversation.run()
+        if waiting:
+            conversation.set_confirmation_policy(AlwaysConfirm())
+            server.reply_tool_call("terminal", {"command": waiting}, usage=USAGE)
+            conversation.send_message("now run it")
+            conversation.run()
+        return conversation.id.hex
+    finally:
+        conversation.close()
+
+
+async def picker_listed(pilot: Any, wait: Any, count: int) -> PickerScreen:
+    app = pilot.app
+    await wait(pilot, lambda: isinstance(app.screen, PickerScreen), what="the picker")
+    screen = app.screen
+    assert isinstance(screen, PickerScreen)
+    await wait(
+        pilot, lambda: not screen.pending and len(screen.rows) == count, what=f"{count} rows"
+    )
+    return screen
+
+
+async def test_resume_without_an_id_opens_the_picker_and_shows_the_whole_history(
+    app_options: AppOptions, llm_server: ScriptedLLMServer, wait: Any
+) -> None:
+    older = save(app_options, llm_server, ["alpha one", "alpha two"])
+    newer = save(app_options, llm_server, ["beta one"])
+    app = OhtuiApp(replace(app_options, pick=True, conversation_id=None))
+    async with app.run_test(size=SIZE) as pilot:
+        picker = await picker_listed(pilot, wait, 2)
+        assert [row.id for row in picker.rows] == [newer, older]
+        await pilot.press("down", "enter")
+        await wait(pilot, lambda: chat_ready(app) and "alpha one" in user_texts(app), what="it")
+        assert user_texts(app) == ["alpha one", "alpha two"]
+        assert app.chat is not None and app.chat.session.conversation_id == older
+        assert status(app) == "finished"
+    assert len(list_conversations(app_options.persistence_dir or "")) == 2  # no new one
+
+
+async def test_escape_from_the_first_picker_starts_a_new_conversation(
+    app_options: AppOptions, llm_server: ScriptedLLMServer, wait: Any
+) -> None:
+    save(app_options, llm_server, ["old"])
+    app = OhtuiApp(replace(app_options, pick=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await picker_listed(pilot, wait, 1)
+        await pilot.press("escape")
+        await wait(pilot, lambda: chat_ready(app) and status(app) == "idle", what="a new chat")
+        assert user_texts(app) == []
+        assert app.chat is not None
+        assert app.chat.session.conversation_id == app_options.conversation_id
+
+
+async def test_slash_resume_switches_and_keeps_both_saved(
+    app_options: AppOptions, llm_server: ScriptedLLMServer, wait: Any
+) -> None:
+    other = save(app_options, llm_server, ["the other one"])
+    llm_server.reply_text("Hello from here.", usage=USAGE)
+    app = OhtuiApp(app_options)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait(pilot, lambda: chat_ready(app), what="the chat")
+        await submit(pilot, "here")
+        await wait(pilot, lambda: status(app) == "finished", what="the reply")
+        await submit(pilot, "/resume")
+        picker = await picker_listed(pilot, wait, 2)
+        assert picker.rows[0].id == app_options.conversation_id  # the open one, newest
+        await pilot.press("down", "enter")
+        await wait(pilot, lambda: user_texts(app) == ["the other one"], what="the other one")
+        assert app.chat is not None and app.chat.session.conversation_id == other
+        await submit(pilot, f"/resume {app_options.conversation_id}")
+        await wait(pilot, lambda: user_texts(app) == ["here"], what="back again")
+    assert len(list_conversations(app_options.persistence_dir or "")) == 2
+
+
+async def test_picking_a_conversation_that_waits_for_approval_reopens_the_modal(
+    app_options: AppOptions, llm_server: ScriptedLLMServer, wait: Any
+) -> None:
+    waiting = save(app_options, llm_server, ["clean up"], waiting="rm -rf build")
+    app = OhtuiApp(replace(app_options, pick=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await picker_listed(pilot, wait, 1)
+        await pilot.press("enter")
+        await wait(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the modal")
+        assert app.chat is not None and app.chat.session.conversation_id == waiting
+        assert "rm -rf build" in screen_text(app)
+
+
+async def test_continue_opens_this_workspace_latest(
+    app_options: AppOptions, llm_server: ScriptedLLMServer, wait: Any, tmp_path: Any
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    save(app_options, llm_server, ["here, older"])
+    latest_here = save(app_options, llm_server, ["here, latest"])
+    save(app_options, llm_server, ["somewhere else"], workspace=elsewhere)
+    app = OhtuiApp(replace(app_options, continue_latest=True, conversation_id=None))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait(pilot, lambda: user_texts(app) == ["here, latest"], what="the latest")
+        assert app.chat is not None and app.chat.session.conversation_id == latest_here
+
+
+async def test_continue_with_nothing_saved_says_so(
+    app_options: AppOptions, llm_server: ScriptedLLMServer, wait: Any
+) -> None:
+    app = OhtuiApp(replace(app_options, continue_latest=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait(pilot, lambda: chat_ready(app), what="the opening to fail")
+        assert status(app) == "error"
+        (error,) = cells(app, ErrorCell)
+        assert "No saved conversation in" in error.detail and "ohtui --resume" in error.detail
+
+
+async def test_renaming_the_open_conversation_in_the_picker_sticks(
+    app_options: AppOptions, llm_server: ScriptedLLMServer, wait: Any
+) -> None:
+    llm_server.reply_text("Hi.", usage=USAGE)
+    app = OhtuiApp(app_options)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait(pilot, lambda: chat_ready(app), what="the chat")
+        await submit(pilot, "hello")
+        await wait(pilot, lambda: status(app) == "finished", what="the reply")
+        await submit(pilot, "/resume")
+        await picker_listed(pilot, wait, 1)
+        await pilot.press("r")
+        await wait(pilot, lambda: isinstance(app.screen, TextPromptScreen), what="the prompt")
+        app.screen.query_one("#text").value = "Greeting test"  # type: ignore[attr-defined]
+        await pilot.press("enter")
+        assert app.chat is not None
+        session = app.chat.session
+        await wait(
+            pilot,
+            lambda: (
+                session.conversation is not None
+                and session.conversation.state.title == "Greeting test"
+            ),
+            what="the live title",
+        )
+        await pilot.press("escape")
+    (saved,) = list_conversations(app_options.persistence_dir or "")
+    assert saved.title == "Greeting test"
