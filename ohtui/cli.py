@@ -1,4 +1,7 @@
-"""The `ohtui` command: parses arguments and starts the TUI. Imports nothing heavy up front."""
+"""The `ohtui` command: parses arguments and starts the TUI or a headless run.
+
+Imports nothing heavy up front: `ohtui --help` must answer in a blink.
+"""
 
 from __future__ import annotations
 
@@ -8,24 +11,40 @@ import sys
 from pathlib import Path
 
 from ohtui import __version__
+from ohtui.settings.overrides import ENV_VARS, run_overrides
 from ohtui.tui.options import POLICY_ORDER, AppOptions
 
 DESCRIPTION = "A terminal chat app for an AI coding agent that works in your project."
+PICK = "\0pick"
+"""--resume given without an id: open the picker."""
 EPILOG = """\
-environment:
-  OHTUI_MODEL        model, e.g. openai/gpt-4o or anthropic/claude-sonnet-4-5
-  OHTUI_BASE_URL     an OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1
-  OHTUI_API_KEY      the API key (or the provider's own variable, e.g. OPENAI_API_KEY)
-  OHTUI_DATA_DIR     where conversations and prompt history are kept
+headless runs (-p):
+  ohtui -p "fix the failing test"        print the agent's final response
+  echo "task" | ohtui -p                 the task from stdin
+  ohtui -p "task" --json                 one JSON object per event on stdout
+  exit codes: 0 finished · 1 run error · 2 usage · 3 configuration ·
+              4 LLM provider (auth, unreachable) · 5 stopped (max iterations, stuck)
+
+settings:
+  config.toml in your user config directory (--config or OHTUI_CONFIG to use another);
+  API keys and secrets live in the OS keyring (open /settings in the app).
+
+environment (overrides config.toml for this run):
+  OHTUI_API_KEY            the API key (or the provider's own, e.g. OPENAI_API_KEY)
+{variables}
+  OHTUI_DATA_DIR           where conversations, prompt history and rules are kept
 """
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser."""
+    variables = "\n".join(
+        f"  {name:<24} [{table}] {key}" for name, (table, key) in ENV_VARS.items()
+    )
     parser = argparse.ArgumentParser(
         prog="ohtui",
         description=DESCRIPTION,
-        epilog=EPILOG,
+        epilog=EPILOG.format(variables=variables),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"ohtui {__version__}")
@@ -36,20 +55,56 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="the directory the agent works in (default: the current directory)",
     )
-    parser.add_argument("-m", "--model", help="the model to use (default: $OHTUI_MODEL)")
-    parser.add_argument(
-        "--base-url", help="an OpenAI-compatible endpoint (default: $OHTUI_BASE_URL)"
-    )
-    parser.add_argument(
-        "--resume", metavar="ID", help="resume a saved conversation (a unique id prefix is enough)"
-    )
+    parser.add_argument("-m", "--model", help="the model to use, e.g. anthropic/claude-sonnet-4-5")
+    parser.add_argument("--base-url", help="an OpenAI-compatible endpoint")
     parser.add_argument(
         "--confirm",
         choices=POLICY_ORDER,
-        default="risky",
-        help="which actions wait for your approval (default: risky)",
+        default=None,
+        help="which actions wait for approval (default: as configured, else risky)",
+    )
+    parser.add_argument("--config", type=Path, metavar="PATH", help="use this config.toml")
+    resume = parser.add_mutually_exclusive_group()
+    resume.add_argument(
+        "--resume",
+        nargs="?",
+        const=PICK,
+        metavar="ID",
+        help="resume a saved conversation (a unique id prefix is enough); no id: pick one",
+    )
+    resume.add_argument(
+        "-c",
+        "--continue",
+        dest="continue_latest",
+        action="store_true",
+        help="resume this workspace's latest conversation",
+    )
+    headless = parser.add_argument_group("headless")
+    headless.add_argument(
+        "-p",
+        "--prompt",
+        nargs="?",
+        const="-",
+        metavar="TASK",
+        help="run TASK without the UI and print the final response (no TASK or '-': stdin)",
+    )
+    headless.add_argument(
+        "--json", action="store_true", help="with -p: one JSON object per event on stdout"
+    )
+    headless.add_argument(
+        "-y",
+        "--yes",
+        action="store_true",
+        help="with -p: approve actions that need approval (default: reject them)",
     )
     return parser
+
+
+def config_path(args: argparse.Namespace) -> Path:
+    """config.toml: --config, else OHTUI_CONFIG, else the user config directory's."""
+    from ohtui.settings import paths
+
+    return args.config.expanduser() if args.config else paths.config_file()
 
 
 def options_from(args: argparse.Namespace) -> AppOptions:
@@ -58,24 +113,31 @@ def options_from(args: argparse.Namespace) -> AppOptions:
 
     return AppOptions(
         workspace=(args.workspace or Path.cwd()).expanduser().resolve(),
-        persistence_dir=paths.conversations_dir(),
         history_file=paths.history_file(),
         rules_file=paths.approval_rules_file(),
-        model=args.model or os.environ.get("OHTUI_MODEL") or None,
-        base_url=args.base_url or os.environ.get("OHTUI_BASE_URL") or None,
-        api_key=os.environ.get("OHTUI_API_KEY") or None,
-        resume_id=args.resume,
+        config_file=config_path(args),
+        use_keyring=True,
+        environ=os.environ,
+        model=args.model,
+        base_url=args.base_url,
         policy=args.confirm,
+        resume_id=None if args.resume in (None, PICK) else args.resume,
+        pick=args.resume == PICK,
+        continue_latest=args.continue_latest,
     )
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run ohtui; returns the exit code."""
-    args = build_parser().parse_args(argv)
-    options = options_from(args)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.prompt is not None:
+        return _headless(parser, args)
+    if args.json or args.yes:
+        parser.error("--json and --yes work with -p (a headless run)")
     from ohtui.tui.app import OhtuiApp
 
-    app = OhtuiApp(options)
+    app = OhtuiApp(options_from(args))
     app.run()
     if app.resume_hint:
         print(app.resume_hint)
@@ -83,3 +145,31 @@ def main(argv: list[str] | None = None) -> int:
         print(app.exit_error, file=sys.stderr)
         return 1
     return 0
+
+
+def _headless(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    task = args.prompt
+    if task == "-":
+        if sys.stdin.isatty():
+            parser.error("give the task after -p, or pipe it on stdin")
+        task = sys.stdin.read()
+    if not task.strip():
+        parser.error("the task is empty")
+    if args.resume == PICK:
+        parser.error("--resume needs an id with -p (there is no picker without the UI)")
+    from ohtui.headless import HeadlessOptions, run_headless
+
+    return run_headless(
+        HeadlessOptions(
+            task=task.strip(),
+            workspace=(args.workspace or Path.cwd()).expanduser().resolve(),
+            config_file=config_path(args),
+            overrides=run_overrides(
+                os.environ, model=args.model, base_url=args.base_url, policy=args.confirm
+            ),
+            json_output=args.json,
+            yes=args.yes,
+            resume_id=args.resume,
+            continue_latest=args.continue_latest,
+        )
+    )

@@ -1,0 +1,232 @@
+"""`ohtui -p "task"`: the same engine with no UI. Prints the agent's final response, or with
+--json one JSON object per event on stdout (and nothing else there); diagnostics go to stderr.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import IntEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
+
+from ohtui.settings.overrides import Key, Override
+
+if TYPE_CHECKING:
+    from ohtui.sdk import Event, LocalConversation
+
+REJECTED = (
+    "Not approved: ohtui runs without a user here (headless, without --yes), so actions that "
+    "need approval are rejected. Find a way that needs no approval, or finish and say what "
+    "you would need."
+)
+MAX_REJECTED_BATCHES = 10
+"""An agent that keeps asking for rejected actions is stopped after this many batches."""
+
+
+class ExitCode(IntEnum):
+    """What `ohtui -p` exits with."""
+
+    FINISHED = 0
+    RUN_ERROR = 1
+    USAGE = 2
+    CONFIGURATION = 3
+    LLM_PROVIDER = 4
+    STOPPED = 5
+    INTERRUPTED = 130
+
+
+@dataclass
+class HeadlessOptions:
+    """One headless run: the task and how to report it."""
+
+    task: str
+    workspace: Path
+    config_file: Path | None
+    overrides: dict[Key, Override] = field(default_factory=dict)
+    json_output: bool = False
+    yes: bool = False
+    resume_id: str | None = None
+    continue_latest: bool = False
+    environ: Mapping[str, str] | None = None
+    use_keyring: bool = True
+    persistence_dir: Path | None = None
+
+
+class _Output:
+    """Writes events (--json) or the final response to stdout; problems to stderr."""
+
+    def __init__(self, json_output: bool, out: TextIO, err: TextIO) -> None:
+        self.json_output = json_output
+        self.out = out
+        self.err = err
+        self._lock = threading.Lock()
+
+    def event(self, event: Event) -> None:
+        if not self.json_output:
+            return
+        line = event.model_dump_json()
+        with self._lock:
+            self.out.write(line + "\n")
+            self.out.flush()
+
+    def problem(self, text: str) -> None:
+        with self._lock:
+            self.err.write(f"ohtui: {text}\n")
+            self.err.flush()
+
+
+def run_headless(
+    options: HeadlessOptions, out: TextIO | None = None, err: TextIO | None = None
+) -> int:
+    """Run the task to the end; returns the exit code (see ExitCode)."""
+    from ohtui.logs import log_to_file
+
+    log_to_file()
+    output = _Output(options.json_output, out or sys.stdout, err or sys.stderr)
+    opened = _open(options, output)
+    if isinstance(opened, ExitCode):
+        return opened
+    conversation = opened
+    try:
+        return _run(conversation, options, output)
+    finally:
+        conversation.close()
+
+
+def _open(options: HeadlessOptions, output: _Output) -> LocalConversation | ExitCode:
+    from ohtui.opening import Callbacks, SetupError, Target, install_safety, open_conversation
+    from ohtui.sdk import ConversationNotFoundError, PersistenceError
+    from ohtui.settings import paths
+    from ohtui.settings.approval_rules import ApprovalRuleStore
+    from ohtui.settings.profile import Profile
+
+    profile = Profile(
+        options.config_file,
+        options.overrides,
+        use_keyring=options.use_keyring,
+        environ=options.environ,
+    ).load()
+    if profile.problem:
+        output.problem(profile.problem)
+        return ExitCode.CONFIGURATION
+    try:
+        opened = open_conversation(
+            profile,
+            options.workspace,
+            options.persistence_dir or profile.conversations_dir,
+            Target(options.resume_id, options.continue_latest),
+            Callbacks(on_event=output.event),
+            stream=False,
+        )
+    except ConversationNotFoundError as exc:
+        output.problem(str(exc))
+        return ExitCode.USAGE
+    except (SetupError, PersistenceError, OSError) as exc:
+        output.problem(str(exc))
+        return ExitCode.CONFIGURATION
+    store = ApprovalRuleStore(paths.approval_rules_file(), profile if profile.config_path else None)
+    problem = install_safety(opened.conversation, profile.settings.confirmation.policy, store)
+    if problem:
+        output.problem(problem)
+    return opened.conversation
+
+
+def _run(conversation: LocalConversation, options: HeadlessOptions, output: _Output) -> int:
+    from ohtui.sdk import ConversationExecutionStatus as Status
+    from ohtui.sdk import ConversationRunError
+
+    conversation.send_message(options.task)
+    rejected_batches = 0
+    while True:
+        try:
+            _run_interruptibly(conversation)
+        except KeyboardInterrupt:
+            output.problem(f"interrupted; resume with: ohtui --resume {conversation.id.hex}")
+            return ExitCode.INTERRUPTED
+        except ConversationRunError as exc:
+            output.problem(str(exc.original_exception))
+            return _exit_code_for(exc.original_exception)
+        status = conversation.state.execution_status
+        if status is not Status.WAITING_FOR_CONFIRMATION:
+            break
+        if not options.yes:
+            rejected_batches += 1
+            if rejected_batches > MAX_REJECTED_BATCHES:
+                output.problem(
+                    "stopped: the agent keeps asking for actions that need approval "
+                    "(run with --yes, or with --confirm never, to allow them)."
+                )
+                return ExitCode.STOPPED
+            conversation.reject_pending_actions(REJECTED)
+        # With --yes the next run() executes the pending actions: that is the approval.
+    return _finish(conversation, output)
+
+
+def _exit_code_for(error: BaseException) -> ExitCode:
+    """4 when the provider cannot be used (credentials, reachability, limits); else 1."""
+    from ohtui.sdk.llm import (
+        LLMAuthenticationError,
+        LLMRateLimitError,
+        LLMServiceUnavailableError,
+        LLMTimeoutError,
+    )
+
+    provider = (
+        LLMAuthenticationError,
+        LLMServiceUnavailableError,
+        LLMTimeoutError,
+        LLMRateLimitError,
+    )
+    return ExitCode.LLM_PROVIDER if isinstance(error, provider) else ExitCode.RUN_ERROR
+
+
+def _finish(conversation: LocalConversation, output: _Output) -> int:
+    """The exit code for how the run ended; the final response printed (text mode)."""
+    from ohtui.sdk import ConversationErrorEvent, get_agent_final_response
+    from ohtui.sdk import ConversationExecutionStatus as Status
+
+    status = conversation.state.execution_status
+    events = conversation.state.events
+    if status in (Status.FINISHED, Status.IDLE):
+        if not output.json_output:
+            response = get_agent_final_response(events)
+            output.out.write(f"{response}\n" if response else "")
+            output.out.flush()
+        return ExitCode.FINISHED
+    if status is Status.STUCK:
+        output.problem("stopped: the agent is stuck (it repeats itself without progress).")
+        return ExitCode.STOPPED
+    last_error = next(
+        (e for e in reversed(events[-20:]) if isinstance(e, ConversationErrorEvent)), None
+    )
+    if last_error is not None and last_error.code == "MaxIterationsReached":
+        output.problem(f"stopped: {last_error.detail}")
+        return ExitCode.STOPPED
+    output.problem(last_error.detail if last_error else f"the run ended as {status}.")
+    return ExitCode.RUN_ERROR
+
+
+def _run_interruptibly(conversation: LocalConversation) -> None:
+    """run() on a thread, so Ctrl+C interrupts the agent instead of tearing the run apart."""
+    failure: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            conversation.run()
+        except BaseException as exc:  # noqa: BLE001 - handed back to the main thread
+            failure.append(exc)
+
+    worker = threading.Thread(target=work, name="ohtui-headless-run", daemon=True)
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(0.2)
+    except KeyboardInterrupt:
+        conversation.interrupt()
+        worker.join(5)
+        raise
+    if failure:
+        raise failure[0]

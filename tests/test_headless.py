@@ -1,0 +1,314 @@
+"""`ohtui -p`: the real command line, engine and scripted LLM server, without the UI.
+
+Most runs call `ohtui.cli.main` in this process (litellm is imported once); two run the
+installed command in a subprocess, to check what really reaches stdout and how fast --help is.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from llm_server import ScriptedLLMServer
+
+from ohtui.cli import main
+from ohtui.sdk.conversation import list_conversations
+
+
+@dataclass
+class Result:
+    """What one `ohtui` run gave."""
+
+    code: int
+    out: str
+    err: str
+
+
+Run = Callable[..., Result]
+
+
+@pytest.fixture
+def home(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, llm_server: ScriptedLLMServer, no_keyring: None
+) -> Path:
+    """An environment of its own: config, data and logs under tmp, the scripted model."""
+    for name in ("OHTUI_MODEL", "OHTUI_BASE_URL", "OPENAI_API_KEY", "OHTUI_CONFIRM"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("OHTUI_CONFIG", str(tmp_path / "config.toml"))
+    monkeypatch.setenv("OHTUI_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("OHTUI_LOG_DIR", str(tmp_path / "logs"))
+    monkeypatch.setenv("OHTUI_MODEL", "openai/test-model")
+    monkeypatch.setenv("OHTUI_BASE_URL", llm_server.base_url)
+    monkeypatch.setenv("OHTUI_API_KEY", "sk-test")
+    monkeypatch.setenv("OHTUI_NUM_RETRIES", "0")
+    (tmp_path / "config.toml").write_text('[ui]\ntheme = "nord"\n', encoding="utf-8")
+    workspace = tmp_path / "project"
+    workspace.mkdir()
+    monkeypatch.chdir(workspace)
+    return tmp_path
+
+
+@pytest.fixture
+def ohtui(home: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Run:
+    """Run `ohtui ARGS` (with `stdin` text) in this process."""
+
+    def run(*args: str, stdin: str | None = None) -> Result:
+        if stdin is not None:
+            monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+        try:
+            code = main(list(args))
+        except SystemExit as exit_:  # argparse's usage errors
+            code = int(exit_.code or 0)
+        captured = capsys.readouterr()
+        return Result(code, captured.out, captured.err)
+
+    return run
+
+
+def test_prints_the_final_response_and_exits_0(
+    ohtui: Run, llm_server: ScriptedLLMServer, home: Path
+) -> None:
+    llm_server.reply_tool_call(
+        "terminal", {"command": "echo hi > made.txt", "security_risk": "LOW"}
+    )
+    llm_server.reply_tool_call("finish", {"message": "Made made.txt."})
+    result = ohtui("-p", "make a file")
+    assert result.code == 0, result.err
+    assert result.out == "Made made.txt.\n"
+    assert result.err == ""
+    assert (home / "project" / "made.txt").read_text() == "hi\n"
+    saved = list_conversations(home / "data" / "conversations")
+    assert len(saved) == 1 and saved[0].status == "finished"
+
+
+def test_json_streams_one_event_per_line_and_nothing_else(
+    ohtui: Run, llm_server: ScriptedLLMServer
+) -> None:
+    llm_server.reply_tool_call(
+        "terminal", {"command": "echo from-the-tool", "security_risk": "LOW"}
+    )
+    llm_server.reply_text("All done.")
+    result = ohtui("-p", "say hi", "--json")
+    assert result.code == 0, result.err
+    events = [json.loads(line) for line in result.out.splitlines()]
+    kinds = [e["kind"] for e in events]
+    assert kinds.index("SystemPromptEvent") < kinds.index("MessageEvent")
+    assert "ActionEvent" in kinds and "ObservationEvent" in kinds
+    observation = next(e for e in events if e["kind"] == "ObservationEvent")
+    assert "from-the-tool" in json.dumps(observation)
+    message = [e for e in events if e["kind"] == "MessageEvent"]
+    assert message[0]["source"] == "user" and message[-1]["source"] == "agent"
+    assert all("id" in e and "timestamp" in e for e in events)
+
+
+def test_the_task_can_come_on_stdin(ohtui: Run, llm_server: ScriptedLLMServer) -> None:
+    llm_server.reply_text("Read it.")
+    result = ohtui("-p", stdin="the task from a pipe\n")
+    assert result.code == 0, result.err
+    assert result.out == "Read it.\n"
+    user = llm_server.requests[0]["messages"][-1]
+    assert "the task from a pipe" in json.dumps(user)
+
+
+def test_actions_needing_approval_are_rejected_with_a_reason_the_agent_reads(
+    ohtui: Run, llm_server: ScriptedLLMServer, home: Path
+) -> None:
+    llm_server.reply_tool_call("terminal", {"command": "touch ran.txt"})
+    llm_server.reply_text("I could not run it.")
+    result = ohtui("-p", "touch a file", "--confirm", "always")
+    assert result.code == 0, result.err
+    assert not (home / "project" / "ran.txt").exists()
+    tool_message = llm_server.requests[1]["messages"][-1]
+    assert tool_message["role"] == "tool" and "headless" in json.dumps(tool_message)
+    assert result.out == "I could not run it.\n"
+
+
+def test_yes_approves_them(ohtui: Run, llm_server: ScriptedLLMServer, home: Path) -> None:
+    llm_server.reply_tool_call("terminal", {"command": "touch ran.txt", "security_risk": "HIGH"})
+    llm_server.reply_text("Done.")
+    result = ohtui("-p", "touch a file", "--confirm", "always", "--yes")
+    assert result.code == 0, result.err
+    assert (home / "project" / "ran.txt").exists()
+
+
+def test_an_agent_that_keeps_asking_is_stopped_with_5(
+    ohtui: Run, llm_server: ScriptedLLMServer, home: Path
+) -> None:
+    for i in range(12):
+        llm_server.reply_tool_call("terminal", {"command": f"touch try{i}.txt"})
+    result = ohtui("-p", "touch files", "--confirm", "always")
+    assert result.code == 5
+    assert "keeps asking for actions that need approval" in result.err
+    assert not list((home / "project").iterdir())
+
+
+def test_resume_continues_a_saved_conversation(
+    ohtui: Run, llm_server: ScriptedLLMServer, home: Path
+) -> None:
+    llm_server.reply_text("The secret word is kiwi.")
+    assert ohtui("-p", "remember kiwi").code == 0
+    (saved,) = list_conversations(home / "data" / "conversations")
+    llm_server.reply_text("You said kiwi.")
+    result = ohtui("-p", "what did I say?", "--resume", saved.id[:6])
+    assert result.code == 0, result.err
+    assert result.out == "You said kiwi.\n"
+    history = json.dumps(llm_server.requests[-1]["messages"])
+    assert "remember kiwi" in history and "The secret word is kiwi." in history
+    assert len(list_conversations(home / "data" / "conversations")) == 1
+
+
+def test_continue_picks_this_workspace_latest(
+    ohtui: Run, llm_server: ScriptedLLMServer, home: Path
+) -> None:
+    llm_server.reply_text("First.")
+    assert ohtui("-p", "one").code == 0
+    llm_server.reply_text("Second.")
+    result = ohtui("-p", "two", "--continue")
+    assert result.code == 0, result.err
+    assert "one" in json.dumps(llm_server.requests[-1]["messages"])
+
+
+# --- exit codes -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("-p", "x", "--bogus"), "unrecognized arguments: --bogus"),
+        (("--json",), "--json and --yes work with -p"),
+        (("-p", "x", "--resume"), "--resume needs an id with -p"),
+        (("-p", "   "), "the task is empty"),
+        (("-p", "x", "--confirm", "sometimes"), "invalid choice: 'sometimes'"),
+        (("-p", "x", "--resume", "a", "--continue"), "not allowed with argument"),
+    ],
+)
+def test_usage_errors_exit_2(ohtui: Run, args: tuple[str, ...], message: str) -> None:
+    result = ohtui(*args)
+    assert result.code == 2
+    assert message in result.err
+    assert result.out == ""
+
+
+def test_an_unknown_conversation_id_exits_2(ohtui: Run, llm_server: ScriptedLLMServer) -> None:
+    result = ohtui("-p", "x", "--resume", "abc123")
+    assert result.code == 2
+    assert "No saved conversation has an id starting with 'abc123'" in result.err
+    assert llm_server.requests == []
+
+
+def test_an_invalid_config_exits_3_naming_file_line_and_key(
+    ohtui: Run, home: Path, llm_server: ScriptedLLMServer
+) -> None:
+    (home / "config.toml").write_text('[llm]\ntemperature = "hot"\n', encoding="utf-8")
+    result = ohtui("-p", "x")
+    assert result.code == 3
+    assert f"{home / 'config.toml'}, line 2: llm.temperature: expected a number" in result.err
+    assert llm_server.requests == []
+
+
+def test_a_bad_environment_variable_exits_3(
+    ohtui: Run, monkeypatch: pytest.MonkeyPatch, llm_server: ScriptedLLMServer
+) -> None:
+    monkeypatch.setenv("OHTUI_MAX_ITERATIONS", "many")
+    result = ohtui("-p", "x")
+    assert result.code == 3
+    assert "OHTUI_MAX_ITERATIONS: expected a whole number" in result.err
+
+
+def test_no_model_exits_3(ohtui: Run, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OHTUI_MODEL")
+    result = ohtui("-p", "x")
+    assert result.code == 3
+    assert "No model is set" in result.err
+
+
+def test_a_rejected_key_exits_4(ohtui: Run, llm_server: ScriptedLLMServer) -> None:
+    llm_server.reply_error(401, "Incorrect API key provided")
+    result = ohtui("-p", "x")
+    assert result.code == 4
+    assert "rejected the credentials" in result.err and "Check the API key" in result.err
+
+
+def test_an_unreachable_server_exits_4(ohtui: Run, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OHTUI_BASE_URL", "http://127.0.0.1:9/v1")  # discard: nothing listens
+    result = ohtui("-p", "x")
+    assert result.code == 4
+    assert "Cannot reach" in result.err and "Check the base URL" in result.err
+
+
+def test_a_refused_request_exits_1(ohtui: Run, llm_server: ScriptedLLMServer) -> None:
+    llm_server.reply_error(400, "Invalid value for 'messages'")
+    result = ohtui("-p", "x")
+    assert result.code == 1
+    assert "refused the request" in result.err
+
+
+def test_max_iterations_exits_5(
+    ohtui: Run, llm_server: ScriptedLLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OHTUI_MAX_ITERATIONS", "2")
+    for i in range(3):
+        llm_server.reply_tool_call("terminal", {"command": f"echo {i}", "security_risk": "LOW"})
+    result = ohtui("-p", "loop")
+    assert result.code == 5
+    assert "max_iteration_per_run=2" in result.err
+
+
+def test_a_stuck_agent_exits_5(ohtui: Run, llm_server: ScriptedLLMServer) -> None:
+    llm_server.set_default(_same_call)
+    result = ohtui("-p", "loop")
+    assert result.code == 5
+    assert "stuck" in result.err
+
+
+def _same_call(body: dict[str, Any]) -> Any:
+    from llm_server import Reply, ToolCall
+
+    return Reply(
+        tool_calls=(
+            ToolCall("terminal", json.dumps({"command": "echo same", "security_risk": "LOW"})),
+        )
+    )
+
+
+# --- the installed command --------------------------------------------------------------
+
+
+def test_the_command_keeps_stdout_for_json_only(
+    home: Path, llm_server: ScriptedLLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    llm_server.reply_text("Hello from the model.")
+    command = [sys.executable, "-m", "ohtui", "-p", "hi", "--json"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines and all(json.loads(line)["kind"] for line in lines)
+    assert json.loads(lines[-1])["kind"] in ("MessageEvent", "ConversationStateUpdateEvent")
+
+
+def test_help_lists_everything_without_loading_the_engine() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "ohtui", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    for flag in ("-p", "--json", "--yes", "--resume", "--continue", "--config", "--confirm"):
+        assert flag in done.stdout
+    assert "exit codes: 0 finished" in done.stdout and "OHTUI_MODEL" in done.stdout
+    probe = (
+        "import sys; from ohtui.cli import build_parser; build_parser(); print(sorted(sys.modules))"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True
+    ).stdout
+    for heavy in ("'litellm'", "'textual'", "'pydantic'", "'ohtui.sdk'", "'keyring'"):
+        assert heavy not in loaded
