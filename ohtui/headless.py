@@ -97,6 +97,7 @@ def run_headless(
 
 
 def _open(options: HeadlessOptions, output: _Output) -> LocalConversation | ExitCode:
+    from ohtui.logs import mask_in_logs
     from ohtui.opening import Callbacks, SetupError, Target, install_safety, open_conversation
     from ohtui.sdk import ConversationNotFoundError, PersistenceError
     from ohtui.settings import paths
@@ -127,6 +128,7 @@ def _open(options: HeadlessOptions, output: _Output) -> LocalConversation | Exit
     except (SetupError, PersistenceError, OSError) as exc:
         output.problem(str(exc))
         return ExitCode.CONFIGURATION
+    mask_in_logs(opened.conversation)
     store = ApprovalRuleStore(paths.approval_rules_file(), profile if profile.config_path else None)
     problem = install_safety(opened.conversation, profile.settings.confirmation.policy, store)
     if problem:

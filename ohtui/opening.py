@@ -13,6 +13,7 @@ from ohtui.settings.profile import Profile
 
 if TYPE_CHECKING:
     from ohtui.sdk import ConfirmationPolicyBase, Event, LocalConversation
+    from ohtui.sdk.conversation import ConversationSummary
     from ohtui.sdk.llm import LLMStreamChunk
     from ohtui.settings.approval_rules import ApprovalRuleStore
 
@@ -131,23 +132,31 @@ def _find(
     persistence_dir: Path, workspace: Path, target: Target
 ) -> tuple[uuid.UUID | None, str | None, Path | None]:
     """(id, its model, its workspace) of the conversation to open; (new id, None, None)."""
+    summary = find_target(persistence_dir, workspace, target)
+    if summary is None:
+        return (uuid.UUID(target.new_id) if target.new_id else None), None, None
+    saved_workspace = Path(summary.workspace) if summary.workspace else None
+    return uuid.UUID(summary.id), summary.model, saved_workspace
+
+
+def find_target(
+    persistence_dir: Path, workspace: Path, target: Target
+) -> ConversationSummary | None:
+    """The saved conversation `target` names (None: a new one). Raises SetupError or
+    ConversationNotFoundError, saying what to do."""
     from ohtui.sdk.conversation import find_conversation, list_conversations
 
     if target.resume_id:
-        summary = find_conversation(persistence_dir, target.resume_id)
-    elif target.continue_latest:
-        said = [s for s in list_conversations(persistence_dir, str(workspace)) if s.event_count]
-        if not said:
-            raise SetupError(
-                f"No saved conversation in {workspace} to continue. Start a new one with "
-                "`ohtui`, or pick one from every workspace with `ohtui --resume`."
-            )
-        summary = said[0]
-    else:
-        new_id = uuid.UUID(target.new_id) if target.new_id else None
-        return new_id, None, None
-    saved_workspace = Path(summary.workspace) if summary.workspace else None
-    return uuid.UUID(summary.id), summary.model, saved_workspace
+        return find_conversation(persistence_dir, target.resume_id)
+    if not target.continue_latest:
+        return None
+    said = [s for s in list_conversations(persistence_dir, str(workspace)) if s.event_count]
+    if not said:
+        raise SetupError(
+            f"No saved conversation in {workspace} to continue. Start a new one with "
+            "`ohtui`, or pick one from every workspace with `ohtui --resume`."
+        )
+    return said[0]
 
 
 def install_safety(

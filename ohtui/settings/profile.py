@@ -56,11 +56,17 @@ class Profile:
 
     def load(self) -> Profile:
         """Read config.toml and find the keyring (once; later calls return at once)."""
+        self.load_settings()
+        with self._lock:
+            if self._secrets is None:
+                self._secrets = self._open_secrets()
+        return self
+
+    def load_settings(self) -> Profile:
+        """Read config.toml only (the keyring can take longer: `load` asks it)."""
         with self._lock:
             if self._settings is None:
                 self._load_settings()
-            if self._secrets is None:
-                self._secrets = self._open_secrets()
         return self
 
     @property
@@ -102,21 +108,21 @@ class Profile:
     @property
     def settings(self) -> Settings:
         """The settings in force: config.toml, then the environment, then flags."""
-        self.load()
+        self.load_settings()
         assert self._settings is not None
         return self._settings
 
     @property
     def saved(self) -> Settings:
         """The settings as config.toml has them (what the settings screen edits)."""
-        self.load()
+        self.load_settings()
         assert self._loaded is not None
         return self._loaded.settings.model_copy(deep=True)
 
     @property
     def loaded(self) -> LoadedConfig:
         """What reading config.toml gave (its error and warnings)."""
-        self.load()
+        self.load_settings()
         assert self._loaded is not None
         return self._loaded
 
@@ -134,8 +140,35 @@ class Profile:
 
     @property
     def conversations_dir(self) -> Path:
-        """Where conversations are saved."""
-        return self.settings.storage.conversations_dir or paths.conversations_dir()
+        """Where conversations are saved.
+
+        Before the settings are loaded, the one key is read straight from the file (a
+        resumed conversation's history is shown before the whole file is validated); an
+        invalid value means the default, as full validation would decide.
+        """
+        if self._settings is not None:
+            return self.settings.storage.conversations_dir or paths.conversations_dir()
+        value = self.early_value("storage", "conversations_dir")
+        if isinstance(value, str) and value.strip():
+            return Path(value).expanduser()
+        return paths.conversations_dir()
+
+    def early_value(self, table: str, key: str) -> object:
+        """A setting as this run's overrides or config.toml give it, unvalidated (None:
+        not set, or unreadable): for what must be known before the settings load."""
+        override = self.overrides.get((table, key))
+        if override is not None:
+            return override.value
+        import tomllib
+
+        if self.config_path is None:
+            return None
+        try:
+            raw = tomllib.loads(self.config_path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+            return None
+        section = raw.get(table)
+        return section.get(key) if isinstance(section, dict) else None
 
     @property
     def config_file(self) -> ConfigFile | None:

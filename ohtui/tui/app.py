@@ -12,6 +12,7 @@ from textual.binding import Binding, BindingType
 from ohtui.settings.profile import Profile
 from ohtui.tui.commands import SlashCommandProvider
 from ohtui.tui.options import AppOptions
+from ohtui.tui.preload import load_engine
 from ohtui.tui.screens.chat import ChatScreen
 
 if TYPE_CHECKING:
@@ -40,9 +41,10 @@ class OhtuiApp(App[None]):
         self.resume_hint: str | None = None
         self.exit_error: str | None = None
         self.chat: ChatScreen | None = None
+        self._profile_seen = False
         if options.resume_id or options.continue_latest:
             # Resuming shows history as soon as it can: load the engine while Textual starts.
-            threading.Thread(target=_preload_engine, name="ohtui-preload", daemon=True).start()
+            threading.Thread(target=_preload, name="ohtui-preload", daemon=True).start()
 
     def get_default_screen(self) -> ChatScreen:
         """The chat is the app's base screen (no extra screen to compose first)."""
@@ -50,18 +52,18 @@ class OhtuiApp(App[None]):
         return self.chat
 
     def on_mount(self) -> None:
-        self.call_after_refresh(self._after_first_frame)
+        # The theme is known before the first frame (one key, read without validation);
+        # everything else in the settings loads with the conversation, off this thread.
+        theme = self.profile.early_value("ui", "theme")
+        if isinstance(theme, str) and theme in self.available_themes:
+            self.theme = theme
+        self.call_after_refresh(self._configure_logging)
 
-    def _after_first_frame(self) -> None:
-        self._configure_logging()
-        threading.Thread(target=self._load_profile, name="ohtui-profile", daemon=True).start()
-
-    def _load_profile(self) -> None:
-        self.profile.load()
-        self.call_from_thread(self._profile_loaded)
-
-    def _profile_loaded(self) -> None:
-        """Apply what the settings say about the app; tell what is wrong with them."""
+    def profile_loaded(self) -> None:
+        """The settings are loaded: apply them; tell what is wrong with them (once)."""
+        if self._profile_seen:
+            return
+        self._profile_seen = True
         self.apply_ui_settings()
         if self.profile.problem:
             from ohtui.tui.screens.config_problem import ConfigProblemScreen
@@ -113,6 +115,6 @@ class OhtuiApp(App[None]):
         self.exit()
 
 
-def _preload_engine() -> None:
-    import ohtui.sdk
-    import ohtui.tui.widgets.cells  # noqa: F401
+def _preload() -> None:
+    """The engine and the cells' Markdown: what showing history needs."""
+    load_engine()

@@ -40,6 +40,15 @@ class SessionFailed(Message):
 
 
 @dataclass
+class SavedHistory(Message):
+    """The newest saved events of the conversation being resumed, read before it opens."""
+
+    history: list[Any]
+    total_events: int
+    has_older: bool
+
+
+@dataclass
 class SetupNeeded(Message):
     """No model is configured: the user has to choose one (first run)."""
 

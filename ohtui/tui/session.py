@@ -17,11 +17,13 @@ from typing import TYPE_CHECKING
 from textual.message import Message
 from textual.message_pump import MessagePump
 
-from ohtui.opening import Callbacks, NoModelError, Target, open_conversation
+from ohtui.logs import mask_in_logs
+from ohtui.opening import Callbacks, NoModelError, Target, find_target, open_conversation
 from ohtui.settings.approval_rules import ApprovalRuleStore
 from ohtui.tui import messages as msg
 from ohtui.tui.approval_types import ApprovalDecision, PendingActionView, RuleRow
 from ohtui.tui.options import AppOptions
+from ohtui.tui.preload import load_engine
 from ohtui.tui.safety import ConversationSafety, policy_name
 
 if TYPE_CHECKING:
@@ -95,6 +97,11 @@ class Session:
         self._spawn(self._open, "ohtui-open")
 
     def _open(self) -> None:
+        load_engine()
+        try:
+            self._show_saved_history()
+        except Exception:  # the history is shown when the conversation opens, or why not
+            logger.exception("showing the saved history early failed")
         try:
             conversation, resumed = self._create_conversation()
         except NoModelError as exc:
@@ -104,8 +111,6 @@ class Session:
             logger.exception("opening the conversation failed")
             self._post(msg.SessionFailed(_describe(exc)))
             return
-        import ohtui.tui.widgets.cells  # noqa: F401 - its Markdown import, here, off the UI thread
-
         self._conversation = conversation
         self.conversation_id = conversation.id.hex
         state = conversation.state
@@ -135,6 +140,22 @@ class Session:
         if queued:
             self._deliver_queue()
 
+    def _show_saved_history(self) -> None:
+        """Resuming: show the saved history at once, before the keyring and the agent are
+        ready (the conversation opens a moment later; a failure here is reported then)."""
+        options = self.options
+        if not (options.resume_id or options.continue_latest):
+            return
+        from ohtui.sdk.conversation import history_tail
+
+        directory = options.persistence_dir or self.profile.conversations_dir
+        target = Target(options.resume_id, options.continue_latest)
+        summary = find_target(directory, options.workspace, target)
+        if summary is None:
+            return
+        events, total = history_tail(directory, summary.id, HISTORY_TAIL)
+        self._post(msg.SavedHistory(events, total, total > len(events)))
+
     def _create_conversation(self) -> tuple[LocalConversation, bool]:
         options, profile = self.options, self.profile.load()
         opened = open_conversation(
@@ -147,6 +168,7 @@ class Session:
             stream=options.stream,
         )
         conversation = opened.conversation
+        mask_in_logs(conversation)
         self.model = opened.model
         self._safety = ConversationSafety(conversation, self._rule_store)
         chosen = ("confirmation", "policy") in profile.overrides

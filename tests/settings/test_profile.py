@@ -5,6 +5,8 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
+import pytest
+
 from ohtui.sdk import ApprovalRule
 from ohtui.settings.approval_rules import ApprovalRuleStore
 from ohtui.settings.overrides import run_overrides
@@ -124,3 +126,31 @@ def test_without_an_os_keyring_the_problem_is_said_plainly(
     assert profile.memory_chosen
     profile.secrets.set_api_key("openai", "sk-session-only")
     assert profile.api_key("openai/gpt-4o").value == "sk-session-only"
+
+
+@pytest.mark.parametrize(
+    ("text", "environ", "expected"),
+    [
+        ("", {}, None),
+        ('[storage]\nconversations_dir = "~/convs"\n', {}, "~/convs"),
+        ("[storage]\nconversations_dir = 3\n", {}, None),
+        ("[storage\n", {}, None),
+        ('[storage]\nconversations_dir = "/a"\n', {"OHTUI_CONVERSATIONS_DIR": "/b"}, "/b"),
+    ],
+)
+def test_conversations_dir_before_and_after_loading_agree(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    text: str,
+    environ: dict[str, str],
+    expected: str | None,
+) -> None:
+    monkeypatch.setenv("OHTUI_DATA_DIR", str(tmp_path / "data"))
+    path = tmp_path / "config.toml"
+    path.write_text(text, encoding="utf-8")
+    profile = Profile(path, run_overrides(environ), use_keyring=False, environ=environ)
+    quick = profile.conversations_dir  # read before the settings are validated
+    want = Path(expected).expanduser() if expected else tmp_path / "data" / "conversations"
+    assert quick == want
+    profile.load_settings()
+    assert profile.conversations_dir == want

@@ -193,3 +193,35 @@ async def test_renaming_the_open_conversation_in_the_picker_sticks(
         await pilot.press("escape")
     (saved,) = list_conversations(app_options.persistence_dir or "")
     assert saved.title == "Greeting test"
+
+
+async def test_the_model_titles_a_conversation_after_its_first_exchange(
+    app_options: AppOptions, llm_server: ScriptedLLMServer, wait: Any
+) -> None:
+    assert app_options.config_file is not None
+    app_options.config_file.write_text("[ui]\nauto_title = true\n", encoding="utf-8")
+    llm_server.reply_text("Hello! What shall we build?", usage=USAGE)
+    llm_server.reply_text("Planning a parser", usage=USAGE)
+    llm_server.reply_text("Sure.", usage=USAGE)
+    app = OhtuiApp(app_options)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait(pilot, lambda: chat_ready(app), what="the chat")
+        await submit(pilot, "let us write a parser")
+        assert app.chat is not None
+        session = app.chat.session
+        await wait(
+            pilot,
+            lambda: (
+                session.conversation is not None
+                and session.conversation.state.title == "Planning a parser"
+            ),
+            what="the title",
+        )
+        await submit(pilot, "go on")  # a second exchange asks for no second title
+        await wait(pilot, lambda: status(app) == "finished" and not session.running, what="run")
+    title_request = llm_server.requests[1]
+    assert "Write a short title" in str(title_request["messages"])
+    assert "tools" not in title_request  # a plain call, not an agent step
+    assert len(llm_server.requests) == 3
+    (saved,) = list_conversations(app_options.persistence_dir or "")
+    assert saved.title == "Planning a parser"

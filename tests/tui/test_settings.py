@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import logging
 import tomllib
 from dataclasses import replace
 from pathlib import Path
@@ -64,6 +65,14 @@ def fill(screen: SettingsScreen, **values: str) -> None:
             screen.query_one("#provider").value = value  # type: ignore[attr-defined]
         else:
             screen.query_one(f"#{field.replace('_', '-')}").value = value  # type: ignore[attr-defined]
+
+
+def log_file() -> str:
+    """The file the app logs to (one per test process)."""
+    for handler in logging.getLogger().handlers:
+        if getattr(handler, "_ohtui", False):
+            return str(handler.baseFilename)  # type: ignore[attr-defined]
+    raise AssertionError("the app set up no log file")
 
 
 async def press(pilot: Any, selector: str) -> None:
@@ -160,6 +169,12 @@ async def test_with_the_os_keyring_the_key_and_secrets_go_there_and_reach_the_ag
         shown = screen_text(app) + cell_text(action_cells(app, "terminal")[0])
         assert "tok-very-secret-42" not in shown
         assert "<secret-hidden>" in shown
+        logging.getLogger("ohtui.test").warning(
+            "leak? %s %s", "sk-in-keyring", "tok-very-secret-42"
+        )
+    log_text = Path(log_file()).read_text(encoding="utf-8")
+    assert "leak? <secret-hidden> <secret-hidden>" in log_text
+    assert "sk-in-keyring" not in log_text and "tok-very-secret-42" not in log_text
     assert (options.workspace / "token.txt").read_text() == "tok-very-secret-42\n"
     assert llm_server.request_headers[0]["authorization"] == "Bearer sk-in-keyring"
     store = SecretStore(probe_keyring())
@@ -355,3 +370,46 @@ def test_snapshot_no_keyring_notice(
 
     app = OhtuiApp(replace(first_run, use_keyring=True))
     assert snap_compare(app, terminal_size=(100, 30), run_before=ready)
+
+
+async def test_the_theme_applies_from_the_first_frame_and_an_unknown_one_is_named(
+    app_options: AppOptions, wait: Any, llm_server: ScriptedLLMServer
+) -> None:
+    assert app_options.config_file is not None
+    app_options.config_file.write_text('[ui]\ntheme = "gruvbox"\n', encoding="utf-8")
+    app = OhtuiApp(app_options)
+    async with app.run_test(size=SIZE) as pilot:
+        assert app.theme == "gruvbox"  # before the conversation (and the settings) load
+        await wait(pilot, lambda: chat_ready(app), what="the chat")
+    app_options.config_file.write_text('[ui]\ntheme = "solarised"\n', encoding="utf-8")
+    app = OhtuiApp(app_options)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await wait(pilot, lambda: chat_ready(app), what="the chat")
+        await wait(pilot, lambda: "Unknown theme 'solarised'" in screen_text(app), what="it")
+        assert app.theme == "textual-dark"
+
+
+async def test_outputs_can_be_shown_expanded_by_default(
+    app_options: AppOptions, wait: Any, llm_server: ScriptedLLMServer
+) -> None:
+    assert app_options.config_file is not None
+    app_options.config_file.write_text("[ui]\nexpand_outputs = true\n", encoding="utf-8")
+    llm_server.reply_tool_call(
+        "terminal", {"command": "seq 1 30", "security_risk": "LOW"}, usage=USAGE
+    )
+    llm_server.reply_text("Counted.", usage=USAGE)
+    app = OhtuiApp(app_options)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait(pilot, lambda: chat_ready(app), what="the chat")
+        await submit(pilot, "count")
+        await wait(pilot, lambda: status(app) == "finished", what="the run")
+        (cell,) = action_cells(app, "terminal")
+        assert cell.expanded
+        assert "30" in cell_text(cell).split() and "more lines" not in cell_text(cell)
+        await submit(pilot, "/settings")  # and back to folded, for this conversation too
+        screen = await open_settings(pilot, wait)
+        screen.query_one("#expand").value = False  # type: ignore[attr-defined]
+        await pilot.press("ctrl+s")
+        await wait(pilot, lambda: app.screen is app.chat, what="back to the chat")
+        await wait(pilot, lambda: not action_cells(app, "terminal")[0].expanded, what="folded")
+        assert "more lines" in cell_text(action_cells(app, "terminal")[0])

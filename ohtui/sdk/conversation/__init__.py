@@ -12,6 +12,7 @@ from ohtui.sdk.conversation.impl.local_conversation import LocalConversation
 from ohtui.sdk.conversation.listing import (
     delete_conversation,
     find_conversation,
+    history_tail,
     list_conversations,
     recent_events,
     rename_conversation,
@@ -81,6 +82,7 @@ __all__ = [
     "delete_conversation",
     "find_conversation",
     "get_agent_final_response",
+    "history_tail",
     "list_conversations",
     "recent_events",
     "rename_conversation",

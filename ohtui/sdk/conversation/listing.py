@@ -51,6 +51,13 @@ def recent_events(
 
     Only those events are read and parsed. Raises ConversationNotFoundError if there is none.
     """
+    return history_tail(persistence_dir, conversation_id, limit)[0]
+
+
+def history_tail(
+    persistence_dir: str | Path, conversation_id: str, limit: int
+) -> tuple[list[Event], int]:
+    """(the last `limit` events, oldest first; how many events there are in all)."""
     store = _open(persistence_dir)
     try:
         stored = None if store is None else store.load(conversation_id)
@@ -58,7 +65,8 @@ def recent_events(
             raise ConversationNotFoundError(f"No saved conversation {conversation_id}.")
         # A read-only EventLog parses events exactly as a resumed conversation would.
         events = EventLog(store, stored.key)
-        return events[max(0, len(events) - limit) :] if limit > 0 else []
+        total = len(events)
+        return (events[max(0, total - limit) :] if limit > 0 else []), total
     finally:
         if store is not None:
             store.close()

@@ -63,6 +63,8 @@ class ChatScreen(Screen[None]):
         self._last_key = time.monotonic()
         self._approval_open = False
         self._status = "opening"
+        self._shown_total: int | None = None
+        """Events shown from the saved history before the conversation opened."""
 
     def compose(self) -> ComposeResult:
         yield StatusBar(self.options.clock, id="status")
@@ -108,9 +110,16 @@ class ChatScreen(Screen[None]):
             then()
             return
 
+        def loaded() -> None:
+            self._settings_loaded()
+            then()
+
         def load() -> None:
+            from ohtui.tui.preload import load_engine
+
+            load_engine()
             self.profile.load()
-            self.app.call_from_thread(then)
+            self.app.call_from_thread(loaded)
 
         threading.Thread(target=load, name="ohtui-profile-wait", daemon=True).start()
 
@@ -164,30 +173,35 @@ class ChatScreen(Screen[None]):
 
     # --- session messages ------------------------------------------------------------------
 
+    def on_saved_history(self, message: msg.SavedHistory) -> None:
+        self.view.load_history(message.history, message.total_events, message.has_older)
+        self._shown_total = message.total_events
+
+    def _settings_loaded(self) -> None:
+        self.view.set_expand_outputs(self.profile.settings.ui.expand_outputs)
+        loaded = getattr(self.app, "profile_loaded", None)
+        if callable(loaded):
+            loaded()
+
     def on_session_ready(self, message: msg.SessionReady) -> None:
+        self._settings_loaded()
         status = self.status_bar
         status.model = message.model
         status.workspace = message.workspace
         status.policy = message.policy
         self._set_status(message.status)
-        self.view.load_history(message.history, message.total_events, message.has_older)
+        if self._shown_total != message.total_events:  # opening added events (a crashed run)
+            if self._shown_total is not None:
+                self.view.remove_children()
+                self.view.reset()
+            self.view.load_history(message.history, message.total_events, message.has_older)
+        self._shown_total = None
         if message.title:
             self.sub_title = message.title
-        self._install_log_filter()
-
-    def _install_log_filter(self) -> None:
-        import logging
-
-        from ohtui.sdk.conversation.secret_registry import SecretMaskingFilter
-
-        conversation = self.session.conversation
-        if conversation is None:
-            return
-        masking = SecretMaskingFilter(conversation.state.secret_registry)
-        for handler in logging.getLogger().handlers:
-            handler.addFilter(masking)
 
     def on_session_failed(self, message: msg.SessionFailed) -> None:
+        if self.profile.is_loaded:
+            self._settings_loaded()
         self.view.show_error("ohtui could not go on", message.error)
         self.notify(message.error, severity="error", timeout=10)
         if self.session.conversation is None:
@@ -369,6 +383,7 @@ class ChatScreen(Screen[None]):
         )
         self._session = Session(self.options, self.profile, self)
         self._pending = []
+        self._shown_total = None
         self.view.remove_children()
         self.view.reset()
         self._set_status("opening")
@@ -422,6 +437,7 @@ class ChatScreen(Screen[None]):
         apply_ui = getattr(self.app, "apply_ui_settings", None)
         if callable(apply_ui):
             apply_ui()
+        self.view.set_expand_outputs(self.profile.settings.ui.expand_outputs)
         if conversation is None:
             self.switch_to(self.options.resume_id)
             return
@@ -436,6 +452,7 @@ class ChatScreen(Screen[None]):
             self.notify("Settings saved and applied.", timeout=3)
 
     def on_setup_needed(self, message: msg.SetupNeeded) -> None:
+        self._settings_loaded()
         self._set_status("setup")
         self.open_settings(first_run=True)
 

@@ -28,6 +28,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ohtui.tui.display import short_path
+from ohtui.tui.preload import load_engine
 from ohtui.tui.render import TOOL_ICONS, action_summary
 from ohtui.tui.screens.confirm import ConfirmScreen
 from ohtui.tui.screens.text_prompt import TextPromptScreen
@@ -371,6 +372,7 @@ class PickerScreen(Screen[str | None]):
         """Run database work on a thread; post the message it returns, or _Failed."""
 
         def work() -> None:
+            load_engine()  # one thread at a time: see ohtui.tui.preload
             try:
                 message = job()
             # Locked or damaged database (TimeoutError, PersistenceError: OSErrors), a

@@ -25,6 +25,7 @@ from textual.widgets.option_list import Option
 from ohtui.settings.catalog import CUSTOM, FEATURED, provider_label
 from ohtui.tui.display import short_path
 from ohtui.tui.options import POLICY_LABELS, POLICY_ORDER
+from ohtui.tui.preload import load_engine
 from ohtui.tui.widgets.model_input import ModelInput
 
 if TYPE_CHECKING:
@@ -227,6 +228,7 @@ class SettingsScreen(Screen[SettingsSaved | None]):
 
     @work(thread=True, exclusive=True, group="settings-load")
     def _load(self) -> None:
+        load_engine()
         from ohtui.settings.catalog import load_catalog
         from ohtui.settings.secrets import SecretStoreError, provider_of
 

@@ -47,6 +47,15 @@ class ConversationView(VerticalScroll, can_focus=False):
         self._oldest_index = 0
         self._has_older = False
         self._loading_older = False
+        self._expand_outputs = False
+
+    def set_expand_outputs(self, expand: bool) -> None:
+        """Show tool outputs expanded (or folded) by default, from now and on screen now."""
+        if expand == self._expand_outputs:
+            return
+        self._expand_outputs = expand
+        for cell in self._actions.values():
+            cell.expanded = expand
 
     def on_mount(self) -> None:
         self.anchor()
@@ -231,6 +240,7 @@ class ConversationView(VerticalScroll, can_focus=False):
             made.append(thought_cell)
         cell: ActionCell | FinishCell
         cell = c.FinishCell(event) if event.tool_name == "finish" else c.ActionCell(event)
+        cell.expanded = self._expand_outputs
         self._actions[event.tool_call_id] = cell
         orphan = self._orphans.pop(event.tool_call_id, None)
         if orphan is not None:
