@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ohtui.settings.config_file import ConfigFile, locate
+from ohtui.settings.config_file import ConfigFile, locate, section_keys
 from ohtui.settings.schema import Settings
 
 
@@ -284,3 +284,35 @@ def test_locate_understands_tables_dotted_keys_and_inline_tables() -> None:
     assert locate(text, ["confirmation", "rules", 1, "tool"]) == 10
     assert locate(text, ["confirmation", "rules", 0, "tool"]) == 8
     assert locate(text, ["ui", "theme"]) is None
+
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "config.example.toml"
+
+
+def test_the_example_file_loads_to_exactly_the_defaults() -> None:
+    loaded = ConfigFile(EXAMPLE).load()
+    assert loaded.error is None and loaded.warnings == []
+    assert loaded.settings == Settings()
+
+
+def test_the_example_file_documents_every_key() -> None:
+    text = EXAMPLE.read_text(encoding="utf-8")
+    written = set()
+    table = ""
+    for raw in text.splitlines():
+        line = raw.lstrip("# ").strip()  # commented-out keys count: they have no default
+        if line.startswith("[") and line.endswith("]") and " " not in line:
+            table = line.strip("[]")
+        elif " = " in line:
+            written.add(f"{table}.{line.split(' = ')[0]}")
+    expected = {
+        f"{section}.{key}" for section in Settings.model_fields for key in section_keys(section)
+    }
+    expected.discard("agent.stuck_thresholds")  # a table of its own, below
+    expected |= {
+        f"agent.stuck_thresholds.{key}"
+        for key in ("action_observation", "action_error", "monologue", "alternating_pattern")
+    }
+    expected.discard("confirmation.rules")
+    expected |= {"confirmation.rules.tool", "confirmation.rules.command_prefix"}
+    assert expected <= written, expected - written
