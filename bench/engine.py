@@ -20,21 +20,25 @@ import textwrap
 import time
 from pathlib import Path
 
+from user_env import compile_bytecode, user_env
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))  # the scripted LLM server
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 
 def bench_import(runs: int = 7) -> None:
+    compile_bytecode()
+    env = user_env()
     times = []
     for _ in range(runs):
         start = time.perf_counter()
-        subprocess.run([sys.executable, "-c", "import ohtui.sdk"], check=True)
+        subprocess.run([sys.executable, "-c", "import ohtui.sdk"], check=True, env=env)
         times.append(time.perf_counter() - start)
     bare = []
     for _ in range(runs):
         start = time.perf_counter()
-        subprocess.run([sys.executable, "-c", "pass"], check=True)
+        subprocess.run([sys.executable, "-c", "pass"], check=True, env=env)
         bare.append(time.perf_counter() - start)
     print(
         f"import ohtui.sdk: {statistics.median(times):.3f} s wall "

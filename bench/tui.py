@@ -30,6 +30,8 @@ import textwrap
 import time
 from pathlib import Path
 
+from user_env import compile_bytecode
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))  # the scripted LLM server
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -62,8 +64,7 @@ class Terminal:
         if self.pid == 0:  # the child
             os.environ.update(env)
             os.environ["TERM"] = "xterm-256color"
-            # As installed for a user: bytecode is cached (see compile_bytecode).
-            os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+            os.environ.pop("PYTHONDONTWRITEBYTECODE", None)  # as a user has it: see user_env
             os.execvp(argv[0], argv)
         fcntl.ioctl(self.fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
         self.started = time.monotonic()
@@ -268,12 +269,6 @@ def bench_streaming(events: int = 5_000, chunks: int = 2_000, rate: float = 50.0
         f"longest gap between screen updates {max(gaps, default=0) * 1000:.0f} ms   "
         "target p99 <= 50 ms, no stall > 100 ms"
     )
-
-
-def compile_bytecode() -> None:
-    """Cache ohtui's bytecode, as a user's first run does (this machine's environment may
-    set PYTHONDONTWRITEBYTECODE, which would make every start compile every module)."""
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "ohtui")], check=True)
 
 
 if __name__ == "__main__":
