@@ -24,7 +24,8 @@ from textual.app import App
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from ohtui.tui.screens.picker import SEARCH_LIMIT, PickerScreen, preview_content  # noqa: E402
+from ohtui.tui.picker_rows import preview_content  # noqa: E402
+from ohtui.tui.screens.picker import SEARCH_LIMIT, PickerScreen  # noqa: E402
 
 RUNS = 7
 WORKSPACES = 5

@@ -23,8 +23,9 @@ from textual.widgets import Input, OptionList, Static
 import ohtui.sdk.conversation.store as store_module
 from ohtui.sdk import LLM, Agent, AlwaysConfirm, Conversation, ConversationExecutionStatus, Tool
 from ohtui.sdk.conversation import list_conversations
+from ohtui.tui.picker_rows import relative_time
 from ohtui.tui.screens.confirm import ConfirmScreen
-from ohtui.tui.screens.picker import PickerScreen, relative_time
+from ohtui.tui.screens.picker import PickerScreen
 from ohtui.tui.screens.text_prompt import TextPromptScreen
 
 NOW = 1_750_000_000.0
