@@ -162,9 +162,21 @@ def _run(conversation: LocalConversation, options: HeadlessOptions, output: _Out
                     "(run with --yes, or with --confirm never, to allow them)."
                 )
                 return ExitCode.STOPPED
-            conversation.reject_pending_actions(REJECTED)
-        # With --yes the next run() executes the pending actions: that is the approval.
+            needing = _needing_approval(conversation)
+            conversation.reject_pending_actions(REJECTED, action_ids=needing)
+        # The next run() executes what is still pending: with --yes, that is the approval.
     return _finish(conversation, output)
+
+
+def _needing_approval(conversation: LocalConversation) -> list[str] | None:
+    """The waiting actions the policy would not allow by themselves (a batch waits as one;
+    its harmless actions still run). None: all of them."""
+    state = conversation.state
+    working_dir = conversation.workspace.working_dir
+    pending = state.get_unmatched_actions(state.events)
+    policy = state.confirmation_policy
+    needing = [a.id for a in pending if policy.decide(a, working_dir).verdict != "allow"]
+    return needing or None
 
 
 def _exit_code_for(error: BaseException) -> ExitCode:

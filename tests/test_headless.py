@@ -312,3 +312,26 @@ def test_help_lists_everything_without_loading_the_engine() -> None:
     ).stdout
     for heavy in ("'litellm'", "'textual'", "'pydantic'", "'ohtui.sdk'", "'keyring'"):
         assert heavy not in loaded
+
+
+def test_only_the_actions_needing_approval_are_rejected(
+    ohtui: Run, llm_server: ScriptedLLMServer, home: Path
+) -> None:
+    llm_server.reply_tool_calls(
+        [
+            ("terminal", {"command": "touch safe.txt", "security_risk": "LOW"}),
+            ("terminal", {"command": "rm -rf ~/precious", "security_risk": "LOW"}),
+        ]
+    )
+    llm_server.reply_text("One of two.")
+    result = ohtui("-p", "two things")
+    assert result.code == 0, result.err
+    assert (home / "project" / "safe.txt").exists()
+    calls = llm_server.requests[1]["messages"][-3]["tool_calls"]
+    answers = {
+        m["tool_call_id"]: json.dumps(m)
+        for m in llm_server.requests[1]["messages"]
+        if m["role"] == "tool"
+    }
+    touch, remove = (answers[call["id"]] for call in calls)
+    assert "headless" not in touch and "headless" in remove
