@@ -271,8 +271,38 @@ def bench_streaming(events: int = 5_000, chunks: int = 2_000, rate: float = 50.0
     )
 
 
+def bench_picker(count: int = 1000) -> None:
+    """`ohtui --resume` with 1,000 saved conversations: launch to the newest one listed."""
+    from picker import create
+
+    with tempfile.TemporaryDirectory() as tmp:
+        base = Path(tmp)
+        ids = create(base / "data", count)
+        env = {
+            "OHTUI_DATA_DIR": f"{tmp}/data",
+            "OHTUI_LOG_DIR": f"{tmp}/log",
+            "OHTUI_CONFIG": f"{tmp}/config.toml",
+        }
+        workspace = base / "data" / f"project-{(len(ids) - 1) % 5}"
+        last = len(ids) - 1  # the newest: titled unless a multiple of 3 (see picker.create)
+        newest = f"Fix mod{last}" if last % 3 else f"conversation {last}, turn 0"
+        times, rss = [], []
+        for _ in range(5):
+            term = Terminal(ohtui_argv("--resume", "-w", str(workspace)), env)
+            try:
+                times.append(term.wait_for(newest))
+                rss.append(term.rss_mb())
+            finally:
+                term.kill()
+    print(
+        f"ohtui --resume with {count:,} conversations: newest listed after "
+        f"{statistics.median(times):.3f} s, {statistics.median(rss):.0f} MB   "
+        "OpenHands CLI: 0.8 s to list 1,000"
+    )
+
+
 if __name__ == "__main__":
-    which = set(sys.argv[1:]) or {"frame", "open", "stream"}
+    which = set(sys.argv[1:]) or {"frame", "open", "stream", "pick"}
     compile_bytecode()
     if "frame" in which:
         bench_first_frame()
@@ -280,3 +310,5 @@ if __name__ == "__main__":
         bench_open_large()
     if "stream" in which:
         bench_streaming()
+    if "pick" in which:
+        bench_picker()

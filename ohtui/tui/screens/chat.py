@@ -397,17 +397,15 @@ class ChatScreen(Screen[None]):
             )
 
     def open_picker(self) -> None:
-        """Choose a saved conversation to resume (a new one if none is chosen at start)."""
+        """Choose a saved conversation to resume (a new one if none is chosen at start).
 
-        def show() -> None:
-            from ohtui.tui.screens.picker import PickerScreen
+        It opens at once: where conversations live is known before the settings load."""
+        from ohtui.tui.screens.picker import PickerScreen
 
-            directory = self.options.persistence_dir or self.profile.conversations_dir
-            current = self._session.conversation_id if self._session is not None else None
-            picker = PickerScreen(directory, self.options.workspace, current_id=current)
-            self.app.push_screen(picker, self._picked)
-
-        self.with_profile(show)
+        directory = self.options.persistence_dir or self.profile.conversations_dir
+        current = self._session.conversation_id if self._session is not None else None
+        picker = PickerScreen(directory, self.options.workspace, current_id=current)
+        self.app.push_screen(picker, self._picked)
 
     def _picked(self, conversation_id: str | None) -> None:
         current = self._session.conversation_id if self._session is not None else None
