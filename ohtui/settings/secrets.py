@@ -364,6 +364,18 @@ def provider_of(model: str) -> str:
     return provider.strip().lower() if slash and provider.strip() else "openai"
 
 
+NO_KEY_PROVIDERS = frozenset(
+    {"ollama", "ollama_chat", "lm_studio", "llamafile", "hosted_vllm", "vllm"}
+    | {"bedrock", "sagemaker", "vertex_ai", "vertex_ai_beta"}
+)
+"""Local servers, and clouds whose credentials come from their own tools (AWS, gcloud)."""
+
+
+def needs_api_key(provider: str) -> bool:
+    """Whether `provider` is normally called with an API key."""
+    return provider not in NO_KEY_PROVIDERS
+
+
 def provider_env_var(provider: str) -> str:
     """The variable that usually holds `provider`'s API key: "openai" -> "OPENAI_API_KEY"."""
     return f"{provider.upper().replace('-', '_')}_API_KEY"

@@ -177,6 +177,11 @@ class Session:
         problem = self._safety.install(policy)
         if problem:
             self._post(msg.Notice(problem, "warning"))
+        if opened.key_source == "none" and not profile.settings.llm.base_url:
+            from ohtui.settings.secrets import needs_api_key, provider_of
+
+            if needs_api_key(provider_of(opened.model)):
+                self._post(msg.Notice(missing_key(profile, opened.model), "warning"))
         return conversation, opened.resumed
 
     # --- engine callbacks (worker threads) ------------------------------------------------
@@ -506,6 +511,19 @@ class Session:
 
 
 NOT_APPROVED = "Not approved: the user answered with a new message instead (read it)."
+
+
+def missing_key(profile: Profile, model: str) -> str:
+    """What to tell when no API key was found for `model`, and where it could go."""
+    from ohtui.settings.secrets import provider_env_var, provider_of
+
+    variable = provider_env_var(provider_of(model))
+    keyring = profile.keyring
+    why = "" if keyring.available else f" {keyring.problem}"
+    return (
+        f"No API key for {model}.{why} Set {variable} (or OHTUI_API_KEY), or enter the key "
+        "in /settings."
+    )
 
 
 def settle_heap() -> None:

@@ -413,3 +413,24 @@ async def test_outputs_can_be_shown_expanded_by_default(
         await wait(pilot, lambda: app.screen is app.chat, what="back to the chat")
         await wait(pilot, lambda: not action_cells(app, "terminal")[0].expanded, what="folded")
         assert "more lines" in cell_text(action_cells(app, "terminal")[0])
+
+
+async def test_a_keyring_that_hangs_costs_seconds_not_the_session(
+    app_options: AppOptions, wait: Any, os_keyring: Any, llm_server: ScriptedLLMServer
+) -> None:
+    """A locked Secret Service can wait for a password prompt forever: the probe gives up,
+    the conversation opens, and the missing key is explained."""
+    assert app_options.config_file is not None
+    app_options.config_file.write_text(
+        '[llm]\nmodel = "anthropic/claude-sonnet-4-5"\n[ui]\nauto_title = false\n',
+        encoding="utf-8",
+    )
+    options = replace(app_options, model=None, base_url=None, api_key=None, use_keyring=True)
+    with os_keyring.frozen():
+        app = OhtuiApp(options)
+        async with app.run_test(size=SIZE, notifications=True) as pilot:
+            await wait(pilot, lambda: chat_ready(app), timeout=15, what="the chat")
+            assert status(app) == "idle"
+            await wait(pilot, lambda: "No API key for" in screen_text(app), what="the notice")
+            text = " ".join(screen_text(app).split())
+            assert "did not answer within 3 s" in text and "ANTHROPIC_API_KEY" in text
