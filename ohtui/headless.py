@@ -98,7 +98,14 @@ def run_headless(
 
 def _open(options: HeadlessOptions, output: _Output) -> LocalConversation | ExitCode:
     from ohtui.logs import mask_in_logs
-    from ohtui.opening import Callbacks, SetupError, Target, install_safety, open_conversation
+    from ohtui.opening import (
+        Callbacks,
+        SetupError,
+        Target,
+        install_safety,
+        missing_key,
+        open_conversation,
+    )
     from ohtui.sdk import ConversationNotFoundError, PersistenceError
     from ohtui.settings import paths
     from ohtui.settings.approval_rules import ApprovalRuleStore
@@ -129,6 +136,9 @@ def _open(options: HeadlessOptions, output: _Output) -> LocalConversation | Exit
         output.problem(str(exc))
         return ExitCode.CONFIGURATION
     mask_in_logs(opened.conversation)
+    missing = missing_key(profile, opened)
+    if missing:
+        output.problem(missing)
     store = ApprovalRuleStore(paths.approval_rules_file(), profile if profile.config_path else None)
     problem = install_safety(opened.conversation, profile.settings.confirmation.policy, store)
     if problem:

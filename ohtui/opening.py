@@ -10,14 +10,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ohtui.settings.profile import Profile
+from ohtui.settings.secrets import NO_KEY
 
 if TYPE_CHECKING:
     from ohtui.sdk import ConfirmationPolicyBase, Event, LocalConversation
     from ohtui.sdk.conversation import ConversationSummary
     from ohtui.sdk.llm import LLMStreamChunk
     from ohtui.settings.approval_rules import ApprovalRuleStore
-
-NO_KEY = "no-key-needed"
 
 
 class SetupError(Exception):
@@ -91,7 +90,7 @@ def open_conversation(
         resolved = profile.api_key(model)
         api_key, key_source = resolved.value, resolved.source
     if api_key is None and settings.llm.base_url:
-        api_key = NO_KEY  # local OpenAI-compatible servers rarely want one; a 401 says so
+        api_key = NO_KEY
     llm_settings = settings.llm
     llm = LLM(
         model=model,
@@ -126,6 +125,24 @@ def open_conversation(
     )
     resumed = len(conversation.state.events) > 0
     return Opened(conversation, model, resumed, key_source)
+
+
+def missing_key(profile: Profile, opened: Opened) -> str | None:
+    """What to tell when no API key was found for a model that needs one (None: all is
+    well): where the key could come from, and why the keyring did not give one."""
+    from ohtui.settings.secrets import needs_api_key, provider_env_var, provider_of
+
+    provider = provider_of(opened.model)
+    if opened.key_source != "none" or profile.settings.llm.base_url:
+        return None
+    if not needs_api_key(provider):
+        return None
+    keyring = profile.keyring
+    why = "" if keyring.available else f" {keyring.problem}"
+    return (
+        f"No API key for {opened.model}.{why} Set {provider_env_var(provider)} (or "
+        "OHTUI_API_KEY), or enter the key in /settings."
+    )
 
 
 def _find(

@@ -10,7 +10,6 @@ if TYPE_CHECKING:
     from ohtui.settings.schema import LLMSettings
 
 CHECK_TIMEOUT = 30.0
-NO_KEY = "no-key-needed"
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,11 +25,12 @@ def check_llm(settings: LLMSettings, api_key: str | None) -> CheckResult:
     """Ask the model for a few tokens (no retries); never raises. Blocks: call off the UI."""
     from ohtui.sdk import LLM, Message, TextContent
     from ohtui.sdk.llm import LLMError
+    from ohtui.settings.secrets import NO_KEY
 
     if not settings.model:
         return CheckResult(False, "Choose a model first.", 0.0)
     if api_key is None and settings.base_url:
-        api_key = NO_KEY  # a local server rarely wants one; a 401 says so
+        api_key = NO_KEY
     llm = LLM(
         model=settings.model,
         base_url=settings.base_url,

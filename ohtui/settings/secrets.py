@@ -364,6 +364,10 @@ def provider_of(model: str) -> str:
     return provider.strip().lower() if slash and provider.strip() else "openai"
 
 
+NO_KEY = "no-key-needed"
+"""The key sent to an OpenAI-compatible server when none is set (most local ones want none;
+a server that does answers 401, which says so)."""
+
 NO_KEY_PROVIDERS = frozenset(
     {"ollama", "ollama_chat", "lm_studio", "llamafile", "hosted_vllm", "vllm"}
     | {"bedrock", "sagemaker", "vertex_ai", "vertex_ai_beta"}

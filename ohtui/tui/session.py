@@ -18,7 +18,14 @@ from textual.message import Message
 from textual.message_pump import MessagePump
 
 from ohtui.logs import mask_in_logs
-from ohtui.opening import Callbacks, NoModelError, Target, find_target, open_conversation
+from ohtui.opening import (
+    Callbacks,
+    NoModelError,
+    Target,
+    find_target,
+    missing_key,
+    open_conversation,
+)
 from ohtui.settings.approval_rules import ApprovalRuleStore
 from ohtui.tui import messages as msg
 from ohtui.tui.approval_types import ApprovalDecision, PendingActionView, RuleRow
@@ -177,11 +184,9 @@ class Session:
         problem = self._safety.install(policy)
         if problem:
             self._post(msg.Notice(problem, "warning"))
-        if opened.key_source == "none" and not profile.settings.llm.base_url:
-            from ohtui.settings.secrets import needs_api_key, provider_of
-
-            if needs_api_key(provider_of(opened.model)):
-                self._post(msg.Notice(missing_key(profile, opened.model), "warning"))
+        missing = missing_key(profile, opened)
+        if missing:
+            self._post(msg.Notice(missing, "warning"))
         return conversation, opened.resumed
 
     # --- engine callbacks (worker threads) ------------------------------------------------
@@ -511,19 +516,6 @@ class Session:
 
 
 NOT_APPROVED = "Not approved: the user answered with a new message instead (read it)."
-
-
-def missing_key(profile: Profile, model: str) -> str:
-    """What to tell when no API key was found for `model`, and where it could go."""
-    from ohtui.settings.secrets import provider_env_var, provider_of
-
-    variable = provider_env_var(provider_of(model))
-    keyring = profile.keyring
-    why = "" if keyring.available else f" {keyring.problem}"
-    return (
-        f"No API key for {model}.{why} Set {variable} (or OHTUI_API_KEY), or enter the key "
-        "in /settings."
-    )
 
 
 def settle_heap() -> None:
