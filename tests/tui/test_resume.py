@@ -41,7 +41,9 @@ def save(
     workspace: Any = None,
 ) -> str:
     """A conversation saved through the engine, one scripted reply per message; returns its id."""
-    llm = LLM(model="openai/test-model", base_url=server.base_url, api_key="sk-test")
+    llm = LLM(
+        model="openai/test-model", base_url=server.base_url, api_key="sk-test", usage_id="agent"
+    )
     conversation = LocalConversation(
         agent=Agent(llm=llm, tools=[Tool(name="terminal")]),
         workspace=workspace or options.workspace,
@@ -89,6 +91,8 @@ async def test_resume_without_an_id_opens_the_picker_and_shows_the_whole_history
         assert user_texts(app) == ["alpha one", "alpha two"]
         assert app.chat is not None and app.chat.session.conversation_id == older
         assert status(app) == "finished"
+        # Its stats come back too: the context the last call used (scripted usage).
+        await wait(pilot, lambda: app.chat.status_bar.context_used == 1240, what="stats")
     assert len(list_conversations(app_options.persistence_dir or "")) == 2  # no new one
 
 

@@ -1,0 +1,90 @@
+"""Opening conversations from a profile: secrets reach the conversation, and a resumed one
+gets its saved secrets back, decrypted with the key in the OS keyring."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ohtui.opening import NoModelError, SetupError, Target, open_conversation
+from ohtui.settings.profile import Profile
+from ohtui.settings.secrets import SecretStore, probe_keyring
+
+CONFIG = '[llm]\nmodel = "openai/test-model"\nbase_url = "http://127.0.0.1:9/v1"\n'
+
+
+def profile(tmp_path: Path, *, use_keyring: bool = True) -> Profile:
+    path = tmp_path / "config.toml"
+    path.write_text(CONFIG, encoding="utf-8")
+    return Profile(path, use_keyring=use_keyring, environ={}).load()
+
+
+def test_user_secrets_reach_the_conversation_and_come_back_from_the_keyring(
+    tmp_path: Path, workspace: Path, persistence_dir: Path, os_keyring: object
+) -> None:
+    SecretStore(probe_keyring()).set_user_secrets({"DEPLOY_TOKEN": "tok-encrypted-77"})
+    opened = open_conversation(profile(tmp_path), workspace, persistence_dir)
+    registry = opened.conversation.state.secret_registry
+    assert registry.get_secrets_as_env_vars("echo $DEPLOY_TOKEN") == {
+        "DEPLOY_TOKEN": "tok-encrypted-77"
+    }
+    conversation_id = opened.conversation.id.hex
+    opened.conversation.send_message("hello")  # something to resume
+    opened.conversation.close()
+    for saved in persistence_dir.rglob("*"):
+        if saved.is_file():
+            assert b"tok-encrypted-77" not in saved.read_bytes(), saved
+
+    # The user removes the secret from the settings; the conversation still had it.
+    SecretStore(probe_keyring()).set_user_secrets({})
+    again = open_conversation(
+        profile(tmp_path), workspace, persistence_dir, Target(resume_id=conversation_id)
+    )
+    try:
+        assert again.resumed
+        restored = again.conversation.state.secret_registry
+        assert restored.get_secrets_as_env_vars("echo $DEPLOY_TOKEN") == {
+            "DEPLOY_TOKEN": "tok-encrypted-77"
+        }
+    finally:
+        again.conversation.close()
+
+
+def test_without_a_keyring_saved_secrets_are_not_restored(
+    tmp_path: Path, workspace: Path, persistence_dir: Path, no_keyring: None
+) -> None:
+    first = profile(tmp_path)
+    first.use_memory_secrets()
+    first.secrets.set_user_secrets({"DEPLOY_TOKEN": "tok-memory-only"})
+    opened = open_conversation(first, workspace, persistence_dir)
+    assert opened.conversation.state.secret_registry.get_secrets_as_env_vars("$DEPLOY_TOKEN")
+    opened.conversation.send_message("hello")
+    conversation_id = opened.conversation.id.hex
+    opened.conversation.close()
+    again = open_conversation(
+        profile(tmp_path), workspace, persistence_dir, Target(resume_id=conversation_id)
+    )
+    try:
+        registry = again.conversation.state.secret_registry
+        assert registry.get_secrets_as_env_vars("echo $DEPLOY_TOKEN") == {}
+    finally:
+        again.conversation.close()
+    for saved in persistence_dir.rglob("*"):
+        if saved.is_file():
+            assert b"tok-memory-only" not in saved.read_bytes(), saved
+
+
+def test_no_model_and_nothing_to_continue_say_what_to_do(
+    tmp_path: Path, workspace: Path, persistence_dir: Path
+) -> None:
+    empty = Profile(tmp_path / "none.toml", use_keyring=False, environ={}).load()
+    with pytest.raises(NoModelError, match="Choose one in /settings"):
+        open_conversation(empty, workspace, persistence_dir)
+    with pytest.raises(SetupError, match=r"No saved conversation in .* to continue"):
+        open_conversation(
+            profile(tmp_path, use_keyring=False),
+            workspace,
+            persistence_dir,
+            Target(continue_latest=True),
+        )
