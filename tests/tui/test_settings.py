@@ -221,7 +221,7 @@ async def test_invalid_fields_are_named_and_nothing_is_saved(
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_settings(pilot, wait)
         fill(screen, model="openai/x", base_url="localhost:8000")
-        await pilot.press("ctrl+s")
+        await press(pilot, "#save")  # the button, as a mouse user would
         assert "llm.base_url: must start with http:// or https://" in screen_text(app)
         fill(screen, provider=CUSTOM, base_url="", model="x")
         await pilot.press("ctrl+s")

@@ -133,7 +133,7 @@ class SettingsScreen(Screen[SettingsSaved | None]):
                     )
                 with Horizontal(classes="row", id="check-row"):
                     yield Label("", classes="label")
-                    yield Button("Test the model", id="check", compact=True)
+                    yield Button("Test the model", id="check", compact=True, action="screen.check")
                     yield Static("", id="check-result", markup=False)
 
                 yield Static("Secrets the agent may use", classes="group")
@@ -181,9 +181,14 @@ class SettingsScreen(Screen[SettingsSaved | None]):
                 yield Static(self._file_note(), id="file-note", classes="note", markup=False)
             yield Static("", id="error", markup=False)
             with Horizontal(id="buttons"):
-                yield Button("Save", id="save", variant="primary", compact=True)
                 yield Button(
-                    "Cancel" if not self.first_run else "Not now", id="cancel", compact=True
+                    "Save", id="save", variant="primary", compact=True, action="screen.save"
+                )
+                yield Button(
+                    "Cancel" if not self.first_run else "Not now",
+                    id="cancel",
+                    compact=True,
+                    action="screen.cancel",
                 )
             yield Static(
                 "ctrl+s save · ctrl+t test · tab next field · esc cancel",
@@ -361,18 +366,6 @@ class SettingsScreen(Screen[SettingsSaved | None]):
         if name in self._secrets:
             del self._secrets[name]
             self._show_secrets()
-
-    @on(Button.Pressed, "#check")
-    def _check_pressed(self) -> None:
-        self.action_check()
-
-    @on(Button.Pressed, "#save")
-    def _save_pressed(self) -> None:
-        self.action_save()
-
-    @on(Button.Pressed, "#cancel")
-    def _cancel_pressed(self) -> None:
-        self.action_cancel()
 
     def action_cancel(self) -> None:
         """Leave without saving."""
