@@ -434,3 +434,21 @@ async def test_a_keyring_that_hangs_costs_seconds_not_the_session(
             await wait(pilot, lambda: "No API key for" in screen_text(app), what="the notice")
             text = " ".join(screen_text(app).split())
             assert "did not answer within 3 s" in text and "ANTHROPIC_API_KEY" in text
+
+
+async def test_saving_settings_before_anything_was_said_opens_a_fresh_conversation(
+    app_options: AppOptions, wait: Any, llm_server: ScriptedLLMServer
+) -> None:
+    """An empty conversation is deleted when it closes, so 'reopen with the new settings'
+    must start a new one, not fail to find it."""
+    app = OhtuiApp(app_options)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await wait(pilot, lambda: chat_ready(app), what="the chat")
+        await submit(pilot, "/settings")
+        screen = await open_settings(pilot, wait)
+        screen.query_one("#reasoning").value = "high"  # type: ignore[attr-defined]
+        await pilot.press("ctrl+s")
+        await wait(pilot, lambda: chat_ready(app) and status(app) == "idle", what="reopened")
+        assert "No saved conversation" not in screen_text(app)
+        assert "The last one is saved" not in screen_text(app)
+    assert saved_config(app_options)["llm"] == {"reasoning_effort": "high"}

@@ -372,8 +372,11 @@ class ChatScreen(Screen[None]):
         from ohtui.tui.session import Session
 
         old = self._session
+        kept = None if old is None or old.empty else old.conversation_id
         if old is not None:
-            old.close()
+            old.close()  # an empty conversation is deleted: reopening it means a new one
+            if resume_id is not None and resume_id == old.conversation_id and kept is None:
+                resume_id = None
         self.options = replace(
             self.options,
             resume_id=resume_id,
@@ -391,10 +394,8 @@ class ChatScreen(Screen[None]):
         self.status_bar.context_used = 0
         self.sub_title = ""
         self.session.open()
-        if old is not None and old.conversation_id and resume_id is None:
-            self.notify(
-                f"Started a new conversation. The last one is saved ({old.conversation_id[:8]})."
-            )
+        if kept and resume_id is None:
+            self.notify(f"Started a new conversation. The last one is saved ({kept[:8]}).")
 
     def open_picker(self) -> None:
         """Choose a saved conversation to resume (a new one if none is chosen at start).
