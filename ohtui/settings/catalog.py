@@ -30,7 +30,7 @@ FEATURED = (
     "ollama",
     CUSTOM,
 )
-"""Providers listed first, in this order; the rest follow alphabetically."""
+"""The providers the settings screen offers (any other works as "provider/model")."""
 PROVIDER_LABELS = {
     "anthropic": "Anthropic",
     "openai": "OpenAI",
@@ -50,12 +50,6 @@ class Catalog:
     """Chat models by provider, named as litellm wants them ("anthropic/claude-…")."""
 
     models: dict[str, tuple[str, ...]]
-
-    @property
-    def providers(self) -> list[str]:
-        """Featured providers first, then every other one alphabetically."""
-        others = sorted(p for p in self.models if p not in FEATURED)
-        return [*FEATURED, *others]
 
     def matches(self, provider: str | None, typed: str, limit: int = 50) -> list[str]:
         """Models of `provider` (all: None) containing every word of `typed`, shortest first."""

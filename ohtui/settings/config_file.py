@@ -31,7 +31,6 @@ class ConfigError(Exception):
     def __init__(self, path: Path, message: str, line: int | None = None) -> None:
         self.path = path
         self.line = line
-        self.detail = message
         where = f"{path}, line {line}" if line else str(path)
         super().__init__(f"{where}: {message}")
 

@@ -74,26 +74,24 @@ class Profile:
         """Whether `load` has finished (so reading settings will not block)."""
         return self._settings is not None and self._secrets is not None
 
-    def reload(self) -> None:
-        """Read config.toml again (after the user edited it)."""
-        with self._lock:
-            self._settings = None
-            self._load_settings()
-
     def _load_settings(self) -> None:
-        from ohtui.settings.config_file import ConfigFile, LoadedConfig
-        from ohtui.settings.overrides import OverrideError, apply_overrides
+        from ohtui.settings.config_file import LoadedConfig
         from ohtui.settings.schema import Settings
 
-        self._loaded = (
-            ConfigFile(self.config_path).load() if self.config_path else LoadedConfig(Settings())
-        )
-        problems = [str(self._loaded.error)] if self._loaded.error else []
+        config = self.config_file
+        self._apply(config.load() if config is not None else LoadedConfig(Settings()))
+
+    def _apply(self, loaded: LoadedConfig) -> None:
+        """Put what was read in force, with this run's overrides on top."""
+        from ohtui.settings.overrides import OverrideError, apply_overrides
+
+        self._loaded = loaded
+        problems = [str(loaded.error)] if loaded.error else []
         try:
-            self._settings = apply_overrides(self._loaded.settings, self.overrides)
+            self._settings = apply_overrides(loaded.settings, self.overrides)
         except OverrideError as exc:
             problems.append(str(exc))
-            self._settings = self._loaded.settings
+            self._settings = loaded.settings
         self.problem = "\n".join(problems) or None
 
     def _open_secrets(self) -> SecretStore:
@@ -227,19 +225,15 @@ class Profile:
 
     def save(self, settings: Settings) -> None:
         """Write `settings` to config.toml (atomically) and put them in force."""
+        from ohtui.settings.config_file import LoadedConfig
+
         config = self.config_file
         with self._lock:
-            if config is not None:
-                config.save(settings)
-            self._settings = None
-            self._loaded = None
             if config is None:
-                from ohtui.settings.config_file import LoadedConfig
-
-                self._loaded = LoadedConfig(settings)
-                self._settings = settings
-            else:
-                self._load_settings()
+                self._apply(LoadedConfig(settings))
+                return
+            config.save(settings)
+            self._apply(config.load())
 
     def user_rules(self) -> list[ApprovalRule]:
         """The approval rules of scope user, read from config.toml now."""

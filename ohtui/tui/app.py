@@ -44,7 +44,7 @@ class OhtuiApp(App[None]):
         self._profile_seen = False
         if options.resume_id or options.continue_latest:
             # Resuming shows history as soon as it can: load the engine while Textual starts.
-            threading.Thread(target=_preload, name="ohtui-preload", daemon=True).start()
+            threading.Thread(target=load_engine, name="ohtui-preload", daemon=True).start()
 
     def get_default_screen(self) -> ChatScreen:
         """The chat is the app's base screen (no extra screen to compose first)."""
@@ -113,8 +113,3 @@ class OhtuiApp(App[None]):
         if self.chat is not None:
             self.resume_hint = self.chat.shutdown()
         self.exit()
-
-
-def _preload() -> None:
-    """The engine and the cells' Markdown: what showing history needs."""
-    load_engine()

@@ -280,33 +280,29 @@ class ConversationStore:
     def delete(self, conversation_id: str) -> bool:
         """Delete a conversation and its events; False if there was none."""
         with self._transaction() as conn:
-            row = conn.execute(
-                "SELECT key FROM conversations WHERE id = ?", (conversation_id,)
-            ).fetchone()
-            if row is None:
+            key = _key_of(conn, conversation_id)
+            if key is None:
                 return False
-            conn.execute("DELETE FROM events WHERE conversation = ?", row)
+            conn.execute("DELETE FROM events WHERE conversation = ?", (key,))
             conn.execute(
                 "DELETE FROM message_search WHERE rowid BETWEEN ? AND ?",
-                (row[0] << 32, (row[0] << 32) | 0xFFFFFFFF),
+                (key << 32, (key << 32) | 0xFFFFFFFF),
             )
-            conn.execute("DELETE FROM states WHERE conversation = ?", row)
-            conn.execute("DELETE FROM conversations WHERE key = ?", row)
+            conn.execute("DELETE FROM states WHERE conversation = ?", (key,))
+            conn.execute("DELETE FROM conversations WHERE key = ?", (key,))
             return True
 
     @_db_errors
     def rename(self, conversation_id: str, title: str) -> bool:
         """Set a conversation's title in its summary and saved state."""
         with self._transaction() as conn:
-            row = conn.execute(
-                "SELECT key FROM conversations WHERE id = ?", (conversation_id,)
-            ).fetchone()
-            if row is None:
+            key = _key_of(conn, conversation_id)
+            if key is None:
                 return False
-            conn.execute("UPDATE conversations SET title = ? WHERE key = ?", (title, row[0]))
+            conn.execute("UPDATE conversations SET title = ? WHERE key = ?", (title, key))
             conn.execute(
                 "UPDATE states SET state = json_set(state, '$.title', ?) WHERE conversation = ?",
-                (title, row[0]),
+                (title, key),
             )
             return True
 
@@ -476,6 +472,12 @@ def fts_query(text: str) -> str:
     quoted = [f'"{w}"' for w in words]
     quoted[-1] += "*"
     return " ".join(quoted)
+
+
+def _key_of(conn: sqlite3.Connection, conversation_id: str) -> int | None:
+    """The row key of a conversation, or None if there is none."""
+    row = conn.execute("SELECT key FROM conversations WHERE id = ?", (conversation_id,)).fetchone()
+    return None if row is None else int(row[0])
 
 
 def _summary_values(summary: dict[str, Any]) -> tuple[Any, ...]:
