@@ -17,16 +17,15 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Button, Input, Label, OptionList, Select, Static, Switch
-from textual.widgets.option_list import Option
+from textual.widgets import Button, Input, Label, Select, Static, Switch
 
 from ohtui.settings.catalog import CUSTOM, FEATURED, provider_label
 from ohtui.tui.display import short_path
 from ohtui.tui.options import POLICY_LABELS, POLICY_ORDER
 from ohtui.tui.preload import load_engine
 from ohtui.tui.widgets.model_input import ModelInput
+from ohtui.tui.widgets.secrets_editor import SecretsEditor
 
 if TYPE_CHECKING:
     from ohtui.settings.catalog import Catalog
@@ -34,7 +33,6 @@ if TYPE_CHECKING:
     from ohtui.settings.schema import Settings
 
 REASONING = ("none", "minimal", "low", "medium", "high")
-MASK = "••••••••"
 
 
 @dataclass
@@ -73,8 +71,6 @@ class SettingsScreen(Screen[SettingsSaved | None]):
         self.profile = profile
         self.first_run = first_run
         self._saved = profile.saved
-        self._secrets: dict[str, str] = {}
-        self._secrets_before: dict[str, str] = {}
         self._catalog: Catalog | None = None
         self._saved_key = False
         self._forget_key = False
@@ -138,12 +134,7 @@ class SettingsScreen(Screen[SettingsSaved | None]):
 
                 yield Static("Secrets the agent may use", classes="group")
                 yield Static("", id="secrets-note", classes="note", markup=False)
-                yield OptionList(id="secrets", markup=False)
-                with Horizontal(classes="row"):
-                    yield Input(placeholder="NAME", id="secret-name")
-                    yield Input(placeholder="value", password=True, id="secret-value")
-                    yield Button("Add", id="add-secret", compact=True)
-                    yield Button("Remove", id="remove-secret", compact=True)
+                yield SecretsEditor()
 
                 yield Static("Behaviour", classes="group")
                 behaviour = self._saved
@@ -256,11 +247,9 @@ class SettingsScreen(Screen[SettingsSaved | None]):
     def _loaded(self, loaded: _Loaded) -> None:
         self._catalog = loaded.catalog
         self._saved_key = loaded.saved_key
-        self._secrets = dict(loaded.secrets)
-        self._secrets_before = dict(loaded.secrets)
+        self.query_one(SecretsEditor).load(loaded.secrets)
         self._sync_matcher()
         self._show_key_status(loaded.key_source)
-        self._show_secrets()
         if loaded.problem:
             self._show_error(loaded.problem)
 
@@ -289,17 +278,6 @@ class SettingsScreen(Screen[SettingsSaved | None]):
                 "Keys you enter can be kept in memory for this session only."
             )
             note.add_class("-warning")
-
-    def _show_secrets(self) -> None:
-        secrets = self.query_one("#secrets", OptionList)
-        secrets.clear_options()
-        if not self._secrets:
-            secrets.add_option(Option("No secrets yet", disabled=True))
-            return
-        secrets.add_options(
-            Option(Content.assemble((name, "bold"), "  ", (MASK, "$foreground-muted")), id=name)
-            for name in sorted(self._secrets)
-        )
 
     # --- editing --------------------------------------------------------------------------
 
@@ -331,41 +309,9 @@ class SettingsScreen(Screen[SettingsSaved | None]):
         key_input.placeholder = "the saved key is removed when you save"
         self.query_one("#forget-key", Button).display = False
 
-    @on(Button.Pressed, "#add-secret")
-    @on(Input.Submitted, "#secret-value")
-    def _add_secret(self) -> None:
-        from ohtui.settings.secrets import valid_secret_name
-
-        name_input = self.query_one("#secret-name", Input)
-        value_input = self.query_one("#secret-value", Input)
-        name, value = name_input.value.strip(), value_input.value
-        if not valid_secret_name(name):
-            self._show_error(
-                f"'{name}' cannot be a secret name: use letters, digits and _, not starting "
-                "with a digit (the agent sees it as $NAME)."
-            )
-            name_input.focus()
-            return
-        if not value:
-            self._show_error(f"Type the value of {name}.")
-            value_input.focus()
-            return
-        self._secrets[name] = value
-        name_input.value = value_input.value = ""
-        self._show_secrets()
-        self._show_error("")
-        name_input.focus()
-
-    @on(Button.Pressed, "#remove-secret")
-    def _remove_secret(self) -> None:
-        secrets = self.query_one("#secrets", OptionList)
-        if secrets.highlighted is None:
-            self._show_error("Highlight a secret in the list to remove it.")
-            return
-        name = secrets.get_option_at_index(secrets.highlighted).id
-        if name in self._secrets:
-            del self._secrets[name]
-            self._show_secrets()
+    @on(SecretsEditor.Problem)
+    def _secret_problem(self, message: SecretsEditor.Problem) -> None:
+        self._show_error(message.text)
 
     def action_cancel(self) -> None:
         """Leave without saving."""
@@ -407,13 +353,14 @@ class SettingsScreen(Screen[SettingsSaved | None]):
         if settings is None:
             return
         typed_key = self.query_one("#api-key", Input).value.strip() or None
-        secrets_changed = self._secrets != self._secrets_before
-        wants_store = bool(typed_key) or self._forget_key or secrets_changed
+        editor = self.query_one(SecretsEditor)
+        secrets = editor.secrets if editor.changed else None
+        wants_store = bool(typed_key) or self._forget_key or secrets is not None
         store = self.profile.secrets
         if wants_store and not store.persistent and not self.profile.memory_chosen:
-            self._ask_no_keyring(lambda: self._store(settings, typed_key, secrets_changed))
+            self._ask_no_keyring(lambda: self._store(settings, typed_key, secrets))
             return
-        self._store(settings, typed_key, secrets_changed)
+        self._store(settings, typed_key, secrets)
 
     def _ask_no_keyring(self, go_on: Callable[[], None]) -> None:
         from ohtui.settings.secrets import provider_env_var, provider_of
@@ -435,13 +382,18 @@ class SettingsScreen(Screen[SettingsSaved | None]):
 
         self.app.push_screen(NoKeyringScreen(problem, env_var), chosen)
 
-    def _store(self, settings: Settings, typed_key: str | None, secrets_changed: bool) -> None:
+    def _store(
+        self, settings: Settings, typed_key: str | None, secrets: dict[str, str] | None
+    ) -> None:
         self._busy = True
         self._show_error("saving…")
-        self._write(settings, typed_key, secrets_changed)
+        self._write(settings, typed_key, secrets)
 
     @work(thread=True, exclusive=True, group="settings-save")
-    def _write(self, settings: Settings, typed_key: str | None, secrets_changed: bool) -> None:
+    def _write(
+        self, settings: Settings, typed_key: str | None, secrets: dict[str, str] | None
+    ) -> None:
+        """On a worker: config.toml, then the key and the secrets (None: unchanged)."""
         from ohtui.settings.secrets import SecretStoreError, provider_of
 
         before = self.profile.settings
@@ -451,8 +403,8 @@ class SettingsScreen(Screen[SettingsSaved | None]):
             provider = provider_of(settings.llm.model or "")
             if typed_key or self._forget_key:
                 store.set_api_key(provider, typed_key)
-            if secrets_changed:
-                store.set_user_secrets(self._secrets)
+            if secrets is not None:
+                store.set_user_secrets(secrets)
         except (OSError, SecretStoreError) as exc:
             message = str(exc) if isinstance(exc, SecretStoreError) else _os_error(exc)
             self.app.call_from_thread(self._save_failed, message)
@@ -463,7 +415,7 @@ class SettingsScreen(Screen[SettingsSaved | None]):
             or before.agent != after.agent
             or bool(typed_key)
             or self._forget_key
-            or secrets_changed
+            or secrets is not None
         )
         policy = after.confirmation.policy
         changed = policy if policy != before.confirmation.policy else None
