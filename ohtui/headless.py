@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import logging
 import sys
 import threading
 from collections.abc import Mapping
@@ -84,16 +85,21 @@ def run_headless(
     """Run the task to the end; returns the exit code (see ExitCode)."""
     from ohtui.logs import log_to_file
 
-    log_to_file()
+    log_file = log_to_file()
     output = _Output(options.json_output, out or sys.stdout, err or sys.stderr)
-    opened = _open(options, output)
-    if isinstance(opened, ExitCode):
-        return opened
-    conversation = opened
     try:
-        return _run(conversation, options, output)
-    finally:
-        conversation.close()
+        opened = _open(options, output)
+        if isinstance(opened, ExitCode):
+            return opened
+        try:
+            return _run(opened, options, output)
+        finally:
+            opened.close()
+    except Exception as exc:  # a bug of ours: say so plainly, the traceback goes to the log
+        logging.getLogger(__name__).exception("headless run failed")
+        where = getattr(log_file, "baseFilename", "the log file")
+        output.problem(f"unexpected error: {type(exc).__name__}: {exc} (details in {where})")
+        return ExitCode.RUN_ERROR
 
 
 def _open(options: HeadlessOptions, output: _Output) -> LocalConversation | ExitCode:
@@ -106,7 +112,7 @@ def _open(options: HeadlessOptions, output: _Output) -> LocalConversation | Exit
         missing_key,
         open_conversation,
     )
-    from ohtui.sdk import ConversationNotFoundError, PersistenceError
+    from ohtui.sdk import ConversationNotFoundError, PersistenceError, WorkspaceError
     from ohtui.settings import paths
     from ohtui.settings.approval_rules import ApprovalRuleStore
     from ohtui.settings.profile import Profile
@@ -132,7 +138,7 @@ def _open(options: HeadlessOptions, output: _Output) -> LocalConversation | Exit
     except ConversationNotFoundError as exc:
         output.problem(str(exc))
         return ExitCode.USAGE
-    except (SetupError, PersistenceError, OSError) as exc:
+    except (SetupError, PersistenceError, WorkspaceError, OSError) as exc:
         output.problem(str(exc))
         return ExitCode.CONFIGURATION
     mask_in_logs(opened.conversation)

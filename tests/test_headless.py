@@ -335,3 +335,12 @@ def test_only_the_actions_needing_approval_are_rejected(
     }
     touch, remove = (answers[call["id"]] for call in calls)
     assert "headless" not in touch and "headless" in remove
+
+
+def test_a_workspace_that_cannot_be_made_exits_3(ohtui: Run, home: Path) -> None:
+    blocker = home / "a-file"
+    blocker.write_text("not a directory", encoding="utf-8")
+    result = ohtui("-p", "x", "-w", str(blocker / "sub"))
+    assert result.code == 3
+    assert result.err.startswith("ohtui: Cannot create the workspace directory")
+    assert "Traceback" not in result.err
