@@ -56,7 +56,7 @@ def _new(screen: ChatScreen, argument: str) -> None:
 
 def _resume(screen: ChatScreen, argument: str) -> None:
     if argument:
-        screen.switch_to(argument)
+        screen.resume_by_id(argument)
     else:
         screen.open_picker()
 

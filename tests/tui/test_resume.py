@@ -229,3 +229,19 @@ async def test_the_model_titles_a_conversation_after_its_first_exchange(
     assert len(llm_server.requests) == 3
     (saved,) = list_conversations(app_options.persistence_dir or "")
     assert saved.title == "Planning a parser"
+
+
+async def test_resume_with_an_unknown_id_says_so_and_stays(
+    app_options: AppOptions, llm_server: ScriptedLLMServer, wait: Any
+) -> None:
+    llm_server.reply_text("Hi.", usage=USAGE)
+    app = OhtuiApp(app_options)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await wait(pilot, lambda: chat_ready(app), what="the chat")
+        await submit(pilot, "hello")
+        await wait(pilot, lambda: status(app) == "finished", what="the reply")
+        await submit(pilot, "/resume abc123")
+        await wait(pilot, lambda: "No saved conversation has an id" in screen_text(app), what="it")
+        assert app.chat is not None
+        assert app.chat.session.conversation_id == app_options.conversation_id
+        assert user_texts(app) == ["hello"] and status(app) == "finished"

@@ -397,6 +397,25 @@ class ChatScreen(Screen[None]):
         if kept and resume_id is None:
             self.notify(f"Started a new conversation. The last one is saved ({kept[:8]}).")
 
+    def resume_by_id(self, id_prefix: str) -> None:
+        """Go to the saved conversation whose id starts with `id_prefix`; if there is no
+        such one (or several), say so and stay in this one."""
+        directory = self.options.persistence_dir or self.profile.conversations_dir
+
+        def find() -> None:
+            from ohtui.sdk.conversation import ConversationNotFoundError, find_conversation
+            from ohtui.tui.preload import load_engine
+
+            load_engine()
+            try:
+                found = find_conversation(directory, id_prefix)
+            except (ConversationNotFoundError, OSError) as exc:
+                self.app.call_from_thread(self.notify, str(exc), severity="warning")
+                return
+            self.app.call_from_thread(self._picked, found.id)
+
+        threading.Thread(target=find, name="ohtui-find", daemon=True).start()
+
     def open_picker(self) -> None:
         """Choose a saved conversation to resume (a new one if none is chosen at start).
 
