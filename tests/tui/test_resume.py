@@ -28,6 +28,7 @@ from ohtui.tui.screens.approval import ApprovalScreen
 from ohtui.tui.screens.picker import PickerScreen
 from ohtui.tui.screens.text_prompt import TextPromptScreen
 from ohtui.tui.widgets.cells import ErrorCell
+from ohtui.tui.widgets.composer import Composer
 
 pytestmark = pytest.mark.anyio
 
@@ -245,3 +246,17 @@ async def test_resume_with_an_unknown_id_says_so_and_stays(
         assert app.chat is not None
         assert app.chat.session.conversation_id == app_options.conversation_id
         assert user_texts(app) == ["hello"] and status(app) == "finished"
+
+
+async def test_a_message_with_no_conversation_open_is_kept_not_lost(
+    app_options: AppOptions, llm_server: ScriptedLLMServer, wait: Any
+) -> None:
+    app = OhtuiApp(replace(app_options, resume_id="abc123"))
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await wait(pilot, lambda: chat_ready(app), what="the opening to fail")
+        assert status(app) == "error"
+        await submit(pilot, "are you there?")
+        await wait(pilot, lambda: "No conversation is open" in screen_text(app), what="it")
+        assert app.chat is not None
+        assert app.chat.query_one(Composer).text == "are you there?"
+    assert llm_server.requests == []

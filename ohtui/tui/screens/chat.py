@@ -161,6 +161,11 @@ class ChatScreen(Screen[None]):
             name, _, argument = text[1:].partition(" ")
             self.run_slash(name.strip(), argument.strip())
             return
+        if self.session.conversation is None and self._status in ("error", "setup"):
+            self.prefill(text)  # nothing could take it: keep it for when something can
+            fix = "/settings to choose a model" if self._status == "setup" else "/new or /resume"
+            self.notify(f"No conversation is open: {fix}.", severity="warning")
+            return
         self.session.submit(text)
         if not self.session.running and self.session.conversation is not None:
             self._set_status("running")
