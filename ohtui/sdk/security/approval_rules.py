@@ -2,16 +2,22 @@
 
 A rule names a tool and, for the terminal, a command prefix (whole words), or, for the
 file editor, a path glob. Allow rules let matching actions run without asking; deny rules
-reject them. A compound command is allowed only when every part of it (wrappers such as
-`sudo` or `xargs` included) matches an allow rule, and never when something in it cannot
-be vetted (command substitution, writes through redirections, loops). It is denied when
-any part matches a deny rule.
+reject them.
+
+They fail closed. An allow rule covers a command line only when the analyzer resolves
+every part of it to literal words and an allow rule covers each part (wrappers such as
+`sudo` or `xargs` included), with the program as found on PATH (`ls`, `/usr/bin/ls`; never
+`./ls`), and never the program's write or exec options (`find -delete`, `sort -o`; see
+`shell/options.py`): those ask. A deny rule applies wherever its program could run: in
+any part, inside `bash -c`, `eval`, substitutions and `find -exec`, in code given to an
+interpreter, and in anything the analyzer cannot resolve (`$x` as a program, a parse error).
 """
 
 from __future__ import annotations
 
 import os
 import re
+import shlex
 import uuid
 from collections.abc import Iterable
 from functools import lru_cache
@@ -26,7 +32,15 @@ from ohtui.sdk.security.confirmation_policy import (
     ConfirmRisky,
 )
 from ohtui.sdk.security.risk import SecurityRisk
-from ohtui.sdk.security.shell import ShellSyntaxError, command_name, parse_command, tokenize
+from ohtui.sdk.security.shell import (
+    Command,
+    CommandLine,
+    command_name,
+    parse_command,
+    risky_options,
+)
+from ohtui.sdk.security.shell.model import SYSTEM_BIN_DIRS
+from ohtui.sdk.security.shell.programs import NON_EXECUTING
 
 if TYPE_CHECKING:
     from ohtui.sdk.event.llm_convertible.action import ActionEvent
@@ -104,10 +118,7 @@ class ApprovalRule(BaseModel):
         if self.command_prefix is not None:
             if not self.command_prefix.strip():
                 raise ValueError("command_prefix must not be empty")
-            try:
-                tokenize(self.command_prefix)
-            except ShellSyntaxError as exc:
-                raise ValueError(f"command_prefix cannot be read: {exc}") from exc
+            _prefix_words(self.command_prefix)  # raises ValueError when it is not plain words
         if self.path_glob is not None and not self.path_glob.strip():
             raise ValueError("path_glob must not be empty")
         if self.command_prefix and self.path_glob:
@@ -129,17 +140,34 @@ class ApprovalRule(BaseModel):
         """Whether this rule is about `tool_name` at all."""
         return self.tool in ("*", tool_name)
 
-    def matches_part(self, words: list[str]) -> bool:
-        """Whether one simple command (its words) starts with this rule's prefix."""
+    def covers(self, command: Command) -> bool:
+        """Whether this (allow) rule covers one command: literal words, the program on PATH."""
         if self.command_prefix is None:
             return True
         prefix = _prefix_words(self.command_prefix)
-        if len(words) < len(prefix) or not prefix:
+        if command.unknown or command.on_path is None or len(command.words) < len(prefix):
             return False
-        # `/bin/rm` is `rm`: a rule cannot be dodged by spelling out the path.
-        return command_name(words) == command_name(list(prefix)) and (
-            words[1 : len(prefix)] == list(prefix[1:])
+        return command.on_path == _program(prefix[0]) and (
+            list(command.words[1 : len(prefix)]) == list(prefix[1:])
         )
+
+    def could_match(self, command: Command) -> bool:
+        """Whether this (deny) rule's command could be what `command` runs."""
+        if self.command_prefix is None:
+            return True
+        prefix = _prefix_words(self.command_prefix)
+        if command.dynamic or _starts_with(command, 0, prefix):
+            return True
+        if command.name in NON_EXECUTING:
+            return False
+        # A program this one may run, named in its arguments (`taskset 1 rm x`).
+        return any(_starts_with(command, i, prefix) for i in range(1, len(command.words)))
+
+    def could_match_code(self, code: str) -> bool:
+        """Whether this (deny) rule's command is named in code another language runs."""
+        if self.command_prefix is None:
+            return True
+        return _code_pattern(self.command_prefix).search(code) is not None
 
     def matches_path(self, path: str, working_dir: str) -> bool:
         """Whether a file path matches this rule's glob (no glob: any path)."""
@@ -163,8 +191,8 @@ class ApprovalRule(BaseModel):
         arguments = _arguments(action)
         workspace = working_dir if scope == "workspace" else None
         if action.tool_name == TERMINAL and isinstance(arguments.get("command"), str):
-            parts = parse_command(arguments["command"]).parts
-            words = parts[0] if parts else []
+            commands = parse_command(arguments["command"]).commands
+            words = list(commands[0].words) if commands else []
             prefix = words[:1]
             if (
                 len(words) > 1
@@ -174,7 +202,10 @@ class ApprovalRule(BaseModel):
                 prefix = words[:2]  # a subcommand: `git status`, `npm test`
             if prefix:
                 return cls(
-                    tool=TERMINAL, command_prefix=" ".join(prefix), scope=scope, workspace=workspace
+                    tool=TERMINAL,
+                    command_prefix=shlex.join(prefix),
+                    scope=scope,
+                    workspace=workspace,
                 )
         if action.tool_name == FILE_EDITOR and isinstance(arguments.get("path"), str):
             path = resolve_path(arguments["path"], working_dir)
@@ -209,18 +240,24 @@ class ApprovalRulesPolicy(ConfirmationPolicyBase):
         deny = _first_deny(rules, action, working_dir)
         if deny is not None:
             return ConfirmationDecision("deny", f"denied by rule: {deny.describe()}", deny)
-        allow = _covering_allow(rules, action, working_dir)
-        if allow is not None:
-            risk = action.security_risk
-            if risk is SecurityRisk.UNKNOWN or risk <= self.allow_up_to:
-                return ConfirmationDecision("allow", f"allowed by rule: {allow.describe()}", allow)
-            fallback = self.fallback.decide(action, working_dir)
-            if fallback.verdict == "allow":
-                return fallback
+        allow, beyond = _covering_allow(rules, action, working_dir)
+        if allow is None:
+            return self.fallback.decide(action, working_dir)
+        if beyond and self.fallback.is_active:
             return ConfirmationDecision(
-                "confirm", f"rule {allow.describe()} matched, but the risk is {risk.value}", allow
+                "confirm",
+                f"rule {allow.describe()} matched, but no rule covers {'; '.join(beyond)}",
+                allow,
             )
-        return self.fallback.decide(action, working_dir)
+        risk = action.security_risk
+        if not beyond and (risk is SecurityRisk.UNKNOWN or risk <= self.allow_up_to):
+            return ConfirmationDecision("allow", f"allowed by rule: {allow.describe()}", allow)
+        fallback = self.fallback.decide(action, working_dir)
+        if fallback.verdict == "allow":
+            return fallback
+        return ConfirmationDecision(
+            "confirm", f"rule {allow.describe()} matched, but the risk is {risk.value}", allow
+        )
 
     def with_rule(self, rule: ApprovalRule) -> ApprovalRulesPolicy:
         """A copy with `rule` added (replacing one with the same id)."""
@@ -255,36 +292,50 @@ def _first_deny(
     arguments = _arguments(action)
     if action.tool_name == TERMINAL and isinstance(arguments.get("command"), str):
         line = parse_command(arguments["command"])
-        parts = list(line.parts)
-        for inner in line.substitutions:
-            parts.extend(parse_command(inner).parts)
         for rule in denies:
-            if rule.path_glob is None and any(rule.matches_part(p) for p in parts or [[]]):
+            if rule.path_glob is None and _could_run(rule, line):
                 return rule
         return None
     return _first_path_rule(denies, arguments.get("path"), working_dir)
 
 
+def _could_run(rule: ApprovalRule, line: CommandLine) -> bool:
+    """Whether the deny rule's command could run anywhere in the line."""
+    return (
+        bool(line.open_ended)
+        or any(rule.could_match(c) for c in line.commands)
+        or any(rule.could_match_code(code) for code in line.code)
+        # Options that run code carry it in their values (`git -c alias.x='!rm y'`).
+        or any(
+            risky_options(c) and any(rule.could_match_code(w) for w in c.args)
+            for c in line.commands
+        )
+    )
+
+
 def _covering_allow(
     rules: list[ApprovalRule], action: ActionEvent, working_dir: str
-) -> ApprovalRule | None:
-    """An allow rule (the first one used) when allow rules cover the whole action."""
+) -> tuple[ApprovalRule | None, list[str]]:
+    """The allow rule (the first one used) covering the whole action, and what the matched
+    programs' options do that no rule may cover (`find -delete`)."""
     allows = [r for r in rules if r.decision == "allow"]
     if not allows or action.action is None:
-        return None
+        return None, []
     arguments = _arguments(action)
     if action.tool_name == TERMINAL and isinstance(arguments.get("command"), str):
         line = parse_command(arguments["command"])
-        if line.opaque or not line.parts:
-            return None
+        if line.opaque or line.open_ended or not line.commands:
+            return None, []
         first: ApprovalRule | None = None
-        for part in line.parts:
-            rule = next((r for r in allows if r.path_glob is None and r.matches_part(part)), None)
+        beyond: list[str] = []
+        for command in line.commands:
+            rule = next((r for r in allows if r.path_glob is None and r.covers(command)), None)
             if rule is None:
-                return None
+                return None, []
             first = first or rule
-        return first
-    return _first_path_rule(allows, arguments.get("path"), working_dir)
+            beyond.extend(risky_options(command))
+        return first, beyond
+    return _first_path_rule(allows, arguments.get("path"), working_dir), []
 
 
 def _first_path_rule(
@@ -308,7 +359,50 @@ def resolve_path(path: str, working_dir: str) -> Path:
 
 @lru_cache(maxsize=256)
 def _prefix_words(prefix: str) -> tuple[str, ...]:
-    return tuple(t.text for t in tokenize(prefix) if not t.operator)
+    """A rule's command prefix as words; ValueError when it is not plain words."""
+    lexer = shlex.shlex(prefix, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    try:
+        words = tuple(lexer)
+    except ValueError as exc:
+        raise ValueError(f"command_prefix cannot be read: {exc}") from exc
+    operators = [w for w in words if w and set(w) <= set("();<>|&")]
+    if operators:
+        raise ValueError(f"command_prefix must be plain words, not `{operators[0]}`")
+    if not words:
+        raise ValueError("command_prefix must not be empty")
+    return words
+
+
+def _program(word: str) -> str:
+    """A rule's program: `/usr/bin/ls` is `ls`; other paths stay as written."""
+    directory, _, name = word.rpartition("/")
+    return name if directory in SYSTEM_BIN_DIRS else word
+
+
+def _starts_with(command: Command, start: int, prefix: tuple[str, ...]) -> bool:
+    """Whether `command`'s words from `start` could be `prefix`: unknown words could be
+    anything, except that an unknown argument is not taken for a program."""
+    words = command.words
+    if start + len(prefix) > len(words):
+        return False
+    if start in command.unknown:
+        return start == 0
+    if command_name([words[start]]) != command_name([prefix[0]]):
+        return False
+    return all(
+        i in command.unknown or words[i] == expected
+        for i, expected in enumerate(prefix[1:], start + 1)
+    )
+
+
+@lru_cache(maxsize=256)
+def _code_pattern(prefix: str) -> re.Pattern[str]:
+    """The prefix as it would appear in code: words in order, the program maybe with a path."""
+    words = _prefix_words(prefix)
+    name = re.escape(command_name(list(words)))
+    rest = "".join(r"[\s'\",]+" + re.escape(w) for w in words[1:])
+    return re.compile(r"(?<![\w.-])(?:[\w.~-]*/)*" + name + rest + r"(?![\w.-])")
 
 
 @lru_cache(maxsize=256)

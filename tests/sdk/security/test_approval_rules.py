@@ -94,7 +94,11 @@ def verdict(p: ApprovalRulesPolicy, action: ActionEvent) -> str:
         ("sudo git status", "confirm"),
         ("echo $(rm -rf ~)", "confirm"),
         ("git status > /etc/x", "confirm"),
-        ("for i in 1; do git status; done", "confirm"),
+        ("for i in 1; do git status; done", "allow"),
+        ("for c in git; do $c status; done", "confirm"),
+        ("./git status", "confirm"),
+        ("GIT_DIR=x git status", "confirm"),
+        ("git -c core.fsmonitor=x status", "confirm"),
         ('git status "unclosed', "confirm"),
     ],
 )
@@ -489,3 +493,33 @@ def test_allow_rule_does_not_wave_through_a_high_risk_variant(
     assert [a.id for a in conv.state.get_unmatched_actions(conv.state.events)] == [push_action.id]
     observed = {e.action_id for e in conv.state.events if isinstance(e, ObservationEvent)}
     assert observed == {touch_action.id}
+
+
+@pytest.mark.parametrize(
+    ("command", "rules"),
+    [
+        ("echo $'\\'' ; touch PWNED #'", ("echo",)),
+        ("echo ${x<<y}\ntouch PWNED\ny}", ("echo",)),
+        ("BASH_CMDS[ls]=/usr/bin/touch; ls PWNED", ("ls",)),
+        ("cat <<EOF\n$(touch PWNED)\nEOF", ("cat",)),
+        ("find . -maxdepth 0 -fprint PWNED", ("find",)),
+        ("git -c core.fsmonitor='touch PWNED #' status", ("git status",)),
+    ],
+)
+def test_allow_rules_are_not_talked_around_in_a_run(
+    make_conversation: Factory,
+    llm_server: ScriptedLLMServer,
+    workspace: Path,
+    command: str,
+    rules: tuple[str, ...],
+) -> None:
+    conv = make_conversation()
+    conv.set_confirmation_policy(
+        ApprovalRulesPolicy(rules=[allow(r) for r in rules], fallback=AlwaysConfirm())
+    )
+    llm_server.reply_tool_call("terminal", {"command": command})
+    conv.send_message("look around")
+    conv.run()
+
+    assert conv.state.execution_status is Status.WAITING_FOR_CONFIRMATION
+    assert not (workspace / "PWNED").exists()

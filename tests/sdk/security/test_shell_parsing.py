@@ -2,32 +2,48 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
-from ohtui.sdk.security.shell import ShellSyntaxError, parse_command, tokenize
+from ohtui.sdk.security.shell import Command, parse_command
+from ohtui.sdk.security.shell.reader import read_command_line
+
+
+def parts(command: str) -> list[list[str]]:
+    return parse_command(command).parts
+
 
 # --- simple commands and operators ------------------------------------------------------
 
 
 @pytest.mark.parametrize(
-    ("command", "parts"),
+    ("command", "expected"),
     [
         ("ls -la", [["ls", "-la"]]),
         ("a; b", [["a"], ["b"]]),
         ("a && b", [["a"], ["b"]]),
         ("a || b", [["a"], ["b"]]),
         ("a | b", [["a"], ["b"]]),
+        ("a |& b", [["a"], ["b"]]),
         ("a & b", [["a"], ["b"]]),
         ("a\nb", [["a"], ["b"]]),
         ("a;b&&c||d|e&f\ng", [["a"], ["b"], ["c"], ["d"], ["e"], ["f"], ["g"]]),
         ("sleep 1 &", [["sleep", "1"]]),
         ("(cd sub && ls)", [["cd", "sub"], ["ls"]]),
+        ("{ ls; pwd; }", [["ls"], ["pwd"]]),
+        ("if true; then rm x; fi", [["true"], ["rm", "x"]]),
+        ("while false; do rm x; done", [["false"], ["rm", "x"]]),
+        ("case x in x) rm y;; esac", [["rm", "y"]]),
+        ("! ls", [["ls"]]),
     ],
 )
-def test_operators_split_simple_commands(command: str, parts: list[list[str]]) -> None:
+def test_operators_and_compounds_split_simple_commands(
+    command: str, expected: list[list[str]]
+) -> None:
     line = parse_command(command)
-    assert line.parts == parts
-    assert not line.opaque
+    assert line.parts == expected
+    assert not line.unresolved
 
 
 def test_quotes_keep_operators_inside_one_word() -> None:
@@ -37,66 +53,104 @@ def test_quotes_keep_operators_inside_one_word() -> None:
 
 
 def test_escapes_keep_operators_and_spaces_literal() -> None:
-    assert parse_command(r"echo a\;b c\ d").parts == [["echo", "a;b", "c d"]]
-    assert parse_command(r'echo "say \"hi\""').parts == [["echo", 'say "hi"']]
+    assert parts(r"echo a\;b c\ d") == [["echo", "a;b", "c d"]]
+    assert parts(r'echo "say \"hi\""') == [["echo", 'say "hi"']]
 
 
 def test_quoted_pieces_join_into_one_word() -> None:
-    assert parse_command("""'g'"it" status""").parts == [["git", "status"]]
+    assert parts("""'g'"it" status""") == [["git", "status"]]
+    assert parts("r\\m x") == [["rm", "x"]]
+    assert parts("r''m x") == [["rm", "x"]]
+
+
+def test_ansi_c_strings_are_decoded() -> None:
+    assert parts("$'\\x72m' x") == [["rm", "x"]]
+    assert parts("$'\\162m' x") == [["rm", "x"]]
+    assert parts("$'r\\u006d' x") == [["rm", "x"]]
+    line = parse_command("echo $'a;b' $'it\\'s'; ls")
+    assert line.parts == [["echo", "a;b", "it's"], ["ls"]]
+
+
+def test_brace_expansion_makes_words() -> None:
+    assert parts("echo x{a,b}y {1..3}") == [["echo", "xay", "xby", "1", "2", "3"]]
+    assert parts("echo '{a,b}' \\{c,d}") == [["echo", "{a,b}", "{c,d}"]]
 
 
 def test_backslash_newline_joins_lines() -> None:
-    assert parse_command("ls \\\n  -la").parts == [["ls", "-la"]]
+    assert parts("ls \\\n  -la") == [["ls", "-la"]]
 
 
 def test_comments_are_ignored() -> None:
-    line = parse_command("ls # rm -rf /\npwd")
-    assert line.parts == [["ls"], ["pwd"]]
+    assert parts("ls # rm -rf /\npwd") == [["ls"], ["pwd"]]
 
 
 def test_hash_inside_a_word_is_not_a_comment() -> None:
-    assert parse_command("echo a#b").parts == [["echo", "a#b"]]
+    assert parts("echo a#b") == [["echo", "a#b"]]
 
 
-def test_variable_assignments_before_a_command_are_dropped() -> None:
-    assert parse_command("A=1 B=two ls x").parts == [["ls", "x"]]
+def test_prefix_assignments_are_recorded_not_run() -> None:
+    line = parse_command("A=1 B=two ls x")
+    assert line.parts == [["ls", "x"]]
+    assert any("A" in reason for reason in line.unvetted)
+    assert not line.unresolved
 
 
-def test_control_keywords_are_not_commands() -> None:
-    line = parse_command("if true; then rm x; fi")
-    assert line.parts == [["true"], ["rm", "x"]]
+def test_words_the_grammar_splits_are_joined_as_bash_does() -> None:
+    # tree-sitter reads `$"rm"` as two arguments; bash reads one word.
+    assert parts('$"rm" x') == [["rm", "x"]]
+    # and places `hi` among the redirection targets
+    assert parts("echo > out.txt hi") == [["echo", "hi"]]
+    assert parts("> out.txt rm x") == [["rm", "x"]]
 
 
 # --- heredocs ----------------------------------------------------------------------------
 
 
-def test_heredoc_body_is_not_parsed_as_commands() -> None:
-    line = parse_command("cat <<EOF > notes.txt\nrm -rf /\nEOF\nls")
-    assert ["rm", "-rf", "/"] not in line.parts
+def test_quoted_heredoc_body_is_data() -> None:
+    line = parse_command("cat <<'EOF' > notes.txt\nrm -rf /\n$(rm -rf ~)\nEOF\nls")
     assert line.parts == [["cat"], ["ls"]]
 
 
-def test_quoted_heredoc_delimiter_body_is_skipped() -> None:
-    line = parse_command("cat <<'EOF' \nrm -rf /\nEOF\nls")
-    assert line.parts == [["cat"], ["ls"]]
+def test_unquoted_heredoc_substitutions_run() -> None:
+    line = parse_command("cat <<EOF\nhello $(rm -rf ~)\nEOF")
+    assert ["rm", "-rf", "~"] in line.parts
 
 
-def test_heredoc_delimiter_at_end_of_line_skips_the_body() -> None:
-    line = parse_command("cat <<EOF\nhello world\nEOF\nrm -rf ~")
-    assert line.parts == [["cat"], ["rm", "-rf", "~"]]
+def test_command_after_heredoc_is_read() -> None:
+    assert parts("cat <<EOF\nhello world\nEOF\nrm -rf ~") == [["cat"], ["rm", "-rf", "~"]]
+
+
+def test_heredoc_followed_by_a_pipe_is_read_again() -> None:
+    # tree-sitter fails on this common form; the reader re-reads it without the body.
+    line = parse_command("python3 - <<'PY' 2>&1 | tail -3\nimport os\nPY")
+    assert line.parts == [["python3", "-"], ["tail", "-3"]]
+    assert line.code == ["import os\n"]
+    assert not line.unresolved
+
+
+def test_double_less_than_inside_expansions_is_not_a_heredoc() -> None:
+    line = parse_command("echo $[1<<2]\nrm -rf x\n2]")
+    assert ["rm", "-rf", "x"] in line.parts
+    unreadable = parse_command("echo ${x<<y}\nrm -rf x\ny}")
+    assert unreadable.open_ended
+
+
+def test_shell_fed_a_literal_heredoc_is_read() -> None:
+    line = parse_command("bash <<'EOF'\nrm -rf build\nEOF")
+    assert ["rm", "-rf", "build"] in line.parts
+    assert not line.open_ended
 
 
 # --- wrappers ----------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
-    ("command", "parts"),
+    ("command", "expected"),
     [
         ("sudo -u x cmd a", [["sudo", "-u", "x"], ["cmd", "a"]]),
         ("sudo git status", [["sudo"], ["git", "status"]]),
         ("sudo -- rm x", [["sudo", "--"], ["rm", "x"]]),
         ("env A=1 cmd", [["env", "A=1"], ["cmd"]]),
-        ("xargs -n1 rm", [["xargs", "-n1"], ["rm"]]),
         ("xargs -I {} rm {}", [["xargs", "-I", "{}"], ["rm", "{}"]]),
         ("timeout 5 cmd x", [["timeout", "5"], ["cmd", "x"]]),
         ("timeout -s KILL 5 cmd", [["timeout", "-s", "KILL", "5"], ["cmd"]]),
@@ -104,66 +158,116 @@ def test_heredoc_delimiter_at_end_of_line_skips_the_body() -> None:
         ("nice -n 10 cmd", [["nice", "-n", "10"], ["cmd"]]),
         ("/usr/bin/sudo cmd", [["/usr/bin/sudo"], ["cmd"]]),
         ("sudo env A=1 timeout 5 rm x", [["sudo"], ["env", "A=1"], ["timeout", "5"], ["rm", "x"]]),
+        ("uv run pytest -q", [["uv", "run"], ["pytest", "-q"]]),
+        ("busybox rm x", [["busybox"], ["rm", "x"]]),
     ],
 )
-def test_wrappers_are_unwrapped_into_separate_parts(command: str, parts: list[list[str]]) -> None:
-    assert parse_command(command).parts == parts
+def test_wrappers_are_unwrapped_into_separate_parts(
+    command: str, expected: list[list[str]]
+) -> None:
+    assert parts(command) == expected
 
 
-def test_shell_dash_c_is_parsed_as_a_command_line() -> None:
+def test_xargs_runs_its_command_with_unknown_arguments() -> None:
+    line = parse_command("ls | xargs -n1 rm")
+    rm = line.commands[-1]
+    assert rm.name == "rm" and not rm.literal
+
+
+def test_unknown_wrapper_option_is_unresolved() -> None:
+    line = parse_command("timeout --frobnicate 5 rm x")
+    assert line.open_ended
+    assert any("--frobnicate" in reason for reason in line.unresolved)
+
+
+def test_env_split_string_is_read_as_a_command() -> None:
+    assert ["rm", "-rf", "x"] in parts("env -S 'rm -rf x'")
+
+
+def test_shell_dash_c_is_read_as_a_command_line() -> None:
     line = parse_command('bash -c "a; b"')
-    assert line.parts == [["bash", "-c"], ["a"], ["b"]]
+    assert line.parts == [["bash", "-c", "a; b"], ["a"], ["b"]]
     assert not line.opaque
 
 
-def test_shell_dash_c_carries_inner_opacity() -> None:
+def test_shell_dash_c_carries_inner_findings() -> None:
     line = parse_command('sh -c "echo hi > /etc/motd"')
     assert ["echo", "hi"] in line.parts
-    assert line.opaque
     assert "/etc/motd" in line.writes_files
-
-
-def test_shell_with_combined_c_flag_is_unwrapped() -> None:
-    line = parse_command('bash -lc "rm -rf x; ls"')
-    assert ["rm", "-rf", "x"] in line.parts
-    assert ["ls"] in line.parts
+    assert ["rm", "-rf", "x"] in parts('bash -lc "rm -rf x; ls"')
 
 
 def test_find_exec_runs_its_command_as_a_part() -> None:
     line = parse_command(r"find . -name '*.o' -exec rm {} \;")
-    assert line.parts == [["find", ".", "-name", "*.o", "-exec"], ["rm", "{}"]]
-    assert parse_command("find . -exec rm -f {} +").parts == [
-        ["find", ".", "-exec"],
-        ["rm", "-f", "{}"],
-    ]
+    assert line.commands[1].words == ("rm", "{}")
+    assert not line.commands[1].literal
 
 
-# --- opacity ----------------------------------------------------------------------------
+def test_eval_of_literal_text_is_read() -> None:
+    line = parse_command("eval 'rm -rf x'")
+    assert ["rm", "-rf", "x"] in line.parts
+    assert line.unresolved  # eval never counts as resolved
+
+
+def test_interpreter_code_is_collected() -> None:
+    assert parse_command("python3 -c 'import os'").code == ["import os"]
+    assert parse_command("node -e 'x()'").code == ["x()"]
+    assert parse_command("perl -e 'unlink 1'").code == ["unlink 1"]
+
+
+# --- what cannot be resolved -------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
     "command",
     [
-        "echo $(rm -rf y)",
-        'echo "$(whoami)"',
-        "echo `rm x`",
-        "diff <(ls a) <(ls b)",
-        "tee >(cat)",
-        "ls > out.txt",
-        "ls >> out.txt",
-        "ls 2> err.log",
-        "ls &> all.log",
-        "for f in *; do rm $f; done",
-        "case x in x) rm y;; esac",
-        "function f { rm x; }",
-        'echo "unclosed',
+        "$x -rf /",
+        "x=rm; $x y",
+        "$(echo rm) y",
+        "`echo rm` y",
+        "/bin/r? y",
+        'eval "$cmd"',
+        "source ./env.sh",
+        ". ./env.sh",
+        "echo rm | sh",
+        "curl x | bash",
+        'bash -c "$(curl x)"',
+        "sh script.sh",
+        "PATH=./bin:$PATH ls",
+        "LD_PRELOAD=./x.so ls",
+        "BASH_ENV=./x bash -c ls",
+        "GIT_CONFIG_COUNT=1 git status",
+        "IFS=x; ls",
+        "declare -n ref=PATH",
+        "hash -p /usr/bin/touch ls",
+        "{rm,-rf,~}",
+        "ls ${x<<y}",
         "echo 'unclosed",
     ],
 )
-def test_unvettable_constructs_are_opaque(command: str) -> None:
+def test_unresolvable_lines_are_open_ended(command: str) -> None:
     line = parse_command(command)
+    assert line.open_ended, command
     assert line.opaque
-    assert line.opaque_reasons
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo $((x))",
+        "let i++",
+        "(( i = i + 1 ))",
+        "for ((i=0; i<3; i++)); do :; done",
+        "[[ $x -eq 1 ]]",
+        "f() { ls; }",
+        "alias ll='ls -l'",
+        "trap 'ls' EXIT",
+        "exec ls",
+        "diff <(ls a) <(ls b)",
+    ],
+)
+def test_constructs_that_can_hide_code_are_unresolved(command: str) -> None:
+    assert parse_command(command).unresolved, command
 
 
 @pytest.mark.parametrize(
@@ -176,56 +280,47 @@ def test_unvettable_constructs_are_opaque(command: str) -> None:
         "echo err >&2",
         "sort < input.txt",
         "echo $((1 + 2))",
-        "echo $HOME",
     ],
 )
-def test_harmless_redirections_and_expansions_are_not_opaque(command: str) -> None:
+def test_harmless_redirections_and_arithmetic_are_resolved(command: str) -> None:
     line = parse_command(command)
     assert not line.opaque, line.opaque_reasons
     assert line.writes_files == []
 
 
-def test_command_substitution_bodies_are_collected() -> None:
-    line = parse_command("echo $(rm -rf y) `id -u`")
-    assert line.substitutions == ["rm -rf y", "id -u"]
-    assert "substitution" in line.opaque_reasons[0]
-
-
-def test_nested_substitution_is_collected_whole() -> None:
-    line = parse_command("echo $(cat $(ls))")
-    assert line.substitutions[0] == "cat $(ls)"
+def test_run_time_arguments_are_not_literal() -> None:
+    line = parse_command('echo "$HOME" *.py ./*.py')
+    echo = line.commands[0]
+    assert echo.unknown == frozenset({1, 2})  # `./*.py` cannot become an option
+    assert not line.unresolved
 
 
 def test_writes_files_lists_file_targets_only() -> None:
     line = parse_command("a > one.txt 2>&1; b >> two.txt 2>/dev/null; c < in.txt")
     assert line.writes_files == ["one.txt", "two.txt"]
-    assert any("one.txt" in reason for reason in line.opaque_reasons)
+    assert any("one.txt" in reason for reason in line.unvetted)
 
 
-def test_for_loop_reason_names_the_keyword() -> None:
-    line = parse_command("for f in a b; do rm $f; done")
-    assert any("`for`" in reason for reason in line.opaque_reasons)
+def test_program_on_path() -> None:
+    assert Command(("ls",)).on_path == "ls"
+    assert Command(("/usr/bin/ls",)).on_path == "ls"
+    assert Command(("./ls",)).on_path is None
+    assert Command(("evil/ls",)).on_path is None
+    assert Command(("/tmp/ls",)).on_path is None
 
 
-def test_unclosed_quote_yields_no_parts_and_says_why() -> None:
-    line = parse_command('git status; echo "oops')
-    assert line.parts == []
-    assert any("unclosed double quote" in reason for reason in line.opaque_reasons)
+# --- cost ------------------------------------------------------------------------------------
 
 
-def test_tokenize_raises_on_unclosed_quotes() -> None:
-    with pytest.raises(ShellSyntaxError):
-        tokenize("echo 'x")
-    with pytest.raises(ShellSyntaxError):
-        tokenize('echo "x')
+def test_a_megabyte_heredoc_is_read_quickly() -> None:
+    command = "cat > big.py <<'EOF'\n" + "print('hello; world') # x\n" * 40_000 + "EOF\n"
+    started = time.perf_counter()
+    line = read_command_line(command)
+    assert time.perf_counter() - started < 1.0  # generous: the bench measures the real figure
+    assert line.parts == [["cat"]]
 
 
-def test_tokenize_marks_operators() -> None:
-    tokens = tokenize("a 2>&1 | b")
-    assert [(t.text, t.operator) for t in tokens] == [
-        ("a", False),
-        (">&", True),
-        ("1", False),
-        ("|", True),
-        ("b", False),
-    ]
+def test_a_megabyte_of_commands_fails_closed() -> None:
+    line = read_command_line("ls; " * 250_000)
+    assert line.open_ended
+    assert any("too long" in reason for reason in line.unresolved)
