@@ -164,7 +164,15 @@ def test_benign_commands_are_not_high(patterns: PatternSecurityAnalyzer, command
 
 
 @pytest.mark.parametrize(
-    "command", ["ls -la", "git status", "grep -r x .", "cat README.md | wc -l", "git log -1"]
+    "command",
+    [
+        "ls -la",
+        "git status",
+        "grep -r x .",
+        "cat README.md | wc -l",
+        "git log -1",
+        "echo $(whoami)",
+    ],
 )
 def test_read_only_commands_are_low(patterns: PatternSecurityAnalyzer, command: str) -> None:
     result = assess(patterns, command)
@@ -173,7 +181,7 @@ def test_read_only_commands_are_low(patterns: PatternSecurityAnalyzer, command: 
 
 
 @pytest.mark.parametrize(
-    "command", ["npm test", "python script.py", "make", "ls > listing.txt", "echo $(whoami)"]
+    "command", ["npm test", "python script.py", "make", "ls > listing.txt", "curl example.invalid"]
 )
 def test_unknown_commands_are_unknown(patterns: PatternSecurityAnalyzer, command: str) -> None:
     assert assess(patterns, command).risk is UNKNOWN
