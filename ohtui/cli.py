@@ -61,7 +61,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--confirm",
         choices=POLICY_ORDER,
         default=None,
-        help="which actions wait for approval (default: as configured, else risky)",
+        help="which actions wait for approval: always, risky (medium risk and up, or unrated) "
+        "or never (default: as configured, else risky)",
     )
     parser.add_argument("--config", type=Path, metavar="PATH", help="use this config.toml")
     resume = parser.add_mutually_exclusive_group()

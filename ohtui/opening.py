@@ -216,11 +216,12 @@ def policy_name(policy: ConfirmationPolicyBase) -> str:
 
 
 def fallback_policy(name: str) -> ConfirmationPolicyBase:
-    """The engine policy for a name ("risky" for anything unknown)."""
-    from ohtui.sdk import AlwaysConfirm, ConfirmRisky, NeverConfirm
+    """The engine policy for a name ("risky" for anything unknown): "risky" asks for
+    MEDIUM risk and up, and for actions no analyzer could rate."""
+    from ohtui.sdk import AlwaysConfirm, ConfirmRisky, NeverConfirm, SecurityRisk
 
-    policies: dict[str, type[ConfirmationPolicyBase]] = {
-        "always": AlwaysConfirm,
-        "never": NeverConfirm,
-    }
-    return policies.get(name, ConfirmRisky)()
+    if name == "always":
+        return AlwaysConfirm()
+    if name == "never":
+        return NeverConfirm()
+    return ConfirmRisky(threshold=SecurityRisk.MEDIUM)

@@ -344,3 +344,27 @@ def test_a_workspace_that_cannot_be_made_exits_3(ohtui: Run, home: Path) -> None
     assert result.code == 3
     assert result.err.startswith("ohtui: Cannot create the workspace directory")
     assert "Traceback" not in result.err
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "rm -rf build",
+        "x=rm; $x -rf build",
+        "eval 'rm -rf build'",
+        "find build -delete",
+        "python3 -c 'import shutil; shutil.rmtree(\"build\")'",
+    ],
+)
+def test_the_default_policy_asks_for_medium_risk_even_when_the_model_says_low(
+    ohtui: Run, llm_server: ScriptedLLMServer, home: Path, command: str
+) -> None:
+    build = home / "project" / "build"
+    build.mkdir()
+    (build / "keep.txt").write_text("precious", encoding="utf-8")
+    llm_server.reply_tool_call("terminal", {"command": command, "security_risk": "LOW"})
+    llm_server.reply_text("It needs your approval.")
+    result = ohtui("-p", "clean the build")
+    assert result.code == 0, result.err
+    assert (build / "keep.txt").read_text(encoding="utf-8") == "precious"
+    assert "headless" in json.dumps(llm_server.requests[1]["messages"][-1])

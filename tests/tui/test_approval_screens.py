@@ -571,7 +571,7 @@ async def test_policy_picker_marks_the_current_policy() -> None:
         assert option_list.highlighted == 0
         text = rendered(option_list)
         assert "always confirm: every action waits for you" in text
-        assert "confirm risky: actions rated at or above HIGH, or unrated, wait" in text
+        assert "confirm risky: actions rated MEDIUM or HIGH, or unrated, wait" in text
         assert "never confirm: actions run at once" in text
         current_line = next(line for line in text.splitlines() if "(current)" in line)
         assert "always confirm" in current_line

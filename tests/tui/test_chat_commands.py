@@ -68,7 +68,7 @@ async def test_confirm_opens_the_policy_picker_and_sets_the_policy(
         await opened(app, pilot, wait)
         await submit(pilot, "/confirm")
         await wait(pilot, lambda: isinstance(app.screen, PolicyPickerScreen), what="the picker")
-        assert "confirm risky: actions rated at or above HIGH" in screen_text(app)
+        assert "confirm risky: actions rated MEDIUM or HIGH" in screen_text(app)
         await pilot.press("down", "enter")  # risky → never
         assert not isinstance(app.screen, PolicyPickerScreen)
         assert app.chat is not None and app.chat.status_bar.policy == "never"

@@ -15,7 +15,7 @@ from ohtui.tui.options import POLICY_LABELS, POLICY_ORDER
 
 POLICY_HELP: dict[str, str] = {
     "always": "every action waits for you",
-    "risky": "actions rated at or above HIGH, or unrated, wait",
+    "risky": "actions rated MEDIUM or HIGH, or unrated, wait",
     "never": "actions run at once",
 }
 
