@@ -61,6 +61,8 @@ _STOPS_RUN = {
     Status.ERROR,
     Status.STUCK,
 }
+MIN_LLM_KEY_LENGTH = 8
+"""Shorter LLM keys are placeholders for servers that want none ("EMPTY", "none"): not masked."""
 CLOSE_WAIT_SECONDS = 2.0
 INTERRUPTED_ACTION = (
     "This action was interrupted before it finished: ohtui stopped while it ran. It may "
@@ -125,6 +127,7 @@ class LocalConversation(BaseConversation):
         )
         self.llm_registry = LLMRegistry()
         self.llm_registry.subscribe(self._state.stats.register_llm)
+        self.llm_registry.subscribe(self._mask_llm_key)
         self.llm_registry.add(agent.llm)
 
         if isinstance(visualizer, type):
@@ -183,6 +186,12 @@ class LocalConversation(BaseConversation):
     def is_confirmation_mode_active(self) -> bool:
         """True only with a security analyzer set and an active policy (as the reference)."""
         return self._state.security_analyzer is not None and self.confirmation_policy_active
+
+    def _mask_llm_key(self, llm: LLM) -> None:
+        """Mask an LLM's own key like a secret, without handing it to any command."""
+        key = llm.api_key.get_secret_value() if llm.api_key is not None else ""
+        if len(key) >= MIN_LLM_KEY_LENGTH:
+            self._state.secret_registry.add_masked_value(key)
 
     # --- events --------------------------------------------------------------------------
 
