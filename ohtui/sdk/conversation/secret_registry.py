@@ -283,6 +283,10 @@ class SecretRegistry(_BaseModel):
             return self._forms
 
 
+_TRACEBACKS = logging.Formatter()
+"""Formats a record's traceback, for the filter to mask it before any handler prints it."""
+
+
 class SecretMaskingFilter(logging.Filter):
     """A logging filter that masks a registry's secrets in every record it passes."""
 
@@ -291,10 +295,19 @@ class SecretMaskingFilter(logging.Filter):
         self._registry = registry
 
     def filter(self, record: logging.LogRecord) -> bool:
-        """Mask the formatted message (and drop the args it was formatted from)."""
+        """Mask the formatted message (and drop the args it was formatted from), the
+        traceback and the stack."""
         if self._registry.has_values:
-            record.msg = self._registry.mask_secrets_in_output(record.getMessage())
+            mask = self._registry.mask_secrets_in_output
+            record.msg = mask(record.getMessage())
             record.args = None
+            if record.exc_info and not record.exc_text:
+                # Formatters print exc_text when it is set, instead of formatting exc_info.
+                record.exc_text = _TRACEBACKS.formatException(record.exc_info)
+            if record.exc_text:
+                record.exc_text = mask(record.exc_text)
+            if record.stack_info:
+                record.stack_info = mask(record.stack_info)
         return True
 
 
