@@ -24,14 +24,14 @@ from pydantic import (
     model_validator,
 )
 
-from ohtui.sdk.conversation.masking import (
+from ohtui.sdk.utils.cipher import Cipher, CipherError
+from ohtui.sdk.utils.masking import (
     SECRET_MASK,
-    encoded_forms,
+    forms_to_mask,
     mask_text,
     partial_at_end,
     partial_at_start,
 )
-from ohtui.sdk.utils.cipher import Cipher, CipherError
 from ohtui.sdk.utils.models import DiscriminatedUnionMixin
 
 logger = logging.getLogger(__name__)
@@ -140,7 +140,7 @@ class LookupSecret(SecretSource):
 
 class SecretRegistry(_BaseModel):
     """Secrets by name. A command gets, as environment variables, only the secrets it names;
-    every value known so far, and its encoded forms (see `masking.encoded_forms`), is masked
+    every value known so far, and its encoded forms (see `utils.masking`), is masked
     as `<secret-hidden>` in text given to `mask_*`."""
 
     model_config = ConfigDict(defer_build=True, extra="forbid")
@@ -274,12 +274,8 @@ class SecretRegistry(_BaseModel):
     def _values_to_mask(self) -> tuple[str, ...]:
         with self._lock:
             if self._forms is None:
-                forms: set[str] = set()
-                for value in self._known:
-                    if len(value) >= MIN_MASKED_LENGTH:
-                        forms |= encoded_forms(value)
-                # Longest first: a value inside a longer one leaves no partial leftovers.
-                self._forms = tuple(sorted(forms, key=len, reverse=True))
+                values = (v for v in self._known if len(v) >= MIN_MASKED_LENGTH)
+                self._forms = forms_to_mask(values)
             return self._forms
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import base64
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from urllib.parse import quote
 
 SECRET_MASK = "<secret-hidden>"
@@ -38,6 +38,15 @@ def encoded_forms(value: str) -> set[str]:
         forms |= {whole, whole.rstrip("=")}
         forms |= {_inside_base64(encode, raw, offset) for offset in range(3)}
     return {value} | {form for form in forms if len(form) >= MIN_FORM_LENGTH}
+
+
+def forms_to_mask(values: Iterable[str]) -> tuple[str, ...]:
+    """Every form of every value, longest first (so a value inside a longer one leaves no
+    partial leftovers): what `mask_text` takes."""
+    forms: set[str] = set()
+    for value in values:
+        forms |= encoded_forms(value)
+    return tuple(sorted(forms, key=len, reverse=True))
 
 
 def _lower(match: re.Match[str]) -> str:
