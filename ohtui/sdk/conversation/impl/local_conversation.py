@@ -61,8 +61,6 @@ _STOPS_RUN = {
     Status.ERROR,
     Status.STUCK,
 }
-MIN_LLM_KEY_LENGTH = 8
-"""Shorter LLM keys are placeholders for servers that want none ("EMPTY", "none"): not masked."""
 CLOSE_WAIT_SECONDS = 2.0
 INTERRUPTED_ACTION = (
     "This action was interrupted before it finished: ohtui stopped while it ran. It may "
@@ -189,8 +187,8 @@ class LocalConversation(BaseConversation):
 
     def _mask_llm_key(self, llm: LLM) -> None:
         """Mask an LLM's own key like a secret, without handing it to any command."""
-        key = llm.api_key.get_secret_value() if llm.api_key is not None else ""
-        if len(key) >= MIN_LLM_KEY_LENGTH:
+        key = llm.maskable_key
+        if key is not None:
             self._state.secret_registry.add_masked_value(key)
 
     # --- events --------------------------------------------------------------------------
