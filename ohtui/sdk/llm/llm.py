@@ -36,9 +36,10 @@ from ohtui.sdk.llm.streaming import StreamAssembler, TokenCallbackType
 
 logger = logging.getLogger(__name__)
 
-T = TypeVar("T")
 MIN_KEY_LENGTH = 8
 """Shorter API keys are placeholders for servers that want none ("EMPTY", "none")."""
+
+T = TypeVar("T")
 ToolsArg = Sequence[dict[str, Any]]
 RetryListener = Callable[[int, float, LLMError], None]
 """Told (attempt number, seconds until the retry, the error) before each retry."""
