@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from ohtui import __version__
+from ohtui.hardening import make_process_private
 from ohtui.settings.overrides import ENV_VARS, run_overrides
 from ohtui.tui.options import POLICY_ORDER, AppOptions
 
@@ -132,6 +133,8 @@ def main(argv: list[str] | None = None) -> int:
     """Run ohtui; returns the exit code."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    # The agent's commands run as the user: keep them out of this process's keys.
+    make_process_private()
     if args.prompt is not None:
         return _headless(parser, args)
     if args.json or args.yes:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 import sys
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import IntEnum
 from pathlib import Path
@@ -17,6 +17,7 @@ from ohtui.settings.overrides import Key, Override
 
 if TYPE_CHECKING:
     from ohtui.sdk import Event, LocalConversation
+    from ohtui.sdk.conversation import SecretRegistry
 
 REJECTED = (
     "Not approved: ohtui runs without a user here (headless, without --yes), so actions that "
@@ -64,6 +65,12 @@ class _Output:
         self.out = out
         self.err = err
         self._lock = threading.Lock()
+        self._mask: Callable[[str], str] | None = None
+
+    def mask_with(self, registry: SecretRegistry) -> None:
+        """From now on, hide this registry's secrets (the LLM key among them) in problems:
+        a provider's error message may quote the key it rejected."""
+        self._mask = registry.mask_secrets_in_output
 
     def event(self, event: Event) -> None:
         if not self.json_output:
@@ -74,6 +81,8 @@ class _Output:
             self.out.flush()
 
     def problem(self, text: str) -> None:
+        if self._mask is not None:
+            text = self._mask(text)
         with self._lock:
             self.err.write(f"ohtui: {text}\n")
             self.err.flush()
@@ -142,6 +151,7 @@ def _open(options: HeadlessOptions, output: _Output) -> LocalConversation | Exit
         output.problem(str(exc))
         return ExitCode.CONFIGURATION
     mask_in_logs(opened.conversation)
+    output.mask_with(opened.conversation.state.secret_registry)
     missing = missing_key(profile, opened)
     if missing:
         output.problem(missing)

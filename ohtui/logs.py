@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import logging
 import logging.handlers
-from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ohtui.sdk import LocalConversation
 
 LOG_FILE = "ohtui.log"
-MIN_KEY_LENGTH = 8
-"""Shorter "keys" (a placeholder for servers that want none) are not worth masking."""
 
 
 def log_to_file() -> logging.Handler:
@@ -43,31 +40,14 @@ _masking: logging.Filter | None = None
 
 
 def mask_in_logs(conversation: LocalConversation) -> None:
-    """From now on, mask this conversation's secrets and its LLM API key in every log record
-    (instead of the conversation's masked before)."""
+    """From now on, mask this conversation's secrets, its LLM API key among them, in every log
+    record (instead of the conversation's masked before)."""
     global _masking
-    from ohtui.sdk.conversation import SecretRegistry
     from ohtui.sdk.conversation.secret_registry import SecretMaskingFilter
 
-    key = conversation.agent.llm.api_key
-    own = SecretRegistry()
-    if key is not None and len(key.get_secret_value()) >= MIN_KEY_LENGTH:
-        own.update_secrets({"LLM_API_KEY": key.get_secret_value()})  # masking only, never exported
-    filters = [SecretMaskingFilter(conversation.state.secret_registry), SecretMaskingFilter(own)]
-    combined = _AllOf(filters)
+    masking = SecretMaskingFilter(conversation.state.secret_registry)
     for handler in logging.getLogger().handlers:
         if _masking is not None:
             handler.removeFilter(_masking)
-        handler.addFilter(combined)
-    _masking = combined
-
-
-class _AllOf(logging.Filter):
-    """Applies several filters in turn."""
-
-    def __init__(self, filters: Sequence[logging.Filter]) -> None:
-        super().__init__()
-        self._filters = filters
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        return all(f.filter(record) for f in self._filters)
+        handler.addFilter(masking)
+    _masking = masking

@@ -6,11 +6,15 @@ installed command in a subprocess, to check what really reaches stdout and how f
 
 from __future__ import annotations
 
+import base64
 import io
 import json
+import os
+import shutil
 import subprocess
 import sys
-from collections.abc import Callable
+import tempfile
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -368,3 +372,131 @@ def test_the_default_policy_asks_for_medium_risk_even_when_the_model_says_low(
     assert result.code == 0, result.err
     assert (build / "keep.txt").read_text(encoding="utf-8") == "precious"
     assert "headless" in json.dumps(llm_server.requests[1]["messages"][-1])
+
+
+# --- keys never reach the agent ---------------------------------------------------------
+
+LLM_KEY = "sk-ohtui-llm-key-5f4e3d2c1b0a99887766"
+OTHER_KEYS = {
+    "OPENAI_API_KEY": "sk-openai-env-key-1a2b3c4d5e6f7a8b",
+    "ANTHROPIC_API_KEY": "sk-ant-env-key-9z8y7x6w5v4u3t2s",
+    "AWS_SECRET_ACCESS_KEY": "aws/secret+access=key-0011223344",
+}
+
+
+def key_forms(value: str) -> list[str]:
+    """A key and the encodings a command would print it in."""
+    raw = value.encode()
+    return [value, base64.b64encode(raw).decode()[:20], raw.hex()[:24], raw.hex().upper()[:24]]
+
+
+def assert_no_key(*places: str | bytes) -> None:
+    for place in places:
+        text = place.decode("utf-8", "replace") if isinstance(place, bytes) else place
+        for key in (LLM_KEY, *OTHER_KEYS.values()):
+            for form in key_forms(key):
+                assert form not in text, f"{form!r} (of {key!r}) leaked: {text[:300]!r}"
+
+
+def stored_bytes(home: Path) -> bytes:
+    """The database (with its write-ahead log) and the log files, as bytes."""
+    paths = [home / "data" / "conversations" / f"conversations.db{s}" for s in ("", "-wal")]
+    paths += sorted((home / "logs").glob("ohtui.log*"))
+    data = b"".join(path.read_bytes() for path in paths if path.exists())
+    assert b"SystemPromptEvent" in data  # the database really was read
+    return data
+
+
+PROBES = [
+    "env",
+    "printenv",
+    "set",
+    "declare -p",
+    "export -p",
+    "cat /proc/self/environ | tr '\\0' '\\n'",
+    "python3 -c 'import os; print(os.environ)'",
+    "echo $OHTUI_API_KEY $OPENAI_API_KEY | base64",
+    'printf %s "$ANTHROPIC_API_KEY$AWS_SECRET_ACCESS_KEY" | xxd -p',
+    "base64 .env; xxd -p .env",
+    "python3 -c 'import urllib.parse as u; print(u.quote(open(\".env\").read()))'",
+]
+
+
+def test_no_command_or_file_gives_the_agent_a_key(
+    ohtui: Run, llm_server: ScriptedLLMServer, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OHTUI_API_KEY", LLM_KEY)
+    for name, value in OTHER_KEYS.items():
+        monkeypatch.setenv(name, value)
+    # The user's own .env, with the key in it, sits in the workspace.
+    (home / "project" / ".env").write_text(f"OHTUI_API_KEY={LLM_KEY}\n")
+    copy = home / "project" / "copy.txt"
+    for probe in PROBES:
+        llm_server.reply_tool_call("terminal", {"command": probe, "security_risk": "LOW"})
+    llm_server.reply_tool_call(
+        "file_editor",
+        {"command": "create", "path": str(copy), "file_text": LLM_KEY, "security_risk": "LOW"},
+    )
+    llm_server.reply_tool_call(
+        "file_editor", {"command": "view", "path": str(copy), "security_risk": "LOW"}
+    )
+    llm_server.reply_text(f"Found it: {LLM_KEY}")
+    result = ohtui("-p", "find the API key", "--json", "--confirm", "never")
+    assert result.code == 0, result.err
+    observations = [e for e in map(json.loads, result.out.splitlines()) if "observation" in e]
+    assert len(observations) == len(PROBES) + 2
+    assert "<secret-hidden>" in result.out  # the .env and the copied file, masked
+    assert_no_key(result.out, result.err, stored_bytes(home), json.dumps(llm_server.requests))
+
+
+def test_an_error_echoing_the_key_is_masked_on_stderr(
+    ohtui: Run, llm_server: ScriptedLLMServer, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OHTUI_API_KEY", LLM_KEY)
+    llm_server.reply_error(401, f"Incorrect API key provided: {LLM_KEY}")
+    result = ohtui("-p", "hi", "--json")
+    assert result.code == 4
+    assert "Incorrect API key provided: <secret-hidden>" in result.err
+    assert_no_key(result.out, result.err, stored_bytes(home))
+
+
+@pytest.fixture
+def open_home(home: Path) -> Iterator[Path]:
+    """A home any user can write to, for a run as an unprivileged user."""
+    directory = Path(tempfile.mkdtemp(prefix="ohtui-keys-"))
+    directory.chmod(0o777)
+    (directory / "project").mkdir(mode=0o777)
+    (directory / "project").chmod(0o777)
+    yield directory
+    shutil.rmtree(directory, ignore_errors=True)
+
+
+def test_the_agent_cannot_read_ohtuis_own_environment_from_proc(
+    open_home: Path, llm_server: ScriptedLLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ohtui's process keeps the keys it was started with in /proc/<pid>/environ, readable by
+    any process of the same user unless ohtui makes itself non-dumpable."""
+    if not sys.platform.startswith("linux"):
+        pytest.skip("/proc and prctl are Linux's")
+    command = [sys.executable, "-m", "ohtui", "-p", "read the environment", "--json"]
+    if os.geteuid() == 0:  # root reads every /proc file: run as nobody
+        setpriv = shutil.which("setpriv")
+        if setpriv is None:
+            pytest.skip("running as root without setpriv to drop to an unprivileged user")
+        command = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", *command]
+    for name in ("OHTUI_CONFIG", "OHTUI_DATA_DIR", "OHTUI_LOG_DIR"):
+        monkeypatch.setenv(name, str(open_home / name.lower()))
+    monkeypatch.setenv("HOME", str(open_home))
+    monkeypatch.setenv("OHTUI_API_KEY", LLM_KEY)
+    for name, value in OTHER_KEYS.items():
+        monkeypatch.setenv(name, value)
+    probe = "cat /proc/$PPID/environ | tr '\\0' '\\n'; cat /proc/[0-9]*/environ | tr '\\0' '\\n'"
+    llm_server.reply_tool_call("terminal", {"command": probe, "security_risk": "LOW"})
+    llm_server.reply_text("Done.")
+    done = subprocess.run(
+        command, cwd=open_home / "project", capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    [observation] = [e for e in map(json.loads, done.stdout.splitlines()) if "observation" in e]
+    assert "Permission denied" in json.dumps(observation)
+    assert_no_key(done.stdout, done.stderr)

@@ -25,12 +25,18 @@ from pydantic import (
 )
 
 from ohtui.sdk.utils.cipher import Cipher, CipherError
+from ohtui.sdk.utils.masking import (
+    SECRET_MASK,
+    forms_to_mask,
+    mask_text,
+    partial_at_end,
+    partial_at_start,
+)
 from ohtui.sdk.utils.models import DiscriminatedUnionMixin
 
 logger = logging.getLogger(__name__)
 
 SecretValue = str | Callable[[], str]
-SECRET_MASK = "<secret-hidden>"
 MIN_MASKED_LENGTH = 4
 """Shorter values are not masked: replacing every "a" or "1" would wreck all output."""
 _KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -134,13 +140,15 @@ class LookupSecret(SecretSource):
 
 class SecretRegistry(_BaseModel):
     """Secrets by name. A command gets, as environment variables, only the secrets it names;
-    every value known so far is masked as `<secret-hidden>` in text given to `mask_*`."""
+    every value known so far, and its encoded forms (see `utils.masking`), is masked
+    as `<secret-hidden>` in text given to `mask_*`."""
 
     model_config = ConfigDict(defer_build=True, extra="forbid")
 
     secret_sources: dict[str, SerializeAsAny[SecretSource]] = Field(default_factory=dict)
 
     _known: set[str] = PrivateAttr(default_factory=set)
+    _forms: tuple[str, ...] | None = PrivateAttr(default=None)
     _lock: threading.RLock = PrivateAttr(default_factory=threading.RLock)
     _unavailable: dict[str, str] = PrivateAttr(default_factory=dict)
 
@@ -149,7 +157,7 @@ class SecretRegistry(_BaseModel):
         for key, source in self.secret_sources.items():
             value = source.get_value()
             if value:
-                self._known.add(value)
+                self._learn(value)
             if source.restore_error:
                 self._unavailable[key] = source.restore_error
         if self._unavailable:
@@ -180,12 +188,19 @@ class SecretRegistry(_BaseModel):
                 if isinstance(value, str):
                     self.secret_sources[key] = StaticSecret(value=SecretStr(value))
                     if value:
-                        self._known.add(value)
+                        self._learn(value)
                 elif callable(value):
                     self.secret_sources[key] = LookupSecret.from_callable(value)
                 else:
                     raise TypeError(f"secret {key!r} must be a string or a function returning one")
                 self._unavailable.pop(key, None)
+
+    def add_masked_value(self, value: str) -> None:
+        """Mask `value` like a secret's, without making it one: no command can get it by any
+        name, and it is never saved (e.g. the LLM's own API key)."""
+        if value:
+            with self._lock:
+                self._learn(value)
 
     def find_secrets_in_text(self, text: str) -> set[str]:
         """The names of secrets that `text` mentions (as whole words, e.g. `$API_KEY`)."""
@@ -210,30 +225,26 @@ class SecretRegistry(_BaseModel):
                 continue
             if value:
                 with self._lock:
-                    self._known.add(value)
+                    self._learn(value)
                 env[key] = value
         return env
 
     def mask_secrets_in_output(self, text: str) -> str:
-        """`text` with every known secret value (current or earlier) replaced by the mask."""
-        for value in self._values_to_mask():
-            if value in text:
-                text = text.replace(value, SECRET_MASK)
-        return text
+        """`text` with every known secret value (current or earlier), plain or encoded,
+        replaced by the mask."""
+        return mask_text(text, self._values_to_mask())
 
     def mask_fragment(self, text: str, cut_before: bool, cut_after: bool) -> str:
         """Mask a piece cut out of a longer text: a value it holds only part of, at a cut
         edge, is masked too (the part that is shown would give the value away)."""
         text = self.mask_secrets_in_output(text)
-        for value in self._values_to_mask():
-            for size in range(len(value) - 1, MIN_MASKED_LENGTH - 1, -1):
-                if cut_after and text.endswith(value[:size]):
-                    text = text[:-size] + SECRET_MASK
-                    break
-            for size in range(len(value) - 1, MIN_MASKED_LENGTH - 1, -1):
-                if cut_before and text.startswith(value[-size:]):
-                    text = SECRET_MASK + text[size:]
-                    break
+        forms = self._values_to_mask()
+        if cut_after:
+            size = max((partial_at_end(text, f, MIN_MASKED_LENGTH) for f in forms), default=0)
+            text = text[:-size] + SECRET_MASK if size else text
+        if cut_before:
+            size = max((partial_at_start(text, f, MIN_MASKED_LENGTH) for f in forms), default=0)
+            text = SECRET_MASK + text[size:] if size else text
         return text
 
     def mask_data(self, data: Any) -> Any:
@@ -250,14 +261,26 @@ class SecretRegistry(_BaseModel):
             return {k: v if k in _STRUCTURAL_KEYS else self.mask_data(v) for k, v in data.items()}
         return data
 
-    def values_to_mask(self) -> list[str]:
-        """Every known value long enough to mask, longest first."""
+    def values_to_mask(self) -> tuple[str, ...]:
+        """Every form of every known value long enough to mask, longest first."""
         return self._values_to_mask()
 
-    def _values_to_mask(self) -> list[str]:
+    def _learn(self, value: str) -> None:
+        """Remember a value to mask (the caller holds the lock)."""
+        if value not in self._known:
+            self._known.add(value)
+            self._forms = None
+
+    def _values_to_mask(self) -> tuple[str, ...]:
         with self._lock:
-            values = [v for v in self._known if len(v) >= MIN_MASKED_LENGTH]
-        return sorted(values, key=len, reverse=True)  # longest first: no partial leftovers
+            if self._forms is None:
+                values = (v for v in self._known if len(v) >= MIN_MASKED_LENGTH)
+                self._forms = forms_to_mask(values)
+            return self._forms
+
+
+_TRACEBACKS = logging.Formatter()
+"""Formats a record's traceback, for the filter to mask it before any handler prints it."""
 
 
 class SecretMaskingFilter(logging.Filter):
@@ -268,10 +291,19 @@ class SecretMaskingFilter(logging.Filter):
         self._registry = registry
 
     def filter(self, record: logging.LogRecord) -> bool:
-        """Mask the formatted message (and drop the args it was formatted from)."""
+        """Mask the formatted message (and drop the args it was formatted from), the
+        traceback and the stack."""
         if self._registry.has_values:
-            record.msg = self._registry.mask_secrets_in_output(record.getMessage())
+            mask = self._registry.mask_secrets_in_output
+            record.msg = mask(record.getMessage())
             record.args = None
+            if record.exc_info and not record.exc_text:
+                # Formatters print exc_text when it is set, instead of formatting exc_info.
+                record.exc_text = _TRACEBACKS.formatException(record.exc_info)
+            if record.exc_text:
+                record.exc_text = mask(record.exc_text)
+            if record.stack_info:
+                record.stack_info = mask(record.stack_info)
         return True
 
 
@@ -289,12 +321,8 @@ class StreamMasker:
     def feed(self, text: str) -> str:
         """The part of the text so far that is safe to show."""
         buffer = self._registry.mask_secrets_in_output(self._held + text)
-        keep = 0
-        for value in self._registry.values_to_mask():
-            for size in range(min(len(value) - 1, len(buffer)), keep, -1):
-                if buffer.endswith(value[:size]):
-                    keep = size
-                    break
+        forms = self._registry.values_to_mask()
+        keep = max((partial_at_end(buffer, form) for form in forms), default=0)
         self._held = buffer[len(buffer) - keep :] if keep else ""
         return buffer[: len(buffer) - keep]
 

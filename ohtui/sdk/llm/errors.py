@@ -15,6 +15,7 @@ from ohtui.sdk.llm.exceptions import (
     LLMServiceUnavailableError,
     LLMTimeoutError,
 )
+from ohtui.sdk.utils.masking import forms_to_mask, mask_text
 
 if TYPE_CHECKING:
     from ohtui.sdk.llm.llm import LLM
@@ -125,6 +126,9 @@ def map_error(exc: BaseException, llm: LLM) -> LLMError:
     model = llm.model
     where = f" at {llm.base_url}" if llm.base_url else ""
     said = provider_message(exc)
+    key = llm.maskable_key
+    if key is not None:  # a provider may quote the key it rejected
+        said = mask_text(said, forms_to_mask([key]))
     status = getattr(exc, "status_code", None)
     status = status if isinstance(status, int) else None
     category = _category(exc, lib, said, status)

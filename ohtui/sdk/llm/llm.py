@@ -36,6 +36,9 @@ from ohtui.sdk.llm.streaming import StreamAssembler, TokenCallbackType
 
 logger = logging.getLogger(__name__)
 
+MIN_KEY_LENGTH = 8
+"""Shorter API keys are placeholders for servers that want none ("EMPTY", "none")."""
+
 T = TypeVar("T")
 ToolsArg = Sequence[dict[str, Any]]
 RetryListener = Callable[[int, float, LLMError], None]
@@ -102,6 +105,12 @@ class LLM(BaseModel):
         if deep:
             fields = copy.deepcopy(fields)
         return type(self)(**{**fields, **(update or {})})
+
+    @property
+    def maskable_key(self) -> str | None:
+        """The API key, to hide wherever it could show (None: none, or a placeholder)."""
+        key = self.api_key.get_secret_value() if self.api_key is not None else ""
+        return key if len(key) >= MIN_KEY_LENGTH else None
 
     @property
     def metrics(self) -> Metrics:

@@ -281,6 +281,28 @@ def test_secret_masking_filter_masks_log_records(caplog: pytest.LogCaptureFixtur
     assert TOKEN not in caplog.text
 
 
+def test_secret_masking_filter_masks_tracebacks_and_stacks(tmp_path: Path) -> None:
+    registry = SecretRegistry()
+    registry.update_secrets({"API_TOKEN": TOKEN})
+    log_file = tmp_path / "app.log"
+    handler = logging.FileHandler(log_file)
+    handler.addFilter(SecretMaskingFilter(registry))
+    logger = logging.getLogger(f"test-secrets-{uuid.uuid4().hex}")
+    logger.addHandler(handler)
+    try:
+        try:
+            raise RuntimeError(f"the server said: bad key {TOKEN}")
+        except RuntimeError:
+            logger.exception("the call failed", stack_info=True)
+    finally:
+        logger.removeHandler(handler)
+        handler.close()
+    logged = log_file.read_text()
+    assert f"the server said: bad key {MASK}" in logged
+    assert "Stack (most recent call last)" in logged
+    assert TOKEN not in logged
+
+
 def test_registry_serialization_redacts_without_a_cipher() -> None:
     registry = SecretRegistry()
     registry.update_secrets({"API_TOKEN": TOKEN})

@@ -95,6 +95,22 @@ def test_http_errors_map_to_our_types(
     assert len(llm_server.requests) == 1
 
 
+@pytest.mark.parametrize("key", ["sk-a-real-looking-key-0123456789", "sk-test"])
+def test_an_error_quoting_the_key_never_repeats_it(llm_server: ScriptedLLMServer, key: str) -> None:
+    llm = make_llm(llm_server.base_url, api_key=key)
+    hexed = key.encode().hex()
+    llm_server.reply_error(401, f"Incorrect API key provided: {key} (hex {hexed}).")
+    with pytest.raises(LLMAuthenticationError) as info:
+        llm.completion(USER)
+    if len(key) >= 8:
+        assert "Incorrect API key provided: <secret-hidden> (hex <secret-hidden>)." in str(
+            info.value
+        )
+        assert key not in str(info.value) and hexed not in str(info.value)
+    else:  # a placeholder such as the tests' own "sk-test" is not worth hiding
+        assert f"provided: {key} (hex {hexed})." in str(info.value)
+
+
 def test_context_window_error(llm_server: ScriptedLLMServer) -> None:
     llm = make_llm(llm_server.base_url)
     llm_server.reply_context_window_error(limit=8192, used=9000)

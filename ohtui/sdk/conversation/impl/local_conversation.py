@@ -125,6 +125,7 @@ class LocalConversation(BaseConversation):
         )
         self.llm_registry = LLMRegistry()
         self.llm_registry.subscribe(self._state.stats.register_llm)
+        self.llm_registry.subscribe(self._mask_llm_key)
         self.llm_registry.add(agent.llm)
 
         if isinstance(visualizer, type):
@@ -183,6 +184,12 @@ class LocalConversation(BaseConversation):
     def is_confirmation_mode_active(self) -> bool:
         """True only with a security analyzer set and an active policy (as the reference)."""
         return self._state.security_analyzer is not None and self.confirmation_policy_active
+
+    def _mask_llm_key(self, llm: LLM) -> None:
+        """Mask an LLM's own key like a secret, without handing it to any command."""
+        key = llm.maskable_key
+        if key is not None:
+            self._state.secret_registry.add_masked_value(key)
 
     # --- events --------------------------------------------------------------------------
 

@@ -36,6 +36,9 @@ def terminal_description(timeout: float, max_output_chars: int) -> str:
         f"* Output longer than {max_output_chars:,} characters is cut to its beginning and "
         "end; the full output is saved to a file whose path is shown, to read in parts with "
         "grep, head, tail or sed -n.\n"
+        "* LLM provider keys and ohtui's own settings (OPENAI_API_KEY, AWS_SECRET_ACCESS_KEY, "
+        "OHTUI_*...) are not in the environment. If a command needs one, ask the user to add "
+        "it as a secret; it is then set for the commands that mention it by name.\n"
         "* Set `reset` to true to kill the shell and start a fresh one in the workspace when "
         "it is stuck."
     )

@@ -9,7 +9,6 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
-from ohtui.sdk.conversation.secret_registry import SECRET_MASK
 from ohtui.sdk.tool.tool import ToolExecutor
 from ohtui.sdk.tools.terminal.output import (
     CapturedOutput,
@@ -240,14 +239,15 @@ class TerminalExecutor(ToolExecutor[TerminalAction, TerminalObservation]):
 
 
 def mask_file(path: Path, secrets: SecretRegistry) -> None:
-    """Replace every known secret value in a saved output file (in place, atomically)."""
+    """Mask every known secret value, plain or encoded, in a saved output file (in place,
+    atomically)."""
     try:
         data = path.read_bytes()
     except OSError:
         return
-    masked = data
-    for value in secrets.values_to_mask():
-        masked = masked.replace(value.encode(), SECRET_MASK.encode())
+    # surrogateescape carries bytes that are not UTF-8 through unchanged.
+    text = data.decode("utf-8", "surrogateescape")
+    masked = secrets.mask_secrets_in_output(text).encode("utf-8", "surrogateescape")
     if masked != data:
         tmp = path.with_suffix(path.suffix + ".tmp")
         tmp.write_bytes(masked)

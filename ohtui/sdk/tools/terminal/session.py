@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import IO, Literal
 
+from ohtui.sdk.tools.terminal.environment import agent_environment
 from ohtui.sdk.tools.terminal.processes import (
     children_of,
     descendants,
@@ -147,8 +148,9 @@ def command_script(command: str, nonce: str, env: Mapping[str, str] | None = Non
 class BashSession:
     """A bash process kept alive across commands, so cwd and exported variables persist.
 
-    Bash starts on the first command. `interrupt` and `close` may be called from any thread
-    while `run` blocks in another.
+    Bash starts on the first command, from this process's environment without the variables
+    `environment.WITHHELD` names, plus `env` (default: DEFAULT_ENV). `interrupt` and `close`
+    may be called from any thread while `run` blocks in another.
     """
 
     def __init__(self, *, shell: str, working_dir: str, env: Mapping[str, str] | None = None):
@@ -297,7 +299,8 @@ class BashSession:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,
                 cwd=self._home,
-                env={**os.environ, **self._extra_env},
+                # Never ohtui's settings or the LLM keys: see environment.py.
+                env={**agent_environment(), **self._extra_env},
                 start_new_session=True,  # its own process group, killed as one on close
                 bufsize=0,
             )
