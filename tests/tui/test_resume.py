@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,6 +25,7 @@ from textual.widgets import TextArea
 
 from ohtui.sdk import LLM, Agent, AlwaysConfirm, LocalConversation, Tool
 from ohtui.sdk.conversation import list_conversations
+from ohtui.tui import app as app_module
 from ohtui.tui.app import OhtuiApp
 from ohtui.tui.options import AppOptions
 from ohtui.tui.screens.approval import ApprovalScreen
@@ -267,6 +269,20 @@ async def test_a_message_with_no_conversation_open_is_kept_not_lost(
 # --- a conversation another ohtui runs ---------------------------------------------------------
 
 
+class NotingApp(OhtuiApp):
+    """The real app, keeping the text of every notification."""
+
+    CSS_PATH = str(Path(app_module.__file__).parent / "ohtui.tcss")  # not relative to this file
+
+    def __init__(self, options: AppOptions) -> None:
+        super().__init__(options)
+        self.notes: list[str] = []
+
+    def notify(self, message: str, **kwargs: Any) -> None:
+        self.notes.append(message)
+        super().notify(message, **kwargs)
+
+
 def placeholder(app: OhtuiApp) -> str:
     assert app.chat is not None
     return str(app.chat.query_one(Composer).query_one("#input", TextArea).placeholder)
@@ -281,15 +297,18 @@ async def test_a_conversation_another_ohtui_runs_opens_read_only(
     (before,) = list_conversations(directory)
     asked = len(llm_server.requests)
     with held_elsewhere(directory, app_options.workspace, saved, ("terminal",)) as holder:
-        app = OhtuiApp(replace(app_options, resume_id=saved[:8], conversation_id=None))
-        async with app.run_test(size=SIZE, notifications=True) as pilot:
+        app = NotingApp(replace(app_options, resume_id=saved[:8], conversation_id=None))
+        async with app.run_test(size=SIZE) as pilot:
             await wait(pilot, lambda: chat_ready(app), what="the chat")
             assert app.chat is not None
             assert status(app) == "read_only"
             assert "read-only" in screen_text(app)
             assert user_texts(app) == ["alpha one"]  # the history is there
             assert f"pid {holder.pid}" in placeholder(app)  # the composer says why
+            said = f"Read-only: another ohtui runs this conversation (pid {holder.pid} on "
+            assert [n for n in app.notes if n.startswith(said)]
 
+            app.notes.clear()
             await submit(pilot, "are you there?")
             assert app.chat.query_one(Composer).text == "are you there?"  # kept, not sent
             policy = app.chat.status_bar.policy
@@ -298,7 +317,7 @@ async def test_a_conversation_another_ohtui_runs_opens_read_only(
             await submit(pilot, "/title Renamed from the reader")
             await pilot.pause(0.2)
             assert app.chat.sub_title != "Renamed from the reader"
-            assert "Read-only: another ohtui runs this conversation" in screen_text(app)
+            assert len(app.notes) == 3 and all(n.startswith(said) for n in app.notes)
         (after,) = list_conversations(directory)
         assert after.held_by is not None and after.held_by.pid == holder.pid
     assert len(llm_server.requests) == asked

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from ohtui.sdk.conversation.exceptions import ConversationLockedError
+from ohtui.sdk.conversation.exceptions import ConversationLockedError, PersistenceError
 
 TAKE_RETRY_SECONDS = 0.1
 """How long a taker retries a lock held for an instant by someone only looking at it."""
@@ -58,10 +58,9 @@ class ConversationLease:
     @classmethod
     def take(cls, path: Path, conversation_id: str) -> ConversationLease:
         """Take the lease at `path`; ConversationLockedError names the holder if it is taken."""
-        path.parent.mkdir(parents=True, exist_ok=True)
         deadline = time.monotonic() + TAKE_RETRY_SECONDS
         while True:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            fd = _open_for_lease(path)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError as exc:
@@ -96,6 +95,17 @@ class ConversationLease:
 
     def __exit__(self, *exc_info: object) -> None:
         self.release()
+
+
+def _open_for_lease(path: Path) -> int:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    except OSError as exc:
+        raise PersistenceError(
+            f"Cannot open '{path}' to take the conversation: {exc.strerror or exc}. Fix the "
+            "directory's permissions or choose another persistence directory."
+        ) from exc
 
 
 def holder_of(path: Path) -> LeaseHolder | None:

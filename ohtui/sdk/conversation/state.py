@@ -150,10 +150,10 @@ class ConversationState(BaseModel):
             state._autosave = True
             return state
         store = ConversationStore(Path(persistence_dir).parent, read_only=read_only)
-        lease = None
+        lease: ConversationLease | None = None
         try:
-            # Taken before reading: what is read then stays true while this state is open.
-            lease = None if read_only else store.lease(id.hex)
+            if not read_only:  # taken before reading: what is read stays true while it is held
+                lease = store.lease(id.hex)
             stored = store.load(id.hex)
             if stored is None and read_only:
                 raise ConversationNotFoundError(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import sqlite3
 import threading
@@ -36,6 +37,7 @@ from ohtui.sdk.conversation import (
     ConversationReadOnlyError,
     ConversationState,
     EventLog,
+    PersistenceError,
     delete_conversation,
     find_conversation,
     list_conversations,
@@ -182,6 +184,16 @@ def test_closing_releases_and_leaves_no_lease_file(
         assert list((persistence_dir / "leases").iterdir())
         conversation.close()
         assert not list((persistence_dir / "leases").iterdir())
+
+
+def test_a_lease_that_cannot_be_made_says_where_and_what_to_do(
+    saved: str, llm: LLM, workspace: Path, persistence_dir: Path
+) -> None:
+    shutil.rmtree(persistence_dir / "leases", ignore_errors=True)
+    (persistence_dir / "leases").write_text("in the way")
+    with pytest.raises(PersistenceError, match="choose another persistence directory") as failed:
+        open_conversation(llm, workspace, persistence_dir, saved)
+    assert str(persistence_dir / "leases") in str(failed.value)
 
 
 def test_a_failed_open_does_not_keep_the_lease(
