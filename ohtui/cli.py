@@ -24,7 +24,8 @@ headless runs (-p):
   echo "task" | ohtui -p                 the task from stdin
   ohtui -p "task" --json                 one JSON object per event on stdout
   exit codes: 0 finished · 1 run error · 2 usage · 3 configuration ·
-              4 LLM provider (auth, unreachable) · 5 stopped (max iterations, stuck)
+              4 LLM provider (auth, unreachable) · 5 stopped (max iterations, stuck) ·
+              6 in use (the conversation is open in another ohtui)
 
 settings:
   config.toml in your user config directory (--config or OHTUI_CONFIG to use another);

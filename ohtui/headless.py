@@ -37,6 +37,8 @@ class ExitCode(IntEnum):
     CONFIGURATION = 3
     LLM_PROVIDER = 4
     STOPPED = 5
+    IN_USE = 6
+    """The conversation is open in another ohtui: trying again later may work."""
     INTERRUPTED = 130
 
 
@@ -121,7 +123,12 @@ def _open(options: HeadlessOptions, output: _Output) -> LocalConversation | Exit
         missing_key,
         open_conversation,
     )
-    from ohtui.sdk import ConversationNotFoundError, PersistenceError, WorkspaceError
+    from ohtui.sdk import (
+        ConversationLockedError,
+        ConversationNotFoundError,
+        PersistenceError,
+        WorkspaceError,
+    )
     from ohtui.settings import paths
     from ohtui.settings.approval_rules import ApprovalRuleStore
     from ohtui.settings.profile import Profile
@@ -147,6 +154,14 @@ def _open(options: HeadlessOptions, output: _Output) -> LocalConversation | Exit
     except ConversationNotFoundError as exc:
         output.problem(str(exc))
         return ExitCode.USAGE
+    except ConversationLockedError as exc:
+        output.problem(
+            f"conversation {exc.conversation_id} is open in another ohtui "
+            f"({exc.holder.describe()}), and only one may run it. Try again once it has "
+            f"finished, or start a new conversation; `ohtui --resume {exc.conversation_id}` "
+            "shows it read-only meanwhile."
+        )
+        return ExitCode.IN_USE
     except (SetupError, PersistenceError, WorkspaceError, OSError) as exc:
         output.problem(str(exc))
         return ExitCode.CONFIGURATION

@@ -68,11 +68,14 @@ def open_conversation(
     *,
     api_key: str | None = None,
     stream: bool = True,
+    read_only: bool = False,
 ) -> Opened:
-    """Build the agent from the settings and open its conversation.
+    """Build the agent from the settings and open its conversation (`read_only`: a saved one,
+    to read whoever runs it).
 
     `api_key` (tests) wins over the environment and the keyring. Raises SetupError
-    (NoModelError on a first run) or ConversationNotFoundError, saying what to do.
+    (NoModelError on a first run), ConversationNotFoundError, or ConversationLockedError
+    when another ohtui has the conversation open, saying what to do.
     """
     from ohtui.sdk import LLM, Agent, LocalConversation, Tool
 
@@ -122,6 +125,7 @@ def open_conversation(
         secrets=profile.user_secrets() or None,
         cipher=profile.cipher(),
         visualizer=None,
+        read_only=read_only,
     )
     resumed = len(conversation.state.events) > 0
     return Opened(conversation, model, resumed, key_source)

@@ -1,19 +1,23 @@
 """`ohtui -p`: the real command line, engine and scripted LLM server, without the UI.
 
-Most runs call `ohtui.cli.main` in this process (litellm is imported once); two run the
-installed command in a subprocess, to check what really reaches stdout and how fast --help is.
+Most runs call `ohtui.cli.main` in this process (litellm is imported once); a few run the
+installed command in a subprocess, to check what really reaches stdout, how fast --help is,
+and what a second process does with a conversation the first one runs.
 """
 
 from __future__ import annotations
 
 import base64
+import contextlib
 import io
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +27,7 @@ import pytest
 from llm_server import ScriptedLLMServer
 
 from ohtui.cli import main
-from ohtui.sdk.conversation import list_conversations
+from ohtui.sdk.conversation import history_tail, list_conversations
 
 
 @dataclass
@@ -500,3 +504,71 @@ def test_the_agent_cannot_read_ohtuis_own_environment_from_proc(
     [observation] = [e for e in map(json.loads, done.stdout.splitlines()) if "observation" in e]
     assert "Permission denied" in json.dumps(observation)
     assert_no_key(done.stdout, done.stderr)
+
+
+# --- one process per conversation -------------------------------------------------------------
+
+
+def wait_for(condition: Callable[[], bool], what: str, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.05)
+
+
+def test_a_second_process_is_refused_until_the_first_dies_then_takes_over(
+    ohtui: Run, llm_server: ScriptedLLMServer, home: Path
+) -> None:
+    project = home / "project"
+    llm_server.reply_tool_call(
+        "terminal",
+        {"command": "echo $$ > shell.pid; echo 9 >> shared.txt; sleep 60", "security_risk": "LOW"},
+    )
+    first = subprocess.Popen(
+        [sys.executable, "-m", "ohtui", "-p", "append 9 to shared.txt"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        wait_for((project / "shared.txt").exists, "the first run's command")
+        wait_for(lambda: (project / "shell.pid").read_text().strip() != "", "the shell's pid")
+        asked = len(llm_server.requests)
+
+        refused = ohtui("-p", "go on", "--continue")
+        assert refused.code == 6, refused.err
+        assert f"pid {first.pid}" in refused.err and "started" in refused.err
+        assert "Traceback" not in refused.err and refused.out == ""
+        assert len(llm_server.requests) == asked  # the second process asked the model nothing
+
+        os.kill(first.pid, signal.SIGKILL)
+        first.wait(timeout=30)
+        llm_server.reply_text("The command was cut short; 9 is in shared.txt.")
+        took_over = ohtui("-p", "go on", "--continue")
+        assert took_over.code == 0, took_over.err
+    finally:
+        if first.poll() is None:
+            first.kill()
+        first.communicate(timeout=30)
+        shell = project / "shell.pid"
+        if shell.exists() and shell.read_text().strip():
+            with contextlib.suppress(ProcessLookupError):  # the orphaned shell and its sleep
+                os.killpg(int(shell.read_text()), signal.SIGKILL)
+
+    assert (project / "shared.txt").read_text() == "9\n"  # recorded once, ran once
+    messages = llm_server.requests[-1]["messages"]
+    calls = [c["id"] for m in messages for c in m.get("tool_calls") or []]
+    answered = [m["tool_call_id"] for m in messages if m["role"] == "tool"]
+    assert len(calls) == 1 and answered == calls  # no tool result lost
+    (saved,) = list_conversations(home / "data" / "conversations")
+    assert saved.held_by is None
+    events, _ = history_tail(home / "data" / "conversations", saved.id, 100)
+    kinds = [type(e).__name__ for e in events]
+    assert kinds == [
+        "SystemPromptEvent",
+        "MessageEvent",
+        "ActionEvent",
+        "AgentErrorEvent",
+        "MessageEvent",
+        "MessageEvent",
+    ]

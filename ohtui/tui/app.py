@@ -4,7 +4,7 @@ the engine is imported on a worker thread once the first frame is on screen."""
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from textual.app import App
 from textual.binding import Binding, BindingType
@@ -14,9 +14,6 @@ from ohtui.tui.commands import SlashCommandProvider
 from ohtui.tui.options import AppOptions
 from ohtui.tui.preload import load_engine
 from ohtui.tui.screens.chat import ChatScreen
-
-if TYPE_CHECKING:
-    from ohtui.tui.screens.picker import PickerScreen
 
 
 class OhtuiApp(App[None]):
@@ -96,13 +93,6 @@ class OhtuiApp(App[None]):
         from ohtui.logs import log_to_file
 
         log_to_file()
-
-    def on_picker_screen_renamed(self, message: PickerScreen.Renamed) -> None:
-        """The open conversation renamed in the picker: its live copy takes the title too
-        (else it would write its old title back on its next save)."""
-        chat = self.chat
-        if chat is not None and chat.session.conversation_id == message.conversation_id:
-            chat.session.set_title(message.title)
 
     async def action_quit(self) -> None:
         """Quit at once, whatever the agent is doing; say how to resume."""

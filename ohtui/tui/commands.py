@@ -27,6 +27,10 @@ SLASH_COMMANDS: tuple[SlashCommand, ...] = (
 )
 
 
+CHANGE_THE_CONVERSATION = frozenset({"confirm", "rules", "ask", "title"})
+"""Commands a conversation open read-only refuses (/ask calls its model)."""
+
+
 def run_slash_command(screen: ChatScreen, name: str, argument: str) -> None:
     """Run `/name argument` on the chat screen."""
     handlers: dict[str, Callable[[ChatScreen, str], None]] = {
@@ -46,6 +50,8 @@ def run_slash_command(screen: ChatScreen, name: str, argument: str) -> None:
         screen.notify(
             f"There is no command /{name}. Type / to see the commands.", severity="warning"
         )
+        return
+    if name in CHANGE_THE_CONVERSATION and screen.refuse_read_only():
         return
     handler(screen, argument)
 

@@ -30,6 +30,9 @@ class SessionReady(Message):
     """Whether older events exist before `history`."""
     total_events: int
     resumed: bool = False
+    held_by: Any = None
+    """Who runs the conversation (an engine LeaseHolder) when another ohtui does: it is open
+    read-only here."""
 
 
 @dataclass

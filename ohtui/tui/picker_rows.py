@@ -38,6 +38,9 @@ STATUS_BADGES: dict[str, tuple[str, str]] = {
 """How each saved status shows: waiting for approval stands out, failures in the error colour;
 the usual resting states (finished, idle) stay muted, as most rows have one."""
 
+OPEN_ELSEWHERE = ("● open elsewhere", "bold $text-warning")
+"""Another ohtui has the conversation open: here it can only be read."""
+
 _SNIPPET_MATCH = re.compile(r"\[([^\[\]]*)\]")
 
 
@@ -107,6 +110,8 @@ def row_prompt(
     parts: list[str | tuple[str, str]] = [(display_title(summary), "bold"), "\n  "]
     if current:
         parts += [("● open now", "bold $text-accent"), (" · ", muted)]
+    elif summary.held_by is not None:
+        parts += [OPEN_ELSEWHERE, (" · ", muted)]
     parts.append((relative_time(summary.updated_at, now), muted))
     if summary.status:
         parts += [(" · ", muted), _status_label(summary.status)]
@@ -144,6 +149,11 @@ def preview_heading(
     ]
     if current:
         lines.insert(1, Content.styled("● open now", "bold $text-accent"))
+    elif summary.held_by is not None:
+        holder = summary.held_by
+        where = f" on {holder.host}" if holder.host else ""
+        who = f"pid {holder.pid}{where}" if holder.pid is not None else "another process"
+        lines[1:1] = [Content.styled(*OPEN_ELSEWHERE), field("held by", who)]
     return Content("\n").join(lines)
 
 

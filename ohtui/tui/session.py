@@ -21,6 +21,7 @@ from ohtui.logs import mask_in_logs
 from ohtui.opening import (
     Callbacks,
     NoModelError,
+    Opened,
     Target,
     find_target,
     missing_key,
@@ -35,6 +36,7 @@ from ohtui.tui.safety import ConversationSafety, policy_name
 
 if TYPE_CHECKING:
     from ohtui.sdk import Event, LocalConversation
+    from ohtui.sdk.conversation import LeaseHolder
     from ohtui.sdk.llm import LLMStreamChunk
     from ohtui.settings.profile import Profile
 
@@ -46,16 +48,30 @@ TITLE_TIMEOUT = 30.0
 """Seconds a title may take; without one the first message, cut short, is the title."""
 CLOSE_TIMEOUT = 0.7
 """Seconds `close` waits for the engine to stop before giving up on it."""
+HANDOVER_TIMEOUT = 5.0
+"""Seconds a new session waits for the one before it to let go of its conversation (which may
+be the one it opens): longer than the engine's own wait for a run to stop."""
 
 
 class Session:
     """The UI's handle on one conversation. Its public methods are called on the UI thread."""
 
-    def __init__(self, options: AppOptions, profile: Profile, target: MessagePump) -> None:
+    def __init__(
+        self,
+        options: AppOptions,
+        profile: Profile,
+        target: MessagePump,
+        after: Session | None = None,
+    ) -> None:
+        """`after`: the session this one replaces, whose conversation it waits to be let go."""
         self.options = options
         self.profile = profile
         self._target = target
+        self._after = after
+        self._closer: threading.Thread | None = None
         self._conversation: LocalConversation | None = None
+        self.held_by: LeaseHolder | None = None
+        """Who runs the conversation when another ohtui does: it is open read-only here."""
         self._lock = threading.Lock()
         self._running = False
         self._rerun = False
@@ -105,6 +121,9 @@ class Session:
 
     def _open(self) -> None:
         load_engine()
+        if self._after is not None:
+            self._after.wait_closed(HANDOVER_TIMEOUT)
+            self._after = None
         try:
             self._show_saved_history()
         except Exception:  # the history is shown when the conversation opens, or why not
@@ -136,10 +155,13 @@ class Session:
                 has_older=total > HISTORY_TAIL,
                 total_events=total,
                 resumed=resumed,
+                held_by=self.held_by,
             )
         )
         self._post_stats()
         settle_heap()
+        if self.held_by is not None:
+            return  # nothing here may run, approve or send: the chat screen says so
         if state.execution_status.value == "waiting_for_confirmation":
             self._post(msg.ApprovalNeeded(self.pending_views()))
         with self._lock:
@@ -164,19 +186,33 @@ class Session:
         self._post(msg.SavedHistory(events, total, total > len(events)))
 
     def _create_conversation(self) -> tuple[LocalConversation, bool]:
+        """Open the conversation; read-only when another ohtui has it open."""
+        from ohtui.sdk import ConversationLockedError
+
         options, profile = self.options, self.profile.load()
-        opened = open_conversation(
-            profile,
-            options.workspace,
-            options.persistence_dir or profile.conversations_dir,
-            Target(options.resume_id, options.continue_latest, options.conversation_id),
-            Callbacks(self._on_event, self._on_token, self._on_retry),
-            api_key=options.api_key,
-            stream=options.stream,
-        )
+
+        def open_it(read_only: bool) -> Opened:
+            return open_conversation(
+                profile,
+                options.workspace,
+                options.persistence_dir or profile.conversations_dir,
+                Target(options.resume_id, options.continue_latest, options.conversation_id),
+                Callbacks(self._on_event, self._on_token, self._on_retry),
+                api_key=options.api_key,
+                stream=options.stream,
+                read_only=read_only,
+            )
+
+        try:
+            opened = open_it(read_only=False)
+        except ConversationLockedError as exc:
+            opened = open_it(read_only=True)
+            self.held_by = exc.holder
         conversation = opened.conversation
         mask_in_logs(conversation)
         self.model = opened.model
+        if self.held_by is not None:
+            return conversation, opened.resumed  # its policy and rules stay as they are
         self._safety = ConversationSafety(conversation, self._rule_store)
         chosen = ("confirmation", "policy") in profile.overrides
         saved = policy_name(conversation.state.confirmation_policy)
@@ -432,6 +468,8 @@ class Session:
         """The current policy's name."""
         if self._safety is not None:
             return self._safety.policy
+        if self._conversation is not None:  # read-only: the one it was saved with
+            return policy_name(self._conversation.state.confirmation_policy)
         return self.options.policy or "risky"
 
     def pending_views(self) -> list[PendingActionView]:
@@ -461,6 +499,19 @@ class Session:
             self._post(msg.SideAnswer(question, answer))
 
         self._spawn(work, "ohtui-ask")
+
+    def rename(self, title: str) -> None:
+        """Set the title through the open conversation, its one writer (blocking: call it off
+        the UI thread). ConversationReadOnlyError when it is open read-only."""
+        conversation = self._conversation
+        if conversation is not None:
+            conversation.state.title = title
+
+    def take_queue(self) -> list[str]:
+        """Take back the messages queued for the conversation (it will not get them)."""
+        with self._lock:
+            queued, self._queue = self._queue, []
+        return queued
 
     def set_title(self, title: str | None) -> None:
         """Set the title, or (None) have the model write one."""
@@ -511,8 +562,14 @@ class Session:
         if self.empty and not self._running and not self._queue:
             conversation.delete_on_close = True
         closer = threading.Thread(target=conversation.close, name="ohtui-close", daemon=True)
+        self._closer = closer
         closer.start()
         closer.join(CLOSE_TIMEOUT)
+
+    def wait_closed(self, timeout: float) -> None:
+        """Wait (at most `timeout` seconds) until `close()` has let go of the conversation."""
+        if self._closer is not None:
+            self._closer.join(timeout)
 
 
 NOT_APPROVED = "Not approved: the user answered with a new message instead (read it)."

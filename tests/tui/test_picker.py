@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from holder import held_elsewhere
 from llm_server import ScriptedLLMServer
 from textual.app import App
 from textual.content import Content
@@ -23,6 +24,7 @@ from textual.widgets import Input, OptionList, Static
 import ohtui.sdk.conversation.store as store_module
 from ohtui.sdk import LLM, Agent, AlwaysConfirm, Conversation, ConversationExecutionStatus, Tool
 from ohtui.sdk.conversation import list_conversations
+from ohtui.sdk.conversation.store import ConversationStore
 from ohtui.tui.picker_rows import relative_time
 from ohtui.tui.screens.confirm import ConfirmScreen
 from ohtui.tui.screens.picker import PickerScreen
@@ -536,6 +538,38 @@ async def test_a_damaged_database_is_reported_not_raised(
         assert app.result is None
 
 
+# --- open elsewhere ------------------------------------------------------------------------
+
+
+async def test_a_conversation_another_process_has_open_is_marked_and_left_alone(
+    save: Saver, conversations_dir: Path, project: Path, wait: Any
+) -> None:
+    free = save(project, [("Free to change", "ok")], ago=HOUR)
+    held = save(project, [("Held by another ohtui", "ok")], ago=MINUTE)
+    with held_elsewhere(conversations_dir, project, held) as holder:
+        app = picker(conversations_dir, project)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await listed(pilot, wait, 2)
+            assert ids(screen) == [held, free]
+            held_row, free_row = row_texts(screen)
+            assert held_row.startswith("Held by another ohtui | ● open elsewhere · ")
+            assert "open elsewhere" not in free_row
+            assert f"held by   pid {holder.pid} on " in text(app, "#preview-head")
+
+            await pilot.press("d")
+            await pilot.pause()
+            assert not isinstance(app.screen, ConfirmScreen)
+            assert f"pid {holder.pid}" in app.notes[-1] and "Close it there" in app.notes[-1]
+            await pilot.press("r")
+            await pilot.pause()
+            assert not isinstance(app.screen, TextPromptScreen)
+
+            await pilot.press("down")
+            await wait(pilot, lambda: "Free to change" in text(app, "#preview-head"), what="it")
+            assert "open elsewhere" not in text(app, "#preview-head")
+    assert {s.id for s in list_conversations(conversations_dir)} == {held, free}
+
+
 # --- snapshot -------------------------------------------------------------------------------
 
 
@@ -595,4 +629,11 @@ def test_snapshot_picker_with_preview(
         app.picker.search_input.cursor_blink = False
         await pilot.pause(0.1)
 
-    assert snap_compare(app, terminal_size=SIZE, run_before=ready)
+    # Held through the store, as an opener would, without the opener's resave of the row
+    # (that would move "updated" to the real time).
+    store = ConversationStore(conversations_dir)
+    try:
+        with store.lease("2222222222222222bbbbbbbbbbbbbbbb"):
+            assert snap_compare(app, terminal_size=SIZE, run_before=ready)
+    finally:
+        store.close()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,17 +19,20 @@ from chat_helpers import (
     submit,
     user_texts,
 )
+from holder import held_elsewhere
 from llm_server import ScriptedLLMServer
+from textual.widgets import TextArea
 
 from ohtui.sdk import LLM, Agent, AlwaysConfirm, LocalConversation, Tool
 from ohtui.sdk.conversation import list_conversations
+from ohtui.tui import app as app_module
 from ohtui.tui.app import OhtuiApp
 from ohtui.tui.options import AppOptions
 from ohtui.tui.screens.approval import ApprovalScreen
 from ohtui.tui.screens.picker import PickerScreen
 from ohtui.tui.screens.text_prompt import TextPromptScreen
 from ohtui.tui.widgets.cells import ErrorCell
-from ohtui.tui.widgets.composer import Composer
+from ohtui.tui.widgets.composer import PLACEHOLDER, Composer
 
 pytestmark = pytest.mark.anyio
 
@@ -260,3 +264,91 @@ async def test_a_message_with_no_conversation_open_is_kept_not_lost(
         assert app.chat is not None
         assert app.chat.query_one(Composer).text == "are you there?"
     assert llm_server.requests == []
+
+
+# --- a conversation another ohtui runs ---------------------------------------------------------
+
+
+class NotingApp(OhtuiApp):
+    """The real app, keeping the text of every notification."""
+
+    CSS_PATH = str(Path(app_module.__file__).parent / "ohtui.tcss")  # not relative to this file
+
+    def __init__(self, options: AppOptions) -> None:
+        super().__init__(options)
+        self.notes: list[str] = []
+
+    def notify(self, message: str, **kwargs: Any) -> None:
+        self.notes.append(message)
+        super().notify(message, **kwargs)
+
+
+def placeholder(app: OhtuiApp) -> str:
+    assert app.chat is not None
+    return str(app.chat.query_one(Composer).query_one("#input", TextArea).placeholder)
+
+
+async def test_a_conversation_another_ohtui_runs_opens_read_only(
+    app_options: AppOptions, llm_server: ScriptedLLMServer, wait: Any
+) -> None:
+    saved = save(app_options, llm_server, ["alpha one"], workspace=app_options.workspace)
+    directory = app_options.persistence_dir
+    assert directory is not None
+    (before,) = list_conversations(directory)
+    asked = len(llm_server.requests)
+    with held_elsewhere(directory, app_options.workspace, saved, ("terminal",)) as holder:
+        app = NotingApp(replace(app_options, resume_id=saved[:8], conversation_id=None))
+        async with app.run_test(size=SIZE) as pilot:
+            await wait(pilot, lambda: chat_ready(app), what="the chat")
+            assert app.chat is not None
+            assert status(app) == "read_only"
+            assert "read-only" in screen_text(app)
+            assert user_texts(app) == ["alpha one"]  # the history is there
+            assert f"pid {holder.pid}" in placeholder(app)  # the composer says why
+            said = f"Read-only: another ohtui runs this conversation (pid {holder.pid} on "
+            assert [n for n in app.notes if n.startswith(said)]
+
+            app.notes.clear()
+            await submit(pilot, "are you there?")
+            assert app.chat.query_one(Composer).text == "are you there?"  # kept, not sent
+            policy = app.chat.status_bar.policy
+            await pilot.press("shift+tab")
+            assert app.chat.status_bar.policy == policy
+            await submit(pilot, "/title Renamed from the reader")
+            await pilot.pause(0.2)
+            assert app.chat.sub_title != "Renamed from the reader"
+            assert len(app.notes) == 3 and all(n.startswith(said) for n in app.notes)
+        (after,) = list_conversations(directory)
+        assert after.held_by is not None and after.held_by.pid == holder.pid
+    assert len(llm_server.requests) == asked
+    assert (after.event_count, after.title, after.status) == (
+        before.event_count,
+        before.title,
+        before.status,
+    )
+
+
+async def test_resume_takes_a_read_only_conversation_over_once_it_is_free(
+    app_options: AppOptions, llm_server: ScriptedLLMServer, wait: Any
+) -> None:
+    saved = save(app_options, llm_server, ["alpha one"])
+    directory = app_options.persistence_dir
+    assert directory is not None
+    with held_elsewhere(directory, app_options.workspace, saved, ("terminal",)) as holder:
+        app = OhtuiApp(replace(app_options, resume_id=saved, conversation_id=None))
+        async with app.run_test(size=SIZE) as pilot:
+            await wait(pilot, lambda: status(app) == "read_only", what="the read-only chat")
+            holder.release()
+            await submit(pilot, f"/resume {saved[:8]}")
+            await wait(pilot, lambda: status(app) == "finished", what="it taken over")
+            assert app.chat is not None and app.chat.session.held_by is None
+            assert placeholder(app) == PLACEHOLDER
+            llm_server.reply_text("Beta.", usage=USAGE)
+            await submit(pilot, "beta")
+            await wait(
+                pilot,
+                lambda: status(app) == "finished" and user_texts(app) == ["alpha one", "beta"],
+                what="the reply",
+            )
+    (summary,) = list_conversations(directory)
+    assert summary.first_user_message == "alpha one" and summary.id == saved

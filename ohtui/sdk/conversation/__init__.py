@@ -4,11 +4,14 @@ from ohtui.sdk.conversation.base import BaseConversation, ConversationStateProto
 from ohtui.sdk.conversation.conversation import Conversation
 from ohtui.sdk.conversation.event_store import EventLog, EventsListBase
 from ohtui.sdk.conversation.exceptions import (
+    ConversationLockedError,
     ConversationNotFoundError,
+    ConversationReadOnlyError,
     ConversationRunError,
     PersistenceError,
 )
 from ohtui.sdk.conversation.impl.local_conversation import LocalConversation
+from ohtui.sdk.conversation.lease import LeaseHolder
 from ohtui.sdk.conversation.listing import (
     delete_conversation,
     find_conversation,
@@ -56,7 +59,9 @@ __all__ = [
     "ConversationCallbackType",
     "ConversationExecutionStatus",
     "ConversationID",
+    "ConversationLockedError",
     "ConversationNotFoundError",
+    "ConversationReadOnlyError",
     "ConversationRunError",
     "ConversationState",
     "ConversationStateProtocol",
@@ -67,6 +72,7 @@ __all__ = [
     "DefaultConversationVisualizer",
     "EventLog",
     "EventsListBase",
+    "LeaseHolder",
     "LocalConversation",
     "LookupSecret",
     "PersistenceError",

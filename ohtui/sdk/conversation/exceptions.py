@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ohtui.sdk.conversation.lease import LeaseHolder
 
 
 class ConversationRunError(RuntimeError):
@@ -32,6 +36,23 @@ class ConversationNotFoundError(LookupError):
 
 class PersistenceError(OSError):
     """Conversations cannot be stored or read where asked; the message says why and what to do."""
+
+
+class ConversationLockedError(PersistenceError):
+    """Another process (or another open in this one) runs the conversation: `holder` says who."""
+
+    def __init__(self, conversation_id: str, holder: LeaseHolder) -> None:
+        self.conversation_id = conversation_id
+        self.holder = holder
+        super().__init__(
+            f"Conversation {conversation_id} is open in another ohtui ({holder.describe()}). "
+            "Close it there, or open it read-only here; if that process ends, even killed, "
+            "the conversation is free again."
+        )
+
+
+class ConversationReadOnlyError(PersistenceError):
+    """A conversation opened read-only was asked to change; the message says what to do."""
 
 
 def current_log_file() -> str | None:

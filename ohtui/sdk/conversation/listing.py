@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from ohtui.sdk.conversation.event_store import EventLog
@@ -95,23 +97,33 @@ def find_conversation(persistence_dir: str | Path, id_prefix: str) -> Conversati
 
 
 def rename_conversation(persistence_dir: str | Path, conversation_id: str, title: str) -> None:
-    """Set a saved conversation's title."""
-    store = _open(persistence_dir)
-    try:
-        if store is None or not store.rename(conversation_id, title):
-            raise ConversationNotFoundError(f"No saved conversation {conversation_id}.")
-    finally:
-        if store is not None:
-            store.close()
+    """Set the title of a saved conversation that nobody has open.
+
+    ConversationLockedError names the holder of an open one: its title is set through it.
+    """
+    with _taken(persistence_dir, conversation_id) as store:
+        store.rename(conversation_id, title)
 
 
 def delete_conversation(persistence_dir: str | Path, conversation_id: str) -> None:
-    """Delete a saved conversation, its events and its files."""
+    """Delete a saved conversation that nobody has open, its events and its files.
+
+    ConversationLockedError names the holder of an open one.
+    """
+    with _taken(persistence_dir, conversation_id) as store:
+        store.delete(conversation_id)
+        shutil.rmtree(Path(persistence_dir).expanduser() / conversation_id, ignore_errors=True)
+
+
+@contextmanager
+def _taken(persistence_dir: str | Path, conversation_id: str) -> Iterator[ConversationStore]:
+    """The store, with the saved conversation's lease held (ConversationNotFoundError if none)."""
     store = _open(persistence_dir)
     try:
-        if store is None or not store.delete(conversation_id):
+        if store is None or store.load(conversation_id) is None:
             raise ConversationNotFoundError(f"No saved conversation {conversation_id}.")
+        with store.lease(conversation_id):
+            yield store
     finally:
         if store is not None:
             store.close()
-    shutil.rmtree(Path(persistence_dir).expanduser() / conversation_id, ignore_errors=True)

@@ -14,7 +14,12 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, SerializeAsAny, 
 
 from ohtui.sdk.agent.base import AgentBase
 from ohtui.sdk.conversation.event_store import EventLog
-from ohtui.sdk.conversation.exceptions import PersistenceError
+from ohtui.sdk.conversation.exceptions import (
+    ConversationNotFoundError,
+    ConversationReadOnlyError,
+    PersistenceError,
+)
+from ohtui.sdk.conversation.lease import ConversationLease
 from ohtui.sdk.conversation.secret_registry import SecretRegistry
 from ohtui.sdk.conversation.stats import ConversationStats
 from ohtui.sdk.conversation.store import ConversationStore
@@ -96,6 +101,8 @@ class ConversationState(BaseModel):
 
     _events: EventLog = PrivateAttr(default_factory=EventLog)
     _store: ConversationStore | None = PrivateAttr(default=None)
+    _lease: ConversationLease | None = PrivateAttr(default=None)
+    _read_only: bool = PrivateAttr(default=False)
     _key: int | None = PrivateAttr(default=None)
     _lock: FIFOLock = PrivateAttr(default_factory=FIFOLock)
     _on_state_change: ConversationCallbackType | None = PrivateAttr(default=None)
@@ -115,8 +122,14 @@ class ConversationState(BaseModel):
         max_iterations: int = 500,
         stuck_detection: bool = True,
         cipher: Cipher | None = None,
+        read_only: bool = False,
     ) -> Self:
         """Create a new conversation state, or resume the one saved under `persistence_dir`.
+
+        A persisted state holds the conversation's lease until `close()`: while it is open
+        anywhere else, ConversationLockedError names the holder. `read_only` takes no lease
+        and opens a saved conversation (else ConversationNotFoundError) that refuses every
+        change with ConversationReadOnlyError.
 
         Secrets are saved encrypted with `cipher`, or redacted without one. On resume the
         saved status, stats, title, policy, blocked items, agent_state and (with the same
@@ -136,9 +149,16 @@ class ConversationState(BaseModel):
             state._cipher = cipher
             state._autosave = True
             return state
-        store = ConversationStore(Path(persistence_dir).parent)
+        store = ConversationStore(Path(persistence_dir).parent, read_only=read_only)
+        lease: ConversationLease | None = None
         try:
+            if not read_only:  # taken before reading: what is read stays true while it is held
+                lease = store.lease(id.hex)
             stored = store.load(id.hex)
+            if stored is None and read_only:
+                raise ConversationNotFoundError(
+                    f"No saved conversation {id.hex} in {store} to open read-only."
+                )
             if stored is None:
                 state = cls(
                     id=id,
@@ -160,11 +180,14 @@ class ConversationState(BaseModel):
                 key = stored.key
         except BaseException:
             store.close()
+            if lease is not None:
+                lease.release()
             raise
-        state._store, state._key = store, key
+        state._store, state._key, state._lease = store, key, lease
         state._events = EventLog(store, key, pending_state=state._take_pending_state)
         state._autosave = True
-        if stored is not None:
+        state._read_only = read_only
+        if stored is not None and not read_only:
             state._save()
         return state
 
@@ -204,6 +227,8 @@ class ConversationState(BaseModel):
         if name.startswith("_") or name not in type(self).model_fields:
             super().__setattr__(name, value)
             return
+        if getattr(self, "_read_only", False):
+            raise self.read_only_error(f"change its {name}")
         old = getattr(self, name, None)
         super().__setattr__(name, value)
         if getattr(self, "_autosave", False):
@@ -249,7 +274,21 @@ class ConversationState(BaseModel):
             "model": getattr(getattr(self.agent, "llm", None), "model", None),
         }
 
+    @property
+    def read_only(self) -> bool:
+        """Whether this state was opened read-only (it refuses every change)."""
+        return self._read_only
+
+    def read_only_error(self, what: str) -> ConversationReadOnlyError:
+        """The error for trying to `what` ("send a message") on a read-only conversation."""
+        return ConversationReadOnlyError(
+            f"Conversation {self.id.hex} is open read-only here, so it cannot {what}. Open it "
+            "normally once no other ohtui has it open."
+        )
+
     def _save(self) -> None:
+        if self._read_only:
+            raise self.read_only_error("save its state")
         self._stats_dirty = False
         if self._store is not None and self._key is not None:
             self._store.save_state(self._key, self._dump(), self._summary())
@@ -351,11 +390,15 @@ class ConversationState(BaseModel):
     # --- end of life ---------------------------------------------------------------------
 
     def close(self) -> None:
-        """Save what is pending and close the store connection."""
-        if self._store is not None:
-            if self._stats_dirty:
-                self._save()
-            self._store.close()
+        """Save what is pending, close the store connection and release the lease."""
+        try:
+            if self._store is not None:
+                if self._stats_dirty and not self._read_only:
+                    self._save()
+                self._store.close()
+        finally:
+            if self._lease is not None:
+                self._lease.release()
 
     def delete_persisted(self) -> None:
         """Delete the saved conversation, its events and its directory."""

@@ -4,13 +4,15 @@ All conversations under one persistence base directory share `<base>/conversatio
 (WAL mode, synchronous=FULL): every append is a committed transaction, so a `kill -9` at
 any instant loses nothing that was appended and leaves nothing half-written; listing and
 full-text search over thousands of conversations are single queries. Each conversation's
-own directory `<base>/<id hex>/` holds only files tools chose to save (e.g. long outputs).
+own directory `<base>/<id hex>/` holds only files tools chose to save (e.g. long outputs);
+`<base>/leases/` holds the lease file of each conversation a process has open (lease.py).
 """
 
 from __future__ import annotations
 
 import functools
 import logging
+import os
 import re
 import sqlite3
 import threading
@@ -22,12 +24,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
-from ohtui.sdk.conversation.exceptions import PersistenceError
+from ohtui.sdk.conversation.exceptions import ConversationReadOnlyError, PersistenceError
+from ohtui.sdk.conversation.lease import ConversationLease, LeaseHolder, holder_of
 from ohtui.sdk.conversation.summary import ConversationSummary, SearchHit
 
 logger = logging.getLogger(__name__)
 
 DB_NAME = "conversations.db"
+LEASES_DIR = "leases"
+LEASE_SUFFIX = ".lock"
 APPLICATION_ID = 0x6F687475  # "ohtu"
 SCHEMA_VERSION = 1
 LOCK_TIMEOUT_SECONDS = 30.0
@@ -104,11 +109,16 @@ def _db_errors(method: Callable[P, R]) -> Callable[P, R]:
 
 
 class ConversationStore:
-    """The SQLite database of all conversations under one base directory. Thread-safe."""
+    """The SQLite database of all conversations under one base directory. Thread-safe.
 
-    def __init__(self, base_dir: str | Path) -> None:
+    A read-only store reads as any other and refuses every write (ConversationReadOnlyError).
+    """
+
+    def __init__(self, base_dir: str | Path, read_only: bool = False) -> None:
         self.base_dir = Path(base_dir).expanduser()
         self.path = self.base_dir / DB_NAME
+        self.read_only = read_only
+        self._leases = self.base_dir / LEASES_DIR
         self._lock = threading.RLock()
         self._conn = self._connect()
 
@@ -214,6 +224,10 @@ class ConversationStore:
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
+        if self.read_only:
+            raise ConversationReadOnlyError(
+                f"{self} is open read-only here: nothing can be saved through it."
+            )
         if not self._lock.acquire(timeout=LOCK_TIMEOUT_SECONDS):
             raise TimeoutError(f"{self} stayed locked for {LOCK_TIMEOUT_SECONDS:g} s")
         try:
@@ -393,6 +407,33 @@ class ConversationStore:
                 "WHERE indexed_count < event_count"
             )
 
+    # --- leases: which process runs which conversation ----------------------------------
+
+    def lease(self, conversation_id: str) -> ConversationLease:
+        """Take the conversation for this process until the lease is released.
+
+        ConversationLockedError names the holder when another open (in any process) has it.
+        """
+        if not re.fullmatch(r"[0-9a-f]{32}", conversation_id):
+            raise ValueError(f"'{conversation_id}' is not a conversation id (32 hex digits)")
+        return ConversationLease.take(
+            self._leases / f"{conversation_id}{LEASE_SUFFIX}", conversation_id
+        )
+
+    def holders(self) -> dict[str, LeaseHolder]:
+        """The conversations open somewhere now, by id, with who has each open."""
+        try:
+            names = os.listdir(self._leases)
+        except FileNotFoundError:
+            return {}
+        held: dict[str, LeaseHolder] = {}
+        for name in names:
+            if name.endswith(LEASE_SUFFIX):
+                holder = holder_of(self._leases / name)
+                if holder is not None:
+                    held[name.removesuffix(LEASE_SUFFIX)] = holder
+        return held
+
     # --- listing and search --------------------------------------------------------------
 
     _SUMMARY_COLUMNS = (
@@ -411,7 +452,8 @@ class ConversationStore:
             "ORDER BY c.updated_at DESC LIMIT ? OFFSET ?",
             (*params, -1 if limit is None else limit, offset),
         )
-        return [_summary(r) for r in rows]
+        held = self.holders()
+        return [_summary(r, held) for r in rows]
 
     @_db_errors
     def find(self, id_prefix: str) -> list[ConversationSummary]:
@@ -424,7 +466,8 @@ class ConversationStore:
             "ORDER BY c.updated_at DESC",
             (prefix, prefix + "g"),
         )
-        return [_summary(r) for r in rows]
+        held = self.holders()
+        return [_summary(r, held) for r in rows]
 
     @_db_errors
     def search(self, query: str, workspace: str | None = None, limit: int = 50) -> list[SearchHit]:
@@ -441,9 +484,10 @@ class ConversationStore:
             f"WHERE message_search MATCH ? {ws_clause} ORDER BY m.rank",
             (match, *ws_params),
         )
+        held = self.holders()
         hits: dict[str, SearchHit] = {}
         for row in rows:
-            summary = _summary(row[:9])
+            summary = _summary(row[:9], held)
             hits.setdefault(summary.id, SearchHit(summary, row[9]))
         words = query.split()
         title_clause = " AND ".join("c.title LIKE ? ESCAPE '\\'" for _ in words)
@@ -451,7 +495,7 @@ class ConversationStore:
             f"SELECT {self._SUMMARY_COLUMNS} FROM conversations c WHERE {title_clause} {ws_clause}",
             (*(f"%{_like_escape(w)}%" for w in words), *ws_params),
         ):
-            hits.setdefault(row[0], SearchHit(_summary(row), row[1] or ""))
+            hits.setdefault(row[0], SearchHit(_summary(row, held), row[1] or ""))
         ordered = sorted(hits.values(), key=lambda h: h.summary.updated_at, reverse=True)
         return ordered[:limit]
 
@@ -492,7 +536,7 @@ def _like_escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
-def _summary(row: tuple[Any, ...]) -> ConversationSummary:
+def _summary(row: tuple[Any, ...], held: dict[str, LeaseHolder]) -> ConversationSummary:
     return ConversationSummary(
         id=row[0],
         title=row[1],
@@ -503,4 +547,5 @@ def _summary(row: tuple[Any, ...]) -> ConversationSummary:
         status=row[6],
         workspace=row[7],
         model=row[8],
+        held_by=held.get(row[0]),
     )

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from ohtui.sdk.conversation.lease import LeaseHolder
+
 
 @dataclass(frozen=True, slots=True)
 class ConversationSummary:
@@ -19,6 +21,8 @@ class ConversationSummary:
     status: str | None
     workspace: str | None
     model: str | None
+    held_by: LeaseHolder | None = None
+    """Who has the conversation open now (None: nobody)."""
 
 
 @dataclass(frozen=True, slots=True)

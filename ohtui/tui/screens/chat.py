@@ -39,6 +39,12 @@ Ctrl+C stop now (twice: quit) · Ctrl+Q quit · Shift+Tab cycle confirmation pol
 Ctrl+O review waiting actions · Ctrl+P command palette · Tab move between cells
 On a cell: Enter expand/collapse · c copy
 Commands: """
+READ_ONLY = (
+    "Read-only: another ohtui runs this conversation ({holder}). /new starts another one; "
+    "/resume it once that ohtui has closed it."
+)
+READ_ONLY_HINT = "Read-only: ohtui pid {pid} has it open · /new · /resume"
+"""The composer's placeholder, short enough for a narrow terminal."""
 
 
 class ChatScreen(Screen[None]):
@@ -161,6 +167,9 @@ class ChatScreen(Screen[None]):
             name, _, argument = text[1:].partition(" ")
             self.run_slash(name.strip(), argument.strip())
             return
+        if self.refuse_read_only():
+            self.prefill(text)  # kept for another conversation, or for later
+            return
         if self.session.conversation is None and self._status in ("error", "setup"):
             self.prefill(text)  # nothing could take it: keep it for when something can
             fix = "/settings to choose a model" if self._status == "setup" else "/new or /resume"
@@ -194,7 +203,18 @@ class ChatScreen(Screen[None]):
         status.model = message.model
         status.workspace = message.workspace
         status.policy = message.policy
-        self._set_status(message.status)
+        holder = message.held_by
+        self._set_status("read_only" if holder is not None else message.status)
+        self.query_one(Composer).say_why_blocked(
+            None if holder is None else READ_ONLY_HINT.format(pid=holder.pid or "?")
+        )
+        if holder is not None:
+            self.notify(READ_ONLY.format(holder=holder.describe()), severity="warning", timeout=8)
+            unsent = self.session.take_queue()  # typed while it opened: give it back
+            if unsent:
+                self.view.show_queued([])
+                self.status_bar.queued = 0
+                self.prefill("\n\n".join(unsent))
         if self._shown_total != message.total_events:  # opening added events (a crashed run)
             if self._shown_total is not None:
                 self.view.remove_children()
@@ -362,6 +382,8 @@ class ChatScreen(Screen[None]):
 
     def set_policy(self, name: str) -> None:
         """Switch the confirmation policy."""
+        if self.refuse_read_only():
+            return
         self.status_bar.policy = name
         self.session.set_policy(name)
         self.notify(f"Confirmation: {POLICY_LABELS[name]}", timeout=2)
@@ -389,11 +411,12 @@ class ChatScreen(Screen[None]):
             continue_latest=False,
             pick=False,
         )
-        self._session = Session(self.options, self.profile, self)
+        self._session = Session(self.options, self.profile, self, after=old)
         self._pending = []
         self._shown_total = None
         self.view.remove_children()
         self.view.reset()
+        self.query_one(Composer).say_why_blocked(None)
         self._set_status("opening")
         self.status_bar.cost = 0.0
         self.status_bar.context_used = 0
@@ -428,8 +451,13 @@ class ChatScreen(Screen[None]):
         from ohtui.tui.screens.picker import PickerScreen
 
         directory = self.options.persistence_dir or self.profile.conversations_dir
-        current = self._session.conversation_id if self._session is not None else None
-        picker = PickerScreen(directory, self.options.workspace, current_id=current)
+        session = self._session
+        picker = PickerScreen(
+            directory,
+            self.options.workspace,
+            current_id=session.conversation_id if session is not None else None,
+            rename_current=session.rename if session is not None else None,
+        )
         self.app.push_screen(picker, self._picked)
 
     def _picked(self, conversation_id: str | None) -> None:
@@ -438,8 +466,8 @@ class ChatScreen(Screen[None]):
             if self._session is None:  # `ohtui --resume` and nothing chosen: a new one
                 self.session.open()
             return
-        if conversation_id != current:
-            self.switch_to(conversation_id)
+        if conversation_id != current or self.session.held_by is not None:
+            self.switch_to(conversation_id)  # read-only: it may be free to take now
 
     def open_settings(self, *, first_run: bool = False) -> None:
         """Open the settings screen (at first run: a model must be chosen to go on)."""
@@ -487,6 +515,14 @@ class ChatScreen(Screen[None]):
 
     # --- helpers ---------------------------------------------------------------------------
 
+    def refuse_read_only(self) -> bool:
+        """Say why nothing can change when the conversation is open read-only; True then."""
+        holder = self._session.held_by if self._session is not None else None
+        if holder is None:
+            return False
+        self.notify(READ_ONLY.format(holder=holder.describe()), severity="warning", timeout=6)
+        return True
+
     def _set_status(self, status: str) -> None:
         self._status = status
         self.status_bar.status = status
@@ -514,7 +550,7 @@ class ChatScreen(Screen[None]):
         empty = self.session.empty
         self.session.close()
         conversation_id = self.session.conversation_id
-        if conversation_id is None or empty:
+        if conversation_id is None or empty or self.session.held_by is not None:
             return None
         return (
             f"Conversation {conversation_id} saved. "

@@ -104,12 +104,15 @@ class PickerScreen(Screen[str | None]):
         workspace: Path,
         *,
         current_id: str | None = None,
+        rename_current: Callable[[str], None] | None = None,
         now: Callable[[], float] = time.time,
     ) -> None:
+        """`rename_current` sets the open conversation's title through it (on a worker)."""
         super().__init__()
         self._dir = conversations_dir
         self._workspace = workspace
         self._current_id = current_id
+        self._rename_current = rename_current
         self._now = now
         self._home = Path.home()
         self._rows: dict[str, ConversationSummary] = {}
@@ -474,6 +477,8 @@ class PickerScreen(Screen[str | None]):
                 markup=False,
             )
             return
+        if self._refuse_held(summary, "Not deleted"):
+            return
         title = display_title(summary)
 
         def confirmed(yes: bool | None) -> None:
@@ -507,7 +512,7 @@ class PickerScreen(Screen[str | None]):
     def action_rename(self) -> None:
         """Give the highlighted conversation a new title."""
         summary = self.highlighted
-        if summary is None:
+        if summary is None or self._refuse_held(summary, "Not renamed"):
             return
 
         def renamed(title: str | None) -> None:
@@ -527,8 +532,24 @@ class PickerScreen(Screen[str | None]):
     def _rename(self, conversation_id: str, title: str) -> Renamed:
         from ohtui.sdk.conversation import rename_conversation
 
-        rename_conversation(self._dir, conversation_id, title)
+        if conversation_id == self._current_id and self._rename_current is not None:
+            self._rename_current(title)
+        else:
+            rename_conversation(self._dir, conversation_id, title)
         return self.Renamed(conversation_id, title)
+
+    def _refuse_held(self, summary: ConversationSummary, title: str) -> bool:
+        """Say so when another ohtui has the conversation open (it alone may change it)."""
+        if summary.held_by is None or summary.id == self._current_id:
+            return False
+        self.notify(
+            f"Another ohtui has this conversation open ({summary.held_by.describe()}). "
+            "Close it there first.",
+            title=title,
+            severity="warning",
+            markup=False,
+        )
+        return True
 
     @on(Renamed)
     def _renamed(self, message: Renamed) -> None:

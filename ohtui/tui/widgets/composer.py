@@ -102,6 +102,10 @@ class Composer(Vertical):
             height: auto;
             max-height: 10;
         }
+        /* Messages cannot be sent (the placeholder says why): the input says so too. */
+        &.-blocked > #input, &.-blocked > #input:focus {
+            border: tall $warning;
+        }
     }
     """
 
@@ -197,6 +201,11 @@ class Composer(Vertical):
         self._trigger = None
         self._input.load_text("")
         self._close_menu()
+
+    def say_why_blocked(self, reason: str | None) -> None:
+        """Show why messages cannot be sent in place of the usual hint (None: they can)."""
+        self._input.placeholder = reason or PLACEHOLDER
+        self.set_class(reason is not None, "-blocked")
 
     def focus_input(self) -> None:
         """Move keyboard focus to the input."""

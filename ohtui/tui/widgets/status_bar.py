@@ -23,6 +23,7 @@ STATUS_LABELS = {
     "stuck": ("stuck", "bold $text-error"),
     "opening": ("opening…", "dim"),
     "setup": ("choose a model in /settings", "bold $text-warning"),
+    "read_only": ("read-only", "bold $text-warning"),
 }
 POLICY_STYLES = {"always": "$text-success", "risky": "$text-warning", "never": "$text-error"}
 

@@ -55,7 +55,8 @@ def opened() -> Iterator[list[ConversationState]]:
 def make_state(
     llm: LLM, workspace: Path, persistence_dir: Path, opened: list[ConversationState]
 ) -> Callable[..., ConversationState]:
-    """Create (or resume) a persisted state; each call uses a fresh Agent."""
+    """Create (or resume) a persisted state; each call uses a fresh Agent. Resuming closes
+    the earlier state of the same conversation first: one open at a time may hold it."""
 
     def make(
         conversation_id: uuid.UUID | None = None,
@@ -65,6 +66,9 @@ def make_state(
         **kwargs: Any,
     ) -> ConversationState:
         cid = conversation_id or uuid.uuid4()
+        for earlier in opened:
+            if earlier.id == cid:
+                earlier.close()
         state = ConversationState.create(
             id=cid,
             agent=agent or Agent(llm=llm),

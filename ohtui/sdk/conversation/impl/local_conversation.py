@@ -89,15 +89,23 @@ class LocalConversation(BaseConversation):
         stuck_detection_thresholds: StuckDetectionThresholds | Mapping[str, int] | None = None,
         secrets: Mapping[str, SecretValue] | None = None,
         cipher: Cipher | None = None,
+        read_only: bool = False,
         **_: Any,
     ) -> None:
         """Create a conversation, or resume the one saved under `persistence_dir` with this id.
+
+        A persisted conversation is this object's alone until `close()`: opening it again
+        (here or in another process) raises ConversationLockedError naming the holder.
+        `read_only` opens a saved conversation whoever holds it, to read its history and
+        state; everything that would change it raises ConversationReadOnlyError.
 
         Secrets are saved encrypted with `cipher`, redacted without one. Raises
         WorkspaceError or PersistenceError (with what to do) when the workspace or the
         persistence directory cannot be used, and ValueError when a resumed conversation
         needs a tool the agent no longer has.
         """
+        if read_only and persistence_dir is None:
+            raise ValueError("a read-only conversation is a saved one: give its persistence_dir")
         if not isinstance(workspace, LocalWorkspace):
             workspace = LocalWorkspace(working_dir=str(workspace))
         self.agent = agent
@@ -116,17 +124,39 @@ class LocalConversation(BaseConversation):
             max_iterations=max_iteration_per_run,
             stuck_detection=stuck_detection,
             cipher=cipher,
+            read_only=read_only,
         )
-        if secrets:
-            self._state.secret_registry.update_secrets(secrets)
-            self._state.save_secrets()
+        try:
+            self._set_up(
+                visualizer, callbacks, token_callbacks, hook_config, stuck_detection_thresholds
+            )
+            if secrets and not read_only:  # a read-only conversation runs nothing
+                self._state.secret_registry.update_secrets(secrets)
+                self._state.save_secrets()
+            if self._state.execution_status is Status.RUNNING and not read_only:
+                self._settle_crashed_run()
+        except BaseException:
+            self._state.close()  # lets go of the conversation
+            raise
+
+    def _set_up(
+        self,
+        visualizer: type[ConversationVisualizerBase] | ConversationVisualizerBase | None,
+        callbacks: list[ConversationCallbackType] | None,
+        token_callbacks: list[ConversationTokenCallbackType] | None,
+        hook_config: HookConfig | None,
+        stuck_detection_thresholds: StuckDetectionThresholds | Mapping[str, int] | None,
+    ) -> None:
+        """Everything around the state: stuck detection, listeners, hooks, run controls."""
         self._stuck_detector = (
-            StuckDetector(self._state, stuck_detection_thresholds) if stuck_detection else None
+            StuckDetector(self._state, stuck_detection_thresholds)
+            if self._state.stuck_detection
+            else None
         )
         self.llm_registry = LLMRegistry()
         self.llm_registry.subscribe(self._state.stats.register_llm)
         self.llm_registry.subscribe(self._mask_llm_key)
-        self.llm_registry.add(agent.llm)
+        self.llm_registry.add(self.agent.llm)
 
         if isinstance(visualizer, type):
             visualizer = visualizer()
@@ -155,8 +185,6 @@ class LocalConversation(BaseConversation):
         self._cancel = threading.Event()
         self._closed = False
         self._guards = RunGuards(self._state, self.hooks, self._stuck_detector, self._on_event)
-        if self._state.execution_status is Status.RUNNING:
-            self._settle_crashed_run()
 
     # --- properties ----------------------------------------------------------------------
 
@@ -169,6 +197,11 @@ class LocalConversation(BaseConversation):
     def state(self) -> ConversationState:
         """The conversation state (events, status, stats...)."""
         return self._state
+
+    @property
+    def read_only(self) -> bool:
+        """Whether this conversation was opened read-only (it can be read, not changed)."""
+        return self._state.read_only
 
     @property
     def stuck_detector(self) -> StuckDetector | None:
@@ -212,6 +245,11 @@ class LocalConversation(BaseConversation):
             except Exception:  # a broken listener must not stop the stream
                 logger.exception("token callback %r failed", callback)
 
+    def _writable(self, what: str) -> None:
+        """Refuse `what` ("send a message") before it starts when opened read-only."""
+        if self._state.read_only:
+            raise self._state.read_only_error(what)
+
     def _ensure_agent_ready(self) -> None:
         """Resolve the tools and record the system prompt (once)."""
         if self._ready:
@@ -245,6 +283,7 @@ class LocalConversation(BaseConversation):
 
     def send_message(self, message: str | Message, sender: str | None = None) -> None:
         """Add a user message; a finished conversation becomes idle, ready to run again."""
+        self._writable("take a message")
         if isinstance(message, str):
             message = Message(role="user", content=[TextContent(text=message)])
         if message.role != "user":
@@ -273,6 +312,7 @@ class LocalConversation(BaseConversation):
         """
         if self._closed:
             raise RuntimeError(f"conversation {self.id} is closed")
+        self._writable("run")
         self._ensure_agent_ready()
         if self._guards.latest_message_blocked():
             return
@@ -342,6 +382,7 @@ class LocalConversation(BaseConversation):
 
     def pause(self) -> None:
         """Pause between steps; callable from any thread. Records one PauseEvent."""
+        self._writable("be paused")
         if self._running:
             self._pause_requested.set()
             return
@@ -366,10 +407,12 @@ class LocalConversation(BaseConversation):
 
     def set_confirmation_policy(self, policy: ConfirmationPolicyBase) -> None:
         """Set which actions wait for the user (saved with the conversation)."""
+        self._writable("change its confirmation policy")
         self._state.confirmation_policy = policy
 
     def set_security_analyzer(self, analyzer: SecurityAnalyzerBase | None) -> None:
         """Set the analyzer that rates actions (None: no ratings, all UNKNOWN)."""
+        self._writable("change its security analyzer")
         self._state.security_analyzer = (
             analyzer.with_workspace(self.workspace.working_dir) if analyzer is not None else None
         )
@@ -383,6 +426,7 @@ class LocalConversation(BaseConversation):
         not rejected stay pending and run on the next `run()`. ValueError for an id that is
         not pending.
         """
+        self._writable("decide on waiting actions")
         with self._state:
             pending = self._state.get_unmatched_actions(self._state.events)
             chosen = pending
@@ -411,11 +455,13 @@ class LocalConversation(BaseConversation):
 
     def update_secrets(self, secrets: Mapping[str, SecretValue]) -> None:
         """Add secrets: values, or functions called when a command first names them."""
+        self._writable("take secrets")
         self._state.secret_registry.update_secrets(secrets)
         self._state.save_secrets()
 
     def execute_tool(self, tool_name: str, action: Action) -> Observation:
         """Run one tool directly (no confirmation, no events); KeyError if it is unknown."""
+        self._writable("run tools")
         self._ensure_agent_ready()
         tool = self.agent.tools_map.get(tool_name)
         if tool is None:
@@ -425,6 +471,7 @@ class LocalConversation(BaseConversation):
 
     def ask_agent(self, question: str) -> str:
         """Answer a side question from the history; records nothing, changes no status."""
+        self._writable("ask its model")
         self._ensure_agent_ready()
         ask = getattr(self.agent, "ask", None)
         if ask is None:
@@ -434,6 +481,7 @@ class LocalConversation(BaseConversation):
 
     def generate_title(self, llm: LLM | None = None, max_length: int = 50) -> str:
         """A title from the first user message (LLM-written, or truncated if the LLM fails)."""
+        self._writable("ask its model for a title")
         title = generate_conversation_title(
             self._state.events, llm or self.agent.llm, max_length, skip=self._state.blocked_messages
         )
@@ -444,7 +492,8 @@ class LocalConversation(BaseConversation):
         raise ValueError("this conversation's agent has no condenser configured")
 
     def close(self) -> None:
-        """Stop any run, close the tools (the shell is killed) and the store; idempotent."""
+        """Stop any run, close the tools (the shell is killed) and the store, and let go of
+        the conversation; idempotent. A read-only conversation is never deleted."""
         if self._closed:
             return
         self._closed = True
@@ -455,7 +504,7 @@ class LocalConversation(BaseConversation):
         if not self._idle.wait(CLOSE_WAIT_SECONDS):
             logger.warning("conversation %s: run still going after close; abandoning it", self.id)
         try:
-            if self.delete_on_close:
+            if self.delete_on_close and not self.read_only:
                 self._state.delete_persisted()
         finally:
             self._state.close()

@@ -1,0 +1,176 @@
+"""The lease: which process runs a conversation. One holder at a time, freed when it dies.
+
+A lease is an OS advisory lock (`flock`, exclusive, non-blocking) on a file of its own. The
+kernel drops the lock when the holder's file is closed, on `close()` or when the process
+dies (`kill -9` included), so a dead holder needs no detection and a reused pid cannot keep
+a lease alive: what the file says (pid, host, process start) is only for messages. flock
+locks belong to an open file, not to a process, so a second opener in the same process (on
+another thread) is refused too; the file is opened close-on-exec, so commands the agent
+starts never inherit it. On NFS, Linux maps flock to NFS byte-range locks.
+
+The holder deletes the file when it lets go; takers check that the file they locked is
+still the one at the path (a releaser may have just unlinked it) and retry if not.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import json
+import os
+import socket
+import time
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from ohtui.sdk.conversation.exceptions import ConversationLockedError, PersistenceError
+
+TAKE_RETRY_SECONDS = 0.1
+"""How long a taker retries a lock held for an instant by someone only looking at it."""
+
+
+@dataclass(frozen=True, slots=True)
+class LeaseHolder:
+    """Who holds a conversation: what its lease file says (None where it says nothing yet)."""
+
+    pid: int | None
+    host: str | None
+    started: datetime | None
+    """When the holding process started."""
+
+    def describe(self) -> str:
+        """E.g. "pid 1234 on box, started 2025-06-15 14:02:11"."""
+        if self.pid is None:
+            return "a process that has not said which yet"
+        where = f" on {self.host}" if self.host else ""
+        when = f", started {self.started.astimezone():%Y-%m-%d %H:%M:%S}" if self.started else ""
+        return f"pid {self.pid}{where}{when}"
+
+
+class ConversationLease:
+    """This process's hold on one conversation, until `release()`."""
+
+    def __init__(self, path: Path, fd: int) -> None:
+        self.path = path
+        self._fd: int | None = fd
+
+    @classmethod
+    def take(cls, path: Path, conversation_id: str) -> ConversationLease:
+        """Take the lease at `path`; ConversationLockedError names the holder if it is taken."""
+        deadline = time.monotonic() + TAKE_RETRY_SECONDS
+        while True:
+            fd = _open_for_lease(path)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError as exc:
+                os.close(fd)
+                if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                    raise
+                if time.monotonic() < deadline:
+                    time.sleep(0.005)
+                    continue
+                raise ConversationLockedError(conversation_id, read_holder(path)) from None
+            if not _still_at(fd, path):
+                os.close(fd)  # its holder unlinked it while letting go: lock the new one
+                continue
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, json.dumps(_this_process()).encode(), 0)
+            return cls(path, fd)
+
+    def release(self) -> None:
+        """Let go of the conversation (idempotent); the lease file goes with it."""
+        fd, self._fd = self._fd, None
+        if fd is None:
+            return
+        try:
+            self.path.unlink()  # while still locked: nobody else can be using this file
+        except FileNotFoundError:
+            pass
+        finally:
+            os.close(fd)
+
+    def __enter__(self) -> ConversationLease:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.release()
+
+
+def _open_for_lease(path: Path) -> int:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    except OSError as exc:
+        raise PersistenceError(
+            f"Cannot open '{path}' to take the conversation: {exc.strerror or exc}. Fix the "
+            "directory's permissions or choose another persistence directory."
+        ) from exc
+
+
+def holder_of(path: Path) -> LeaseHolder | None:
+    """Who holds the lease at `path` now, or None if nobody does. Takes nothing."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return None
+    try:
+        try:
+            # Shared: lookers never get in each other's way, only (for an instant) a taker's.
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError as exc:
+            if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                raise
+            return _parse(os.pread(fd, 4096, 0))
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return None
+    finally:
+        os.close(fd)
+
+
+def read_holder(path: Path) -> LeaseHolder:
+    """What the lease file at `path` says about its holder."""
+    try:
+        return _parse(path.read_bytes())
+    except OSError:
+        return LeaseHolder(None, None, None)
+
+
+def _parse(data: bytes) -> LeaseHolder:
+    try:
+        info = json.loads(data)
+        pid, host, started = info["pid"], info["host"], info["started"]
+        return LeaseHolder(int(pid), str(host), datetime.fromtimestamp(float(started)))
+    except (ValueError, TypeError, KeyError, OverflowError, OSError):
+        return LeaseHolder(None, None, None)
+
+
+def _still_at(fd: int, path: Path) -> bool:
+    try:
+        on_disk = os.stat(path)
+    except FileNotFoundError:
+        return False
+    mine = os.fstat(fd)
+    return (mine.st_dev, mine.st_ino) == (on_disk.st_dev, on_disk.st_ino)
+
+
+def _this_process() -> dict[str, object]:
+    return {"pid": os.getpid(), "host": socket.gethostname(), "started": _PROCESS_STARTED}
+
+
+def _process_start_time() -> float:
+    """When this process started (Linux: from /proc; elsewhere: when ohtui's engine loaded)."""
+    try:
+        stat = Path("/proc/self/stat").read_text()
+        ticks = int(stat[stat.rindex(")") + 2 :].split()[19])
+        boot = next(
+            float(line.split()[1])
+            for line in Path("/proc/stat").read_text().splitlines()
+            if line.startswith("btime ")
+        )
+        return boot + ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, StopIteration):
+        return time.time()
+
+
+_PROCESS_STARTED = _process_start_time()

@@ -1,0 +1,443 @@
+"""One process per conversation: the lease a LocalConversation holds while it is open.
+
+Holders are real: this process, its threads, or another Python process (tests/holder.py)
+that is released normally or killed with SIGKILL.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import sqlite3
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from holder import held_elsewhere
+from llm_server import ScriptedLLMServer
+
+from ohtui.sdk import (
+    LLM,
+    Agent,
+    AgentErrorEvent,
+    AlwaysConfirm,
+    Conversation,
+    LocalConversation,
+    Tool,
+)
+from ohtui.sdk.conversation import (
+    ConversationExecutionStatus,
+    ConversationLockedError,
+    ConversationNotFoundError,
+    ConversationReadOnlyError,
+    ConversationState,
+    EventLog,
+    PersistenceError,
+    delete_conversation,
+    find_conversation,
+    list_conversations,
+    rename_conversation,
+    search_conversations,
+)
+from ohtui.sdk.conversation.store import ConversationStore
+from ohtui.sdk.security import LLMSecurityAnalyzer
+from ohtui.sdk.tools.terminal import TerminalAction
+from ohtui.sdk.workspace import LocalWorkspace
+
+Status = ConversationExecutionStatus
+
+
+def open_conversation(
+    llm: LLM,
+    workspace: Path,
+    persistence_dir: Path,
+    conversation_id: uuid.UUID | str | None = None,
+    *,
+    read_only: bool = False,
+    tools: tuple[str, ...] = ("terminal",),
+) -> LocalConversation:
+    if isinstance(conversation_id, str):
+        conversation_id = uuid.UUID(conversation_id)
+    return Conversation(
+        agent=Agent(llm=llm, tools=[Tool(name=name) for name in tools]),
+        workspace=workspace,
+        persistence_dir=persistence_dir,
+        conversation_id=conversation_id,
+        visualizer=None,
+        read_only=read_only,
+    )
+
+
+@pytest.fixture
+def saved(
+    llm_server: ScriptedLLMServer, llm: LLM, workspace: Path, persistence_dir: Path
+) -> Iterator[str]:
+    """A saved, closed conversation with one exchange and a command that ran; its id (hex)."""
+    conversation = open_conversation(llm, workspace, persistence_dir)
+    llm_server.reply_tool_call("terminal", {"command": "echo 9 >> shared.txt"})
+    llm_server.reply_text("Appended 9.")
+    conversation.send_message("append 9 to shared.txt")
+    conversation.run()
+    conversation.state.title = "Appending"
+    conversation.close()
+    assert (workspace / "shared.txt").read_text() == "9\n"
+    yield conversation.id.hex
+
+
+def database_rows(persistence_dir: Path) -> tuple[list[tuple[object, ...]], ...]:
+    """Everything stored about every conversation, to compare before and after."""
+    with sqlite3.connect(persistence_dir / "conversations.db") as conn:
+        tables = tuple(
+            conn.execute(f"SELECT * FROM {table} ORDER BY 1, 2").fetchall()
+            for table in ("conversations", "states", "events")
+        )
+    conn.close()
+    return tables
+
+
+# --- one holder at a time ----------------------------------------------------------------
+
+
+def test_a_second_open_in_this_process_is_refused_until_the_first_closes(
+    saved: str, llm: LLM, workspace: Path, persistence_dir: Path
+) -> None:
+    first = open_conversation(llm, workspace, persistence_dir, saved)
+    try:
+        before = database_rows(persistence_dir)
+        with pytest.raises(ConversationLockedError) as refused:
+            open_conversation(llm, workspace, persistence_dir, saved)
+        error = refused.value
+        assert error.holder.pid == os.getpid()
+        assert f"pid {os.getpid()}" in str(error)
+        assert saved in str(error)
+        assert "read-only" in str(error)  # says what can be done
+        assert database_rows(persistence_dir) == before
+    finally:
+        first.close()
+    second = open_conversation(llm, workspace, persistence_dir, saved)
+    second.close()
+
+
+def test_another_process_is_named_with_its_pid_and_start_time(
+    saved: str, llm: LLM, workspace: Path, persistence_dir: Path
+) -> None:
+    with held_elsewhere(persistence_dir, workspace, saved, ("terminal",)) as holder:
+        with pytest.raises(ConversationLockedError) as refused:
+            open_conversation(llm, workspace, persistence_dir, saved)
+        found = refused.value.holder
+        assert found.pid == holder.pid
+        assert found.host == socket.gethostname()
+        assert found.started is not None
+        assert holder.started - 2 <= found.started.timestamp() <= time.time()
+        message = str(refused.value)
+        assert f"pid {holder.pid}" in message
+        assert found.started.astimezone().strftime("%H:%M:%S") in message
+        holder.release()
+    open_conversation(llm, workspace, persistence_dir, saved).close()
+
+
+def test_kill_9_of_the_holder_hands_the_conversation_over(
+    saved: str, llm_server: ScriptedLLMServer, llm: LLM, workspace: Path, persistence_dir: Path
+) -> None:
+    with held_elsewhere(persistence_dir, workspace, saved, ("terminal",)) as holder:
+        with pytest.raises(ConversationLockedError):
+            open_conversation(llm, workspace, persistence_dir, saved)
+        holder.kill9()
+        leases = list((persistence_dir / "leases").iterdir())
+        assert leases, "a killed holder cannot clean up: its lease file stays"
+        conversation = open_conversation(llm, workspace, persistence_dir, saved)
+        try:
+            llm_server.reply_text("Still 9.")
+            conversation.send_message("and now?")
+            conversation.run()
+            assert conversation.state.execution_status is Status.FINISHED
+        finally:
+            conversation.close()
+    assert not (persistence_dir / "leases").exists() or not list(
+        (persistence_dir / "leases").iterdir()
+    )
+
+
+def test_a_stale_lease_file_naming_a_live_pid_does_not_block(
+    saved: str, llm: LLM, workspace: Path, persistence_dir: Path
+) -> None:
+    # What the file says is only for messages: a lock nobody holds is free, whatever pid
+    # (here a live one, this very process) it names. No pid-reuse guessing.
+    (persistence_dir / "leases").mkdir(exist_ok=True)
+    stale = persistence_dir / "leases" / f"{saved}.lock"
+    stale.write_text(json.dumps({"pid": os.getpid(), "host": "x", "started": 1.0}))
+    conversation = open_conversation(llm, workspace, persistence_dir, saved)
+    conversation.close()
+    assert not stale.exists()
+
+
+def test_closing_releases_and_leaves_no_lease_file(
+    saved: str, llm: LLM, workspace: Path, persistence_dir: Path
+) -> None:
+    for _ in range(3):
+        conversation = open_conversation(llm, workspace, persistence_dir, saved)
+        assert list((persistence_dir / "leases").iterdir())
+        conversation.close()
+        assert not list((persistence_dir / "leases").iterdir())
+
+
+def test_a_lease_that_cannot_be_made_says_where_and_what_to_do(
+    saved: str, llm: LLM, workspace: Path, persistence_dir: Path
+) -> None:
+    shutil.rmtree(persistence_dir / "leases", ignore_errors=True)
+    (persistence_dir / "leases").write_text("in the way")
+    with pytest.raises(PersistenceError, match="choose another persistence directory") as failed:
+        open_conversation(llm, workspace, persistence_dir, saved)
+    assert str(persistence_dir / "leases") in str(failed.value)
+
+
+def test_a_failed_open_does_not_keep_the_lease(
+    saved: str, llm: LLM, workspace: Path, persistence_dir: Path
+) -> None:
+    with pytest.raises(ValueError, match="terminal"):
+        open_conversation(llm, workspace, persistence_dir, saved, tools=())  # tool missing
+    open_conversation(llm, workspace, persistence_dir, saved).close()
+
+
+def race_to_open(
+    llm: LLM, workspace: Path, persistence_dir: Path, saved: str, racers: int
+) -> tuple[list[LocalConversation], list[ConversationLockedError], list[BaseException]]:
+    """Open the conversation from `racers` threads at once: (opened, refused, failed)."""
+    barrier = threading.Barrier(racers)
+    opened: list[LocalConversation] = []
+    refused: list[ConversationLockedError] = []
+    failures: list[BaseException] = []
+
+    def race() -> None:
+        barrier.wait()
+        try:
+            opened.append(open_conversation(llm, workspace, persistence_dir, saved))
+        except ConversationLockedError as exc:
+            refused.append(exc)
+        except BaseException as exc:
+            failures.append(exc)
+
+    threads = [threading.Thread(target=race) for _ in range(racers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    return opened, refused, failures
+
+
+def test_threads_racing_to_open_it_get_exactly_one_holder(
+    saved: str, llm: LLM, workspace: Path, persistence_dir: Path
+) -> None:
+    for _ in range(20):
+        opened, refused, failures = race_to_open(llm, workspace, persistence_dir, saved, 4)
+        assert failures == []
+        assert len(opened) == 1 and len(refused) == 3
+        opened[0].close()
+
+
+def test_watching_who_holds_what_never_refuses_an_opener(
+    saved: str, llm: LLM, workspace: Path, persistence_dir: Path
+) -> None:
+    stop = threading.Event()
+    watched: list[int] = []
+
+    def watch() -> None:
+        while not stop.is_set():
+            list_conversations(persistence_dir)
+            watched.append(1)
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    try:
+        for _ in range(100):
+            open_conversation(llm, workspace, persistence_dir, saved, tools=("terminal",)).close()
+    finally:
+        stop.set()
+        watcher.join(30)
+    assert len(watched) > 10
+
+
+# --- read-only ---------------------------------------------------------------------------
+
+
+def test_read_only_shows_the_history_and_refuses_every_change(
+    saved: str, llm_server: ScriptedLLMServer, llm: LLM, workspace: Path, persistence_dir: Path
+) -> None:
+    with held_elsewhere(persistence_dir, workspace, saved, ("terminal",)):
+        before = database_rows(persistence_dir)
+        requests = len(llm_server.requests)
+        reader = open_conversation(llm, workspace, persistence_dir, saved, read_only=True)
+        try:
+            assert reader.read_only
+            state = reader.state
+            assert state.title == "Appending"
+            assert state.execution_status is Status.FINISHED
+            texts = [str(e.visualize.plain) for e in state.events]
+            assert any("append 9 to shared.txt" in t for t in texts)
+            assert any("Appended 9." in t for t in texts)
+
+            attempts = {
+                "send_message": lambda: reader.send_message("again"),
+                "run": reader.run,
+                "pause": reader.pause,
+                "reject": reader.reject_pending_actions,
+                "policy": lambda: reader.set_confirmation_policy(AlwaysConfirm()),
+                "analyzer": lambda: reader.set_security_analyzer(LLMSecurityAnalyzer()),
+                "secrets": lambda: reader.update_secrets({"TOKEN": "s3cret"}),
+                "tool": lambda: reader.execute_tool(
+                    "terminal", TerminalAction(command="echo 9 >> shared.txt")
+                ),
+                "ask": lambda: reader.ask_agent("what happened?"),
+                "title": reader.generate_title,
+                "state field": lambda: setattr(state, "title", "Changed"),
+                "event": lambda: state.events.append(
+                    state.events[0].model_copy(update={"id": "fresh"})
+                ),
+            }
+            for name, attempt in attempts.items():
+                with pytest.raises(ConversationReadOnlyError, match="read-only"):
+                    attempt()
+                assert name and state.title == "Appending"
+            reader.delete_on_close = True  # a read-only open never deletes anything
+        finally:
+            reader.close()
+        assert database_rows(persistence_dir) == before
+        assert len(llm_server.requests) == requests
+        assert (workspace / "shared.txt").read_text() == "9\n"
+
+
+def test_read_only_leaves_a_live_run_alone(
+    saved: str, llm: LLM, workspace: Path, persistence_dir: Path
+) -> None:
+    # A saved RUNNING status is a crash only when nobody holds the conversation.
+    holder = open_conversation(llm, workspace, persistence_dir, saved)
+    try:
+        holder.state.execution_status = Status.RUNNING
+        reader = open_conversation(llm, workspace, persistence_dir, saved, read_only=True)
+        try:
+            assert reader.state.execution_status is Status.RUNNING
+            assert not any(isinstance(e, AgentErrorEvent) for e in reader.state.events)
+        finally:
+            reader.close()
+        assert holder.state.execution_status is Status.RUNNING
+    finally:
+        holder.close()
+
+
+def test_read_only_needs_a_saved_conversation(
+    llm: LLM, workspace: Path, persistence_dir: Path
+) -> None:
+    with pytest.raises(ConversationNotFoundError):
+        open_conversation(llm, workspace, persistence_dir, uuid.uuid4(), read_only=True)
+    assert list_conversations(persistence_dir) == []
+
+
+def test_a_state_opened_read_only_takes_no_lease(
+    saved: str, llm: LLM, workspace: Path, persistence_dir: Path
+) -> None:
+    reader = ConversationState.create(
+        id=uuid.UUID(saved),
+        agent=Agent(llm=llm, tools=[Tool(name="terminal")]),
+        workspace=LocalWorkspace(working_dir=str(workspace)),
+        persistence_dir=str(persistence_dir / saved),
+        read_only=True,
+    )
+    try:
+        writer = open_conversation(llm, workspace, persistence_dir, saved)
+        writer.close()
+    finally:
+        reader.close()
+
+
+# --- the rest of the store respects the holder -------------------------------------------
+
+
+def test_delete_and_rename_wait_for_the_holder(
+    saved: str, llm: LLM, workspace: Path, persistence_dir: Path
+) -> None:
+    with held_elsewhere(persistence_dir, workspace, saved, ("terminal",)) as holder:
+        with pytest.raises(ConversationLockedError, match=f"pid {holder.pid}"):
+            delete_conversation(persistence_dir, saved)
+        with pytest.raises(ConversationLockedError, match=f"pid {holder.pid}"):
+            rename_conversation(persistence_dir, saved, "Renamed behind its back")
+        (summary,) = list_conversations(persistence_dir)
+        assert summary.title == "Appending"
+        holder.release()
+    rename_conversation(persistence_dir, saved, "Renamed")
+    assert find_conversation(persistence_dir, saved[:8]).title == "Renamed"
+    delete_conversation(persistence_dir, saved)
+    assert list_conversations(persistence_dir) == []
+
+
+def test_path_like_ids_never_reach_the_lease_directory(persistence_dir: Path) -> None:
+    store = ConversationStore(persistence_dir)
+    try:
+        for bad in ("../escape", "a/b", "", "0123"):
+            with pytest.raises(ValueError, match="not a conversation id"):
+                store.lease(bad)
+    finally:
+        store.close()
+    assert not (persistence_dir.parent / "escape.lock").exists()
+
+
+# --- listings mark what is open elsewhere ------------------------------------------------
+
+
+def test_listings_mark_conversations_held_by_a_live_process(
+    saved: str, llm_server: ScriptedLLMServer, llm: LLM, workspace: Path, persistence_dir: Path
+) -> None:
+    llm_server.reply_text("Other.")
+    other = open_conversation(llm, workspace, persistence_dir)
+    other.send_message("another appending conversation")
+    other.run()
+    other.close()
+    with held_elsewhere(persistence_dir, workspace, saved, ("terminal",)) as holder:
+        held = {s.id: s.held_by for s in list_conversations(persistence_dir)}
+        assert held[other.id.hex] is None
+        assert held[saved] is not None and held[saved].pid == holder.pid
+        (hit,) = [h for h in search_conversations(persistence_dir, "append") if h.summary.held_by]
+        assert hit.summary.id == saved
+        assert find_conversation(persistence_dir, saved[:10]).held_by is not None
+        holder.kill9()
+        assert all(s.held_by is None for s in list_conversations(persistence_dir))
+
+
+def test_a_thousand_conversations_list_quickly_with_some_held(persistence_dir: Path) -> None:
+    store = ConversationStore(persistence_dir)
+    store._conn.execute("PRAGMA synchronous=OFF")  # setup speed; not what is measured
+    ids = [uuid.uuid4().hex for _ in range(1000)]
+    for i, cid in enumerate(ids):
+        store.create(cid, "{}", {"title": f"Conversation {i}", "workspace": "/ws"})
+    leases = [store.lease(cid) for cid in ids[::100]]
+    try:
+        list_conversations(persistence_dir)  # warm the page cache
+        started = time.perf_counter()
+        summaries = list_conversations(persistence_dir)
+        listed = time.perf_counter() - started
+        print(f"1000 conversations, 10 held: listed in {listed * 1e3:.1f} ms")
+        assert {s.id for s in summaries if s.held_by} == set(ids[::100])
+        assert listed < 0.5
+    finally:
+        for lease in leases:
+            lease.release()
+        store.close()
+
+
+def test_an_event_log_read_through_a_read_only_store_refuses_appends(
+    saved: str, persistence_dir: Path
+) -> None:
+    store = ConversationStore(persistence_dir, read_only=True)
+    try:
+        stored = store.load(saved)
+        assert stored is not None
+        log = EventLog(store, stored.key)
+        with pytest.raises(ConversationReadOnlyError):
+            log.append(log[0].model_copy(update={"id": "new-id"}))
+        assert len(EventLog(store, stored.key)) == len(log)
+    finally:
+        store.close()
