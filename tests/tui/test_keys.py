@@ -15,7 +15,7 @@ from llm_server import ScriptedLLMServer
 
 from ohtui.tui.app import OhtuiApp
 from ohtui.tui.options import AppOptions
-from ohtui.tui.widgets.cells import AgentCell
+from ohtui.tui.widgets.cells import SECRET_MASK, AgentCell
 
 pytestmark = pytest.mark.anyio
 
@@ -64,6 +64,7 @@ async def test_the_key_never_shows_on_screen_or_at_rest(
         [answer] = cells(app, AgentCell)
         assert answer.text == f"The key is {MASK}, as you see."
     final = screens[-1]
+    assert "The key is ‹secret-hidden›, as you see." in final  # Markdown keeps the mask
     assert f"OPENAI_API_KEY={MASK}" in final  # the output is on screen, masked
     assert f"echo {MASK} | xxd -p" in final
     assert any("The key is" in s and "as you see" not in s for s in screens)  # seen streaming
@@ -72,3 +73,9 @@ async def test_the_key_never_shows_on_screen_or_at_rest(
         for shown in screens:
             assert form not in shown
         assert form not in rest
+
+
+def test_the_app_shows_the_engine_s_mask() -> None:
+    from ohtui.sdk.utils.masking import SECRET_MASK as ENGINE_MASK
+
+    assert SECRET_MASK == ENGINE_MASK == MASK

@@ -349,8 +349,15 @@ class ErrorCell(Cell):
 _MARKDOWN_SYNTAX = re.compile(r"[*_`#>|\[\]]|^\s*([-+]|\d+\.)\s", re.MULTILINE)
 
 
+SECRET_MASK = "<secret-hidden>"
+"""The engine's mask for secrets (not imported from it: the engine loads after the first frame)."""
+SHOWN_SECRET_MASK = "‹secret-hidden›"
+
+
 def _markdown(text: str, dark: bool) -> RenderableType:
     """Markdown, or plain text when there is no Markdown in it (much cheaper to draw)."""
+    # Markdown drops what looks like an HTML tag, and the secret mask looks like one.
+    text = text.replace(SECRET_MASK, SHOWN_SECRET_MASK)
     if not _MARKDOWN_SYNTAX.search(text):
         return Text(text)
     return Markdown(text, code_theme="monokai" if dark else "default")
