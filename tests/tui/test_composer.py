@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import logging
+import os
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -525,6 +527,24 @@ def test_index_skips_hidden_and_build_dirs(workspace: Path) -> None:
 
 def test_index_is_capped(workspace: Path) -> None:
     assert len(index_workspace(workspace, limit=3).paths) == 3
+
+
+def test_index_lists_special_files_without_opening_them(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    os.mkfifo(workspace / "pipe")  # opening it would wait for a writer forever
+    (workspace / "loop").symlink_to("loop")
+    (workspace / "zero").symlink_to("/dev/zero")
+    monkeypatch.chdir(workspace)  # a relative bind keeps clear of the 108-byte path limit
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind("sock")
+        found: list[FileIndex] = []
+        walk = threading.Thread(target=lambda: found.append(index_workspace(workspace)))
+        walk.daemon = True
+        walk.start()
+        walk.join(timeout=10)
+    assert found, "indexing blocked on a special file"
+    assert {"pipe", "loop", "zero", "sock"} <= set(found[0].paths)
 
 
 def test_quick_matches_rank_path_prefix_then_basename_prefix() -> None:

@@ -314,9 +314,8 @@ async def test_typing_searches_every_message_and_esc_clears(
         assert screen.option_list.has_focus
         assert app.result == UNSET  # the first Esc only cleared the search
 
-        await pilot.press("slash")
-        assert screen.search_input.has_focus and screen.search_input.value == ""
-        await type_text(pilot, "xyzzy")
+        await type_text(pilot, "xyzzy")  # on the list again: still goes to the search box
+        assert screen.search_input.has_focus and screen.search_input.value == "xyzzy"
         await listed(pilot, wait, 0)
         assert text(app, "#empty") == "No conversation in this workspace mentions 'xyzzy'."
 
@@ -335,9 +334,14 @@ async def test_enter_in_the_search_box_resumes_a_single_result(
         screen = await listed(pilot, wait, 2)
         await pilot.press("down")  # ↓ moves to the results
         assert screen.option_list.has_focus
-        await pilot.press("slash", "enter")  # two results: Enter moves to the list too
+        await pilot.press("!")  # typing goes on in the search box
+        assert screen.search_input.has_focus and screen.search_input.value == "alpha!"
+        await pilot.press("backspace")
+        await listed(pilot, wait, 2)
+        await pilot.press("enter")  # two results: Enter moves to the list
         assert screen.option_list.has_focus and app.result == UNSET
-        await pilot.press("slash", "ctrl+u", *"beta")
+        await pilot.press("escape")
+        await type_text(pilot, "beta")
         await listed(pilot, wait, 1)
         await pilot.press("enter")
         assert app.result == only
@@ -386,15 +390,15 @@ async def test_delete_asks_first_and_cancel_keeps_it(
     app = picker(conversations_dir, project)
     async with app.run_test(size=SIZE) as pilot:
         screen = await listed(pilot, wait, 2)
-        await pilot.press("d")
+        await pilot.press("ctrl+d")
         assert isinstance(app.screen, ConfirmScreen)
         assert text(app, "#question") == "Delete 'Delete me'?"
-        await pilot.press("n")
+        await pilot.press("escape")
         assert app.screen is screen
-        await pilot.press("d", "escape")
+        await pilot.press("ctrl+d", "enter")  # the dialog opens on Cancel
         assert app.screen is screen and ids(screen) == [doomed, keep]
 
-        await pilot.press("d", "y")
+        await pilot.press("ctrl+d", "right", "enter")
         await wait(pilot, lambda: ids(screen) == [keep], what="the row to go")
         assert [s.id for s in list_conversations(conversations_dir)] == [keep]
         assert not (conversations_dir / doomed).exists()
@@ -411,10 +415,102 @@ async def test_the_open_conversation_cannot_be_deleted(
     async with app.run_test(size=SIZE) as pilot:
         screen = await listed(pilot, wait, 1)
         assert row_texts(screen)[0].startswith("Open one | ● open now · 1 min ago")
-        await pilot.press("d")
+        await pilot.press("ctrl+d")
         assert app.screen is screen  # no confirmation: refused at once
         assert any("open now" in note and "cannot be deleted" in note for note in app.notes)
         assert [s.id for s in list_conversations(conversations_dir)] == [current]
+
+
+# --- typing never destroys ---------------------------------------------------------------------
+
+
+def on_disk(conversations_dir: Path) -> dict[str, str | None]:
+    """Each saved conversation's id and title, read from the store."""
+    return {s.id: s.title for s in list_conversations(conversations_dir)}
+
+
+@pytest.mark.parametrize("typed", ["dynamic", "yes", "dy", "d y", "wry", "/dry"])
+@pytest.mark.parametrize("start_in", ["list", "search"])
+async def test_typing_only_searches(
+    save: Saver,
+    conversations_dir: Path,
+    project: Path,
+    other: Path,
+    wait: Any,
+    typed: str,
+    start_in: str,
+) -> None:
+    save(project, [("Keep me", "ok")], ago=HOUR, title="Keep me")
+    save(project, [("Dynamic dispatch", "ok")], ago=MINUTE, title="Dynamic dispatch")
+    save(other, [("Elsewhere", "ok")], ago=MINUTE, title="Elsewhere")
+    before = on_disk(conversations_dir)
+
+    app = picker(conversations_dir, project)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await listed(pilot, wait, 2)
+        if start_in == "search":
+            screen.search_input.focus()
+        await type_text(pilot, typed)
+        await pilot.pause()
+        assert app.screen is screen, f"typing {typed!r} opened {app.screen!r}"
+        assert screen.search_input.value == typed
+        assert screen.scope == "workspace"
+        await type_text(pilot, "yyyy")  # a dialog would take these as answers
+        await pilot.pause()
+        assert app.screen is screen
+    assert on_disk(conversations_dir) == before  # none deleted, none renamed
+
+
+async def test_delete_takes_a_key_no_typing_sends_and_a_deliberate_confirm(
+    save: Saver, conversations_dir: Path, project: Path, wait: Any
+) -> None:
+    keep = save(project, [("Keep me", "ok")], ago=HOUR, title="Keep me")
+    doomed = save(project, [("Delete me", "ok")], ago=MINUTE, title="Delete me")
+
+    app = picker(conversations_dir, project)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await listed(pilot, wait, 2)
+        await pilot.press("ctrl+d")
+        dialog = app.screen
+        assert isinstance(dialog, ConfirmScreen)
+        assert text(app, "#question") == "Delete 'Delete me'?"
+        # No typed letter answers, and Enter on the button it opens on cancels.
+        await type_text(pilot, "yes dynamic y Y d")
+        assert app.screen is dialog
+        await pilot.press("enter")
+        assert app.screen is screen
+        assert set(on_disk(conversations_dir)) == {keep, doomed}
+
+        await pilot.press("delete")  # the Delete key, on the list
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("tab", "enter")  # choose Delete, then press it
+        await wait(pilot, lambda: ids(screen) == [keep], what="the row to go")
+        assert set(on_disk(conversations_dir)) == {keep}
+
+
+async def test_commands_work_from_the_search_box(
+    save: Saver, conversations_dir: Path, project: Path, other: Path, wait: Any
+) -> None:
+    save(project, [("alpha", "ok")], ago=HOUR, title="Alpha")
+    doomed = save(project, [("beta", "ok")], ago=MINUTE, title="Beta")
+    save(other, [("beta elsewhere", "ok")], ago=MINUTE, title="Beta elsewhere")
+
+    app = picker(conversations_dir, project)
+    async with app.run_test(size=SIZE) as pilot:
+        await listed(pilot, wait, 2)
+        await type_text(pilot, "beta")
+        screen = await listed(pilot, wait, 1)
+        assert screen.search_input.has_focus
+        await pilot.press("ctrl+w")  # all workspaces, the query kept
+        await listed(pilot, wait, 2)
+        assert screen.scope == "all" and screen.search_input.value == "beta"
+        await pilot.press("ctrl+w")
+        await listed(pilot, wait, 1)
+        await pilot.press("ctrl+d")
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("right", "enter")
+        await wait(pilot, lambda: doomed not in on_disk(conversations_dir), what="deletion")
+        assert screen.search_input.value == "beta"
 
 
 # --- rename ---------------------------------------------------------------------------------
@@ -426,7 +522,7 @@ async def test_rename(save: Saver, conversations_dir: Path, project: Path, wait:
     app = picker(conversations_dir, project)
     async with app.run_test(size=SIZE) as pilot:
         screen = await listed(pilot, wait, 1)
-        await pilot.press("r")
+        await pilot.press("ctrl+r")
         prompt = app.screen
         assert isinstance(prompt, TextPromptScreen)
         box = prompt.query_one(Input)
@@ -444,7 +540,7 @@ async def test_rename(save: Saver, conversations_dir: Path, project: Path, wait:
         [summary] = list_conversations(conversations_dir)
         assert (summary.id, summary.title) == (cid, "Faster startup")
 
-        await pilot.press("r", "escape")  # Esc keeps the title
+        await pilot.press("f2", "escape")  # F2 renames too; Esc keeps the title
         assert app.screen is screen
         assert list_conversations(conversations_dir)[0].title == "Faster startup"
 
@@ -479,7 +575,7 @@ async def test_escape_leaves_with_none(
 # --- workspaces and empty states ---------------------------------------------------------------
 
 
-async def test_w_toggles_between_this_workspace_and_all(
+async def test_ctrl_w_toggles_between_this_workspace_and_all(
     save: Saver, conversations_dir: Path, project: Path, other: Path, wait: Any
 ) -> None:
     here = save(project, [("here", "ok")], ago=HOUR)
@@ -489,17 +585,17 @@ async def test_w_toggles_between_this_workspace_and_all(
     async with app.run_test(size=SIZE) as pilot:
         screen = await listed(pilot, wait, 1)
         assert ids(screen) == [here]
-        assert "w all workspaces" in text(app, "#legend")
+        assert "ctrl+w all workspaces" in text(app, "#legend")
 
-        await pilot.press("w")
+        await pilot.press("ctrl+w")
         await listed(pilot, wait, 2)
         assert ids(screen) == [there, here]
         assert "~/other" in row_texts(screen)[0]
         assert text(app, "#scope").startswith("all workspaces")
-        assert "w this workspace" in text(app, "#legend")
+        assert "ctrl+w this workspace" in text(app, "#legend")
         assert screen.highlighted is not None and screen.highlighted.id == here  # kept
 
-        await pilot.press("w")
+        await pilot.press("ctrl+w")
         await listed(pilot, wait, 1)
         assert ids(screen) == [here]
 
@@ -511,15 +607,15 @@ async def test_empty_states(
     async with app.run_test(size=SIZE) as pilot:
         screen = await listed(pilot, wait, 0)
         assert text(app, "#empty") == "No saved conversations yet."
-        await pilot.press("d", "r", "enter")  # nothing to act on: nothing happens
+        await pilot.press("ctrl+d", "delete", "ctrl+r", "f2", "enter")  # nothing to act on
         assert app.screen is screen and app.result == UNSET
 
     save(other, [("elsewhere", "ok")], ago=MINUTE)
     app = picker(conversations_dir, project)
     async with app.run_test(size=SIZE) as pilot:
         await listed(pilot, wait, 0)
-        assert text(app, "#empty") == "None in this workspace — press w to see all."
-        await pilot.press("w")
+        assert text(app, "#empty") == "None in this workspace — press ctrl+w to see all."
+        await pilot.press("ctrl+w")
         await listed(pilot, wait, 1)
 
 

@@ -185,7 +185,7 @@ async def test_renaming_the_open_conversation_in_the_picker_sticks(
         await wait(pilot, lambda: status(app) == "finished", what="the reply")
         await submit(pilot, "/resume")
         await picker_listed(pilot, wait, 1)
-        await pilot.press("r")
+        await pilot.press("ctrl+r")
         await wait(pilot, lambda: isinstance(app.screen, TextPromptScreen), what="the prompt")
         app.screen.query_one("#text").value = "Greeting test"  # type: ignore[attr-defined]
         await pilot.press("enter")

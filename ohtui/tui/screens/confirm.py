@@ -11,12 +11,17 @@ from textual.widgets import Button, Static
 
 
 class ConfirmScreen(ModalScreen[bool]):
-    """Ask before acting: `y` or the confirm button gives True; `n`, Esc or Cancel give False."""
+    """Ask before acting: pressing the confirm button gives True; Esc or Cancel give False.
+
+    No letter answers: text typed into the dialog by mistake (the rest of a search, say)
+    can never confirm, so saying yes always takes a choice of button and then Enter.
+    """
 
     CSS_PATH = "confirm.tcss"
     BINDINGS = [
-        Binding("y", "answer(True)", "Yes"),
-        Binding("n,escape", "answer(False)", "No"),
+        Binding("escape", "cancel", "Cancel"),
+        Binding("left", "app.focus_previous", show=False),
+        Binding("right", "app.focus_next", show=False),
     ]
 
     def __init__(
@@ -43,7 +48,7 @@ class ConfirmScreen(ModalScreen[bool]):
                 )
                 yield Button("Cancel", id="cancel", compact=True)
             yield Static(
-                f"y {self._confirm_label.lower()} · n/esc cancel", id="legend", markup=False
+                "←→ choose a button · enter press it · esc cancel", id="legend", markup=False
             )
 
     def on_mount(self) -> None:
@@ -58,6 +63,6 @@ class ConfirmScreen(ModalScreen[bool]):
     def _cancelled(self) -> None:
         self.dismiss(False)
 
-    def action_answer(self, yes: bool) -> None:
-        """Close with the answer."""
-        self.dismiss(yes)
+    def action_cancel(self) -> None:
+        """Close without acting."""
+        self.dismiss(False)

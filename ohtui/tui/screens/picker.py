@@ -1,6 +1,9 @@
 """The conversation picker: saved conversations newest first, full-text search, a preview of
 the highlighted one; resume, delete, rename, and this workspace / all workspaces.
 
+Every printable key types into the search box, wherever the focus is: commands take keys that
+never type text (Ctrl+D, Ctrl+R, Ctrl+W), so typing a search can never delete or rename.
+
 Every database call runs on a worker thread and comes back as a message, so no key press
 waits for SQLite. The engine is imported on those threads too: it costs ~0.2 s to import.
 """
@@ -49,11 +52,12 @@ class PickerScreen(Screen[str | None]):
     """Choose a saved conversation to resume."""
 
     CSS_PATH = "picker.tcss"
+    # Priority: the search box would otherwise take Ctrl+D and Ctrl+W to edit its text.
     BINDINGS = [
-        Binding("d,delete", "delete", "Delete"),
-        Binding("r", "rename", "Rename"),
-        Binding("w", "toggle_scope", "Workspaces"),
-        Binding("slash", "search", "Search", show=False),
+        Binding("ctrl+d", "delete", "Delete", priority=True),
+        Binding("delete", "delete", "Delete", show=False),  # on the list; in the box it edits
+        Binding("ctrl+r,f2", "rename", "Rename"),
+        Binding("ctrl+w", "toggle_scope", "Workspaces", priority=True),
         Binding("down", "focus_list", "Results", show=False),
         Binding("escape", "back", "Back"),
     ]
@@ -131,9 +135,7 @@ class PickerScreen(Screen[str | None]):
         with Horizontal(id="header"):
             yield Static("Conversations", id="title")
             yield Static(id="scope", markup=False)
-        yield Input(
-            placeholder="Search all messages  (type, or /)", id="search", select_on_focus=False
-        )
+        yield Input(placeholder="Type to search all messages", id="search", select_on_focus=False)
         with Horizontal(id="body"):
             with Vertical(id="list-pane"):
                 yield Static("Loading conversations…", id="empty", markup=False)
@@ -247,7 +249,7 @@ class PickerScreen(Screen[str | None]):
             if query:
                 empty_text = f"No conversation{where} mentions '{query}'."
             elif workspace and list_conversations(self._dir, limit=1):
-                empty_text = "None in this workspace — press w to see all."
+                empty_text = "None in this workspace — press ctrl+w to see all."
             else:
                 empty_text = "No saved conversations yet."
         return self._Listed(generation, query, rows, prompts, empty_text)
@@ -373,10 +375,10 @@ class PickerScreen(Screen[str | None]):
         entries = (
             ("↑↓", "move", len(self._rows) > 1),
             ("enter", "resume", row),
-            ("/", "search", True),
-            ("d", "delete", row),
-            ("r", "rename", row),
-            ("w", "this workspace" if self.scope == "all" else "all workspaces", True),
+            ("type", "to search", True),
+            ("ctrl+d", "delete", row),
+            ("ctrl+r", "rename", row),
+            ("ctrl+w", "this workspace" if self.scope == "all" else "all workspaces", True),
             ("esc", "clear search" if self._query() else "back", True),
         )
         self.query_one("#legend", Static).update(
@@ -405,13 +407,11 @@ class PickerScreen(Screen[str | None]):
         return True
 
     def on_key(self, event: events.Key) -> None:
-        """A printable key typed on the list starts a search with that character."""
+        """A printable key typed anywhere but the search box goes on in the search box."""
         search = self.search_input
         character = event.character
-        if search.has_focus or character is None or not event.is_printable or character.isspace():
+        if search.has_focus or character is None or not event.is_printable:
             return
-        if event.key in self.active_bindings:
-            return  # d, r, w, / ... keep their meaning
         event.stop()
         event.prevent_default()
         search.focus()
@@ -443,10 +443,6 @@ class PickerScreen(Screen[str | None]):
     def action_focus_list(self) -> None:
         """Move from the search box to the results."""
         self.option_list.focus()
-
-    def action_search(self) -> None:
-        """Move to the search box."""
-        self.search_input.focus()
 
     def action_toggle_scope(self) -> None:
         """Switch between this workspace's conversations and all of them."""

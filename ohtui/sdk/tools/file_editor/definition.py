@@ -29,8 +29,8 @@ surrounding lines to make it unique. An empty `new_str` deletes `old_str`.
 * `undo_edit`: revert the last change this tool made to `path` (undoing a `create` deletes \
 the file).
 Paths are absolute or relative to the workspace ({working_dir}). View a file before editing it, \
-and check the snippet each edit returns. Only UTF-8 text files up to 10 MB can be viewed or \
-edited; use the terminal for anything else."""
+and check the snippet each edit returns. Only regular UTF-8 text files up to 10 MB can be \
+viewed or edited (no devices, pipes or sockets); use the terminal for anything else."""
 
 
 class FileEditorAction(Action):

@@ -12,8 +12,12 @@ from ohtui.sdk.tools.file_editor.definition import FileEditorAction, FileEditorO
 from ohtui.sdk.tools.file_editor.fileio import (
     FileEditorError,
     TextFile,
+    check_regular,
+    create_file,
     nearest_existing_parent,
+    read_bytes,
     read_text_file,
+    replace_bytes,
     split_lines,
 )
 from ohtui.sdk.tools.file_editor.matching import find_unique
@@ -105,13 +109,14 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, FileEditorObservation]):
             raise FileEditorError("`create` needs `file_text`: the content of the new file.")
         if path.is_dir():
             raise FileEditorError(f"{path} is an existing directory; choose a file path.")
-        if path.exists():
+        if os.path.lexists(path):
+            check_regular(path)  # a link loop, a dangling link or a device says what it is
             raise FileEditorError(
                 f"{path} already exists, so create would overwrite it. To change it, use "
                 "str_replace or insert (view it first to see the current content)."
             )
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(action.file_text.encode("utf-8"))
+        create_file(path, action.file_text.encode("utf-8"))
         self._remember(path, None)
         text = action.file_text.replace("\r\n", "\n")
         return self._ok(
@@ -179,13 +184,16 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, FileEditorObservation]):
         stack = self._history.get(path)
         if not stack:
             raise FileEditorError(f"There is no edit to undo for {path} in this session.")
-        previous = stack.pop()
-        current = path.read_bytes() if path.is_file() else None
+        previous = stack[-1]
+        # Whatever now sits at the path must be a regular file (or nothing) before it is
+        # replaced: undo never writes into a pipe or device swapped in since the edit.
+        current = read_bytes(path) if os.path.lexists(path) else None
         current_text = _lenient_text(current)
         label = self._label(path)
         if previous is None:
             if current is not None:
                 path.unlink()
+            stack.pop()
             return self._ok(
                 action,
                 path,
@@ -193,7 +201,11 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, FileEditorObservation]):
                 prev_exist=current is not None,
                 diff=unified_diff(current_text, None, label),
             )
-        path.write_bytes(previous)
+        if current is None:
+            create_file(path, previous)
+        else:
+            replace_bytes(path, previous)
+        stack.pop()
         restored = _lenient_text(previous) or ""
         lines = split_lines(restored)
         return self._ok(
@@ -218,7 +230,7 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, FileEditorObservation]):
         added_newlines: int,
     ) -> FileEditorObservation:
         """Write the edit, remember the old bytes for undo and show the edited region."""
-        path.write_bytes(file.encode(new_text))
+        replace_bytes(path, file.encode(new_text))
         self._remember(path, file.raw)
         lines = split_lines(new_text)
         diff = unified_diff(file.text, new_text, self._label(path))

@@ -1,7 +1,12 @@
-"""Reading and writing text files for the editor: refuse binaries, keep line endings."""
+"""Reading and writing files for the editor: regular files only, bounded, never blocking."""
 
 from __future__ import annotations
 
+import errno
+import os
+import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -46,28 +51,137 @@ def nearest_existing_parent(path: Path) -> Path:
 
 def missing_path_message(path: Path) -> str:
     """Why `path` cannot be used when it does not exist, and where to look instead."""
+    if os.path.islink(path):
+        return (
+            f"{path} is a symbolic link to {os.readlink(path)}, which does not exist. "
+            "Use the link's target path, or fix the link with the terminal."
+        )
     return (
         f"The path {path} does not exist. Check the spelling, or view the directory "
         f"{nearest_existing_parent(path)} to see what is there."
     )
 
 
-def read_text_file(path: Path) -> TextFile:
-    """Read a UTF-8 text file; FileEditorError if it is missing, a directory, binary or too big."""
-    if not path.exists():
-        raise FileEditorError(missing_path_message(path))
-    if path.is_dir():
+_SPECIAL_KINDS = {
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFIFO: "a named pipe (FIFO)",
+    stat.S_IFSOCK: "a socket",
+}
+
+
+@contextmanager
+def _explained(path: Path) -> Iterator[None]:
+    """Turn a missing path or a symbolic link loop into a FileEditorError that says so."""
+    try:
+        yield
+    except FileNotFoundError:
+        raise FileEditorError(missing_path_message(path)) from None
+    except OSError as exc:
+        if exc.errno != errno.ELOOP:
+            raise
+        raise FileEditorError(
+            f"{path} is a symbolic link loop: following its links never reaches a file. "
+            "Fix or remove the link with the terminal (`ls -l` shows where it points)."
+        ) from None
+
+
+def _check_mode(path: Path, mode: int) -> None:
+    if stat.S_ISREG(mode):
+        return
+    if stat.S_ISDIR(mode):
         raise FileEditorError(
             f"{path} is a directory, not a file. Use view to list it, or pass a file path."
         )
-    size = path.stat().st_size
-    if size > MAX_FILE_BYTES:
-        raise FileEditorError(
-            f"{path} is {size / 1024 / 1024:.1f} MB, over the editor's "
-            f"{MAX_FILE_BYTES // 1024 // 1024} MB limit. Use the terminal to inspect it "
-            "(e.g. `head`, `sed -n 100,200p`, `grep -n`)."
-        )
-    raw = path.read_bytes()
+    kind = _SPECIAL_KINDS.get(stat.S_IFMT(mode), "a special file")
+    name = f"{path} (a link to {os.path.realpath(path)})" if os.path.islink(path) else str(path)
+    # Reading a device may never end and opening a pipe waits for a writer: never touch them.
+    raise FileEditorError(
+        f"{name} is {kind}, not a regular file. The editor only reads and writes regular "
+        "files; use the terminal if you need to inspect it."
+    )
+
+
+def check_regular(path: Path) -> None:
+    """Raise FileEditorError unless `path`, links followed, is an existing regular file."""
+    with _explained(path):
+        mode = os.stat(path).st_mode
+    _check_mode(path, mode)
+
+
+def _open_regular(path: Path, flags: int) -> int:
+    """A descriptor on the regular file `path`, opened without blocking and checked once open."""
+    # Opening some devices does something (a tty, a tape drive), so they are refused unopened;
+    # the fstat of the open descriptor is what rules out a swap between stat and open.
+    check_regular(path)
+    with _explained(path):
+        fd = os.open(path, flags | os.O_NONBLOCK | os.O_NOCTTY)
+    try:
+        _check_mode(path, os.fstat(fd).st_mode)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _too_big(path: Path, size: int | None = None) -> FileEditorError:
+    measured = f" ({size / 1024 / 1024:.1f} MB)" if size is not None else ""
+    return FileEditorError(
+        f"{path} is larger than the editor's {MAX_FILE_BYTES // 1024 // 1024} MB "
+        f"limit{measured}. Use the terminal to inspect it (e.g. `head`, `sed -n 100,200p`, "
+        "`grep -n`)."
+    )
+
+
+def read_bytes(path: Path) -> bytes:
+    """The bytes of the regular file `path`, at most MAX_FILE_BYTES of them, or FileEditorError."""
+    limit = MAX_FILE_BYTES
+    fd = _open_regular(path, os.O_RDONLY)
+    try:
+        size = os.fstat(fd).st_size
+        if size > limit:
+            raise _too_big(path, size)
+        # Read up to the limit, not to st_size: a file can grow, and /proc files report 0.
+        chunks: list[bytes] = []
+        total = 0
+        while chunk := os.read(fd, min(1024 * 1024, limit + 1 - total)):
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > limit:
+                raise _too_big(path)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def replace_bytes(path: Path, data: bytes) -> None:
+    """Make `data` the content of the existing regular file `path`, in place."""
+    fd = _open_regular(path, os.O_WRONLY)
+    try:
+        os.ftruncate(fd, 0)
+        _write_all(fd, data)
+    finally:
+        os.close(fd)
+
+
+def create_file(path: Path, data: bytes) -> None:
+    """Write `data` to a new file `path`; FileExistsError if anything is there, even a link."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOCTTY, 0o666)
+    try:
+        _write_all(fd, data)
+    finally:
+        os.close(fd)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def read_text_file(path: Path) -> TextFile:
+    """Read a UTF-8 text file; FileEditorError if it is missing, special, binary or too big."""
+    raw = read_bytes(path)
     if b"\0" in raw[:BINARY_SNIFF_BYTES]:
         raise FileEditorError(
             f"{path} looks like a binary file (it contains NUL bytes); the editor only handles "

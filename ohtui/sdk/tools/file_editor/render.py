@@ -84,7 +84,10 @@ def list_directory(
             if len(entries) >= max_entries:
                 full = True
                 return
-            is_dir = child.is_dir()
+            try:
+                is_dir = child.is_dir()
+            except OSError:  # a symbolic link loop: listed, never followed
+                is_dir = False
             entries.append(f"{child.path}/" if is_dir else child.path)
             # Symlinked directories are listed but not entered, which rules out cycles.
             if is_dir and level < depth and not child.is_symlink():
