@@ -652,11 +652,11 @@ async def test_a_conversation_another_process_has_open_is_marked_and_left_alone(
             assert "open elsewhere" not in free_row
             assert f"held by   pid {holder.pid} on " in text(app, "#preview-head")
 
-            await pilot.press("d")
+            await pilot.press("ctrl+d")
             await pilot.pause()
             assert not isinstance(app.screen, ConfirmScreen)
             assert f"pid {holder.pid}" in app.notes[-1] and "Close it there" in app.notes[-1]
-            await pilot.press("r")
+            await pilot.press("ctrl+r")
             await pilot.pause()
             assert not isinstance(app.screen, TextPromptScreen)
 
