@@ -7,6 +7,7 @@ test: a process still running anywhere (under bash or adopted by init) counts.
 from __future__ import annotations
 
 import re
+import signal
 import threading
 import time
 from collections.abc import Iterator
@@ -392,3 +393,36 @@ def test_the_shell_adopts_and_reaps_what_a_command_detaches(executor: TerminalEx
     time.sleep(0.2)
     assert orphan not in parents()  # reaped, not left a zombie
     assert run(executor, "wait; echo waited").text == "waited\n[exit code 0]"
+
+
+def ignored_signals(status: str) -> int:
+    return int(re.search(r"^SigIgn:\s*([0-9a-f]+)$", status, re.MULTILINE)[1], 16)  # type: ignore[index]
+
+
+def test_the_shell_starts_with_the_signal_dispositions_of_a_plain_child(
+    executor: TerminalExecutor,
+) -> None:
+    obs = run(executor, "yes | head -n 2")
+    assert obs.text == "y\ny\n[exit code 0]"  # yes dies of SIGPIPE, silently
+    obs = run(executor, "cat /proc/self/status")
+    # What any child of this process would inherit; subprocess restores SIGPIPE and SIGXFSZ.
+    restored = (1 << (signal.SIGPIPE - 1)) | (1 << (signal.SIGXFSZ - 1))
+    expected = ignored_signals(Path("/proc/self/status").read_text()) & ~restored
+    assert ignored_signals(obs.text) == expected
+
+
+def test_the_shell_gets_the_environment_as_given(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("LANG", "LC_ALL", "LC_CTYPE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("OHTUI_TEST_VALUE", "a b=c")
+    session = BashSession(shell="bash", working_dir=str(workspace))
+    out: list[bytes] = []
+    try:
+        assert session.run("env", 10, out.append).exit_code == 0
+    finally:
+        session.close()
+    env = dict(line.split("=", 1) for line in b"".join(out).decode().splitlines() if "=" in line)
+    assert env["OHTUI_TEST_VALUE"] == "a b=c"
+    assert "LC_CTYPE" not in env  # Python's start-up may set it in the shim; bash must not see it

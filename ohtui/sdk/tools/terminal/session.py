@@ -65,11 +65,17 @@ returns instead, until it is back in the harness (no BASH_SOURCE), where the tra
 itself. Set only on a stop, it costs the commands that are never stopped nothing.
 """
 _SUBREAPER_SHIM = """\
-import ctypes, os, sys
+import ctypes, os, signal, sys
 if ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0):  # PR_SET_CHILD_SUBREAPER
     sys.stderr.write("ohtui: the shell cannot adopt detached processes (errno %d), so a stop "
                      "may miss them\\n" % ctypes.get_errno())
-os.execvp(sys.argv[1], sys.argv[1:])
+# Python ignores these at start-up, and an ignored signal stays ignored across exec.
+signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
+# The environment as given, before Python's start-up changed it (LC_CTYPE coercion).
+with open("/proc/self/environ", "rb") as f:
+    env = dict(v.split(b"=", 1) for v in f.read().split(b"\\0") if b"=" in v)
+os.execvpe(sys.argv[1], sys.argv[1:], env)
 """
 """Makes the process a child subreaper, then runs the shell in its place (the flag survives
 exec): whatever a command detaches (`(cmd &)`, `setsid`, `nohup`) is reparented to bash, not
