@@ -37,7 +37,7 @@ from ohtui.sdk import (
 from ohtui.sdk.event.base import Event
 from ohtui.sdk.llm.exceptions import LLMAuthenticationError
 from ohtui.sdk.tools.terminal import TerminalExecutor, TerminalObservation
-from ohtui.sdk.tools.terminal.processes import children_of
+from ohtui.sdk.tools.terminal.processes import children_of, descendants, is_running
 
 Status = ConversationExecutionStatus
 T = TypeVar("T")
@@ -333,6 +333,46 @@ def test_interrupt_kills_a_running_command(make_conversation, llm_server) -> Non
     results = [m for m in llm_server.requests[1]["messages"] if m["role"] == "tool"]
     assert [m["tool_call_id"] for m in results] == ["call_1_0", "call_1_1"]
     assert "interrupted" in json.dumps(results[0]["content"])
+
+
+def test_interrupt_stops_the_whole_command_line_before_the_agent_is_told(
+    make_conversation, llm_server, workspace: Path
+) -> None:
+    command = (
+        "sleep 300 > /dev/null 2>&1 & (setsid sleep 301 > /dev/null 2>&1 &); "
+        "sleep 15; touch SIDE_EFFECT"
+    )
+    llm_server.reply_tool_call("terminal", {"command": command, "timeout": 60})
+    left_when_told: list[set[int]] = []
+
+    def on_event(event: Event) -> None:
+        if isinstance(event, ObservationEvent):
+            bash = terminal_executor(conv).session.pid
+            assert bash is not None
+            left_when_told.append({p for p in descendants([bash]) - {bash} if is_running(p)})
+
+    conv = make_conversation(callbacks=[on_event])
+    conv.send_message("sleep, then touch")
+    runner = RunThread(conv)
+    runner.start()
+    wait_for(
+        lambda: (
+            (bash := terminal_executor(conv).session.pid) is not None
+            and len(descendants([bash])) >= 3  # bash and two sleeps at least
+        ),
+        what="the command to start",
+    )
+    conv.interrupt()
+    runner.finish(10)
+
+    assert conv.state.execution_status is Status.PAUSED
+    [observation] = of_type(conv.state.events, ObservationEvent)
+    assert isinstance(observation.observation, TerminalObservation)
+    assert observation.observation.interrupted
+    time.sleep(1.5)
+    assert not (workspace / "SIDE_EFFECT").exists()
+    assert left_when_told == [set()]
+    assert "stopped" in observation.observation.text
 
 
 def test_interrupt_while_idle_does_not_break_the_next_run(make_conversation, llm_server) -> None:

@@ -98,7 +98,7 @@ class TerminalExecutor(ToolExecutor[TerminalAction, TerminalObservation]):
         return self._observe(action.command, timeout, result, output, cwd_before)
 
     def interrupt(self) -> None:
-        """Kill the running command; the blocked call returns with `interrupted`."""
+        """Stop the running command line; the blocked call returns with `interrupted`."""
         self._session.interrupt()
 
     def close(self) -> None:
@@ -185,7 +185,8 @@ class TerminalExecutor(ToolExecutor[TerminalAction, TerminalObservation]):
         home = self.working_dir
         if result.closed:
             return ["[The terminal was closed while the command ran, and the command was killed.]"]
-        if result.shell_exited:
+        stopped = result.interrupted or result.timed_out
+        if result.shell_exited and not stopped:
             code = "an unknown code" if result.exit_code is None else f"code {result.exit_code}"
             return [
                 f"[The shell exited with {code}. The next command runs in a new shell in "
@@ -193,21 +194,32 @@ class TerminalExecutor(ToolExecutor[TerminalAction, TerminalObservation]):
             ]
         lines: list[str] = []
         if result.interrupted:
-            lines.append("[The user interrupted the command; it was killed.]")
+            lines.append(
+                "[The user interrupted the command. It was stopped: every process it started "
+                "was killed, and the rest of the command line did not run.]"
+            )
         elif result.timed_out:
             lines.append(
-                f"[The command timed out after {timeout:g} s and was killed. Run long jobs in "
-                "the background with their output redirected (e.g. `make > build.log 2>&1 &`) "
-                "and check the log later, or pass a larger `timeout`.]"
+                f"[The command timed out after {timeout:g} s and was killed, with every "
+                "process it started; the rest of the command line did not run. Run long jobs "
+                "in the background with their output redirected (e.g. `make > build.log 2>&1 "
+                "&`) and check the log later, or pass a larger `timeout`.]"
             )
         else:
             code = "unknown" if result.exit_code is None else str(result.exit_code)
             lines.append(f"[exit code {code}]")
+        reset = (
+            f"The next command runs in a new shell in {home}: the working directory and "
+            "exported variables will be reset."
+        )
+        if result.shell_exited:
+            lines.append(
+                f"[The shell exited as the command was stopped (e.g. under `set -e`). {reset}]"
+            )
         if result.shell_killed:
             lines.append(
-                "[It was running inside the shell itself, so the shell had to be killed too. "
-                f"The next command runs in a new shell in {home}: the working directory and "
-                "exported variables will be reset.]"
+                "[The command ignored the stop while running inside the shell itself, so the "
+                f"shell had to be killed too. {reset}]"
             )
         return lines
 

@@ -7,7 +7,7 @@ import os
 import signal
 import subprocess
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 _PROC = Path("/proc")
@@ -118,11 +118,19 @@ def wait_gone(pids: Iterable[int], timeout: float) -> set[int]:
         time.sleep(0.02)
 
 
-def kill_tree(pids: Iterable[int], grace: float = 1.0) -> None:
-    """SIGTERM the pids, then SIGKILL whichever still run after `grace` seconds."""
-    targets = set(pids)
-    signal_pids(targets, signal.SIGTERM)
-    survivors = wait_gone(targets, grace)
-    if survivors:
-        signal_pids(survivors, signal.SIGKILL)
-        wait_gone(survivors, 0.5)
+def freeze(collect: Callable[[], set[int]]) -> set[int]:
+    """SIGSTOP every process `collect` finds, asking again until no new one appears.
+
+    A stopped process cannot fork, so the set closes, and none of them acts on what another's
+    death tells it (a shell going on to its next command) before `thaw`. Returns the pids.
+    """
+    frozen: set[int] = set()
+    while new := collect() - frozen:
+        signal_pids(new, signal.SIGSTOP)
+        frozen |= new
+    return frozen
+
+
+def thaw(pids: Iterable[int]) -> None:
+    """Let frozen processes run again (a signal sent while frozen reaches them first)."""
+    signal_pids(pids, signal.SIGCONT)

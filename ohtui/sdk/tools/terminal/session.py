@@ -10,6 +10,7 @@ import select
 import shlex
 import signal
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -20,8 +21,11 @@ from ohtui.sdk.tools.terminal.environment import agent_environment
 from ohtui.sdk.tools.terminal.processes import (
     children_of,
     descendants,
+    freeze,
+    is_running,
     process_table,
     signal_pids,
+    thaw,
     wait_gone,
 )
 
@@ -43,6 +47,40 @@ KILL_GRACE = 1.0
 """Seconds more to wait for bash to finish the command after SIGKILL, before killing bash."""
 EXIT_DRAIN = 0.5
 """Seconds to wait for the last output of a bash that exited."""
+BUSY_AFTER = 0.5
+"""Seconds a stopped command may run no process and still not end before bash is deemed
+busy in itself (a loop in a command that ignores the stop) and killed."""
+COMMAND_FD = 59
+"""The descriptor the command's text is sourced from: high, clear of a command's own
+`exec 3>...` and of bash's `{var}` descriptors, which count up from 10."""
+STOP_TRAP = (
+    "__ohtui_stop=1; builtin shopt -s extdebug; "
+    "builtin trap 'if [[ ${#BASH_SOURCE[@]} -eq 0 ]]; then builtin trap - DEBUG; "
+    "builtin shopt -u extdebug; else builtin return 2; fi' DEBUG"
+)
+"""Bash's USR2 trap: abandon the rest of the command line.
+
+With extdebug, a DEBUG trap returning 2 inside a sourced file or a function makes it return,
+so before each further command of the line (in loops and functions too, level by level) bash
+returns instead, until it is back in the harness (no BASH_SOURCE), where the trap removes
+itself. Set only on a stop, it costs the commands that are never stopped nothing.
+"""
+_SUBREAPER_SHIM = """\
+import ctypes, os, signal, sys
+if ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0):  # PR_SET_CHILD_SUBREAPER
+    sys.stderr.write("ohtui: the shell cannot adopt detached processes (errno %d), so a stop "
+                     "may miss them\\n" % ctypes.get_errno())
+# Python ignores these at start-up, and an ignored signal stays ignored across exec.
+signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
+# The environment as given, before Python's start-up changed it (LC_CTYPE coercion).
+with open("/proc/self/environ", "rb") as f:
+    env = dict(v.split(b"=", 1) for v in f.read().split(b"\\0") if b"=" in v)
+os.execvpe(sys.argv[1], sys.argv[1:], env)
+"""
+"""Makes the process a child subreaper, then runs the shell in its place (the flag survives
+exec): whatever a command detaches (`(cmd &)`, `setsid`, `nohup`) is reparented to bash, not
+to init, so it stays among bash's descendants to be stopped. Bash reaps what it adopts."""
 
 Outcome = Literal["done", "exited", "timeout", "interrupted", "closed"]
 
@@ -62,7 +100,7 @@ class RunResult:
     timed_out: bool = False
     interrupted: bool = False
     shell_exited: bool = False
-    """Bash itself ended during the command (e.g. `exit 3`)."""
+    """Bash itself ended during the command (e.g. `exit 3`, or a stop under `set -e`)."""
     shell_killed: bool = False
     """The command could not be stopped, so bash was killed with it."""
     closed: bool = False
@@ -123,26 +161,42 @@ class _Framer:
 def command_script(command: str, nonce: str, env: Mapping[str, str] | None = None) -> bytes:
     """The input that makes bash run `command` in the current shell, then print a sentinel.
 
-    The command travels as a quoted heredoc read into a variable and is run by `eval`, so
-    `cd` and `export` persist and a syntax error in it only fails the eval (status 2).
-    `builtin` guards against functions the command may define with these names. `env` is
-    exported for this command only (bash reads its input silently, so nothing is echoed)
+    The command travels as a quoted heredoc and is sourced, so it runs at the top level as if
+    typed (`cd`, `export` and `declare` persist, FUNCNAME is empty, errors count lines from
+    the command's start), and a syntax error in it only fails the source (status 2). USR2
+    stops it (STOP_TRAP); the flag it sets is cleared first, and checked before the command
+    starts. `builtin` guards against functions the command may define with these names. `env`
+    is exported for this command only (bash reads its input silently, so nothing is echoed)
     and unset afterwards.
     """
     delimiter = f"__OHTUI_CMD_{nonce}__"
     exports = "".join(f"builtin export {k}={shlex.quote(v)}\n" for k, v in (env or {}).items())
     unsets = f"builtin unset {' '.join(env)}\n" if env else ""
     return (
-        f"IFS= builtin read -r -d '' __ohtui_cmd <<'{delimiter}' || :\n"
+        "__ohtui_stop=\n"
+        f"builtin trap {shlex.quote(STOP_TRAP)} USR2\n"
+        f"{exports}"
+        f"[[ -z $__ohtui_stop ]] && builtin source /dev/fd/{COMMAND_FD} < /dev/null "
+        f"{COMMAND_FD}<<'{delimiter}'\n"
         f"{command}\n"
         f"{delimiter}\n"
-        f"{exports}"
-        'builtin eval "$__ohtui_cmd" < /dev/null\n'
         "__ohtui_rc=$?\n"
         f"{unsets}"
         "builtin printf '\\n__OHTUI_DONE_%s__:%s:%s:__OHTUI_END_%s__\\n' "
         f'{nonce} "$__ohtui_rc" "$(builtin pwd)" {nonce}\n'
     ).encode()
+
+
+def shell_command(shell: str) -> list[str]:
+    """The argv that starts the agent's bash; the one place to wrap it (e.g. in a sandbox).
+
+    On Linux bash starts through `_SUBREAPER_SHIM`. macOS has no child subreaper, so bash
+    starts plainly there: a process a command detaches from bash escapes a stop.
+    """
+    bash = [shell, "--noprofile", "--norc"]
+    if sys.platform.startswith("linux") and sys.executable:
+        return [sys.executable, "-I", "-S", "-c", _SUBREAPER_SHIM, *bash]
+    return bash
 
 
 class BashSession:
@@ -196,7 +250,8 @@ class BashSession:
     ) -> RunResult:
         """Run `command` (with `env` exported for it) and send its output to `sink`.
 
-        On timeout or interrupt the processes the command started are killed and bash is
+        On timeout or interrupt the whole command line stops: bash runs no more of it, and
+        every process it started (detached ones too) is gone before this returns; bash is
         kept. Raises SessionClosedError after `close`, OSError when bash cannot start.
         """
         with self._run_lock:
@@ -205,8 +260,8 @@ class BashSession:
             assert proc is not None and proc.stdin is not None
             nonce = secrets.token_hex(8)
             frame = _Framer(nonce, sink)
-            # Jobs earlier commands left in the background are not this command's to kill.
-            earlier_jobs = children_of(proc.pid)
+            # Jobs of earlier commands, and whatever they started, are not this command's.
+            earlier = descendants([proc.pid])
             with self._cond:
                 self._frame = frame
                 self._interrupt_requested = False
@@ -215,26 +270,20 @@ class BashSession:
                 with contextlib.suppress(OSError):
                     _write_all(proc.stdin, command_script(command, nonce, env))
                 outcome = self._wait(frame, proc, timeout)
-                killed = False
                 if outcome in ("timeout", "interrupted"):
-                    self._stop_command(frame, proc, earlier_jobs)
-                    if not frame.done:
-                        if self._closed:
-                            outcome = "closed"
-                        elif self._eof or proc.poll() is not None:
-                            outcome = "exited"
-                        else:
-                            killed = True  # busy in bash itself: only killing bash stops it
+                    self._stop_command(frame, proc, earlier)
+                    if self._closed and not frame.done:
+                        outcome = "closed"
                 if outcome == "exited":
                     self._wait_eof(EXIT_DRAIN)  # the last output may still be in the pipe
             finally:
                 with self._cond:
                     self._frame = None
             frame.flush()
-            return self._result(frame, proc, outcome, killed, new_shell)
+            return self._result(frame, proc, outcome, new_shell)
 
     def interrupt(self) -> None:
-        """Kill the running command, if any; `run` then returns with `interrupted`."""
+        """Stop the running command, if any; `run` then returns with `interrupted`."""
         with self._cond:
             if self._frame is not None and not self._frame.done:
                 self._interrupt_requested = True
@@ -247,7 +296,7 @@ class BashSession:
             self._ensure_started()
 
     def close(self) -> None:
-        """Kill bash and everything it started. Idempotent."""
+        """Kill bash and everything it started, detached or not. Idempotent."""
         with self._cond:
             self._closed = True
             self._cond.notify_all()
@@ -255,12 +304,7 @@ class BashSession:
             self._kill_process()
 
     def _result(
-        self,
-        frame: _Framer,
-        proc: subprocess.Popen[bytes],
-        outcome: Outcome,
-        killed: bool,
-        new_shell: bool,
+        self, frame: _Framer, proc: subprocess.Popen[bytes], outcome: Outcome, new_shell: bool
     ) -> RunResult:
         if frame.working_dir:
             self._cwd = frame.working_dir
@@ -273,14 +317,20 @@ class BashSession:
                 code = _shell_status(proc)
                 self._kill_process()
             return RunResult(code, self._cwd, shell_exited=True, new_shell=new_shell)
-        if killed:
+        # Stopped. Bash that never came back to the harness ended with the command (`set -e`)
+        # or ignored the stop (a loop in bash itself); either way only its end stops it all.
+        exited = killed = False
+        if not frame.done:
             with self._proc_lock:
+                exited = proc.poll() is not None
+                killed = not exited
                 self._kill_process()
         return RunResult(
             None,
             self._cwd,
             timed_out=outcome == "timeout",
             interrupted=outcome == "interrupted",
+            shell_exited=exited,
             shell_killed=killed,
             new_shell=new_shell,
         )
@@ -294,7 +344,7 @@ class BashSession:
                 return False
             self._kill_process()  # reap a bash that exited, and stop its reader
             proc = subprocess.Popen(
-                [self._shell, "--noprofile", "--norc"],
+                shell_command(self._shell),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,
@@ -385,61 +435,77 @@ class BashSession:
                 self._cond.wait(remaining)
 
     def _stop_command(
-        self, frame: _Framer, proc: subprocess.Popen[bytes], earlier_jobs: set[int]
+        self, frame: _Framer, proc: subprocess.Popen[bytes], earlier: set[int]
     ) -> None:
-        """Kill the processes the command started, keeping bash.
+        """Stop the command: bash abandons the rest of its line, and every process it started dies.
 
-        A command may go on after its process dies (`sleep 30; sleep 30`), so new processes
-        are killed until bash prints the sentinel. A command running in bash itself (a shell
-        loop) cannot be stopped that way: the frame stays unfinished and the caller kills bash.
+        Each round freezes the command's processes, sends bash USR2 (STOP_TRAP), then SIGTERM
+        (SIGKILL after TERM_GRACE) to them, and lets them run: bash meets the trap before it
+        learns that its child died, so it starts nothing more of the line. USR2 goes again each
+        round until bash finishes, because bash clears the flag as a command begins. Returns
+        once bash has finished the command and none of its processes runs, or when bash will
+        not finish it (it ended, or it ignores the stop): the frame is then unfinished.
         """
 
         def command_tree() -> set[int]:
             table = process_table()
-            return descendants(children_of(proc.pid, table) - earlier_jobs, table)
+            tree = descendants(children_of(proc.pid, table) - earlier, table)
+            return {pid for pid in tree if is_running(pid)}
 
         started = time.monotonic()
-        targets: set[int] = set()
-        idle_checks = 0
-        pause = 0.0  # look at once, then every 50 ms
-        while not self._wait_done(frame, proc, pause):
-            pause = 0.05
-            if self._closed or self._eof or proc.poll() is not None:
-                break
-            elapsed = time.monotonic() - started
-            if elapsed >= TERM_GRACE + KILL_GRACE:
-                break
-            tree = command_tree()
-            # No process of the command left and still no sentinel: bash itself is busy.
-            idle_checks = idle_checks + 1 if not tree else 0
-            if idle_checks >= 3:
-                break
-            if elapsed < TERM_GRACE:
-                signal_pids(tree - targets, signal.SIGTERM)
+        terminated: set[int] = set()
+        idle_since: float | None = None
+        while not self._closed and proc.poll() is None:
+            now = time.monotonic()
+            if now - started >= TERM_GRACE + KILL_GRACE:
+                return
+            frozen = freeze(command_tree)
+            if frame.done and not frozen:
+                return
+            if not frame.done:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(proc.pid, signal.SIGUSR2)
+            if now - started < TERM_GRACE:
+                signal_pids(frozen - terminated, signal.SIGTERM)  # once: let them clean up
+                terminated |= frozen
             else:
-                signal_pids(tree | targets, signal.SIGKILL)
-            targets |= tree
-        # Children orphaned by the kill (`sh -c 'sleep 30 & sleep 30'`) may ignore SIGTERM.
-        grace = max(TERM_GRACE - (time.monotonic() - started), 0)
-        signal_pids(wait_gone(targets, grace), signal.SIGKILL)
+                signal_pids(frozen, signal.SIGKILL)
+            thaw(frozen)
+            # Nothing of the command runs, yet bash does not finish it: it is busy in itself.
+            if frozen or frame.done:
+                idle_since = None
+            elif idle_since is None:
+                idle_since = now
+            elif now - idle_since >= BUSY_AFTER:
+                return
+            self._wait_done(frame, proc, 0.05)
 
     def _kill_process(self) -> None:
-        """Kill bash, its process group and its descendants; stop the reader. Idempotent."""
+        """Kill bash and everything under it, and its process group; stop the reader.
+
+        Idempotent. Everything is frozen first, so nothing forks or runs on meanwhile.
+        """
         with self._proc_lock:
             proc, self._proc = self._proc, None
             reader, self._reader = self._reader, None
             stop = self._reader_stop
         if proc is not None:
-            tree = descendants([proc.pid]) if proc.poll() is None else set()
+
+            def everything() -> set[int]:
+                return {pid for pid in descendants([proc.pid]) if is_running(pid)}
+
+            frozen = freeze(everything)
+            signal_pids(frozen, signal.SIGTERM)
             _signal_group(proc.pid, signal.SIGTERM)
-            signal_pids(tree, signal.SIGTERM)
-            survivors = wait_gone(tree | ({proc.pid} if proc.poll() is None else set()), 1.0)
+            thaw(frozen)
+            survivors = wait_gone(frozen, TERM_GRACE)
+            signal_pids(survivors | everything(), signal.SIGKILL)
             _signal_group(proc.pid, signal.SIGKILL)
-            signal_pids(survivors, signal.SIGKILL)
             try:
                 proc.wait(timeout=1.0)
             except subprocess.TimeoutExpired:
                 logger.warning("bash (pid %s) did not exit after SIGKILL", proc.pid)
+            wait_gone(survivors, KILL_GRACE)
             if proc.stdin is not None:
                 with contextlib.suppress(OSError):
                     proc.stdin.close()
