@@ -416,7 +416,7 @@ def test_the_shell_gets_the_environment_as_given(
 ) -> None:
     for name in ("LANG", "LC_ALL", "LC_CTYPE"):
         monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("OHTUI_TEST_VALUE", "a b=c")
+    monkeypatch.setenv("PROJECT_TEST_VALUE", "a b=c")
     session = BashSession(shell="bash", working_dir=str(workspace))
     out: list[bytes] = []
     try:
@@ -424,5 +424,5 @@ def test_the_shell_gets_the_environment_as_given(
     finally:
         session.close()
     env = dict(line.split("=", 1) for line in b"".join(out).decode().splitlines() if "=" in line)
-    assert env["OHTUI_TEST_VALUE"] == "a b=c"
+    assert env["PROJECT_TEST_VALUE"] == "a b=c"
     assert "LC_CTYPE" not in env  # Python's start-up may set it in the shim; bash must not see it

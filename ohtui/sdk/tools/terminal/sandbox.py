@@ -11,6 +11,7 @@ and `check_read` say why a path is out of bounds.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import shutil
@@ -140,10 +141,8 @@ def probe() -> Availability:
 
 def _install_command() -> str:
     release = ""
-    try:
+    with contextlib.suppress(OSError):
         release = Path("/etc/os-release").read_text(encoding="utf-8").lower()
-    except OSError:
-        pass
     if any(name in release for name in ("fedora", "rhel", "centos", "rocky", "alma")):
         return "sudo dnf install bubblewrap"
     if "arch" in release:
