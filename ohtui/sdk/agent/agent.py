@@ -27,6 +27,7 @@ from ohtui.sdk.llm.llm import LLMResponse
 from ohtui.sdk.llm.message import Message, MessageToolCall, TextContent
 from ohtui.sdk.llm.streaming import TokenCallbackType
 from ohtui.sdk.security.risk import SecurityRisk
+from ohtui.sdk.tool.context import running_action_id
 from ohtui.sdk.tool.schema import Action
 from ohtui.sdk.tool.tool import ToolArgumentError
 
@@ -271,6 +272,7 @@ class Agent(AgentBase):
                     )
                 )
                 continue
+            token = running_action_id.set(event.id)
             try:
                 observation = tool(event.action, conversation)
             except Exception as exc:  # a failing tool must not end the run
@@ -283,6 +285,8 @@ class Agent(AgentBase):
                     )
                 )
                 continue
+            finally:
+                running_action_id.reset(token)
             on_event(
                 ObservationEvent(
                     observation=observation,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from enum import Enum
 from pathlib import Path
 from typing import Any, Self
@@ -34,6 +34,7 @@ from ohtui.sdk.event.llm_convertible.observation import (
     UserRejectObservation,
 )
 from ohtui.sdk.event.llm_convertible.system import SystemPromptEvent
+from ohtui.sdk.sandbox import Sandbox
 from ohtui.sdk.security.analyzer import SecurityAnalyzerBase
 from ohtui.sdk.security.confirmation_policy import ConfirmationPolicyBase, NeverConfirm
 from ohtui.sdk.utils.cipher import Cipher
@@ -109,6 +110,8 @@ class ConversationState(BaseModel):
     _autosave: bool = PrivateAttr(default=False)
     _stats_dirty: bool = PrivateAttr(default=False)
     _cipher: Cipher | None = PrivateAttr(default=None)
+    _sandbox: Sandbox | None = PrivateAttr(default=None)
+    _outside_sandbox: set[str] = PrivateAttr(default_factory=set)
 
     # --- creation and resume -------------------------------------------------------------
 
@@ -299,6 +302,23 @@ class ConversationState(BaseModel):
     def events(self) -> EventLog:
         """The conversation's event log."""
         return self._events
+
+    @property
+    def sandbox(self) -> Sandbox | None:
+        """The sandbox the tools confine the agent to; None or inactive: none."""
+        return self._sandbox
+
+    def set_sandbox(self, sandbox: Sandbox | None) -> None:
+        """Confine the tools to `sandbox` from their next action on (not saved)."""
+        self._sandbox = sandbox
+
+    def runs_outside_sandbox(self, action_id: str | None) -> bool:
+        """Whether the user approved this action to run outside the sandbox."""
+        return action_id is not None and action_id in self._outside_sandbox
+
+    def allow_outside_sandbox(self, action_ids: Iterable[str]) -> None:
+        """Let these actions run outside the sandbox, each once (not saved)."""
+        self._outside_sandbox.update(action_ids)
 
     @property
     def env_observation_persistence_dir(self) -> str | None:

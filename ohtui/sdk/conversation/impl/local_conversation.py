@@ -37,6 +37,7 @@ from ohtui.sdk.llm.llm import LLM
 from ohtui.sdk.llm.message import Message, TextContent
 from ohtui.sdk.llm.registry import LLMRegistry
 from ohtui.sdk.llm.streaming import LLMStreamChunk
+from ohtui.sdk.sandbox import Sandbox, SandboxConfig
 from ohtui.sdk.security.analyzer import SecurityAnalyzerBase
 from ohtui.sdk.security.confirmation_policy import ConfirmationPolicyBase
 from ohtui.sdk.tool.schema import Action, Observation
@@ -90,6 +91,7 @@ class LocalConversation(BaseConversation):
         secrets: Mapping[str, SecretValue] | None = None,
         cipher: Cipher | None = None,
         read_only: bool = False,
+        sandbox: SandboxConfig | None = None,
         **_: Any,
     ) -> None:
         """Create a conversation, or resume the one saved under `persistence_dir` with this id.
@@ -99,7 +101,8 @@ class LocalConversation(BaseConversation):
         `read_only` opens a saved conversation whoever holds it, to read its history and
         state; everything that would change it raises ConversationReadOnlyError.
 
-        Secrets are saved encrypted with `cipher`, redacted without one. Raises
+        Secrets are saved encrypted with `cipher`, redacted without one. `sandbox` confines
+        the tools (see `set_sandbox`); without it they run unconfined. Raises
         WorkspaceError or PersistenceError (with what to do) when the workspace or the
         persistence directory cannot be used, and ValueError when a resumed conversation
         needs a tool the agent no longer has.
@@ -133,6 +136,8 @@ class LocalConversation(BaseConversation):
             if secrets and not read_only:  # a read-only conversation runs nothing
                 self._state.secret_registry.update_secrets(secrets)
                 self._state.save_secrets()
+            if sandbox is not None:
+                self.set_sandbox(sandbox)
             if self._state.execution_status is Status.RUNNING and not read_only:
                 self._settle_crashed_run()
         except BaseException:
@@ -404,6 +409,47 @@ class LocalConversation(BaseConversation):
         for tool in list(tools.values()):
             if tool.executor is not None:
                 tool.executor.interrupt()
+
+    @property
+    def sandbox(self) -> SandboxConfig | None:
+        """How the tools are confined (None: not at all)."""
+        current = self._state.sandbox
+        return current.config if current is not None else None
+
+    def set_sandbox(self, config: SandboxConfig | None) -> None:
+        """Confine the agent's tools from their next action on (None: no sandbox).
+
+        Writable: the workspace, this conversation's own directory and `config.writable`;
+        hidden: `config.hidden` and every other saved conversation. The terminal restarts
+        its shell in the new sandbox, and says so. Not saved: the front end sets it on open.
+        """
+        if config is None:
+            self._state.set_sandbox(None)
+            return
+        own = self._state.persistence_dir
+        if own:
+            Path(own).mkdir(parents=True, exist_ok=True)  # bound into the sandbox if it exists
+        self._state.set_sandbox(
+            Sandbox(
+                config,
+                self.workspace.working_dir,
+                extra_writable=(own,) if own else (),
+                extra_hidden=(str(Path(own).parent),) if own else (),
+            )
+        )
+
+    def approve_outside_sandbox(self, action_ids: Iterable[str]) -> None:
+        """Let these waiting actions run outside the sandbox when they run (each once).
+
+        ValueError for an id that is not pending. The next `run()` runs them.
+        """
+        self._writable("approve actions outside the sandbox")
+        wanted = set(action_ids)
+        pending = {a.id for a in self._state.get_unmatched_actions(self._state.events)}
+        unknown = wanted - pending
+        if unknown:
+            raise ValueError(f"not pending: {', '.join(sorted(unknown))}")
+        self._state.allow_outside_sandbox(wanted)
 
     def set_confirmation_policy(self, policy: ConfirmationPolicyBase) -> None:
         """Set which actions wait for the user (saved with the conversation)."""

@@ -129,6 +129,8 @@ class FileEditorTool(ToolDefinition[FileEditorAction, FileEditorObservation]):
                     idempotentHint=False,
                     openWorldHint=False,
                 ),
-                executor=FileEditorExecutor(working_dir),
+                executor=FileEditorExecutor(
+                    working_dir, sandbox=lambda: getattr(conv_state, "sandbox", None)
+                ),
             )
         ]

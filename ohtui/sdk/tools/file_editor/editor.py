@@ -5,7 +5,9 @@ from __future__ import annotations
 import logging
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ohtui.sdk.tool.tool import ToolExecutor
 from ohtui.sdk.tools.file_editor.definition import FileEditorAction, FileEditorObservation
@@ -23,6 +25,9 @@ from ohtui.sdk.tools.file_editor.fileio import (
 from ohtui.sdk.tools.file_editor.matching import find_unique
 from ohtui.sdk.tools.file_editor.render import list_directory, numbered, unified_diff
 
+if TYPE_CHECKING:
+    from ohtui.sdk.sandbox import Sandbox
+
 logger = logging.getLogger(__name__)
 
 MAX_UNDO_PER_FILE = 20
@@ -34,8 +39,12 @@ SNIPPET_CONTEXT = 4
 class FileEditorExecutor(ToolExecutor[FileEditorAction, FileEditorObservation]):
     """Views and edits files; remembers each file's previous contents for `undo_edit`."""
 
-    def __init__(self, working_dir: str) -> None:
+    def __init__(
+        self, working_dir: str, sandbox: Callable[[], Sandbox | None] | None = None
+    ) -> None:
+        """`sandbox`: the conversation's current sandbox; its boundary holds here too."""
         self.working_dir = Path(working_dir)
+        self._sandbox_of = sandbox or (lambda: None)
         # Previous bytes of each edited path, newest last; None means the file did not exist.
         self._history: dict[Path, list[bytes | None]] = {}
         self._lock = threading.Lock()
@@ -45,6 +54,9 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, FileEditorObservation]):
     ) -> FileEditorObservation:
         """Run the command; failures come back as error observations, never as exceptions."""
         path = self.resolve(action.path)
+        refused = self._outside_sandbox(action.command, path)
+        if refused is not None:
+            return self._error(action, path, refused)
         try:
             with self._lock:
                 return self._run(action, path)
@@ -59,6 +71,21 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, FileEditorObservation]):
             return self._error(
                 action, path, f"Unexpected error during {action.command} of {path}: {exc!r}."
             )
+
+    def _outside_sandbox(self, command: str, path: Path) -> str | None:
+        """Why the sandbox refuses this command on `path`, as the model should read it."""
+        sandbox = self._sandbox_of()
+        if sandbox is None:
+            return None
+        problem = sandbox.check_read(str(path))
+        if problem is None and command != "view":
+            problem = sandbox.check_write(str(path))
+        if problem is None:
+            return None
+        return (
+            f"The sandbox refused to {command} {path}: {problem}. Nothing was changed. If the "
+            "task needs it, ask the user to allow it (they can change the sandbox with /sandbox)."
+        )
 
     def resolve(self, raw: str) -> Path:
         """`raw` as an absolute path: `~` expanded, relative paths taken from the workspace."""

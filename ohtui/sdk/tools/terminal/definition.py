@@ -39,6 +39,9 @@ def terminal_description(timeout: float, max_output_chars: int) -> str:
         "* LLM provider keys and ohtui's own settings (OPENAI_API_KEY, AWS_SECRET_ACCESS_KEY, "
         "OHTUI_*...) are not in the environment. If a command needs one, ask the user to add "
         "it as a secret; it is then set for the commands that mention it by name.\n"
+        "* Commands may run in a sandbox that lets them write only the workspace and /tmp and "
+        "keeps them off the network; when the sandbox stops a command, the output says so. "
+        "Ask the user if the task needs more.\n"
         "* Set `reset` to true to kill the shell and start a fresh one in the workspace when "
         "it is stuck."
     )
@@ -85,5 +88,6 @@ class TerminalTool(ToolDefinition[TerminalAction, TerminalObservation]):
             max_output_chars=max_output_chars,
             shell=shell,
             secrets=getattr(conv_state, "secret_registry", None),
+            sandbox=lambda: getattr(conv_state, "sandbox", None),
         )
         return [cls(executor)]

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import itertools
+import re
 import shutil
 import tempfile
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
+from ohtui.sdk.tool.context import running_action_id
 from ohtui.sdk.tool.tool import ToolExecutor
 from ohtui.sdk.tools.terminal.output import (
     CapturedOutput,
@@ -20,8 +22,11 @@ from ohtui.sdk.tools.terminal.schema import TerminalAction, TerminalObservation
 from ohtui.sdk.tools.terminal.session import BashSession, RunResult, SessionClosedError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ohtui.sdk.conversation.impl.local_conversation import LocalConversation
     from ohtui.sdk.conversation.secret_registry import SecretRegistry
+    from ohtui.sdk.sandbox import Sandbox
 
 DEFAULT_TIMEOUT = 120.0
 DEFAULT_MAX_OUTPUT_CHARS = 30_000
@@ -44,8 +49,10 @@ class TerminalExecutor(ToolExecutor[TerminalAction, TerminalObservation]):
         max_output_chars: int = DEFAULT_MAX_OUTPUT_CHARS,
         shell: str = "bash",
         secrets: SecretRegistry | None = None,
+        sandbox: Callable[[], Sandbox | None] | None = None,
     ) -> None:
-        """`secrets`: exported to the commands that name them, masked in what they print."""
+        """`secrets`: exported to the commands that name them, masked in what they print.
+        `sandbox`: the current sandbox, asked before each command (it may change)."""
         if timeout <= 0:
             raise ValueError(f"terminal timeout must be positive, got {timeout}")
         if max_output_chars < 100:
@@ -57,7 +64,12 @@ class TerminalExecutor(ToolExecutor[TerminalAction, TerminalObservation]):
         self._private_dir: str | None = None
         self._files = itertools.count(1)
         self._files_lock = threading.Lock()
-        self._session = BashSession(shell=shell, working_dir=working_dir)
+        self._shell = shell
+        self._sandbox_of = sandbox or (lambda: None)
+        self._session = BashSession(
+            shell=shell, working_dir=working_dir, sandbox=self._sandbox_of()
+        )
+        self._running: BashSession | None = None  # the session running a command, if any
         self._secrets = secrets
         # Set when bash died or was killed, so the next command says its state was reset.
         self._shell_lost = False
@@ -81,28 +93,72 @@ class TerminalExecutor(ToolExecutor[TerminalAction, TerminalObservation]):
                 "No command given: pass a bash command in `command`, or set `reset` to true "
                 "to restart the shell.",
             )
+        notes = self._follow_sandbox()
+        outside = (
+            conversation is not None
+            and self._session.sandbox is not None
+            and conversation.state.runs_outside_sandbox(running_action_id.get())
+        )
+        session = (
+            BashSession(shell=self._shell, working_dir=self._session.working_dir)
+            if outside
+            else self._session
+        )
+        if outside:
+            notes.append(
+                "[The user approved this command to run outside the sandbox: it ran in a fresh, "
+                f"unconfined shell in {session.working_dir}, without the sandboxed shell's "
+                "exported variables. The next command runs in the sandbox again.]"
+            )
         timeout = action.timeout or self.timeout
         capture = OutputCapture(self.max_output_chars, self._open_output_file)
-        cwd_before = self._session.working_dir
+        cwd_before = session.working_dir
         env = self._secrets.get_secrets_as_env_vars(action.command) if self._secrets else {}
+        self._running = session
         try:
-            result = self._session.run(action.command, timeout, capture.feed, env)
+            result = session.run(action.command, timeout, capture.feed, env)
         except SessionClosedError:
             return self._error(action, CLOSED_MESSAGE)
         except OSError as exc:
             return self._error(action, f"Could not start the shell in {self.working_dir}: {exc}")
+        finally:
+            self._running = None
+            if outside:
+                session.close()
         secrets = self._secrets if self._secrets is not None and self._secrets.has_values else None
         output = capture.finish(secrets.mask_fragment if secrets else None)
         if secrets is not None and output.full_output_path is not None:
             mask_file(Path(output.full_output_path), secrets)
-        return self._observe(action.command, timeout, result, output, cwd_before)
+        if not outside:
+            notes += blocked_by_sandbox(self._session.sandbox, result, output.text)
+        return self._observe(action.command, timeout, result, output, cwd_before, notes)
+
+    def _follow_sandbox(self) -> list[str]:
+        """Restart the shell in the conversation's current sandbox if it changed."""
+        current = self._sandbox_of()
+        current = current if current is not None and current.active else None
+        if current == self._session.sandbox:
+            return []
+        old, self._session = (
+            self._session,
+            BashSession(shell=self._shell, working_dir=self.working_dir, sandbox=current),
+        )
+        old.close()
+        where = f"in the sandbox ({current.config.describe()})" if current else "without a sandbox"
+        return [
+            f"[The sandbox changed: this command runs in a new shell {where}, started in "
+            f"{self.working_dir}; the working directory and exported variables were reset.]"
+        ]
 
     def interrupt(self) -> None:
         """Stop the running command line; the blocked call returns with `interrupted`."""
-        self._session.interrupt()
+        (self._running or self._session).interrupt()
 
     def close(self) -> None:
         """Kill the shell and everything it started; remove the private output directory."""
+        running = self._running
+        if running is not None:
+            running.close()
         self._session.close()
         with self._files_lock:
             private, self._private_dir = self._private_dir, None
@@ -135,8 +191,9 @@ class TerminalExecutor(ToolExecutor[TerminalAction, TerminalObservation]):
         result: RunResult,
         output: CapturedOutput,
         cwd_before: str,
+        notes: list[str] | None = None,
     ) -> TerminalObservation:
-        lines: list[str] = []
+        lines: list[str] = list(notes or [])
         if result.new_shell and self._shell_lost:
             lines.append(
                 f"[A new shell was started in {self.working_dir} because the previous one "
@@ -248,6 +305,29 @@ class TerminalExecutor(ToolExecutor[TerminalAction, TerminalObservation]):
             if self._private_dir is None:
                 self._private_dir = tempfile.mkdtemp(prefix="ohtui-terminal-")
             return self._private_dir
+
+
+_SANDBOX_ERRORS = re.compile(
+    r"Read-only file system|Network is unreachable|Could not resolve host|"
+    r"Temporary failure in name resolution|Name or service not known|"
+    r"No address associated with hostname|getaddrinfo|Failed to establish a new connection|"
+    r"unable to access '|Could not connect to|Connection refused"
+)
+
+
+def blocked_by_sandbox(sandbox: Sandbox | None, result: RunResult, output: str) -> list[str]:
+    """A note for the model when a failed command looks stopped by the sandbox."""
+    if sandbox is None or result.exit_code in (0, None) or not _SANDBOX_ERRORS.search(output):
+        return []
+    config = sandbox.config
+    writable = ", ".join(sandbox.writable) or "nothing"
+    network = "" if config.network else " and cannot reach the network"
+    return [
+        f"[sandbox: this command ran in the sandbox ({config.describe()}): it may write only "
+        f"{writable} and /tmp{network}. The error above looks like the sandbox stopping it. "
+        "If the task needs more, ask the user: they can approve the command to run outside "
+        "the sandbox, or change the sandbox mode with /sandbox.]"
+    ]
 
 
 def mask_file(path: Path, secrets: SecretRegistry) -> None:

@@ -15,7 +15,8 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import IO, Literal
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Literal
 
 from ohtui.sdk.tools.terminal.environment import agent_environment
 from ohtui.sdk.tools.terminal.processes import (
@@ -28,6 +29,9 @@ from ohtui.sdk.tools.terminal.processes import (
     thaw,
     wait_gone,
 )
+
+if TYPE_CHECKING:
+    from ohtui.sdk.sandbox import Sandbox
 
 logger = logging.getLogger(__name__)
 
@@ -46,6 +50,8 @@ TERM_GRACE = 1.0
 KILL_GRACE = 1.0
 """Seconds more to wait for bash to finish the command after SIGKILL, before killing bash."""
 EXIT_DRAIN = 0.5
+SHELL_START_TIMEOUT = 5.0
+"""Seconds to wait for bash to appear inside the sandbox."""
 """Seconds to wait for the last output of a bash that exited."""
 BUSY_AFTER = 0.5
 """Seconds a stopped command may run no process and still not end before bash is deemed
@@ -207,8 +213,18 @@ class BashSession:
     may be called from any thread while `run` blocks in another.
     """
 
-    def __init__(self, *, shell: str, working_dir: str, env: Mapping[str, str] | None = None):
+    def __init__(
+        self,
+        *,
+        shell: str,
+        working_dir: str,
+        env: Mapping[str, str] | None = None,
+        sandbox: Sandbox | None = None,
+    ):
+        """`sandbox`: bubblewrap confinement for bash and everything it starts (None: none)."""
         self._shell = shell
+        self._sandbox = sandbox if sandbox is not None and sandbox.active else None
+        self._shell_pid: int | None = None
         self._home = working_dir
         self._extra_env = dict(DEFAULT_ENV if env is None else env)
         self._cwd = working_dir
@@ -227,9 +243,14 @@ class BashSession:
 
     @property
     def pid(self) -> int | None:
-        """The pid of the running bash, if any."""
+        """The pid of the running bash, if any (inside a sandbox: bash, not bubblewrap)."""
         proc = self._proc
-        return proc.pid if proc is not None and proc.poll() is None else None
+        return self._shell_pid if proc is not None and proc.poll() is None else None
+
+    @property
+    def sandbox(self) -> Sandbox | None:
+        """The sandbox bash runs in, if any."""
+        return self._sandbox
 
     @property
     def working_dir(self) -> str:
@@ -261,7 +282,7 @@ class BashSession:
             nonce = secrets.token_hex(8)
             frame = _Framer(nonce, sink)
             # Jobs of earlier commands, and whatever they started, are not this command's.
-            earlier = descendants([proc.pid])
+            earlier = descendants([self._shell_pid or proc.pid])
             with self._cond:
                 self._frame = frame
                 self._interrupt_requested = False
@@ -343,8 +364,9 @@ class BashSession:
             if self._proc is not None and self._proc.poll() is None:
                 return False
             self._kill_process()  # reap a bash that exited, and stop its reader
+            argv = shell_command(self._shell)
             proc = subprocess.Popen(
-                shell_command(self._shell),
+                self._sandbox.command(argv) if self._sandbox is not None else argv,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,
@@ -368,6 +390,7 @@ class BashSession:
             self._proc = proc
             self._cwd = self._home
             self._reader.start()
+            self._shell_pid = proc.pid if self._sandbox is None else _find_shell(proc, self._shell)
             return True
 
     def _read_loop(self, stream: IO[bytes], generation: int, stop: threading.Event) -> None:
@@ -447,9 +470,11 @@ class BashSession:
         not finish it (it ended, or it ignores the stop): the frame is then unfinished.
         """
 
+        shell_pid = self._shell_pid or proc.pid
+
         def command_tree() -> set[int]:
             table = process_table()
-            tree = descendants(children_of(proc.pid, table) - earlier, table)
+            tree = descendants(children_of(shell_pid, table) - earlier, table)
             return {pid for pid in tree if is_running(pid)}
 
         started = time.monotonic()
@@ -464,7 +489,7 @@ class BashSession:
                 return
             if not frame.done:
                 with contextlib.suppress(ProcessLookupError):
-                    os.kill(proc.pid, signal.SIGUSR2)
+                    os.kill(shell_pid, signal.SIGUSR2)
             if now - started < TERM_GRACE:
                 signal_pids(frozen - terminated, signal.SIGTERM)  # once: let them clean up
                 terminated |= frozen
@@ -512,6 +537,25 @@ class BashSession:
         stop.set()
         if reader is not None and reader is not threading.current_thread():
             reader.join(timeout=1.0)
+
+
+def _find_shell(proc: subprocess.Popen[bytes], shell: str) -> int:
+    """The host pid of bash under bubblewrap (bubblewrap's init stands between them).
+
+    Waits until the subreaper shim has become bash; falls back to bubblewrap's pid (a stop
+    then ends the whole sandbox) if bash never shows up.
+    """
+    name = os.path.basename(shell)[:15]
+    deadline = time.monotonic() + SHELL_START_TIMEOUT
+    while time.monotonic() < deadline and proc.poll() is None:
+        table = process_table()
+        for pid in sorted(descendants([proc.pid], table) - {proc.pid}):
+            with contextlib.suppress(OSError):
+                if Path(f"/proc/{pid}/comm").read_text().strip() == name:
+                    return pid
+        time.sleep(0.002)
+    logger.warning("bash did not show up under bubblewrap (pid %s)", proc.pid)
+    return proc.pid
 
 
 def _write_all(stream: IO[bytes], data: bytes) -> None:

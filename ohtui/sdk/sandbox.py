@@ -201,17 +201,24 @@ class Sandbox:
         if self.config.mode is SandboxMode.READ_ONLY and os.path.isdir(self.workspace):
             args += ["--ro-bind", self.workspace, self.workspace]
         # Hidden after the binds, so a workspace that holds a credential path hides it too;
-        # then writable paths inside hidden ones (the conversation's own directory) again.
+        # then writable paths inside hidden ones (the conversation's own directory) again,
+        # and only then are the hiding directories made read-only.
+        hidden_dirs = []
         for path in self.hidden:
             if os.path.isdir(path) and not os.path.islink(path):
-                args += ["--tmpfs", path, "--remount-ro", path]
+                args += ["--tmpfs", path]
+                hidden_dirs.append(path)
             elif os.path.lexists(path):
                 args += ["--ro-bind", "/dev/null", path]
         for path in writable:
             if self._within(path, self.hidden):
                 args += ["--bind", path, path]
+        for path in hidden_dirs:
+            args += ["--remount-ro", path]
         args += ["--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup-try"]
-        args += ["--die-with-parent", "--new-session"]
+        # Not --die-with-parent: its signal follows the thread that started bwrap, and the
+        # shell outlives the run that started it. Closing the session kills the sandbox.
+        args += ["--new-session"]
         if not self.config.network:
             args += ["--unshare-net"]
         args += ["--chdir", self.workspace, "--"]

@@ -1,0 +1,68 @@
+"""The sandbox's cost: start-up, and a command's overhead against no sandbox.
+
+    python bench/sandbox.py
+
+Prints the availability probe, the time from a new session to its first command's end
+(bubblewrap + the subreaper shim + bash) with and without the sandbox, and the median time
+of a trivial command in a warm session, sandboxed and not.
+"""
+
+from __future__ import annotations
+
+import statistics
+import tempfile
+import time
+
+from ohtui.sdk.sandbox import Sandbox, SandboxConfig, probe
+from ohtui.sdk.tools.terminal.session import BashSession
+
+RUNS = 200
+STARTS = 20
+
+
+def first_command(workspace: str, sandbox: Sandbox | None) -> float:
+    session = BashSession(shell="bash", working_dir=workspace, sandbox=sandbox)
+    started = time.perf_counter()
+    session.run("true", 10, lambda _: None)
+    elapsed = time.perf_counter() - started
+    session.close()
+    return elapsed
+
+
+def per_command(workspace: str, sandbox: Sandbox | None) -> list[float]:
+    session = BashSession(shell="bash", working_dir=workspace, sandbox=sandbox)
+    session.run("true", 10, lambda _: None)
+    times = []
+    for _ in range(RUNS):
+        started = time.perf_counter()
+        session.run("echo hi > /dev/null", 10, lambda _: None)
+        times.append(time.perf_counter() - started)
+    session.close()
+    return times
+
+
+def main() -> None:
+    availability = probe()
+    print(f"probe: available={availability.available} in {availability.probe_ms:.1f} ms")
+    if not availability.available:
+        print(availability.message)
+        return
+    workspace = tempfile.mkdtemp()
+    sandbox = Sandbox(SandboxConfig(), workspace)
+    for name, box in (("off", None), ("workspace-write", sandbox)):
+        starts = [first_command(workspace, box) for _ in range(STARTS)]
+        print(
+            f"{name:>15}: start to first command done, median "
+            f"{statistics.median(starts) * 1000:.1f} ms (max {max(starts) * 1000:.1f})"
+        )
+    off = per_command(workspace, None)
+    confined = per_command(workspace, sandbox)
+    print(
+        f"per command: off {statistics.median(off) * 1000:.2f} ms, sandboxed "
+        f"{statistics.median(confined) * 1000:.2f} ms, overhead "
+        f"{(statistics.median(confined) - statistics.median(off)) * 1000:+.2f} ms"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,330 @@
+"""The sandbox with real bubblewrap: what the agent's shell and file editor may touch.
+
+The sandbox gives commands a private /tmp, so the fake home (with credential files) and the
+workspace live outside /tmp, in a scratch directory beside the tests. Writes the sandbox
+stops are checked on the host, where they must not appear.
+"""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import tempfile
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from llm_server import ScriptedLLMServer
+from sandboxed_bash import require_bwrap
+
+from ohtui.sdk import LLM, Agent, ConfirmRisky, Conversation, LocalConversation, NeverConfirm, Tool
+from ohtui.sdk.conversation import ConversationExecutionStatus as Status
+from ohtui.sdk.event import ObservationEvent
+from ohtui.sdk.sandbox import Sandbox, SandboxConfig, SandboxMode, probe
+from ohtui.sdk.tools.file_editor import FileEditorAction
+from ohtui.sdk.tools.file_editor.editor import FileEditorExecutor
+from ohtui.sdk.tools.terminal.session import BashSession
+
+
+@pytest.fixture(autouse=True)
+def bwrap() -> None:
+    require_bwrap()
+
+
+SCRATCH = Path(__file__).resolve().parents[2] / ".pytest-sandbox"
+
+
+@pytest.fixture
+def outside_tmp() -> Iterator[Path]:
+    """A scratch directory outside /tmp (which the sandbox replaces with a private one)."""
+    SCRATCH.mkdir(exist_ok=True)
+    path = Path(tempfile.mkdtemp(dir=SCRATCH))
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture
+def home(outside_tmp: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = outside_tmp / "home"
+    (path / ".ssh").mkdir(parents=True)
+    (path / ".ssh" / "id_ed25519").write_text("PRIVATE KEY")
+    (path / ".netrc").write_text("machine x password hunter2")
+    (path / "precious.txt").write_text("keep me")
+    monkeypatch.setenv("HOME", str(path))
+    return path
+
+
+@pytest.fixture
+def project(outside_tmp: Path, home: Path) -> Path:
+    path = outside_tmp / "projects" / "app"
+    path.mkdir(parents=True)
+    return path
+
+
+def session(project: Path, **config: Any) -> BashSession:
+    return BashSession(
+        shell="bash",
+        working_dir=str(project),
+        sandbox=Sandbox(SandboxConfig(**config), str(project)),
+    )
+
+
+def run(shell: BashSession, command: str) -> tuple[int | None, str]:
+    out: list[bytes] = []
+    result = shell.run(command, 20, out.append)
+    return result.exit_code, b"".join(out).decode()
+
+
+@pytest.fixture
+def shell(project: Path) -> Iterator[BashSession]:
+    confined = session(project)
+    yield confined
+    confined.close()
+
+
+# --- what the shell may touch --------------------------------------------------------------
+
+
+def test_the_workspace_is_writable(shell: BashSession, project: Path) -> None:
+    assert run(shell, "mkdir -p src && echo hi > src/a.txt && cat src/a.txt") == (0, "hi\n")
+    assert (project / "src" / "a.txt").read_text() == "hi\n"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "touch ~/escaped",
+        "touch /etc/ohtui-escaped",
+        "touch /usr/ohtui-escaped",
+        "touch ../escaped",
+        "cd .. && touch escaped",
+        "echo x >> ~/precious.txt",
+        "rm -rf ~/precious.txt",
+    ],
+)
+def test_writes_outside_the_workspace_fail(
+    shell: BashSession, project: Path, home: Path, command: str
+) -> None:
+    code, output = run(shell, command)
+    assert code != 0, output
+    assert "Read-only file system" in output
+    assert not (home / "escaped").exists()
+    assert not (project.parent / "escaped").exists()
+    assert not Path("/etc/ohtui-escaped").exists() and not Path("/usr/ohtui-escaped").exists()
+    assert (home / "precious.txt").read_text() == "keep me"
+
+
+def test_tmp_is_private(shell: BashSession, tmp_path: Path) -> None:
+    name = f"/tmp/ohtui-sandbox-{tmp_path.name}"
+    assert run(shell, f"echo x > {name} && cat {name}") == (0, "x\n")
+    assert not Path(name).exists()
+
+
+def test_credential_paths_are_hidden_even_from_reads(shell: BashSession) -> None:
+    _, output = run(shell, "cat ~/.ssh/id_ed25519; ls -A ~/.ssh; cat ~/.netrc; echo done")
+    assert "PRIVATE KEY" not in output and "hunter2" not in output
+    assert "id_ed25519" in output  # only in the error: the directory looks empty
+    assert output.rstrip().endswith("done")
+
+
+def test_the_session_keeps_cwd_and_variables(shell: BashSession, project: Path) -> None:
+    run(shell, "mkdir sub && cd sub && export A=1 && B=2")
+    assert run(shell, 'pwd; echo "$A $B"') == (0, f"{project}/sub\n1 2\n")
+
+
+def test_the_network_is_off_unless_allowed(project: Path) -> None:
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    accepted: list[socket.socket] = []
+    threading.Thread(target=lambda: accepted.append(listener.accept()[0]), daemon=True).start()
+    probe_line = f"exec 3<>/dev/tcp/127.0.0.1/{port} && echo connected"
+    offline, online = session(project), session(project, network=True)
+    try:
+        code, output = run(offline, probe_line)
+        assert code != 0 and "connected" not in output
+        assert run(online, probe_line) == (0, "connected\n")
+    finally:
+        offline.close()
+        online.close()
+        listener.close()
+
+
+def test_read_only_mode_writes_nothing(project: Path) -> None:
+    confined = session(project, mode=SandboxMode.READ_ONLY)
+    try:
+        code, output = run(confined, "touch inside")
+        assert code != 0 and "Read-only file system" in output
+        assert not (project / "inside").exists()
+        assert run(confined, "ls -a")[0] == 0
+    finally:
+        confined.close()
+
+
+def test_an_interrupt_stops_the_whole_line_inside_the_sandbox(
+    shell: BashSession, project: Path
+) -> None:
+    threading.Timer(0.5, shell.interrupt).start()
+    out: list[bytes] = []
+    result = shell.run("sleep 30; touch SIDE_EFFECT", 20, out.append)
+    assert result.interrupted
+    assert run(shell, "sleep 0.3; ls")[1] == ""
+    assert not (project / "SIDE_EFFECT").exists()
+
+
+# --- the file editor obeys the same boundary ------------------------------------------------
+
+
+def test_the_file_editor_keeps_to_the_sandbox(project: Path, home: Path) -> None:
+    sandbox = Sandbox(SandboxConfig(), str(project))
+    editor = FileEditorExecutor(str(project), sandbox=lambda: sandbox)
+    made = editor(FileEditorAction(command="create", path="ok.py", file_text="x = 1\n"))
+    assert not made.is_error and (project / "ok.py").exists()
+    outside = editor(FileEditorAction(command="create", path=str(home / "evil"), file_text="x"))
+    assert outside.is_error and "outside the sandbox" in outside.text
+    assert not (home / "evil").exists()
+    secret = editor(FileEditorAction(command="view", path="~/.ssh/id_ed25519"))
+    assert secret.is_error and "hidden by the sandbox" in secret.text
+    assert "PRIVATE KEY" not in secret.text
+
+
+# --- through a conversation ----------------------------------------------------------------
+
+
+@pytest.fixture
+def make_conversation(llm: LLM, project: Path, persistence_dir: Path) -> Iterator[Any]:
+    made: list[LocalConversation] = []
+
+    def make(**kwargs: Any) -> LocalConversation:
+        agent = Agent(llm=llm, tools=[Tool(name="terminal"), Tool(name="file_editor")])
+        conversation = Conversation(
+            agent=agent,
+            workspace=project,
+            persistence_dir=persistence_dir,
+            visualizer=None,
+            **kwargs,
+        )
+        made.append(conversation)
+        return conversation
+
+    yield make
+    for conversation in made:
+        conversation.close()
+
+
+def observations(conversation: LocalConversation) -> list[str]:
+    return [
+        e.observation.text for e in conversation.state.events if isinstance(e, ObservationEvent)
+    ]
+
+
+def test_rm_rf_home_rated_low_deletes_nothing_outside(
+    make_conversation: Any, llm_server: ScriptedLLMServer, home: Path, project: Path
+) -> None:
+    (project / "mine.txt").write_text("workspace file")
+    conversation = make_conversation(sandbox=SandboxConfig())
+    conversation.set_confirmation_policy(NeverConfirm())
+    llm_server.reply_tool_call(
+        "terminal", {"command": "rm -rf ~ /etc/hostname", "security_risk": "LOW"}
+    )
+    llm_server.reply_text("Done.")
+    conversation.send_message("clean up")
+    conversation.run()
+    assert (home / "precious.txt").read_text() == "keep me"
+    assert (home / ".ssh" / "id_ed25519").exists()
+    [text] = observations(conversation)
+    assert "[sandbox: this command ran in the sandbox (workspace-write, no network)" in text
+    assert "/sandbox" in text
+
+
+def test_the_user_approves_one_command_outside_the_sandbox(
+    make_conversation: Any, llm_server: ScriptedLLMServer, home: Path
+) -> None:
+    conversation = make_conversation(sandbox=SandboxConfig())
+    conversation.set_confirmation_policy(ConfirmRisky(confirm_unknown=True))
+    llm_server.reply_tool_call("terminal", {"command": "echo out > ~/approved.txt"})
+    llm_server.reply_tool_call("terminal", {"command": "echo again > ~/again.txt"})
+    llm_server.reply_text("Done.")
+    conversation.send_message("write it")
+    conversation.run()
+    assert conversation.state.execution_status is Status.WAITING_FOR_CONFIRMATION
+    [waiting] = conversation.state.get_unmatched_actions(conversation.state.events)
+    conversation.approve_outside_sandbox([waiting.id])
+    conversation.run()
+    assert (home / "approved.txt").read_text() == "out\n"
+    assert "ran in a fresh, unconfined shell" in observations(conversation)[0]
+    # the next command is confined again
+    conversation.set_confirmation_policy(NeverConfirm())
+    conversation.run()
+    assert not (home / "again.txt").exists()
+
+
+def test_approving_outside_needs_a_waiting_action(make_conversation: Any) -> None:
+    conversation = make_conversation(sandbox=SandboxConfig())
+    with pytest.raises(ValueError, match="not pending"):
+        conversation.approve_outside_sandbox(["nope"])
+
+
+def test_switching_the_sandbox_restarts_the_shell_and_says_so(
+    make_conversation: Any, llm_server: ScriptedLLMServer, home: Path
+) -> None:
+    conversation = make_conversation(sandbox=SandboxConfig())
+    conversation.set_confirmation_policy(NeverConfirm())
+    llm_server.reply_tool_call("terminal", {"command": "touch ~/one.txt"})
+    llm_server.reply_text("Blocked.")
+    conversation.send_message("one")
+    conversation.run()
+    assert not (home / "one.txt").exists()
+    conversation.set_sandbox(SandboxConfig(mode=SandboxMode.OFF))
+    assert conversation.sandbox is not None and conversation.sandbox.mode is SandboxMode.OFF
+    llm_server.reply_tool_call("terminal", {"command": "touch ~/two.txt"})
+    llm_server.reply_text("Done.")
+    conversation.send_message("two")
+    conversation.run()
+    assert (home / "two.txt").exists()
+    assert (
+        "The sandbox changed: this command runs in a new shell without a sandbox"
+        in (observations(conversation)[-1])
+    )
+
+
+def test_the_conversation_store_is_hidden_but_its_own_directory_is_writable(
+    make_conversation: Any, llm_server: ScriptedLLMServer, persistence_dir: Path
+) -> None:
+    conversation = make_conversation(sandbox=SandboxConfig())
+    conversation.set_confirmation_policy(NeverConfirm())
+    own = conversation.state.persistence_dir
+    llm_server.reply_tool_call(
+        "terminal",
+        {"command": f"ls {persistence_dir}; touch {own}/note && echo wrote"},
+    )
+    llm_server.reply_text("Done.")
+    conversation.send_message("look")
+    conversation.run()
+    [text] = observations(conversation)
+    assert "conversations.db" not in text
+    assert "wrote" in text
+
+
+# --- availability ----------------------------------------------------------------------------
+
+
+def test_a_missing_bwrap_is_reported_with_the_fix(monkeypatch: pytest.MonkeyPatch) -> None:
+    probe.cache_clear()
+    monkeypatch.setenv("PATH", "/nonexistent")
+    try:
+        missing = probe()
+    finally:
+        probe.cache_clear()
+    assert not missing.available
+    assert "bubblewrap (bwrap) is not installed" in missing.message
+    assert "install bubblewrap" in missing.message
+
+
+def test_the_probe_is_quick_and_cached() -> None:
+    probe.cache_clear()
+    first = probe()
+    assert first.available
+    assert first.probe_ms < 500
+    assert probe() is first
