@@ -16,6 +16,8 @@ from ohtui.settings.overrides import ENV_VARS, run_overrides
 from ohtui.tui.options import POLICY_ORDER, AppOptions
 
 DESCRIPTION = "A terminal chat app for an AI coding agent that works in your project."
+SANDBOX_MODES = ("workspace-write", "read-only", "off")
+"""The sandbox modes (the engine's SandboxMode values; not imported: --help stays light)."""
 PICK = "\0pick"
 """--resume given without an id: open the picker."""
 EPILOG = """\
@@ -65,6 +67,14 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="which actions wait for approval: always, risky (medium risk and up, or unrated) "
         "or never (default: as configured, else risky)",
+    )
+    parser.add_argument(
+        "--sandbox",
+        choices=SANDBOX_MODES,
+        default=None,
+        help="confine the agent's commands with bubblewrap: workspace-write (only the "
+        "workspace is writable, no network), read-only, or off (default: as configured, else "
+        "workspace-write where bubblewrap works)",
     )
     parser.add_argument("--config", type=Path, metavar="PATH", help="use this config.toml")
     resume = parser.add_mutually_exclusive_group()
@@ -124,6 +134,7 @@ def options_from(args: argparse.Namespace) -> AppOptions:
         model=args.model,
         base_url=args.base_url,
         policy=args.confirm,
+        sandbox=args.sandbox,
         resume_id=None if args.resume in (None, PICK) else args.resume,
         pick=args.resume == PICK,
         continue_latest=args.continue_latest,
@@ -170,7 +181,11 @@ def _headless(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             workspace=(args.workspace or Path.cwd()).expanduser().resolve(),
             config_file=config_path(args),
             overrides=run_overrides(
-                os.environ, model=args.model, base_url=args.base_url, policy=args.confirm
+                os.environ,
+                model=args.model,
+                base_url=args.base_url,
+                policy=args.confirm,
+                sandbox=args.sandbox,
             ),
             json_output=args.json,
             yes=args.yes,

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import sys
 import threading
@@ -75,9 +76,24 @@ class _Output:
         self._mask = registry.mask_secrets_in_output
 
     def event(self, event: Event) -> None:
+        if self.json_output:
+            self._line(event.model_dump_json())
+
+    def run_info(self, conversation: LocalConversation, model: str, notice: str | None) -> None:
+        """With --json, one line saying what runs: conversation, model and sandbox."""
         if not self.json_output:
             return
-        line = event.model_dump_json()
+        config = conversation.sandbox
+        sandbox = config.model_dump(mode="json") if config is not None else {"mode": "off"}
+        info = {
+            "kind": "HeadlessRun",
+            "conversation_id": conversation.id.hex,
+            "model": model,
+            "sandbox": {**sandbox, "problem": notice},
+        }
+        self._line(json.dumps(info))
+
+    def _line(self, line: str) -> None:
         with self._lock:
             self.out.write(line + "\n")
             self.out.flush()
@@ -167,6 +183,9 @@ def _open(options: HeadlessOptions, output: _Output) -> LocalConversation | Exit
         return ExitCode.CONFIGURATION
     mask_in_logs(opened.conversation)
     output.mask_with(opened.conversation.state.secret_registry)
+    if opened.sandbox_notice:
+        output.problem(opened.sandbox_notice)
+    output.run_info(opened.conversation, opened.model, opened.sandbox_notice)
     missing = missing_key(profile, opened)
     if missing:
         output.problem(missing)

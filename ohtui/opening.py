@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from ohtui.sdk import ConfirmationPolicyBase, Event, LocalConversation
     from ohtui.sdk.conversation import ConversationSummary
     from ohtui.sdk.llm import LLMStreamChunk
+    from ohtui.sdk.sandbox import SandboxConfig
     from ohtui.settings.approval_rules import ApprovalRuleStore
 
 
@@ -48,6 +49,8 @@ class Opened:
     resumed: bool
     key_source: str
     """Where the API key came from: a variable's name, "keyring", "memory" or "none"."""
+    sandbox_notice: str | None = None
+    """Why commands run without the sandbox the settings ask for (None: as asked)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,7 +131,22 @@ def open_conversation(
         read_only=read_only,
     )
     resumed = len(conversation.state.events) > 0
-    return Opened(conversation, model, resumed, key_source)
+    notice = None if read_only else install_sandbox(conversation, settings.sandbox.config())
+    return Opened(conversation, model, resumed, key_source, notice)
+
+
+def install_sandbox(conversation: LocalConversation, config: SandboxConfig) -> str | None:
+    """Confine the conversation's tools as `config` says, where bubblewrap works; else run
+    with `off` and return what to tell the user (what is missing, how to install it)."""
+    from ohtui.sdk.sandbox import SandboxMode, probe
+
+    if config.mode is not SandboxMode.OFF:
+        availability = probe()
+        if not availability.available:
+            conversation.set_sandbox(config.model_copy(update={"mode": SandboxMode.OFF}))
+            return availability.message
+    conversation.set_sandbox(config)
+    return None
 
 
 def missing_key(profile: Profile, opened: Opened) -> str | None:

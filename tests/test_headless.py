@@ -105,7 +105,12 @@ def test_json_streams_one_event_per_line_and_nothing_else(
     llm_server.reply_text("All done.")
     result = ohtui("-p", "say hi", "--json")
     assert result.code == 0, result.err
-    events = [json.loads(line) for line in result.out.splitlines()]
+    lines = [json.loads(line) for line in result.out.splitlines()]
+    [run] = [e for e in lines if e["kind"] == "HeadlessRun"]
+    assert run["model"] == "openai/test-model"
+    assert run["sandbox"]["mode"] == "workspace-write" and run["sandbox"]["network"] is False
+    assert run["sandbox"]["problem"] is None
+    events = [e for e in lines if e["kind"] != "HeadlessRun"]
     kinds = [e["kind"] for e in events]
     assert kinds.index("SystemPromptEvent") < kinds.index("MessageEvent")
     assert "ActionEvent" in kinds and "ObservationEvent" in kinds
@@ -475,14 +480,17 @@ def open_home(home: Path) -> Iterator[Path]:
     shutil.rmtree(directory, ignore_errors=True)
 
 
+@pytest.mark.parametrize("sandbox", ["off", "workspace-write"])
 def test_the_agent_cannot_read_ohtuis_own_environment_from_proc(
-    open_home: Path, llm_server: ScriptedLLMServer, monkeypatch: pytest.MonkeyPatch
+    open_home: Path, llm_server: ScriptedLLMServer, monkeypatch: pytest.MonkeyPatch, sandbox: str
 ) -> None:
     """ohtui's process keeps the keys it was started with in /proc/<pid>/environ, readable by
-    any process of the same user unless ohtui makes itself non-dumpable."""
+    any process of the same user unless ohtui makes itself non-dumpable; in the sandbox the
+    agent does not even see ohtui's process."""
     if not sys.platform.startswith("linux"):
         pytest.skip("/proc and prctl are Linux's")
     command = [sys.executable, "-m", "ohtui", "-p", "read the environment", "--json"]
+    command += ["--sandbox", sandbox]
     if os.geteuid() == 0:  # root reads every /proc file: run as nobody
         setpriv = shutil.which("setpriv")
         if setpriv is None:
@@ -502,7 +510,8 @@ def test_the_agent_cannot_read_ohtuis_own_environment_from_proc(
     )
     assert done.returncode == 0, done.stderr
     [observation] = [e for e in map(json.loads, done.stdout.splitlines()) if "observation" in e]
-    assert "Permission denied" in json.dumps(observation)
+    if sandbox == "off":
+        assert "Permission denied" in json.dumps(observation)
     assert_no_key(done.stdout, done.stderr)
 
 
@@ -572,3 +581,39 @@ def test_a_second_process_is_refused_until_the_first_dies_then_takes_over(
         "MessageEvent",
         "MessageEvent",
     ]
+
+
+def test_sandbox_flag_confines_the_agent_and_json_reports_it(
+    ohtui: Run, llm_server: ScriptedLLMServer, home: Path
+) -> None:
+    outside = home / "outside.txt"
+    llm_server.reply_tool_call(
+        "terminal", {"command": f"echo x > {outside}; echo y > inside.txt", "security_risk": "LOW"}
+    )
+    llm_server.reply_text("Done.")
+    result = ohtui("-p", "write", "--json", "--sandbox", "workspace-write", "--confirm", "never")
+    assert result.code == 0, result.err
+    assert not outside.exists()  # home is under /tmp here: the sandbox's /tmp is private
+    assert (home / "project" / "inside.txt").exists()
+    [run] = [json.loads(x) for x in result.out.splitlines() if '"HeadlessRun"' in x]
+    assert run["sandbox"]["mode"] == "workspace-write"
+
+
+def test_without_bwrap_headless_says_so_and_runs_unconfined(
+    ohtui: Run, llm_server: ScriptedLLMServer, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ohtui.sdk.sandbox import probe
+
+    probe.cache_clear()
+    monkeypatch.setenv("PATH", "/usr/local/nonexistent:/nonexistent")
+    llm_server.reply_text("Hi.")
+    try:
+        result = ohtui("-p", "hello", "--json")
+    finally:
+        probe.cache_clear()
+    assert result.code == 0, result.err
+    assert "bubblewrap (bwrap) is not installed" in result.err
+    assert "install bubblewrap" in result.err
+    [run] = [json.loads(x) for x in result.out.splitlines() if '"HeadlessRun"' in x]
+    assert run["sandbox"]["mode"] == "off"
+    assert "not installed" in run["sandbox"]["problem"]

@@ -25,6 +25,7 @@ ENV_VARS: dict[str, Key] = {
     "OHTUI_REASONING_EFFORT": ("llm", "reasoning_effort"),
     "OHTUI_MAX_ITERATIONS": ("agent", "max_iteration_per_run"),
     "OHTUI_CONFIRM": ("confirmation", "policy"),
+    "OHTUI_SANDBOX": ("sandbox", "mode"),
     "OHTUI_THEME": ("ui", "theme"),
     "OHTUI_CONVERSATIONS_DIR": ("storage", "conversations_dir"),
 }
@@ -56,6 +57,7 @@ def run_overrides(
     model: str | None = None,
     base_url: str | None = None,
     policy: str | None = None,
+    sandbox: str | None = None,
 ) -> dict[Key, Override]:
     """The overrides of one run: environment variables, then the flags given."""
     overrides = env_overrides(environ)
@@ -63,6 +65,7 @@ def run_overrides(
         ("llm", "model"): (model, "--model"),
         ("llm", "base_url"): (base_url, "--base-url"),
         ("confirmation", "policy"): (policy, "--confirm"),
+        ("sandbox", "mode"): (sandbox, "--sandbox"),
     }
     for key, (value, flag) in flags.items():
         if value is not None:

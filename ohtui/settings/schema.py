@@ -14,6 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ohtui.sdk.conversation.stuck_detector import StuckDetectionThresholds
+from ohtui.sdk.sandbox import DEFAULT_HIDDEN, SandboxConfig, SandboxMode
 from ohtui.sdk.security.approval_rules import ApprovalRule
 
 PolicyName = Literal["always", "risky", "never"]
@@ -101,6 +102,33 @@ class ConfirmationSettings(Section):
         return [_user_rule(item) if isinstance(item, dict) else item for item in rules]
 
 
+class SandboxSettings(Section):
+    """[sandbox]: how far the agent's commands and file edits are confined (bubblewrap)."""
+
+    mode: SandboxMode = Field(
+        default=SandboxMode.WORKSPACE_WRITE,
+        description="workspace-write (only the workspace is writable), read-only, or off. "
+        "Without a working bubblewrap, commands run with off, and ohtui says so.",
+    )
+    network: bool = Field(default=False, description="Let sandboxed commands reach the network.")
+    writable: list[str] = Field(
+        default_factory=list, description="More paths commands may write, e.g. '~/.cache/pip'."
+    )
+    hidden: list[str] = Field(
+        default_factory=lambda: list(DEFAULT_HIDDEN),
+        description="Paths hidden from commands, even from reads (credentials).",
+    )
+
+    def config(self) -> SandboxConfig:
+        """The engine's sandbox configuration."""
+        return SandboxConfig(
+            mode=self.mode,
+            network=self.network,
+            writable=tuple(self.writable),
+            hidden=tuple(self.hidden),
+        )
+
+
 class UISettings(Section):
     """[ui]: how the app looks."""
 
@@ -132,6 +160,7 @@ class Settings(BaseModel):
     llm: LLMSettings = Field(default_factory=LLMSettings)
     agent: AgentSettings = Field(default_factory=AgentSettings)
     confirmation: ConfirmationSettings = Field(default_factory=ConfirmationSettings)
+    sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
     ui: UISettings = Field(default_factory=UISettings)
     storage: StorageSettings = Field(default_factory=StorageSettings)
 
