@@ -47,6 +47,8 @@ class PendingActionView:
     diff: str | None = None
     """A unified diff preview for file edits."""
     suggested_rule: RuleDraft | None = None
+    sandboxed: bool = False
+    """It would run in the sandbox, so it may be approved to run outside it instead."""
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,8 @@ class ApprovalDecision:
     """An "always allow" rule to save; the actions it covers are approved too."""
     policy: str | None = None
     """A new confirmation policy ("always", "risky", "never"), if the user switched."""
+    outside_sandbox: tuple[str, ...] = ()
+    """Approved actions that run outside the sandbox, once."""
 
 
 @dataclass(frozen=True)

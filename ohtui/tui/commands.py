@@ -18,6 +18,11 @@ SLASH_COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("settings", "model, API key, secrets, look"),
     SlashCommand("confirm", "choose which actions wait for your approval"),
     SlashCommand("rules", "list and remove your approval rules"),
+    SlashCommand(
+        "sandbox",
+        "confine commands: workspace-write, read-only or off (this session)",
+        takes_argument=True,
+    ),
     SlashCommand("ask", "ask a side question; the agent keeps working", takes_argument=True),
     SlashCommand(
         "title", "rename the conversation (no name: let the model suggest one)", takes_argument=True
@@ -27,7 +32,7 @@ SLASH_COMMANDS: tuple[SlashCommand, ...] = (
 )
 
 
-CHANGE_THE_CONVERSATION = frozenset({"confirm", "rules", "ask", "title"})
+CHANGE_THE_CONVERSATION = frozenset({"confirm", "rules", "sandbox", "ask", "title"})
 """Commands a conversation open read-only refuses (/ask calls its model)."""
 
 
@@ -39,6 +44,7 @@ def run_slash_command(screen: ChatScreen, name: str, argument: str) -> None:
         "settings": _settings,
         "confirm": _confirm,
         "rules": _rules,
+        "sandbox": _sandbox,
         "ask": _ask,
         "title": _title,
         "help": _help,
@@ -90,6 +96,28 @@ def _rules(screen: ChatScreen, argument: str) -> None:
             screen.notify(f"Removed {len(removed)} rule(s).", timeout=3)
 
     screen.app.push_screen(RulesScreen(screen.session.rules()), closed)
+
+
+def _sandbox(screen: ChatScreen, argument: str) -> None:
+    from ohtui.tui.screens.sandbox_picker import SANDBOX_CHOICES, SandboxPickerScreen
+
+    modes = [choice.id for choice in SANDBOX_CHOICES]
+    if argument:
+        if argument not in modes:
+            screen.notify(
+                f"There is no sandbox mode {argument!r}: use {', '.join(modes)}.",
+                severity="warning",
+            )
+            return
+        screen.set_sandbox(argument)
+        return
+
+    def chosen(mode: str | None) -> None:
+        if mode:
+            screen.set_sandbox(mode)
+
+    current = screen.status_bar.sandbox.partition(",")[0] or "off"
+    screen.app.push_screen(SandboxPickerScreen(current), chosen)
 
 
 def _ask(screen: ChatScreen, argument: str) -> None:

@@ -30,9 +30,18 @@ class SessionReady(Message):
     """Whether older events exist before `history`."""
     total_events: int
     resumed: bool = False
+    sandbox: str = "off"
+    """How commands are confined, e.g. "workspace-write, no network", or "off"."""
     held_by: Any = None
     """Who runs the conversation (an engine LeaseHolder) when another ohtui does: it is open
     read-only here."""
+
+
+@dataclass
+class SandboxChanged(Message):
+    """Commands are confined differently now (`sandbox` as in SessionReady)."""
+
+    sandbox: str
 
 
 @dataclass

@@ -39,6 +39,8 @@ class AppOptions:
     """An API key that wins over the environment and the keyring (tests)."""
     policy: PolicyName | None = None
     """--confirm: the confirmation policy for this run (None: as the settings say)."""
+    sandbox: str | None = None
+    """--sandbox: the sandbox mode for this run (None: as the settings say)."""
     resume_id: str | None = None
     pick: bool = False
     """Open the conversation picker first (`ohtui --resume` without an id)."""
@@ -55,5 +57,9 @@ class AppOptions:
     def overrides(self) -> dict[Key, Override]:
         """Settings this run overrides: environment variables, then flags."""
         return run_overrides(
-            self.environ, model=self.model, base_url=self.base_url, policy=self.policy
+            self.environ,
+            model=self.model,
+            base_url=self.base_url,
+            policy=self.policy,
+            sandbox=self.sandbox,
         )

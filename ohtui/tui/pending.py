@@ -17,6 +17,8 @@ def pending_views(conversation: LocalConversation) -> list[PendingActionView]:
 
     state = conversation.state
     working_dir = conversation.workspace.working_dir
+    sandbox = state.sandbox
+    confined = {"terminal"} if sandbox is not None and sandbox.active else set()
     views = []
     for action in state.get_unmatched_actions(state.events):
         summary, detail = action_summary(action)
@@ -33,6 +35,7 @@ def pending_views(conversation: LocalConversation) -> list[PendingActionView]:
                 suggested_rule=RuleDraft(
                     tool=rule.tool, command_prefix=rule.command_prefix, path_glob=rule.path_glob
                 ),
+                sandboxed=action.tool_name in confined,
             )
         )
     return views

@@ -155,6 +155,7 @@ class Session:
                 has_older=total > HISTORY_TAIL,
                 total_events=total,
                 resumed=resumed,
+                sandbox=self.sandbox,
                 held_by=self.held_by,
             )
         )
@@ -223,6 +224,8 @@ class Session:
         missing = missing_key(profile, opened)
         if missing:
             self._post(msg.Notice(missing, "warning"))
+        if opened.sandbox_notice:
+            self._post(msg.Notice(opened.sandbox_notice, "warning"))
         return conversation, opened.resumed
 
     # --- engine callbacks (worker threads) ------------------------------------------------
@@ -442,6 +445,8 @@ class Session:
             if decision.rejected:
                 reason = decision.reason or "The user rejected this action."
                 conversation.reject_pending_actions(reason, action_ids=decision.rejected)
+            if decision.outside_sandbox:
+                conversation.approve_outside_sandbox(decision.outside_sandbox)
         except Exception as exc:  # shown to the user; nothing ran
             logger.exception("applying the approval decision failed")
             self._post(msg.SessionFailed(_describe(exc)))
@@ -453,6 +458,33 @@ class Session:
         safety = self._safety
         if safety is not None:
             self._spawn(lambda: safety.set_policy(name), "ohtui-policy")
+
+    @property
+    def sandbox(self) -> str:
+        """How commands are confined: e.g. "workspace-write, no network", or "off"."""
+        conversation = self._conversation
+        config = conversation.sandbox if conversation is not None else None
+        return config.describe() if config is not None else "off"
+
+    def set_sandbox(self, mode: str) -> None:
+        """Confine commands as `mode` says for the rest of this session (not saved)."""
+        conversation = self._conversation
+        if conversation is None:
+            return
+
+        def switch() -> None:
+            from ohtui.opening import install_sandbox
+            from ohtui.sdk.sandbox import SandboxMode
+
+            config = self.profile.settings.sandbox.config()
+            problem = install_sandbox(
+                conversation, config.model_copy(update={"mode": SandboxMode(mode)})
+            )
+            if problem:
+                self._post(msg.Notice(problem, "warning"))
+            self._post(msg.SandboxChanged(self.sandbox))
+
+        self._spawn(switch, "ohtui-sandbox")
 
     def rules(self) -> list[RuleRow]:
         """The approval rules in force."""

@@ -31,8 +31,8 @@ from ohtui.tui.screens.reject_reason import RejectReasonScreen
 from ohtui.tui.screens.rule_editor import RuleEditorScreen
 from ohtui.tui.widgets.risk_badge import RiskBadge
 
-Mark = Literal["undecided", "approve", "reject"]
-MARK_GLYPHS: dict[Mark, str] = {"undecided": "·", "approve": "✓", "reject": "✗"}
+Mark = Literal["undecided", "approve", "outside", "reject"]
+MARK_GLYPHS: dict[Mark, str] = {"undecided": "·", "approve": "✓", "outside": "⇱", "reject": "✗"}
 UNDECIDED_MESSAGE = "Mark every action with space, or press y / n"
 _MAX_TOOL_WIDTH = 16
 _MIN_DETAIL_HEIGHT = 3
@@ -45,6 +45,7 @@ _LEGEND: tuple[tuple[str, str, str], ...] = (
     ("space", "approve/reject", "toggle_mark"),
     ("enter", "apply", "apply"),
     ("a", "always allow", "always_allow"),
+    ("o", "outside sandbox", "approve_outside"),
     ("p", "policy", "pick_policy"),
     ("esc", "later", "later"),
 )
@@ -161,6 +162,7 @@ class ApprovalScreen(ModalScreen[ApprovalDecision | None]):
         Binding("space", "toggle_mark", "Approve/reject"),
         Binding("enter", "apply", "Apply"),
         Binding("a", "always_allow", "Always allow"),
+        Binding("o", "approve_outside", "Outside the sandbox"),
         Binding("p", "pick_policy", "Policy"),
         Binding("escape", "later", "Later"),
         Binding("pageup", "scroll_detail(-1)", "Scroll detail up", show=False),
@@ -315,12 +317,14 @@ class ApprovalScreen(ModalScreen[ApprovalDecision | None]):
     def _decision(
         self, approved: Sequence[str], rejected: Sequence[str], reason: str = ""
     ) -> ApprovalDecision:
+        marks = self.marks
         return ApprovalDecision(
             approved=tuple(approved),
             rejected=tuple(rejected),
             reason=reason,
             rule=self.rule if approved else None,
             policy=self.policy if self.policy != self._initial_policy else None,
+            outside_sandbox=tuple(i for i in approved if marks.get(i) == "outside"),
         )
 
     def _ids(self) -> list[str]:
@@ -332,6 +336,9 @@ class ApprovalScreen(ModalScreen[ApprovalDecision | None]):
         """Hide keys that need an action when there is none; dim moves at either end."""
         if action in ("approve_all", "reject_all", "toggle_mark", "apply", "always_allow"):
             return bool(self._pending)
+        if action == "approve_outside":
+            highlighted = self.highlighted_action
+            return True if highlighted is not None and highlighted.sandboxed else None
         if action == "cursor_up":
             return None if self.cursor <= 0 else True
         if action == "cursor_down":
@@ -372,7 +379,16 @@ class ApprovalScreen(ModalScreen[ApprovalDecision | None]):
     def action_toggle_mark(self) -> None:
         """Undecided → approve → reject → approve …"""
         row = self.rows[self.cursor]
-        self._set_mark(self.cursor, "reject" if row.mark == "approve" else "approve")
+        self._set_mark(self.cursor, "reject" if row.mark in ("approve", "outside") else "approve")
+
+    def action_approve_outside(self) -> None:
+        """Approve the highlighted command to run outside the sandbox, this once."""
+        action = self.highlighted_action
+        if action is None or not action.sandboxed:
+            return
+        self._set_mark(self.cursor, "outside")
+        if "undecided" not in self.marks.values() and "reject" not in self.marks.values():
+            self.action_apply()
 
     def action_apply(self) -> None:
         """Send the marks; every action must be marked, rejections ask for a reason first."""
@@ -380,7 +396,9 @@ class ApprovalScreen(ModalScreen[ApprovalDecision | None]):
         if "undecided" in marks.values():
             self.message = UNDECIDED_MESSAGE
             return
-        approved = [action_id for action_id, mark in marks.items() if mark == "approve"]
+        approved = [
+            action_id for action_id, mark in marks.items() if mark in ("approve", "outside")
+        ]
         rejected = [action_id for action_id, mark in marks.items() if mark == "reject"]
         if not rejected:
             self.dismiss(self._decision(approved, ()))

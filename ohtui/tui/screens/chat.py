@@ -203,6 +203,7 @@ class ChatScreen(Screen[None]):
         status.model = message.model
         status.workspace = message.workspace
         status.policy = message.policy
+        status.sandbox = message.sandbox
         holder = message.held_by
         self._set_status("read_only" if holder is not None else message.status)
         self.query_one(Composer).say_why_blocked(
@@ -387,6 +388,21 @@ class ChatScreen(Screen[None]):
         self.status_bar.policy = name
         self.session.set_policy(name)
         self.notify(f"Confirmation: {POLICY_LABELS[name]}", timeout=2)
+
+    def set_sandbox(self, mode: str) -> None:
+        """Confine commands as `mode` says for the rest of this session."""
+        if self.refuse_read_only():
+            return
+        self.session.set_sandbox(mode)
+
+    def on_sandbox_changed(self, message: msg.SandboxChanged) -> None:
+        self.status_bar.sandbox = message.sandbox
+        described = (
+            "No sandbox: commands run unconfined"
+            if message.sandbox == "off"
+            else f"Sandbox: {message.sandbox}"
+        )
+        self.notify(f"{described}. The shell restarts with the next command.", timeout=4)
 
     def new_conversation(self) -> None:
         """Leave this conversation (it stays saved) and start a new one here."""

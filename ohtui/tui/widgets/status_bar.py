@@ -1,4 +1,4 @@
-"""StatusBar: model, workspace, run status, context use, cost and the confirmation badge."""
+"""StatusBar: model, workspace, run status, context use, cost, the sandbox and the policy."""
 
 from __future__ import annotations
 
@@ -35,6 +35,7 @@ class StatusBar(Widget):
     workspace: reactive[str] = reactive("")
     status: reactive[str] = reactive("opening")
     policy: reactive[str] = reactive("risky")
+    sandbox: reactive[str] = reactive("")
     cost: reactive[float] = reactive(0.0)
     context_used: reactive[int] = reactive(0)
     context_window: reactive[int | None] = reactive(None)
@@ -74,6 +75,8 @@ class StatusBar(Widget):
             window = f"/{_tokens(self.context_window)}" if self.context_window else ""
             pieces.append((3, Content.styled(f"ctx {_tokens(self.context_used)}{window}", "dim")))
         pieces.append((1, Content.styled(f"${self.cost:.2f}", "dim")))
+        if self.sandbox:
+            pieces.append((0, _sandbox_badge(self.sandbox)))
         pieces.append((0, policy))
         width = self.size.width or 1000
         while len(pieces) > 1 and _width(pieces) > width:
@@ -82,6 +85,15 @@ class StatusBar(Widget):
                 break
             pieces.pop(drop)
         return Content("  ").join(piece for _, piece in pieces)
+
+
+def _sandbox_badge(sandbox: str) -> Content:
+    """ "sandbox: workspace-write", "sandbox: read-only" or a warning "no sandbox"."""
+    if sandbox == "off":
+        return Content.styled("no sandbox", "$text-warning")
+    mode, _, network = sandbox.partition(", ")
+    text = f"sandbox: {mode}" + (" +net" if network == "network" else "")
+    return Content.styled(text, "$text-success")
 
 
 def _width(pieces: list[tuple[int, Content]]) -> int:
