@@ -328,3 +328,18 @@ def test_the_probe_is_quick_and_cached() -> None:
     assert first.available
     assert first.probe_ms < 500
     assert probe() is first
+
+
+def test_a_command_the_network_ban_stops_is_explained(project: Path) -> None:
+    from ohtui.sdk.tools.terminal import TerminalAction, TerminalExecutor
+
+    sandbox = Sandbox(SandboxConfig(), str(project))
+    executor = TerminalExecutor(working_dir=str(project), sandbox=lambda: sandbox)
+    try:
+        observation = executor(TerminalAction(command="exec 3<>/dev/tcp/192.0.2.1/80"))
+    finally:
+        executor.close()
+    assert observation.is_error
+    assert "Network is unreachable" in observation.text
+    assert "cannot reach the network" in observation.text
+    assert "approve the command to run outside the sandbox" in observation.text
