@@ -7,7 +7,7 @@ import time
 import pytest
 
 from ohtui.sdk.security.shell import Command, parse_command
-from ohtui.sdk.security.shell.reader import read_command_line
+from ohtui.sdk.security.shell.reader import _Budget, read_command_line
 
 
 def parts(command: str) -> list[list[str]]:
@@ -312,12 +312,13 @@ def test_program_on_path() -> None:
 # --- cost ------------------------------------------------------------------------------------
 
 
-def test_a_megabyte_heredoc_is_read_quickly() -> None:
+def test_a_megabyte_heredoc_is_read_in_full() -> None:
     command = "cat > big.py <<'EOF'\n" + "print('hello; world') # x\n" * 40_000 + "EOF\n"
-    started = time.perf_counter()
-    line = read_command_line(command)
-    assert time.perf_counter() - started < 1.0  # generous: the bench measures the real figure
+    # A roomy time budget: under a loaded test run the default one may (rightly) fail it
+    # closed; bench/shell_analysis.py measures the real figure.
+    line = read_command_line(command, budget=_Budget(time.monotonic() + 10))
     assert line.parts == [["cat"]]
+    assert not line.unresolved
 
 
 def test_a_megabyte_of_commands_fails_closed() -> None:
