@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from ohtui.sdk.event.base import Event
     from ohtui.sdk.llm.llm import LLM
     from ohtui.sdk.llm.metrics import Metrics
+    from ohtui.sdk.sandbox import SandboxConfig
 
 # The runner's callers handle its events, decisions and results: they are exported with it.
 __all__ = [
@@ -44,6 +45,7 @@ class HookExecutor:
 
     Prompt and agent hooks use `llm_getter()` when given (so they follow the
     conversation's current LLM), else `llm`; their cost goes into `conversation_stats`.
+    An agent hook's tools run in the sandbox `sandbox_getter()` gives (the conversation's).
     """
 
     def __init__(
@@ -54,6 +56,7 @@ class HookExecutor:
         llm_getter: Callable[[], LLM | None] | None = None,
         visualizer: type[ConversationVisualizerBase] | ConversationVisualizerBase | None = None,
         conversation_stats: ConversationStats | None = None,
+        sandbox_getter: Callable[[], SandboxConfig | None] | None = None,
     ) -> None:
         self.working_dir = working_dir or os.getcwd()
         self.async_process_manager = async_process_manager or AsyncProcessManager()
@@ -61,6 +64,7 @@ class HookExecutor:
         self._llm_getter = llm_getter
         self.visualizer = visualizer
         self.conversation_stats = conversation_stats
+        self._sandbox_getter = sandbox_getter
 
     @property
     def llm(self) -> LLM | None:
@@ -120,6 +124,7 @@ class HookExecutor:
             hook_llm(llm, hook),
             self.working_dir,
             self.visualizer,
+            self._sandbox_getter() if self._sandbox_getter is not None else None,
             self._record_usage,
         )
 
@@ -153,6 +158,7 @@ class HookManager:
         llm_getter: Callable[[], LLM | None] | None = None,
         visualizer: type[ConversationVisualizerBase] | ConversationVisualizerBase | None = None,
         conversation_stats: ConversationStats | None = None,
+        sandbox_getter: Callable[[], SandboxConfig | None] | None = None,
         on_event: Callable[[Event], None] | None = None,
     ) -> None:
         self.config = config if config is not None else HookConfig()
@@ -162,6 +168,7 @@ class HookManager:
             llm_getter=llm_getter,
             visualizer=visualizer,
             conversation_stats=conversation_stats,
+            sandbox_getter=sandbox_getter,
         )
         self.working_dir = self.executor.working_dir
         self.session_id = session_id

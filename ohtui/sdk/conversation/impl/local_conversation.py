@@ -183,6 +183,7 @@ class LocalConversation(BaseConversation):
                 llm_getter=lambda: self.agent.llm,
                 visualizer=self._visualizer,
                 conversation_stats=self._state.stats,
+                sandbox_getter=self._hook_sandbox,
                 on_event=self._on_event,
             )
             if hook_config is not None and not hook_config.is_empty()
@@ -450,6 +451,14 @@ class LocalConversation(BaseConversation):
                 extra_hidden=(str(Path(own).parent),) if own else (),
             )
         )
+
+    def _hook_sandbox(self) -> SandboxConfig | None:
+        """Where an agent hook's tools run: in this sandbox, the saved conversations hidden."""
+        config = self.sandbox
+        own = self._state.persistence_dir
+        if config is None or not own:
+            return config
+        return config.model_copy(update={"hidden": (*config.hidden, str(Path(own).parent))})
 
     def approve_outside_sandbox(self, action_ids: Iterable[str]) -> None:
         """Let these waiting actions run outside the sandbox when they run (each once).
