@@ -8,7 +8,6 @@ import logging
 import os
 import signal
 import subprocess
-import tempfile
 import threading
 import time
 from typing import Any
@@ -129,6 +128,8 @@ def start_command(
 ) -> subprocess.Popen[bytes]:
     """Start a command hook in the background; its output is discarded. OSError if it
     cannot start."""
+    import tempfile  # only background hooks need it; it is slow to import
+
     # The event is handed over in a file, not a pipe: a hook that never reads its stdin
     # must not block the agent on a full pipe.
     with tempfile.TemporaryFile() as stdin:
