@@ -7,6 +7,7 @@ stops are checked on the host, where they must not appear.
 
 from __future__ import annotations
 
+import json
 import shutil
 import socket
 import tempfile
@@ -22,6 +23,7 @@ from sandboxed_bash import require_bwrap
 from ohtui.sdk import LLM, Agent, ConfirmRisky, Conversation, LocalConversation, NeverConfirm, Tool
 from ohtui.sdk.conversation import ConversationExecutionStatus as Status
 from ohtui.sdk.event import ObservationEvent
+from ohtui.sdk.hooks import HookConfig
 from ohtui.sdk.sandbox import Sandbox, SandboxConfig, SandboxMode, probe
 from ohtui.sdk.tools.file_editor import FileEditorAction
 from ohtui.sdk.tools.file_editor.editor import FileEditorExecutor
@@ -258,6 +260,40 @@ def test_the_user_approves_one_command_outside_the_sandbox(
     conversation.set_confirmation_policy(NeverConfirm())
     conversation.run()
     assert not (home / "again.txt").exists()
+
+
+def test_an_agent_hooks_tools_run_in_the_conversations_sandbox(
+    llm: LLM, llm_server: ScriptedLLMServer, home: Path, project: Path, outside_tmp: Path
+) -> None:
+    store = outside_tmp / "conversations"  # outside /tmp: the sandbox could see it there
+    hooks = HookConfig.from_dict(
+        {"PreToolUse": [{"hooks": [{"type": "agent", "name": "look", "tools": ["terminal"]}]}]}
+    )
+    agent = Agent(llm=llm, tools=[Tool(name="terminal")])
+    with Conversation(
+        agent=agent,
+        workspace=project,
+        persistence_dir=store,
+        visualizer=None,
+        sandbox=SandboxConfig(),
+        hook_config=hooks,
+    ) as conversation:
+        conversation.set_confirmation_policy(NeverConfirm())
+        llm_server.reply_tool_call("terminal", {"command": "echo agent > mine.txt"})  # the agent
+        llm_server.reply_tool_call(  # the hook's agent
+            "terminal", {"command": f"ls {store}; echo hook > ~/escaped.txt"}
+        )
+        llm_server.reply_tool_call("finish", {"message": '{"decision": "allow", "reason": "ok"}'})
+        llm_server.reply_text("Done.")
+        conversation.send_message("write it")
+        conversation.run()
+        assert conversation.state.execution_status is Status.FINISHED
+    assert (store / "conversations.db").exists()
+    assert not (home / "escaped.txt").exists()
+    assert (project / "mine.txt").read_text() == "agent\n"
+    hook_saw = json.dumps(llm_server.requests[2]["messages"])
+    assert "[sandbox: this command ran in the sandbox" in hook_saw
+    assert "conversations.db" not in hook_saw
 
 
 def test_approving_outside_needs_a_waiting_action(make_conversation: Any) -> None:

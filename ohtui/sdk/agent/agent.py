@@ -21,14 +21,13 @@ from ohtui.sdk.event.llm_convertible.observation import (
     UserRejectObservation,
 )
 from ohtui.sdk.event.llm_convertible.system import SystemPromptEvent
-from ohtui.sdk.hooks.config import HookEventType
 from ohtui.sdk.hooks.runner import HookManager
 from ohtui.sdk.llm.llm import LLMResponse
 from ohtui.sdk.llm.message import Message, MessageToolCall, TextContent
 from ohtui.sdk.llm.streaming import TokenCallbackType
 from ohtui.sdk.security.risk import SecurityRisk
 from ohtui.sdk.tool.context import running_action_id
-from ohtui.sdk.tool.schema import Action
+from ohtui.sdk.tool.schema import Action, Observation
 from ohtui.sdk.tool.tool import ToolArgumentError
 
 if TYPE_CHECKING:
@@ -296,7 +295,7 @@ class Agent(AgentBase):
                 )
             )
             if hooks is not None:
-                self._post_tool_hooks(hooks, event, observation.text, on_event)
+                self._post_tool_hooks(hooks, event, observation, on_event)
             if event.tool_name == "finish":
                 state.execution_status = ConversationExecutionStatus.FINISHED
 
@@ -305,12 +304,10 @@ class Agent(AgentBase):
         hooks: HookManager, state: ConversationState, event: ActionEvent, on_event: EventCallback
     ) -> bool:
         """Run the PreToolUse hooks; a block rejects the action, naming the hook."""
-        verdict = hooks.run(
-            HookEventType.PRE_TOOL_USE, tool_name=event.tool_name, tool_input=_tool_input(event)
-        )
-        if not verdict.blocked:
+        may_run, results = hooks.run_pre_tool_use(event.tool_name, _tool_input(event))
+        if may_run:
             return False
-        reason = f"Blocked by {verdict.reason}"
+        reason = f"Blocked by {hooks.blocked_by(results)}"
         state.block_action(event.id, reason)  # saved first: the decision survives a crash
         on_event(
             UserRejectObservation(
@@ -325,17 +322,14 @@ class Agent(AgentBase):
 
     @staticmethod
     def _post_tool_hooks(
-        hooks: HookManager, event: ActionEvent, output: str, on_event: EventCallback
+        hooks: HookManager, event: ActionEvent, observation: Observation, on_event: EventCallback
     ) -> None:
         """Run the PostToolUse hooks; a block sends its reason to the agent as feedback."""
-        verdict = hooks.run(
-            HookEventType.POST_TOOL_USE,
-            tool_name=event.tool_name,
-            tool_input=_tool_input(event),
-            tool_response=output,
+        results = hooks.run_post_tool_use(
+            event.tool_name, _tool_input(event), observation.model_dump(mode="json")
         )
-        if verdict.blocked:
-            feedback = f"Feedback on your `{event.tool_name}` call from {verdict.reason}"
+        if not all(r.should_continue for r in results):
+            feedback = f"Feedback on your `{event.tool_name}` call from {hooks.blocked_by(results)}"
             on_event(MessageEvent.from_environment(feedback, "post-tool-hook"))
 
     def ask(

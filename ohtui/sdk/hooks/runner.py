@@ -1,168 +1,299 @@
-"""Running hooks: each command gets the event as JSON on stdin and may block it."""
+"""Running hooks: HookExecutor runs one hook, HookManager a conversation's hooks by event."""
 
 from __future__ import annotations
 
-import contextlib
-import json
 import logging
 import os
-import signal
-import subprocess
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ohtui.sdk.event.base import Event
 from ohtui.sdk.event.hook import HookExecutionEvent
-from ohtui.sdk.hooks.config import HookConfig, HookDefinition, HookEventType
+from ohtui.sdk.hooks.config import HookConfig, HookDefinition, HookType
+from ohtui.sdk.hooks.llm_hooks import fall_open, hook_llm, run_agent_hook, run_prompt_hook
+from ohtui.sdk.hooks.processes import (
+    AsyncProcessManager,
+    hook_environment,
+    run_command,
+    start_command,
+)
+from ohtui.sdk.hooks.result import HookResult
+from ohtui.sdk.hooks.types import HookDecision, HookEvent, HookEventType
+
+if TYPE_CHECKING:
+    from ohtui.sdk.conversation.stats import ConversationStats
+    from ohtui.sdk.conversation.visualizer.base import ConversationVisualizerBase
+    from ohtui.sdk.event.base import Event
+    from ohtui.sdk.llm.llm import LLM
+    from ohtui.sdk.llm.metrics import Metrics
+    from ohtui.sdk.sandbox import SandboxConfig
+
+# The runner's callers handle its events, decisions and results: they are exported with it.
+__all__ = [
+    "AsyncProcessManager",
+    "HookDecision",
+    "HookEvent",
+    "HookExecutor",
+    "HookManager",
+    "HookResult",
+]
 
 logger = logging.getLogger(__name__)
 
-BLOCK_EXIT_CODE = 2
-_DENY = {"deny", "block"}
-_OUTPUT_LIMIT = 4000
 
+class HookExecutor:
+    """Runs one hook at a time: commands as processes, prompt and agent hooks on an LLM.
 
-@dataclass(frozen=True)
-class HookResult:
-    """How one hook command went."""
-
-    hook: HookDefinition
-    exit_code: int | None
-    stdout: str
-    stderr: str
-    blocked: bool = False
-    reason: str | None = None
-    error: str | None = None
-
-
-@dataclass(frozen=True)
-class HookVerdict:
-    """The combined outcome of the hooks for one event: blocked if any of them blocked."""
-
-    results: list[HookResult] = field(default_factory=list)
-
-    @property
-    def blocked(self) -> bool:
-        """Whether a hook blocked."""
-        return any(r.blocked for r in self.results)
-
-    @property
-    def reason(self) -> str:
-        """Who blocked and why, for the agent and the user."""
-        return "; ".join(
-            f"hook `{r.hook.command}`: {r.reason or 'no reason given'}"
-            for r in self.results
-            if r.blocked
-        )
-
-
-def run_hook(hook: HookDefinition, payload: dict[str, Any], working_dir: str) -> HookResult:
-    """Run one hook command with `payload` as JSON on stdin; never raises."""
-    try:
-        process = subprocess.Popen(
-            ["bash", "-c", hook.command],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            cwd=working_dir,
-            start_new_session=True,  # so a timeout kills everything the hook started
-            text=True,
-            encoding="utf-8",
-            errors="replace",
-        )
-    except OSError as exc:
-        return HookResult(hook, None, "", "", error=f"could not start: {exc.strerror or exc}")
-    try:
-        stdout, stderr = process.communicate(json.dumps(payload), timeout=hook.timeout)
-    except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)
-        process.communicate()
-        return HookResult(
-            hook, None, "", "", error=f"timed out after {hook.timeout:g} s and was killed"
-        )
-    stdout, stderr = stdout[:_OUTPUT_LIMIT], stderr[:_OUTPUT_LIMIT]
-    code = process.returncode
-    if code == BLOCK_EXIT_CODE:
-        return HookResult(
-            hook,
-            code,
-            stdout,
-            stderr,
-            blocked=True,
-            reason=stderr.strip() or stdout.strip() or None,
-        )
-    if code != 0:
-        detail = stderr.strip() or stdout.strip() or "no output"
-        return HookResult(hook, code, stdout, stderr, error=f"exited with code {code}: {detail}")
-    decision = _decision(stdout)
-    if decision is not None and str(decision.get("decision", "")).lower() in _DENY:
-        reason = decision.get("reason")
-        return HookResult(
-            hook, code, stdout, stderr, blocked=True, reason=str(reason) if reason else None
-        )
-    return HookResult(hook, code, stdout, stderr)
-
-
-def _decision(stdout: str) -> dict[str, Any] | None:
-    text = stdout.strip()
-    if not text.startswith("{"):
-        return None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError:
-        return None
-    return data if isinstance(data, dict) else None
-
-
-class HookManager:
-    """Runs a conversation's hooks and records blocks and failures as events."""
+    Prompt and agent hooks use `llm_getter()` when given (so they follow the
+    conversation's current LLM), else `llm`; their cost goes into `conversation_stats`.
+    An agent hook's tools run in the sandbox `sandbox_getter()` gives (the conversation's).
+    """
 
     def __init__(
         self,
-        config: HookConfig,
-        working_dir: str,
-        session_id: str,
-        on_event: Callable[[Event], None],
+        working_dir: str | None = None,
+        async_process_manager: AsyncProcessManager | None = None,
+        llm: LLM | None = None,
+        llm_getter: Callable[[], LLM | None] | None = None,
+        visualizer: type[ConversationVisualizerBase] | ConversationVisualizerBase | None = None,
+        conversation_stats: ConversationStats | None = None,
+        sandbox_getter: Callable[[], SandboxConfig | None] | None = None,
     ) -> None:
-        self.config = config
-        self.working_dir = working_dir
+        self.working_dir = working_dir or os.getcwd()
+        self.async_process_manager = async_process_manager or AsyncProcessManager()
+        self._llm = llm
+        self._llm_getter = llm_getter
+        self.visualizer = visualizer
+        self.conversation_stats = conversation_stats
+        self._sandbox_getter = sandbox_getter
+
+    @property
+    def llm(self) -> LLM | None:
+        """The LLM prompt and agent hooks ask (None: they allow, with an error)."""
+        return self._llm_getter() if self._llm_getter is not None else self._llm
+
+    def execute(
+        self, hook: HookDefinition, event: HookEvent, env: dict[str, str] | None = None
+    ) -> HookResult:
+        """Run one hook on `event`; never raises. `env` adds variables for a command."""
+        if hook.type is HookType.PROMPT:
+            return self._execute_prompt_hook(hook, event)
+        if hook.type is HookType.AGENT:
+            return self._execute_agent_hook(hook, event)
+        self.async_process_manager.cleanup_expired()
+        full_env = {**hook_environment(event, self.working_dir), **(env or {})}
+        if not hook.async_:
+            return run_command(hook, event, self.working_dir, full_env)
+        try:
+            process = start_command(hook, event, self.working_dir, full_env)
+        except OSError as exc:
+            return HookResult(
+                hook=hook, success=False, exit_code=None, error=f"could not start: {exc}"
+            )
+        self.async_process_manager.add_process(process, hook.timeout)
+        return HookResult(hook=hook, async_started=True)
+
+    def execute_all(
+        self,
+        hooks: list[HookDefinition],
+        event: HookEvent,
+        env: dict[str, str] | None = None,
+        stop_on_block: bool = True,
+    ) -> list[HookResult]:
+        """Run hooks in order; with `stop_on_block`, none after the first that blocks."""
+        results: list[HookResult] = []
+        for hook in hooks:
+            result = self.execute(hook, event, env)
+            results.append(result)
+            if stop_on_block and result.blocked:
+                break
+        return results
+
+    def _execute_prompt_hook(self, hook: HookDefinition, event: HookEvent) -> HookResult:
+        llm = self.llm
+        if llm is None:
+            return fall_open(hook, "no LLM to ask, so the event was allowed")
+        return run_prompt_hook(hook, event, hook_llm(llm, hook), self._record_usage)
+
+    def _execute_agent_hook(self, hook: HookDefinition, event: HookEvent) -> HookResult:
+        llm = self.llm
+        if llm is None:
+            return fall_open(hook, "no LLM for the hook's agent, so the event was allowed")
+        return run_agent_hook(
+            hook,
+            event,
+            hook_llm(llm, hook),
+            self.working_dir,
+            self.visualizer,
+            self._sandbox_getter() if self._sandbox_getter is not None else None,
+            self._record_usage,
+        )
+
+    def _record_usage(self, usage: dict[str, Metrics]) -> None:
+        """Add what hooks' LLM calls cost to the conversation's stats, by usage_id."""
+        if self.conversation_stats is None:
+            return
+        known = self.conversation_stats.usage_to_metrics
+        for usage_id, metrics in usage.items():
+            if usage_id not in known:
+                known[usage_id] = metrics.model_copy(deep=True)
+            elif known[usage_id] is not metrics:
+                known[usage_id].merge(metrics)
+
+
+class HookManager:
+    """A conversation's hooks: runs those configured for each event.
+
+    With `on_event`, a hook that blocks or fails is recorded there as a
+    HookExecutionEvent. No `config` means no hooks (a project's hooks file is never read
+    on its own: see `HookConfig.load`).
+    """
+
+    def __init__(
+        self,
+        config: HookConfig | None = None,
+        working_dir: str | None = None,
+        session_id: str | None = None,
+        *,
+        llm: LLM | None = None,
+        llm_getter: Callable[[], LLM | None] | None = None,
+        visualizer: type[ConversationVisualizerBase] | ConversationVisualizerBase | None = None,
+        conversation_stats: ConversationStats | None = None,
+        sandbox_getter: Callable[[], SandboxConfig | None] | None = None,
+        on_event: Callable[[Event], None] | None = None,
+    ) -> None:
+        self.config = config if config is not None else HookConfig()
+        self.executor = HookExecutor(
+            working_dir=working_dir,
+            llm=llm,
+            llm_getter=llm_getter,
+            visualizer=visualizer,
+            conversation_stats=conversation_stats,
+            sandbox_getter=sandbox_getter,
+        )
+        self.working_dir = self.executor.working_dir
         self.session_id = session_id
         self._on_event = on_event
 
-    def run(
-        self, event: HookEventType, tool_name: str | None = None, **details: Any
-    ) -> HookVerdict:
-        """Run the hooks for `event`; the JSON they read holds `details` and the basics."""
-        hooks = self.config.hooks_for(event, tool_name)
+    def has_hooks(self, event_type: HookEventType) -> bool:
+        """Whether any hook is configured for this event."""
+        return self.config.has_hooks_for_event(event_type)
+
+    def run_pre_tool_use(
+        self, tool_name: str, tool_input: dict[str, Any]
+    ) -> tuple[bool, list[HookResult]]:
+        """Before a tool runs: (whether it may run, the results)."""
+        hooks = self.config.get_hooks_for_event(HookEventType.PRE_TOOL_USE, tool_name)
+        background = sum(1 for hook in hooks if hook.async_)
+        if background:
+            logger.warning(
+                "Async hooks in PreToolUse cannot block tool execution: %d async hook(s) "
+                "for %s run in the background and are not waited for",
+                background,
+                tool_name,
+            )
+        results = self._run(
+            HookEventType.PRE_TOOL_USE, hooks, tool_name=tool_name, tool_input=tool_input
+        )
+        return all(r.should_continue for r in results), results
+
+    def run_post_tool_use(
+        self, tool_name: str, tool_input: dict[str, Any], tool_response: dict[str, Any]
+    ) -> list[HookResult]:
+        """After a tool ran: every hook runs (a block is feedback, the tool already ran)."""
+        hooks = self.config.get_hooks_for_event(HookEventType.POST_TOOL_USE, tool_name)
+        return self._run(
+            HookEventType.POST_TOOL_USE,
+            hooks,
+            stop_on_block=False,
+            tool_name=tool_name,
+            tool_input=tool_input,
+            tool_response=tool_response,
+        )
+
+    def run_user_prompt_submit(self, message: str) -> tuple[bool, str | None, list[HookResult]]:
+        """Before a user message is taken: (whether it may reach the model, context the
+        hooks add to it, the results)."""
+        hooks = self.config.get_hooks_for_event(HookEventType.USER_PROMPT_SUBMIT)
+        results = self._run(HookEventType.USER_PROMPT_SUBMIT, hooks, message=message)
+        context = "\n".join(r.additional_context for r in results if r.additional_context)
+        return all(r.should_continue for r in results), context or None, results
+
+    def run_session_start(self) -> list[HookResult]:
+        """When the conversation first runs."""
+        hooks = self.config.get_hooks_for_event(HookEventType.SESSION_START)
+        return self._run(HookEventType.SESSION_START, hooks, stop_on_block=False)
+
+    def run_session_end(self) -> list[HookResult]:
+        """When the conversation closes; then background hooks still running are ended."""
+        hooks = self.config.get_hooks_for_event(HookEventType.SESSION_END)
+        try:
+            return self._run(HookEventType.SESSION_END, hooks, stop_on_block=False)
+        finally:
+            self.cleanup_async_processes()
+
+    def run_stop(
+        self, reason: str | None = None, stop_hook_active: bool = False
+    ) -> tuple[bool, list[HookResult]]:
+        """When the agent would stop: (whether it may, the results). A block keeps it going.
+
+        `stop_hook_active`: a Stop hook already kept this run going (Claude Code's flag).
+        """
+        hooks = self.config.get_hooks_for_event(HookEventType.STOP)
+        results = self._run(
+            HookEventType.STOP,
+            hooks,
+            stop_hook_active=stop_hook_active,
+            metadata={"reason": reason} if reason else {},
+        )
+        return all(r.should_continue for r in results), results
+
+    def cleanup_async_processes(self) -> None:
+        """End every background hook still running."""
+        self.executor.async_process_manager.cleanup_all()
+
+    def get_blocking_reason(self, results: list[HookResult]) -> str | None:
+        """Why the first blocking hook blocked (None if none did)."""
+        for result in results:
+            if result.blocked:
+                return result.reason or result.stderr.strip() or "Blocked by hook"
+        return None
+
+    @staticmethod
+    def blocked_by(results: list[HookResult]) -> str:
+        """Which hooks blocked and why, for the agent and the user."""
+        return "; ".join(
+            f"{r.label}: {r.reason or 'no reason given'}" for r in results if not r.should_continue
+        )
+
+    def _run(
+        self,
+        event_type: HookEventType,
+        hooks: list[HookDefinition],
+        stop_on_block: bool = True,
+        **fields: Any,
+    ) -> list[HookResult]:
         if not hooks:
-            return HookVerdict()
-        payload = {
-            "hook_event_name": event.value,
-            "session_id": self.session_id,
-            "cwd": self.working_dir,
-            **({"tool_name": tool_name} if tool_name else {}),
-            **details,
-        }
-        results = []
-        for hook in hooks:
-            result = run_hook(hook, payload, self.working_dir)
-            results.append(result)
+            return []
+        event = HookEvent(
+            event_type=event_type,
+            session_id=self.session_id,
+            working_dir=self.working_dir,
+            **fields,
+        )
+        results = self.executor.execute_all(hooks, event, stop_on_block=stop_on_block)
+        for result in results:
             if result.error:
-                logger.warning("%s hook %r %s", event.value, hook.command, result.error)
-            if result.error or result.blocked:
+                logger.warning("%s %s: %s", event_type.value, result.label, result.error)
+            if self._on_event is not None and (result.error or result.blocked):
                 self._on_event(
                     HookExecutionEvent(
-                        hook_event_name=event.value,
-                        command=hook.command,
-                        tool_name=tool_name,
+                        hook_event_name=event_type.value,
+                        command=result.hook.display_command if result.hook else "",
+                        tool_name=event.tool_name,
                         exit_code=result.exit_code,
                         blocked=result.blocked,
                         reason=result.reason,
                         error=result.error,
                     )
                 )
-            if result.blocked:
-                break  # one block decides; later hooks need not run
-        return HookVerdict(results)
+        return results

@@ -100,11 +100,18 @@ class LLM(BaseModel):
         return None
 
     def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> LLM:
-        """A copy with its own (empty) metrics; usage of the copy is not added to this LLM's."""
+        """A copy with its own (empty) metrics; usage of the copy is not added to this LLM's.
+
+        A subclass's own private state is carried over, as pydantic's model_copy would.
+        """
         fields = {name: getattr(self, name) for name in type(self).model_fields}
         if deep:
             fields = copy.deepcopy(fields)
-        return type(self)(**{**fields, **(update or {})})
+        copied = type(self)(**{**fields, **(update or {})})
+        for name in type(self).__private_attributes__.keys() - LLM.__private_attributes__.keys():
+            value = getattr(self, name)
+            setattr(copied, name, copy.deepcopy(value) if deep else value)
+        return copied
 
     @property
     def maskable_key(self) -> str | None:

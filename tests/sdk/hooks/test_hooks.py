@@ -1,5 +1,5 @@
-"""Tests for hooks: HookConfig (Claude Code's format), and each hook type in real
-conversations, blocking and allowing, plus failing, slow and unstartable hooks.
+"""Tests for hooks in real conversations: each event's hooks blocking and allowing, adding
+context, failing, slow and unstartable; prompt hooks asking the same LLM.
 
 Hook commands are real bash snippets and scripts under tmp_path that read the event JSON
 from stdin; conversations talk to the scripted LLM server over real HTTP through litellm.
@@ -31,13 +31,6 @@ from ohtui.sdk import (
     UserRejectObservation,
 )
 from ohtui.sdk.conversation.impl.run_guards import MAX_STOP_DENIALS
-from ohtui.sdk.hooks import (
-    HookConfigError,
-    HookDefinition,
-    HookEventType,
-    HookMatcher,
-    run_hook,
-)
 
 Status = ConversationExecutionStatus
 T = TypeVar("T")
@@ -75,7 +68,7 @@ def hooks(event: str, command: str, matcher: str | None = None, timeout: float =
     entry: dict[str, Any] = {"hooks": [{"type": "command", "command": command, "timeout": timeout}]}
     if matcher is not None:
         entry["matcher"] = matcher
-    return HookConfig.model_validate({event: [entry]})
+    return HookConfig.from_dict({event: [entry]})
 
 
 def script(tmp_path: Path, name: str, body: str) -> str:
@@ -137,139 +130,6 @@ def wait_dead(pid: int, timeout: float = 5.0) -> bool:
     while alive(pid) and time.monotonic() < deadline:
         time.sleep(0.02)
     return not alive(pid)
-
-
-# --- HookConfig --------------------------------------------------------------------------
-
-
-CLAUDE_CONFIG = {
-    "PreToolUse": [
-        {
-            "matcher": "terminal",
-            "hooks": [{"type": "command", "command": "check.sh", "timeout": 5}],
-        },
-        {"matcher": "*", "hooks": [{"type": "command", "command": "audit.sh"}]},
-    ],
-    "Stop": [{"hooks": [{"type": "command", "command": "stop.sh"}]}],
-}
-
-
-def test_config_in_claude_code_format() -> None:
-    config = HookConfig.model_validate(CLAUDE_CONFIG)
-    assert not config.is_empty
-    terminal = config.hooks_for(HookEventType.PRE_TOOL_USE, "terminal")
-    assert [h.command for h in terminal] == ["check.sh", "audit.sh"]
-    assert terminal[0].timeout == 5
-    assert terminal[1].timeout == 60  # the default
-    assert [h.command for h in config.hooks_for(HookEventType.PRE_TOOL_USE, "file_editor")] == [
-        "audit.sh"
-    ]
-    assert [h.command for h in config.hooks_for(HookEventType.STOP)] == ["stop.sh"]
-    assert config.hooks_for(HookEventType.POST_TOOL_USE, "terminal") == []
-    assert HookConfig().is_empty
-    assert HookConfig.model_validate({}).is_empty
-
-
-@pytest.mark.parametrize("wrapped", [False, True], ids=["plain", "hooks-key"])
-def test_load_reads_a_file(tmp_path: Path, wrapped: bool) -> None:
-    path = tmp_path / "hooks.json"
-    path.write_text(json.dumps({"hooks": CLAUDE_CONFIG} if wrapped else CLAUDE_CONFIG))
-    config = HookConfig.load(path)
-    assert config == HookConfig.model_validate(CLAUDE_CONFIG)
-    assert HookConfig.load(str(path)) == config
-
-
-def test_load_bad_json_names_the_file_and_line(tmp_path: Path) -> None:
-    path = tmp_path / "broken.json"
-    path.write_text('{\n  "PreToolUse": [\n    {"matcher": "terminal",,}\n  ]\n}\n')
-    with pytest.raises(HookConfigError) as caught:
-        HookConfig.load(path)
-    message = str(caught.value)
-    assert str(path) in message
-    assert "line 3" in message
-
-
-@pytest.mark.parametrize(
-    ("data", "field"),
-    [
-        ({"PreToolUse": [{"hooks": [{"command": "x", "timeout": -1}]}]}, "PreToolUse.0.hooks.0"),
-        ({"PreToolUse": [{"hooks": [{"command": ""}]}]}, "PreToolUse.0.hooks.0.command"),
-        ({"PreToolUse": [{"hooks": [{"type": "prompt", "command": "x"}]}]}, "type"),
-        ({"PreToolUse": [{"hooks": [{"command": "x", "colour": 1}]}]}, "colour"),
-        ({"PreToolUs": []}, "PreToolUs"),
-        ({"Stop": "not a list"}, "Stop"),
-    ],
-)
-def test_load_bad_fields_names_the_file_and_field(
-    tmp_path: Path, data: dict[str, Any], field: str
-) -> None:
-    path = tmp_path / "hooks.json"
-    path.write_text(json.dumps(data))
-    with pytest.raises(HookConfigError) as caught:
-        HookConfig.load(path)
-    message = str(caught.value)
-    assert str(path) in message
-    assert field in message
-
-
-def test_load_a_missing_file(tmp_path: Path) -> None:
-    path = tmp_path / "absent.json"
-    with pytest.raises(HookConfigError, match=r"absent\.json"):
-        HookConfig.load(path)
-
-
-@pytest.mark.parametrize(
-    ("matcher", "tool", "matches"),
-    [
-        ("terminal", "terminal", True),
-        ("terminal", "file_editor", False),
-        ("*", "terminal", True),
-        ("", "file_editor", True),
-        ("term.*", "terminal", True),
-        ("term", "terminal", False),  # a regex must match the whole name
-        ("terminal|file_editor", "file_editor", True),
-        ("[invalid", "terminal", False),
-        ("terminal", None, True),  # events without a tool match every matcher
-    ],
-)
-def test_matcher(matcher: str, tool: str | None, matches: bool) -> None:
-    assert HookMatcher(matcher=matcher).matches(tool) is matches
-
-
-# --- run_hook ----------------------------------------------------------------------------
-
-
-def test_run_hook_results(tmp_path: Path) -> None:
-    allowed = run_hook(HookDefinition(command="cat"), {"x": 1}, str(tmp_path))
-    assert (allowed.exit_code, allowed.blocked, allowed.error) == (0, False, None)
-    assert json.loads(allowed.stdout) == {"x": 1}
-
-    blocked = run_hook(HookDefinition(command="echo nope >&2; exit 2"), {}, str(tmp_path))
-    assert (blocked.exit_code, blocked.blocked, blocked.reason) == (2, True, "nope")
-
-    denied = run_hook(
-        HookDefinition(command='echo \'{"decision": "block", "reason": "json no"}\''),
-        {},
-        str(tmp_path),
-    )
-    assert (denied.blocked, denied.reason) == (True, "json no")
-
-    approved = run_hook(
-        HookDefinition(command='echo \'{"decision": "approve"}\''), {}, str(tmp_path)
-    )
-    assert approved.blocked is False
-
-    failed = run_hook(HookDefinition(command="echo broken >&2; exit 1"), {}, str(tmp_path))
-    assert failed.blocked is False
-    assert failed.error == "exited with code 1: broken"
-
-
-def test_run_hook_that_cannot_start_reports_it(tmp_path: Path) -> None:
-    result = run_hook(HookDefinition(command="true"), {}, str(tmp_path / "missing-dir"))
-    assert result.blocked is False
-    assert result.exit_code is None
-    assert result.error is not None
-    assert "could not start" in result.error
 
 
 # --- PreToolUse --------------------------------------------------------------------------
@@ -467,7 +327,8 @@ def test_post_tool_use_deny_gives_the_agent_feedback(
     assert payload["hook_event_name"] == "PostToolUse"
     assert payload["tool_name"] == "terminal"
     assert payload["tool_input"]["command"] == "touch created.txt && echo touched"
-    assert "touched" in payload["tool_response"]
+    assert payload["tool_response"]["kind"] == "TerminalObservation"
+    assert "touched" in json.dumps(payload["tool_response"]["content"])
     assert payload["session_id"] == conv.id.hex
 
 
@@ -586,6 +447,23 @@ def test_user_prompt_submit_allow_gets_the_prompt(
     assert "tool_name" not in payload
 
 
+def test_user_prompt_submit_context_goes_to_the_model_with_the_message(
+    make_conversation: Factory, llm_server, tmp_path: Path
+) -> None:
+    command = 'cat > /dev/null; echo \'{"additionalContext": "HOOK_CONTEXT: use uv"}\''
+    llm_server.reply_text("Hello.")
+    conv = make_conversation(hooks("UserPromptSubmit", command))
+    conv.send_message("hello there")
+    [message] = of_type(conv.state.events, MessageEvent)
+    assert message.text == "hello there"  # what the user wrote, as they wrote it
+    assert [c.text for c in message.extended_content] == ["HOOK_CONTEXT: use uv"]
+    conv.run()
+    [request] = llm_server.requests
+    [user] = [m for m in request["messages"] if m["role"] == "user"]
+    assert "hello there" in text_of(user)
+    assert "HOOK_CONTEXT: use uv" in text_of(user)
+
+
 # --- Stop --------------------------------------------------------------------------------
 
 
@@ -616,7 +494,7 @@ def test_stop_deny_makes_the_agent_continue_until_allowed(
     assert len(llm_server.requests) == 3
     last = llm_server.requests[1]["messages"][-1]
     assert last["role"] == "user"
-    assert "the tests were not run" in text_of(last)
+    assert text_of(last) == "[Stop hook feedback] the tests were not run"
     stop_messages = [e for e in of_type(conv.state.events, MessageEvent) if e.sender == "stop-hook"]
     assert len(stop_messages) == 1
     [event] = hook_events(conv)
@@ -625,6 +503,31 @@ def test_stop_deny_makes_the_agent_continue_until_allowed(
     assert first["hook_event_name"] == "Stop"
     assert first["stop_hook_active"] is False
     assert second["stop_hook_active"] is True
+
+
+def test_stop_deny_feedback_prefers_the_added_context(
+    make_conversation: Factory, llm_server, tmp_path: Path
+) -> None:
+    counter = tmp_path / "count"
+    command = script(
+        tmp_path,
+        "stop",
+        f'cat > /dev/null\nn=$(cat "{counter}" 2>/dev/null || echo 0)\n'
+        f'echo $((n + 1)) > "{counter}"\n'
+        'if [ "$n" -eq 0 ]; then\n'
+        '  echo \'{"decision": "deny", "additionalContext": "Complete the task first"}\'; exit 2\n'
+        "fi\n",
+    )
+    llm_server.reply_text("Done.")
+    llm_server.reply_text("Now really done.")
+    conv = make_conversation(hooks("Stop", command))
+    conv.send_message("Work")
+    conv.run()
+    assert conv.state.execution_status is Status.FINISHED
+    [feedback] = [e for e in of_type(conv.state.events, MessageEvent) if e.sender == "stop-hook"]
+    assert feedback.source == "environment"
+    assert feedback.text == "[Stop hook feedback] Complete the task first"
+    assert text_of(llm_server.requests[1]["messages"][-1]) == feedback.text
 
 
 def test_stop_denials_are_bounded_per_run(
@@ -708,6 +611,62 @@ def test_an_unused_conversation_runs_no_session_hooks(
     conv.close()
     assert payloads(start_log) == []
     assert payloads(end_log) == []
+
+
+# --- prompt and agent hooks ----------------------------------------------------------------
+
+
+def test_a_prompt_hook_asks_the_conversations_llm_before_a_tool_runs(
+    make_conversation: Factory, llm_server, workspace: Path
+) -> None:
+    llm_server.reply_tool_call("terminal", {"command": "touch created.txt"})
+    llm_server.reply_text('{"decision": "deny", "reason": "no new files today"}')  # the hook
+    llm_server.reply_text("Understood, I did not create it.")
+    config = HookConfig.from_dict(
+        {
+            "PreToolUse": [
+                {
+                    "matcher": "terminal",
+                    "hooks": [{"type": "prompt", "name": "files", "prompt": "No new files."}],
+                }
+            ]
+        }
+    )
+    conv = make_conversation(config)
+    conv.send_message("Create the file")
+    conv.run()
+
+    assert conv.state.execution_status is Status.FINISHED
+    assert not (workspace / "created.txt").exists()
+    [rejection] = of_type(conv.state.events, UserRejectObservation)
+    assert rejection.rejection_reason == "Blocked by hook `prompt-hook:files`: no new files today"
+    agent_call, hook_call, next_call = llm_server.requests
+    assert "tools" in agent_call
+    assert "No new files." in json.dumps(hook_call["messages"][0])
+    assert "touch created.txt" in json.dumps(hook_call["messages"][1])
+    assert "tools" not in hook_call
+    assert "no new files today" in json.dumps(next_call["messages"][-1])
+    assert "prompt-hook:files" in conv.conversation_stats.usage_to_metrics
+    [event] = hook_events(conv)
+    assert (event.command, event.blocked) == ("prompt-hook:files", True)
+
+
+def test_a_prompt_hook_that_cannot_decide_lets_the_tool_run_and_says_so(
+    make_conversation: Factory, llm_server, workspace: Path
+) -> None:
+    llm_server.reply_tool_call("terminal", {"command": "touch created.txt"})
+    llm_server.reply_text("I would rather not say.")  # the hook: no decision
+    llm_server.reply_text("Done.")
+    config = HookConfig.from_dict(
+        {"PreToolUse": [{"hooks": [{"type": "prompt", "prompt": "No new files."}]}]}
+    )
+    conv = make_conversation(config)
+    conv.send_message("Create the file")
+    conv.run()
+    assert (workspace / "created.txt").exists()
+    [event] = hook_events(conv)
+    assert event.blocked is False
+    assert event.error is not None
 
 
 # --- failures ----------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from llm_server import ScriptedLLMServer
+from pydantic import PrivateAttr
 
 from ohtui.sdk import LLM
 from ohtui.sdk.llm import (
@@ -340,6 +341,31 @@ def test_restored_metrics_keep_accumulating(llm: LLM, llm_server: ScriptedLLMSer
     assert llm.metrics is saved
     assert saved.call_count == 5
     assert saved.accumulated_cost == pytest.approx(1.5)
+
+
+class ScriptedLLM(LLM):
+    """A test double of the kind SDK users write: an LLM subclass with private state."""
+
+    _script: list[str] = PrivateAttr(default_factory=list)
+
+
+def test_model_copy_has_its_own_metrics_but_keeps_a_subclass_state(
+    llm: LLM, llm_server: ScriptedLLMServer
+) -> None:
+    llm_server.reply_text("ok")
+    llm.completion(USER)
+    copy = llm.model_copy(update={"usage_id": "copy", "timeout": 7})
+    assert (copy.usage_id, copy.timeout, copy.model) == ("copy", 7, llm.model)
+    assert copy.metrics is not llm.metrics
+    assert copy.metrics.call_count == 0
+
+    scripted = ScriptedLLM(model="test")
+    scripted._script.append("first answer")
+    copied = scripted.model_copy(update={"usage_id": "hook"})
+    assert isinstance(copied, ScriptedLLM)
+    assert copied._script == ["first answer"]
+    with pytest.raises(ValueError, match="timeout"):
+        llm.model_copy(update={"timeout": -1})  # an update is validated
 
 
 def test_metrics_per_usage_id_through_the_registry(llm_server: ScriptedLLMServer) -> None:

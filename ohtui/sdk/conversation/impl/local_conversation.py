@@ -30,7 +30,7 @@ from ohtui.sdk.event.conversation_error import ConversationErrorEvent
 from ohtui.sdk.event.llm_convertible.message import MessageEvent
 from ohtui.sdk.event.llm_convertible.observation import AgentErrorEvent, UserRejectObservation
 from ohtui.sdk.event.user_action import PauseEvent
-from ohtui.sdk.hooks.config import HookConfig, HookEventType
+from ohtui.sdk.hooks.config import HookConfig
 from ohtui.sdk.hooks.runner import HookManager
 from ohtui.sdk.llm.exceptions import LLMCancelledError
 from ohtui.sdk.llm.llm import LLM
@@ -176,8 +176,17 @@ class LocalConversation(BaseConversation):
         self._token_callbacks = list(token_callbacks or [])
         self._token_masker = TokenMasker(self._state.secret_registry)
         self.hooks = (
-            HookManager(hook_config, self.workspace.working_dir, self._id.hex, self._on_event)
-            if hook_config is not None and not hook_config.is_empty
+            HookManager(
+                hook_config,
+                self.workspace.working_dir,
+                self._id.hex,
+                llm_getter=lambda: self.agent.llm,
+                visualizer=self._visualizer,
+                conversation_stats=self._state.stats,
+                sandbox_getter=self._hook_sandbox,
+                on_event=self._on_event,
+            )
+            if hook_config is not None and not hook_config.is_empty()
             else None
         )
 
@@ -265,7 +274,7 @@ class LocalConversation(BaseConversation):
             self.agent.init_state(self._state, on_event=self._on_event)
             self._ready = True
         if self.hooks is not None:
-            self.hooks.run(HookEventType.SESSION_START)
+            self.hooks.run_session_start()
 
     def _settle_crashed_run(self) -> None:
         """A saved RUNNING status means the process died mid-run: nothing is running now.
@@ -294,19 +303,24 @@ class LocalConversation(BaseConversation):
         if message.role != "user":
             raise ValueError(f"send_message takes user messages, not '{message.role}' ones")
         self._ensure_agent_ready()
-        verdict = (
-            self.hooks.run(HookEventType.USER_PROMPT_SUBMIT, prompt=message.text)
+        may_send, context, results = (
+            self.hooks.run_user_prompt_submit(message.text)
             if self.hooks is not None
-            else None
+            else (True, None, [])
         )
         with self._state:
             if self._state.execution_status in (Status.FINISHED, Status.ERROR, Status.STUCK):
                 self._state.execution_status = Status.IDLE
-            event = MessageEvent(source="user", llm_message=message, sender=sender)
+            event = MessageEvent(
+                source="user",
+                llm_message=message,
+                sender=sender,
+                extended_content=[TextContent(text=context)] if context else [],
+            )
             self._on_event(event)
-            if verdict is not None and verdict.blocked:
+            if not may_send:
                 # Kept in the history for the user, never shown to the model; run() ends at once.
-                self._state.block_message(event.id, verdict.reason)
+                self._state.block_message(event.id, HookManager.blocked_by(results))
 
     def run(self) -> None:
         """Run until the agent finishes, is paused, waits for confirmation, or fails.
@@ -438,6 +452,14 @@ class LocalConversation(BaseConversation):
             )
         )
 
+    def _hook_sandbox(self) -> SandboxConfig | None:
+        """Where an agent hook's tools run: in this sandbox, the saved conversations hidden."""
+        config = self.sandbox
+        own = self._state.persistence_dir
+        if config is None or not own:
+            return config
+        return config.model_copy(update={"hidden": (*config.hidden, str(Path(own).parent))})
+
     def approve_outside_sandbox(self, action_ids: Iterable[str]) -> None:
         """Let these waiting actions run outside the sandbox when they run (each once).
 
@@ -545,7 +567,7 @@ class LocalConversation(BaseConversation):
         self._closed = True
         self.interrupt()
         if self.hooks is not None and self._ready:
-            self.hooks.run(HookEventType.SESSION_END)
+            self.hooks.run_session_end()
         self.agent.close_tools()
         if not self._idle.wait(CLOSE_WAIT_SECONDS):
             logger.warning("conversation %s: run still going after close; abandoning it", self.id)

@@ -9,11 +9,12 @@ from ohtui.sdk.conversation.stuck_detector import NUDGE_SENDER, StuckDetector
 from ohtui.sdk.event.base import Event
 from ohtui.sdk.event.conversation_error import ConversationErrorEvent
 from ohtui.sdk.event.llm_convertible.message import MessageEvent
-from ohtui.sdk.hooks.config import HookEventType
 from ohtui.sdk.hooks.runner import HookManager
 
 MAX_STOP_DENIALS = 5
 """Stop hooks may keep the agent going this many times per run; then it may stop."""
+STOP_FEEDBACK = "[Stop hook feedback]"
+"""How the feedback of a Stop hook that keeps the agent going starts."""
 STUCK_NUDGE = (
     "You seem to be stuck: {}. Do not repeat it. Try a different approach, or stop and "
     "explain what blocks you."
@@ -54,13 +55,13 @@ class RunGuards:
         """Run the Stop hooks; when one denies, its feedback goes to the agent, which goes on."""
         if self._hooks is None:
             return False
-        verdict = self._hooks.run(HookEventType.STOP, stop_hook_active=self._stop_denials > 0)
-        if not verdict.blocked or self._stop_denials >= MAX_STOP_DENIALS:
+        may_stop, results = self._hooks.run_stop(stop_hook_active=self._stop_denials > 0)
+        if may_stop or self._stop_denials >= MAX_STOP_DENIALS:
             return False
         self._stop_denials += 1
-        self._on_event(
-            MessageEvent.from_environment(f"Do not stop yet. {verdict.reason}", "stop-hook")
-        )
+        feedback = "\n".join(r.additional_context for r in results if r.additional_context)
+        feedback = feedback or self._hooks.get_blocking_reason(results) or "Do not stop yet."
+        self._on_event(MessageEvent.from_environment(f"{STOP_FEEDBACK} {feedback}", "stop-hook"))
         return True
 
     def stuck(self) -> bool:
