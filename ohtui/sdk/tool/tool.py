@@ -36,6 +36,10 @@ SECURITY_RISK_DESC = (
     "(changes files in the workspace), HIGH (destructive, irreversible, or touching the "
     "system, credentials or the network)."
 )
+SUMMARY_DESC = (
+    "Optional: about ten words on what this call does, shown to the user "
+    "(e.g. 'Run the parser's unit tests')."
+)
 
 
 def tool_name_of(class_name: str) -> str:
@@ -270,15 +274,22 @@ class ToolDefinition(DiscriminatedUnionMixin, Generic[ActionT, ObservationT]):
         }
 
     def _parameters(self, add_security_risk_prediction: bool) -> dict[str, Any]:
-        """The action's schema, plus the model's rating of the call's risk when asked."""
+        """The action's schema plus the arguments every call may carry: its risk and summary."""
         schema = self.action_type.to_mcp_schema()
+        extra: dict[str, Any] = {}
         if add_security_risk_prediction and not self.is_read_only:
-            schema["properties"]["security_risk"] = {
+            extra["security_risk"] = {
                 "type": "string",
                 "enum": ["LOW", "MEDIUM", "HIGH"],
                 "description": SECURITY_RISK_DESC,
             }
             schema["required"] = [*schema.get("required", []), "security_risk"]
+        own = schema["properties"]
+        if "summary" not in own:  # a tool's own `summary` parameter wins
+            extra["summary"] = {"type": "string", "description": SUMMARY_DESC}
+        # The short arguments first: a reply cut off at the output-token limit then loses
+        # the long content arguments, not the rating.
+        schema["properties"] = {**extra, **{k: v for k, v in own.items() if k not in extra}}
         return schema
 
     def close(self) -> None:

@@ -307,6 +307,27 @@ def test_to_responses_tool_has_the_chat_parameters() -> None:
     assert responses["parameters"] == chat["parameters"]
 
 
+def test_every_tool_offers_an_optional_summary_after_the_risk() -> None:
+    parameters = lookup().to_openai_tool(add_security_risk_prediction=True)["function"][
+        "parameters"
+    ]
+    assert list(parameters["properties"])[:3] == ["security_risk", "summary", "word"]
+    assert parameters["properties"]["summary"]["type"] == "string"
+    assert sorted(parameters["required"]) == ["security_risk", "word"]  # ours stays required
+    for tool in (FinishTool(), ThinkTool()):
+        assert "summary" in tool.to_openai_tool()["function"]["parameters"]["properties"]
+
+
+def test_a_tools_own_summary_parameter_is_kept() -> None:
+    class TdmTicketAction(Action):
+        summary: str = Field(description="The ticket's title.")
+
+    tool = ToolDefinition(name="tdm_ticket", description="d", action_type=TdmTicketAction)
+    parameters = tool.to_openai_tool()["function"]["parameters"]
+    assert parameters["properties"]["summary"]["description"] == "The ticket's title."
+    assert parameters["required"] == ["summary"]
+
+
 # ------------------------------------------------------------------ registry
 
 

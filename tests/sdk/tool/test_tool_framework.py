@@ -238,8 +238,12 @@ def test_to_openai_tool_shape() -> None:
     function = tool["function"]
     assert function["name"] == "tfw_search"
     assert function["description"] == "Search the workspace."
-    assert function["parameters"] == TfwSearchAction.to_mcp_schema()
-    assert "security_risk" not in function["parameters"]["properties"]
+    parameters = function["parameters"]
+    assert "security_risk" not in parameters["properties"]
+    summary = parameters["properties"].pop("summary")
+    assert summary["type"] == "string"
+    assert "summary" not in parameters["required"]  # optional: the model may leave it out
+    assert parameters == TfwSearchAction.to_mcp_schema()
 
 
 def test_security_risk_is_added_to_tools_that_are_not_read_only() -> None:
