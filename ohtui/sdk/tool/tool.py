@@ -216,18 +216,18 @@ class ToolDefinition(DiscriminatedUnionMixin, Generic[ActionT, ObservationT]):
     def __call__(
         self, action: ActionT, conversation: LocalConversation | None = None
     ) -> Observation:
-        """Run the action through the executor; a dict or model it returns becomes the
-        declared observation type (or the Observation its `kind` names)."""
+        """Run the action through the executor. An Observation comes back as it is; a dict
+        or another model becomes the declared observation type (or the one its `kind` names).
+        """
         if self.executor is None:
             raise NotImplementedError(f"Tool '{self.name}' has no executor")
         result: object = self.executor(action, conversation)
-        expected: type[Observation] = self.observation_type or Observation
-        if isinstance(result, expected):
+        if isinstance(result, Observation):
             return result
         if isinstance(result, BaseModel):
             result = result.model_dump()
         if isinstance(result, dict):
-            return expected.model_validate(result)
+            return (self.observation_type or Observation).model_validate(result)
         raise TypeError(
             f"Output must be dict or BaseModel: the executor of tool '{self.name}' returned "
             f"{type(result).__name__}; return an Observation"

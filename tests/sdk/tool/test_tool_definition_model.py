@@ -262,6 +262,22 @@ def test_without_a_declared_type_the_kind_decides() -> None:
     assert loose(model, None)(TdmLookupAction(word="ox")) is model
 
 
+def test_an_observation_comes_back_as_it_is() -> None:
+    error = Observation.from_text("the lookup service is down", is_error=True)
+    assert loose(error, TdmLookupObservation)(TdmLookupAction(word="ox")) is error
+
+
+def test_another_model_becomes_the_declared_observation() -> None:
+    class TdmForeignResult(BaseModel):
+        definition: str
+
+    result = loose(TdmForeignResult(definition="ox"), TdmLookupObservation)(
+        TdmLookupAction(word="ox")
+    )
+    assert isinstance(result, TdmLookupObservation)
+    assert result.definition == "ox"
+
+
 def test_a_result_that_is_no_observation_is_a_type_error() -> None:
     with pytest.raises(TypeError, match=r"Output must be dict or BaseModel.*returned list"):
         loose([1, 2], None)(TdmLookupAction(word="ox"))
