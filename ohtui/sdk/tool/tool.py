@@ -124,11 +124,15 @@ class ToolDefinition(DiscriminatedUnionMixin, Generic[ActionT, ObservationT]):
     meta: dict[str, Any] | None = Field(default=None, description="MCP `_meta` of the tool.")
     executor: ToolExecutor[Any, Any] | None = Field(default=None, repr=False, exclude=True)
 
+    def __class_getitem__(cls, params: Any) -> Any:
+        # The type parameters are for type checkers only (any Action class is accepted at run
+        # time); parametrising a pydantic model would build a new model class at import.
+        return cls
+
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
         super().__pydantic_init_subclass__(**kwargs)
-        # A parametrised alias such as ToolDefinition[A, O] is no tool of its own.
-        if "name" not in cls.__dict__ and cls.__pydantic_generic_metadata__["origin"] is None:
+        if "name" not in cls.__dict__:
             cls.name = tool_name_of(cls.__name__)
 
     @model_validator(mode="wrap")

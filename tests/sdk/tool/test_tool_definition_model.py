@@ -194,7 +194,7 @@ def test_json_round_trip_through_the_base_class() -> None:
 
 def test_tools_inside_other_models_keep_their_class() -> None:
     class TdmToolbox(BaseModel):
-        first: ToolDefinition
+        first: ToolDefinition[Any, Any]  # the type parameters are hints, as in the SDK
         all: list[ToolDefinition]
 
     box = TdmToolbox(first=lookup(), all=[FinishTool(), ThinkTool(), lookup()])
