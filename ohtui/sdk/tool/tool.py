@@ -125,8 +125,9 @@ class ToolDefinition(DiscriminatedUnionMixin, Generic[ActionT, ObservationT]):
     executor: ToolExecutor[Any, Any] | None = Field(default=None, repr=False, exclude=True)
 
     def __class_getitem__(cls, params: Any) -> Any:
-        # The type parameters are for type checkers only (any Action class is accepted at run
-        # time); parametrising a pydantic model would build a new model class at import.
+        # The type parameters are for type checkers only, as in the SDK: any Action class is
+        # accepted at run time, and a parametrised pydantic model would be a new model class
+        # built at import for every tool.
         return cls
 
     @classmethod
@@ -159,8 +160,7 @@ class ToolDefinition(DiscriminatedUnionMixin, Generic[ActionT, ObservationT]):
     def _dump_with_name(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         return {"name": self.name, **handler(self)}
 
-    # The type parameters are hints for type checkers, as upstream: any Action (Observation)
-    # class is accepted, given as itself or by its kind.
+    # Given as the class or by its kind (in JSON).
     @field_validator("action_type", mode="plain")
     @classmethod
     def _action_class(cls, value: Any) -> type[Action]:
