@@ -6,7 +6,7 @@ import json
 import logging
 import threading
 from collections.abc import Container, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pydantic import PrivateAttr
 
@@ -162,7 +162,7 @@ class Agent(AgentBase):
         events: list[ActionEvent] = []
         errors: list[AgentErrorEvent] = []
         for index, call in enumerate(message.tool_calls or []):
-            action, risk, error = self._parse_call(call)
+            action, risk, summary, error = self._parse_call(call)
             event = ActionEvent(
                 thought=list(message.content) if index == 0 else [],
                 reasoning_content=message.reasoning_content if index == 0 else None,
@@ -173,6 +173,7 @@ class Agent(AgentBase):
                 tool_call=call,
                 llm_response_id=response.id,
                 security_risk=risk,
+                summary=summary,
             )
             if analyzer is None:
                 # Without an analyzer the model's own rating means nothing.
@@ -197,41 +198,33 @@ class Agent(AgentBase):
             on_event(error_event)
         return [e for e in events if e.action is not None]
 
-    def _parse_call(self, call: MessageToolCall) -> tuple[Action | None, SecurityRisk, str | None]:
-        """Validate one tool call: (action, self-rated risk, error for the model)."""
+    def _parse_call(self, call: MessageToolCall) -> _ParsedCall:
+        """Validate one tool call into its action, or the error to tell the model."""
         tool = self.tools_map.get(call.name)
         if tool is None:
             known = ", ".join(sorted(self.tools_map))
-            return (
-                None,
-                SecurityRisk.UNKNOWN,
-                (f"There is no tool named '{call.name}'. Use one of: {known}."),
-            )
+            return _ParsedCall(error=f"There is no tool named '{call.name}'. Use one of: {known}.")
         try:
             arguments = json.loads(call.arguments or "{}")
         except json.JSONDecodeError as exc:
-            return (
-                None,
-                SecurityRisk.UNKNOWN,
-                (
-                    f"The arguments of your '{call.name}' call are not valid JSON ({exc.msg} at "
-                    f"character {exc.pos}). Send one JSON object matching the tool's parameters."
-                ),
+            return _ParsedCall(
+                error=f"The arguments of your '{call.name}' call are not valid JSON ({exc.msg} at "
+                f"character {exc.pos}). Send one JSON object matching the tool's parameters."
             )
         if not isinstance(arguments, dict):
-            return (
-                None,
-                SecurityRisk.UNKNOWN,
-                (
-                    f"The arguments of your '{call.name}' call must be a JSON object, not "
-                    f"{type(arguments).__name__}."
-                ),
+            return _ParsedCall(
+                error=f"The arguments of your '{call.name}' call must be a JSON object, not "
+                f"{type(arguments).__name__}."
             )
         risk = _risk_of(arguments.pop("security_risk", None))
+        # Every tool offers an optional `summary`, unless it has a parameter of that name.
+        own_summary = "summary" in tool.action_type.model_fields
+        given = arguments.get("summary") if own_summary else arguments.pop("summary", None)
+        summary = (given.strip() or None) if isinstance(given, str) else None
         try:
-            return tool.action_from_arguments(arguments), risk, None
+            return _ParsedCall(tool.action_from_arguments(arguments), risk, summary)
         except ToolArgumentError as exc:
-            return None, risk, str(exc)
+            return _ParsedCall(None, risk, summary, str(exc))
 
     def _execute(
         self,
@@ -346,6 +339,13 @@ class Agent(AgentBase):
         messages.append(Message(role="user", content=[TextContent(text=question)]).to_chat_dict())
         response = self.llm.completion(messages, cancel=cancel)
         return response.message.text
+
+
+class _ParsedCall(NamedTuple):
+    action: Action | None = None
+    risk: SecurityRisk = SecurityRisk.UNKNOWN
+    summary: str | None = None
+    error: str | None = None  # for the model, when the call did not validate
 
 
 def _tool_input(event: ActionEvent) -> dict[str, Any]:

@@ -1,19 +1,33 @@
 """Tools: typed actions and observations, tool definitions, executors and their registry."""
 
-from ohtui.sdk.tool.registry import list_registered_tools, register_tool, resolve_tool
-from ohtui.sdk.tool.schema import Action, Observation
+from ohtui.sdk.tool.registry import (
+    list_registered_tools,
+    list_usable_tools,
+    register_tool,
+    resolve_tool,
+)
+from ohtui.sdk.tool.schema import Action, Observation, Schema
 from ohtui.sdk.tool.spec import Tool
-from ohtui.sdk.tool.tool import ToolAnnotations, ToolArgumentError, ToolDefinition, ToolExecutor
+from ohtui.sdk.tool.tool import (
+    ExecutableTool,
+    ToolAnnotations,
+    ToolArgumentError,
+    ToolDefinition,
+    ToolExecutor,
+)
 
 __all__ = [
     "Action",
+    "ExecutableTool",
     "Observation",
+    "Schema",
     "Tool",
     "ToolAnnotations",
     "ToolArgumentError",
     "ToolDefinition",
     "ToolExecutor",
     "list_registered_tools",
+    "list_usable_tools",
     "register_tool",
     "resolve_tool",
 ]

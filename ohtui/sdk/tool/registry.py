@@ -5,8 +5,8 @@ from __future__ import annotations
 import importlib
 import inspect
 import threading
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, cast
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from ohtui.sdk.tool.spec import Tool
 from ohtui.sdk.tool.tool import ToolDefinition
@@ -15,8 +15,8 @@ from ohtui.sdk.utils.models import register_kind_loader
 if TYPE_CHECKING:
     from ohtui.sdk.conversation.state import ConversationState
 
-ToolFactory = Callable[..., Sequence[ToolDefinition[Any, Any]]]
-"""Called as factory(conv_state, **params); returns the tools to add."""
+    Registered: TypeAlias = type[ToolDefinition[Any, Any]] | ToolDefinition[Any, Any]
+    """A ToolDefinition subclass (created per conversation) or a shared instance."""
 
 # Built-in tools are imported only when a conversation asks for them, so that
 # `import ohtui.sdk` stays cheap.
@@ -26,7 +26,7 @@ _BUILTIN_MODULES = {
     "task_tracker": "ohtui.sdk.tools.task_tracker",
 }
 
-_registry: dict[str, ToolFactory] = {}
+_registry: dict[str, Registered] = {}
 _lock = threading.Lock()
 
 
@@ -40,30 +40,24 @@ def _import_builtin_tools() -> None:
 register_kind_loader(_import_builtin_tools)
 
 
-def register_tool(
-    name: str, factory: type[ToolDefinition[Any, Any]] | ToolDefinition[Any, Any] | ToolFactory
-) -> None:
+def register_tool(name: str, tool: Registered) -> None:
     """Register a tool under `name`.
 
-    `factory` is a ToolDefinition subclass (its `create` is used), a ready ToolDefinition
-    instance (shared by every conversation), or a callable `(conv_state, **params)`.
+    `tool` is a ToolDefinition subclass, whose `create(conv_state, **params)` builds the
+    tools of each conversation, or a ready instance shared by every conversation.
     """
     if not name:
         raise ValueError("a tool needs a non-empty name")
-    resolved: ToolFactory
-    if inspect.isclass(factory) and issubclass(factory, ToolDefinition):
-        resolved = factory.create
-    elif isinstance(factory, ToolDefinition):
-        instance = factory
-
-        def resolved(conv_state: Any, **params: Any) -> Sequence[ToolDefinition[Any, Any]]:
-            return [instance]
-    elif callable(factory):
-        resolved = cast(ToolFactory, factory)
-    else:
-        raise TypeError(f"cannot register {factory!r} as tool '{name}'")
+    if not (
+        isinstance(tool, ToolDefinition)
+        or (inspect.isclass(tool) and issubclass(tool, ToolDefinition))
+    ):
+        raise TypeError(
+            f"register_tool only accepts a ToolDefinition subclass or instance; '{name}' got "
+            f"{tool!r}. Turn a factory function into the create() classmethod of a subclass."
+        )
     with _lock:
-        _registry[name] = resolved
+        _registry[name] = tool
 
 
 def list_registered_tools() -> list[str]:
@@ -72,15 +66,34 @@ def list_registered_tools() -> list[str]:
         return sorted(set(_registry) | set(_BUILTIN_MODULES))
 
 
+def list_usable_tools() -> list[str]:
+    """The registered tools that can run here (see `ToolDefinition.is_usable`)."""
+    with _lock:
+        registered = dict(_registry)
+    # Built-ins not imported yet run wherever ohtui does.
+    usable = {name for name in _BUILTIN_MODULES if name not in registered}
+    for name, tool in registered.items():
+        if (tool if inspect.isclass(tool) else type(tool)).is_usable():
+            usable.add(name)
+    return sorted(usable)
+
+
 def resolve_tool(spec: Tool, conv_state: ConversationState) -> Sequence[ToolDefinition[Any, Any]]:
     """Create the ToolDefinitions a spec names, for one conversation."""
     with _lock:
-        factory = _registry.get(spec.name)
-    if factory is None and spec.name in _BUILTIN_MODULES:
+        tool = _registry.get(spec.name)
+    if tool is None and spec.name in _BUILTIN_MODULES:
         importlib.import_module(_BUILTIN_MODULES[spec.name])  # registers itself
         with _lock:
-            factory = _registry.get(spec.name)
-    if factory is None:
+            tool = _registry.get(spec.name)
+    if tool is None:
         known = ", ".join(list_registered_tools())
         raise ValueError(f"no tool registered as '{spec.name}' (known tools: {known})")
-    return factory(conv_state, **spec.params)
+    if isinstance(tool, ToolDefinition):
+        if spec.params:
+            raise ValueError(
+                f"tool '{spec.name}' is registered as a ready instance and takes no parameters, "
+                f"got {sorted(spec.params)}"
+            )
+        return [tool]
+    return tool.create(conv_state, **spec.params)

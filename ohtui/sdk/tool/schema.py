@@ -1,4 +1,4 @@
-"""Action and Observation: the typed arguments and results of tools."""
+"""Schema, Action and Observation: the typed arguments and results of tools."""
 
 from __future__ import annotations
 
@@ -13,10 +13,19 @@ from ohtui.sdk.llm.message import ImageContent, TextContent, text_of
 from ohtui.sdk.utils.models import DiscriminatedUnionMixin
 
 
-class Action(DiscriminatedUnionMixin):
-    """The validated arguments of one tool call. Subclass it with documented fields."""
+class Schema(DiscriminatedUnionMixin):
+    """A frozen model whose fields a tool exchanges with the model (Action, Observation)."""
 
     model_config = ConfigDict(defer_build=True, frozen=True, extra="forbid")
+
+    @classmethod
+    def to_mcp_schema(cls) -> dict[str, Any]:
+        """The JSON schema of the fields, self-contained and without titles (as MCP wants)."""
+        return simplify_schema(cls.model_json_schema())
+
+
+class Action(Schema):
+    """The validated arguments of one tool call. Subclass it with documented fields."""
 
     @property
     def visualize(self) -> Text:
@@ -29,16 +38,9 @@ class Action(DiscriminatedUnionMixin):
             text.append(f"{value}\n")
         return text
 
-    @classmethod
-    def to_json_schema(cls) -> dict[str, Any]:
-        """The JSON schema of the tool's parameters, self-contained and without titles."""
-        return simplify_schema(cls.model_json_schema())
 
-
-class Observation(DiscriminatedUnionMixin):
+class Observation(Schema):
     """What a tool returned. `content` is what the model sees; subclasses add typed fields."""
-
-    model_config = ConfigDict(defer_build=True, frozen=True, extra="forbid")
 
     content: list[TextContent | ImageContent] = Field(default_factory=list)
     is_error: bool = False

@@ -77,6 +77,7 @@ class DiscriminatedUnionMixin(BaseModel):
             return cls.resolve_kind(kind)
         if target is None or not issubclass(target, cls):
             raise ValueError(
-                f"unknown {cls.__name__} kind {kind!r}; is the module defining it imported?"
+                f"Unexpected kind {kind!r} for {cls.__name__}: no such subclass is defined; "
+                "import the module that defines it first"
             )
         return target

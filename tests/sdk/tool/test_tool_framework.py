@@ -8,7 +8,7 @@ import operator
 import types
 from collections.abc import Sequence
 from enum import Enum
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import pytest
 from pydantic import BaseModel, Field, ValidationError
@@ -79,7 +79,7 @@ class TfwSearchExecutor(ToolExecutor[TfwSearchAction, TfwSearchObservation]):
 
 
 class TfwSearchTool(ToolDefinition[TfwSearchAction, TfwSearchObservation]):
-    created_with: list[tuple[Any, dict[str, Any]]] = []
+    created_with: ClassVar[list[tuple[Any, dict[str, Any]]]] = []
 
     @classmethod
     def create(cls, conv_state: Any, **params: Any) -> Sequence[TfwSearchTool]:
@@ -131,7 +131,7 @@ def state() -> types.SimpleNamespace:
 
 
 def test_schema_is_self_contained_without_titles() -> None:
-    schema = TfwSearchAction.to_json_schema()
+    schema = TfwSearchAction.to_mcp_schema()
     keys = {key for _, key in walk_keys(schema)}
     assert "$ref" not in keys
     assert "$defs" not in keys
@@ -142,7 +142,7 @@ def test_schema_is_self_contained_without_titles() -> None:
 
 
 def test_schema_inlines_nested_models() -> None:
-    props = TfwSearchAction.to_json_schema()["properties"]
+    props = TfwSearchAction.to_mcp_schema()["properties"]
     item = props["ranges"]["items"]
     assert item["type"] == "object"
     assert item["properties"]["start"] == {"type": "integer", "description": "First line."}
@@ -152,7 +152,7 @@ def test_schema_inlines_nested_models() -> None:
 
 
 def test_schema_keeps_descriptions_constraints_and_enums() -> None:
-    props = TfwSearchAction.to_json_schema()["properties"]
+    props = TfwSearchAction.to_mcp_schema()["properties"]
     assert props["pattern"] == {"type": "string", "description": "The regular expression."}
     assert props["max_results"]["minimum"] == 1
     assert props["max_results"]["default"] == 20
@@ -161,7 +161,7 @@ def test_schema_keeps_descriptions_constraints_and_enums() -> None:
 
 
 def test_optional_fields_become_optional_plain_types() -> None:
-    schema = TfwSearchAction.to_json_schema()
+    schema = TfwSearchAction.to_mcp_schema()
     assert schema["required"] == ["pattern"]
     path = schema["properties"]["path"]
     assert path["type"] == "string"
@@ -176,7 +176,7 @@ def test_optional_fields_become_optional_plain_types() -> None:
 
 
 def test_kind_is_not_a_parameter() -> None:
-    schema = TfwSearchAction.to_json_schema()
+    schema = TfwSearchAction.to_mcp_schema()
     assert "kind" not in schema["properties"]
     assert "kind" not in schema.get("required", [])
 
@@ -185,7 +185,7 @@ def test_a_property_named_title_is_kept() -> None:
     class TfwTitledAction(Action):
         title: str = Field(description="The task title.")
 
-    schema = TfwTitledAction.to_json_schema()
+    schema = TfwTitledAction.to_mcp_schema()
     assert schema["properties"] == {"title": {"type": "string", "description": "The task title."}}
     assert schema["required"] == ["title"]
 
@@ -194,7 +194,7 @@ def test_action_without_fields_has_an_empty_object_schema() -> None:
     class TfwEmptyAction(Action):
         pass
 
-    schema = TfwEmptyAction.to_json_schema()
+    schema = TfwEmptyAction.to_mcp_schema()
     assert schema["type"] == "object"
     assert schema["properties"] == {}
 
@@ -213,7 +213,7 @@ def test_title_keys_inside_default_values_are_kept() -> None:
     class TfwPlanAction(Action):
         items: list[TfwTaskItem] = Field(default=[TfwTaskItem(title="Read the code")])
 
-    default = TfwPlanAction.to_json_schema()["properties"]["items"]["default"]
+    default = TfwPlanAction.to_mcp_schema()["properties"]["items"]["default"]
     assert default == [{"title": "Read the code", "notes": ""}]
 
 
@@ -222,7 +222,7 @@ def test_recursive_models_do_not_crash_the_schema() -> None:
         root: TfwNode
 
     try:
-        schema = TfwTreeAction.to_json_schema()
+        schema = TfwTreeAction.to_mcp_schema()
     except ValueError as exc:  # a clear refusal would be acceptable too
         assert "TfwNode" in str(exc)
     else:
@@ -238,8 +238,12 @@ def test_to_openai_tool_shape() -> None:
     function = tool["function"]
     assert function["name"] == "tfw_search"
     assert function["description"] == "Search the workspace."
-    assert function["parameters"] == TfwSearchAction.to_json_schema()
-    assert "security_risk" not in function["parameters"]["properties"]
+    parameters = function["parameters"]
+    assert "security_risk" not in parameters["properties"]
+    summary = parameters["properties"].pop("summary")
+    assert summary["type"] == "string"
+    assert "summary" not in parameters["required"]  # optional: the model may leave it out
+    assert parameters == TfwSearchAction.to_mcp_schema()
 
 
 def test_security_risk_is_added_to_tools_that_are_not_read_only() -> None:
@@ -275,7 +279,7 @@ def test_security_risk_is_not_added_twice() -> None:
     tool.to_openai_tool(add_security_risk_prediction=True)
     parameters = tool.to_openai_tool(add_security_risk_prediction=True)["function"]["parameters"]
     assert parameters["required"].count("security_risk") == 1
-    assert "security_risk" not in TfwSearchAction.to_json_schema()["properties"]
+    assert "security_risk" not in TfwSearchAction.to_mcp_schema()["properties"]
 
 
 # ------------------------------------------------------------------ arguments
@@ -403,25 +407,26 @@ def test_register_a_tool_instance_is_shared() -> None:
     assert second is instance
 
 
-def test_register_a_factory_callable() -> None:
-    calls: list[tuple[Any, dict[str, Any]]] = []
-
+def test_a_factory_callable_is_rejected_with_what_to_do() -> None:
     def factory(conv_state: Any, **params: Any) -> list[ToolDefinition[Any, Any]]:
-        calls.append((conv_state, params))
-        return [search_tool(), FinishTool()]
+        return [search_tool()]
 
-    register_tool("tfw_factory_tool", factory)
-    conv_state = state()
-    tools = resolve_tool(Tool(name="tfw_factory_tool", params={"limit": 5}), conv_state)  # type: ignore[arg-type]
-    assert [t.name for t in tools] == ["tfw_search", "finish"]
-    assert calls == [(conv_state, {"limit": 5})]
+    with pytest.raises(TypeError, match=r"tfw_factory_tool.*create\(\) classmethod"):
+        register_tool("tfw_factory_tool", factory)  # type: ignore[arg-type]
+    assert "tfw_factory_tool" not in list_registered_tools()
 
 
-def test_registering_again_replaces_the_factory() -> None:
-    register_tool("tfw_replaced_tool", lambda conv_state: [FinishTool()])
-    register_tool("tfw_replaced_tool", lambda conv_state: [ThinkTool()])
+def test_registering_again_replaces_the_tool() -> None:
+    register_tool("tfw_replaced_tool", FinishTool())
+    register_tool("tfw_replaced_tool", ThinkTool)
     [tool] = resolve_tool(Tool(name="tfw_replaced_tool"), state())  # type: ignore[arg-type]
     assert tool.name == "think"
+
+
+def test_a_shared_instance_takes_no_parameters() -> None:
+    register_tool("tfw_instance_params_tool", search_tool())
+    with pytest.raises(ValueError, match=r"tfw_instance_params_tool.*\['depth'\]"):
+        resolve_tool(Tool(name="tfw_instance_params_tool", params={"depth": 2}), state())  # type: ignore[arg-type]
 
 
 def test_unknown_tool_lists_known_tools() -> None:

@@ -374,7 +374,7 @@ def test_resolve_tool_by_name(workspace: Path, obs_dir: Path) -> None:
 
 
 def test_action_schema_for_the_model() -> None:
-    schema = TerminalAction.to_json_schema()
+    schema = TerminalAction.to_mcp_schema()
     assert schema["required"] == ["command"]
     assert set(schema["properties"]) == {"command", "timeout", "reset"}
     assert schema["properties"]["timeout"]["type"] == "number"

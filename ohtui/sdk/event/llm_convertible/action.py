@@ -43,6 +43,9 @@ class ActionEvent(LLMConvertibleEvent):
     security_risk_reason: str | None = Field(
         default=None, description="Which analyzer (and rule) gave the risk, and why."
     )
+    summary: str | None = Field(
+        default=None, description="The model's few words on what this call does, if it gave any."
+    )
 
     @property
     def visualize(self) -> Text:
@@ -58,6 +61,9 @@ class ActionEvent(LLMConvertibleEvent):
             text.append(" ")
             text.append_text(self.security_risk.visualize)
         text.append("\n")
+        if self.summary:
+            text.append("Summary: ", style="bold")
+            text.append(f"{self.summary}\n")
         if self.action is not None:
             text.append_text(self.action.visualize)
         else:

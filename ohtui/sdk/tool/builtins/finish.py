@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Self
+
 from pydantic import Field
 from rich.text import Text
 
 from ohtui.sdk.tool.schema import Action, Observation
 from ohtui.sdk.tool.tool import ToolAnnotations, ToolDefinition, ToolExecutor
+
+if TYPE_CHECKING:
+    from ohtui.sdk.conversation.state import ConversationState
 
 FINISH_DESCRIPTION = """Signals that the task is done, or that you cannot go on without the user.
 Use it once the work is done and checked. `message` is shown to the user as your final
@@ -36,20 +42,27 @@ class FinishExecutor(ToolExecutor[FinishAction, FinishObservation]):
 
 
 class FinishTool(ToolDefinition[FinishAction, FinishObservation]):
-    """The built-in `finish` tool."""
+    """The built-in `finish` tool; `FinishTool()` is ready to use."""
 
-    def __init__(self) -> None:
-        super().__init__(
-            name="finish",
-            description=FINISH_DESCRIPTION,
-            action_type=FinishAction,
-            observation_type=FinishObservation,
-            annotations=ToolAnnotations(
+    def __init__(self, **fields: Any) -> None:
+        defaults: dict[str, Any] = {
+            "description": FINISH_DESCRIPTION,
+            "action_type": FinishAction,
+            "observation_type": FinishObservation,
+            "annotations": ToolAnnotations(
                 title="finish",
                 readOnlyHint=True,
                 destructiveHint=False,
                 idempotentHint=True,
                 openWorldHint=False,
             ),
-            executor=FinishExecutor(),
-        )
+            "executor": FinishExecutor(),
+        }
+        super().__init__(**{**defaults, **fields})
+
+    @classmethod
+    def create(cls, conv_state: ConversationState | None = None, **params: Any) -> Sequence[Self]:
+        """The `finish` tool; it needs no conversation and takes no parameters."""
+        if params:
+            raise ValueError(f"finish takes no parameters, got {sorted(params)}")
+        return [cls()]

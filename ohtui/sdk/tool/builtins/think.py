@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Self
+
 from pydantic import Field
 from rich.text import Text
 
 from ohtui.sdk.tool.schema import Action, Observation
 from ohtui.sdk.tool.tool import ToolAnnotations, ToolDefinition, ToolExecutor
+
+if TYPE_CHECKING:
+    from ohtui.sdk.conversation.state import ConversationState
 
 THINK_DESCRIPTION = """Think without acting or changing anything: plan, weigh options, or make
 sense of an error before the next step. The thought is logged and nothing else happens."""
@@ -35,20 +41,27 @@ class ThinkExecutor(ToolExecutor[ThinkAction, ThinkObservation]):
 
 
 class ThinkTool(ToolDefinition[ThinkAction, ThinkObservation]):
-    """The built-in `think` tool."""
+    """The built-in `think` tool; `ThinkTool()` is ready to use."""
 
-    def __init__(self) -> None:
-        super().__init__(
-            name="think",
-            description=THINK_DESCRIPTION,
-            action_type=ThinkAction,
-            observation_type=ThinkObservation,
-            annotations=ToolAnnotations(
+    def __init__(self, **fields: Any) -> None:
+        defaults: dict[str, Any] = {
+            "description": THINK_DESCRIPTION,
+            "action_type": ThinkAction,
+            "observation_type": ThinkObservation,
+            "annotations": ToolAnnotations(
                 title="think",
                 readOnlyHint=True,
                 destructiveHint=False,
                 idempotentHint=True,
                 openWorldHint=False,
             ),
-            executor=ThinkExecutor(),
-        )
+            "executor": ThinkExecutor(),
+        }
+        super().__init__(**{**defaults, **fields})
+
+    @classmethod
+    def create(cls, conv_state: ConversationState | None = None, **params: Any) -> Sequence[Self]:
+        """The `think` tool; it needs no conversation and takes no parameters."""
+        if params:
+            raise ValueError(f"think takes no parameters, got {sorted(params)}")
+        return [cls()]

@@ -108,17 +108,21 @@ class FileEditorTool(ToolDefinition[FileEditorAction, FileEditorObservation]):
     """The built-in `file_editor` tool."""
 
     @classmethod
-    def create(cls, conv_state: ConversationState, **params: Any) -> Sequence[Self]:
+    def create(cls, conv_state: ConversationState | None = None, **params: Any) -> Sequence[Self]:
         """One editor for the conversation's workspace; it takes no parameters."""
         # editor.py imports this module for the action and observation types.
         from ohtui.sdk.tools.file_editor.editor import FileEditorExecutor
 
+        if conv_state is None:
+            raise ValueError(
+                "FileEditorTool.create() needs the conversation's state (conv_state): it edits "
+                "that workspace. Or name it in the agent's tools: Tool(name='file_editor')."
+            )
         if params:
             raise ValueError(f"file_editor takes no parameters, got {sorted(params)}")
         working_dir = conv_state.workspace.working_dir
         return [
             cls(
-                name="file_editor",
                 description=FILE_EDITOR_DESCRIPTION.format(working_dir=working_dir),
                 action_type=FileEditorAction,
                 observation_type=FileEditorObservation,

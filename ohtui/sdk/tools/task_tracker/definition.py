@@ -89,16 +89,20 @@ class TaskTrackerTool(ToolDefinition[TaskTrackerAction, TaskTrackerObservation])
     """The built-in `task_tracker` tool."""
 
     @classmethod
-    def create(cls, conv_state: ConversationState, **params: Any) -> Sequence[Self]:
+    def create(cls, conv_state: ConversationState | None = None, **params: Any) -> Sequence[Self]:
         """One tracker keeping its list in the conversation's agent_state; no parameters."""
         # tracker.py imports this module for the action and observation types.
         from ohtui.sdk.tools.task_tracker.tracker import TaskTrackerExecutor
 
+        if conv_state is None:
+            raise ValueError(
+                "TaskTrackerTool.create() needs the conversation's state (conv_state): it keeps "
+                "its list there. Or name it in the agent's tools: Tool(name='task_tracker')."
+            )
         if params:
             raise ValueError(f"task_tracker takes no parameters, got {sorted(params)}")
         return [
             cls(
-                name="task_tracker",
                 description=TASK_TRACKER_DESCRIPTION,
                 action_type=TaskTrackerAction,
                 observation_type=TaskTrackerObservation,

@@ -50,26 +50,10 @@ def terminal_description(timeout: float, max_output_chars: int) -> str:
 class TerminalTool(ToolDefinition[TerminalAction, TerminalObservation]):
     """The built-in `terminal` tool: bash commands in a persistent shell."""
 
-    def __init__(self, executor: TerminalExecutor) -> None:
-        super().__init__(
-            name="terminal",
-            description=terminal_description(executor.timeout, executor.max_output_chars),
-            action_type=TerminalAction,
-            observation_type=TerminalObservation,
-            annotations=ToolAnnotations(
-                title="terminal",
-                readOnlyHint=False,
-                destructiveHint=True,
-                idempotentHint=False,
-                openWorldHint=True,
-            ),
-            executor=executor,
-        )
-
     @classmethod
     def create(
         cls,
-        conv_state: ConversationState,
+        conv_state: ConversationState | None = None,
         *,
         timeout: float = DEFAULT_TIMEOUT,
         max_output_chars: int = DEFAULT_MAX_OUTPUT_CHARS,
@@ -77,6 +61,11 @@ class TerminalTool(ToolDefinition[TerminalAction, TerminalObservation]):
         **params: Any,
     ) -> Sequence[Self]:
         """The terminal for one conversation; bash starts on its first command."""
+        if conv_state is None:
+            raise ValueError(
+                "TerminalTool.create() needs the conversation's state (conv_state): its shell "
+                "runs in that workspace. Or name it in the agent's tools: Tool(name='terminal')."
+            )
         if params:
             raise ValueError(
                 f"terminal takes only timeout, max_output_chars and shell, got {sorted(params)}"
@@ -90,4 +79,18 @@ class TerminalTool(ToolDefinition[TerminalAction, TerminalObservation]):
             secrets=getattr(conv_state, "secret_registry", None),
             sandbox=lambda: getattr(conv_state, "sandbox", None),
         )
-        return [cls(executor)]
+        return [
+            cls(
+                description=terminal_description(timeout, max_output_chars),
+                action_type=TerminalAction,
+                observation_type=TerminalObservation,
+                annotations=ToolAnnotations(
+                    title="terminal",
+                    readOnlyHint=False,
+                    destructiveHint=True,
+                    idempotentHint=False,
+                    openWorldHint=True,
+                ),
+                executor=executor,
+            )
+        ]
