@@ -34,7 +34,7 @@ class PatternSecurityAnalyzer(SecurityAnalyzerBase):
         """Shown as "pattern rules"."""
         return "pattern rules"
 
-    def analyze(self, action: ActionEvent) -> SecurityRisk:
+    def security_risk(self, action: ActionEvent) -> SecurityRisk:
         """The highest risk of the rules that fire."""
         return self._assess(action).risk
 
