@@ -46,7 +46,9 @@ class SecurityAnalyzerBase(DiscriminatedUnionMixin, ABC):
     cannot be created. They may also implement `explain`.
     """
 
-    model_config = ConfigDict(defer_build=True, extra="forbid")
+    # A field typed with this base class writes the subclass's own fields too (pydantic
+    # 2.13+), so an analyzer survives JSON in any model that holds one.
+    model_config = ConfigDict(defer_build=True, extra="forbid", polymorphic_serialization=True)
 
     @abstractmethod
     def security_risk(self, action: ActionEvent) -> SecurityRisk:

@@ -166,3 +166,18 @@ def test_propagate_unknown_survives_json() -> None:
     assert isinstance(restored, EnsembleSecurityAnalyzer)
     assert restored.propagate_unknown is True
     assert restored == ensemble
+
+
+def test_an_analyzer_in_any_model_keeps_its_kind_and_fields() -> None:
+    from pydantic import BaseModel
+
+    class Holder(BaseModel):
+        analyzer: SecurityAnalyzerBase
+
+    held = Holder(
+        analyzer=EnsembleSecurityAnalyzer(
+            analyzers=[OhtuiStyleAnalyzerForContractTests(risk=MEDIUM)], propagate_unknown=True
+        )
+    )
+    restored = Holder.model_validate_json(held.model_dump_json())
+    assert restored.analyzer == held.analyzer

@@ -43,6 +43,9 @@ class ActionEvent(LLMConvertibleEvent):
     security_risk_reason: str | None = Field(
         default=None, description="Which analyzer (and rule) gave the risk, and why."
     )
+    summary: str | None = Field(
+        default=None, description="The model's few words on what this call does, if it gave any."
+    )
 
     @property
     def visualize(self) -> Text:
