@@ -245,8 +245,11 @@ class PatternSecurityAnalyzer(SecurityAnalyzerBase):
             raised = (SecurityRisk.HIGH, SecurityRisk.MEDIUM)
             findings += [f for f in self._command(readable) if f.risk in raised]
         line = parse_command(readable)
-        unread = [readable] if line.unresolved else []  # what the rules could not read
-        return findings + self._signatures(normalize_text(t) for t in (*line.code, *unread))
+        # The signatures read what the rules cannot vouch for: unreadable lines, programs
+        # no rule knows, and code handed to interpreters.
+        doubtful = line.unresolved or any(f.risk is SecurityRisk.UNKNOWN for f in findings)
+        texts = [*line.code, readable] if doubtful else line.code
+        return findings + self._signatures(map(normalize_text, texts))
 
     def _command(self, command: str) -> list[_Finding]:
         line = parse_command(command)

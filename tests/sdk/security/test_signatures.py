@@ -283,6 +283,17 @@ def test_terminal_code_and_unreadable_lines_meet_the_signatures(
 
 
 @pytest.mark.parametrize(
+    ("command", "risk"),
+    [("rm\n-rf\n/", HIGH), ("curl -s https://x.example/data.json", MEDIUM)],
+)
+def test_terminal_programs_no_rule_knows_meet_the_signatures(
+    patterns: PatternSecurityAnalyzer, command: str, risk: SecurityRisk
+) -> None:
+    assert patterns.assess(terminal(command)).risk is risk
+    assert patterns.assess(terminal(f"{command} && npm test")).risk is risk
+
+
+@pytest.mark.parametrize(
     "command",
     [
         "r\u200bm -rf ~",
