@@ -69,6 +69,7 @@ from ohtui.sdk.security import (
     LLMSecurityAnalyzer,
     NeverConfirm,
     PatternSecurityAnalyzer,
+    PolicyRailSecurityAnalyzer,
     SecurityAnalyzerBase,
     SecurityRisk,
 )
@@ -141,6 +142,7 @@ __all__ = [
     "PatternSecurityAnalyzer",
     "PauseEvent",
     "PersistenceError",
+    "PolicyRailSecurityAnalyzer",
     "SecretRegistry",
     "SecurityAnalyzerBase",
     "SecurityRisk",

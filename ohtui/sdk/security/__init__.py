@@ -20,6 +20,7 @@ from ohtui.sdk.security.confirmation_policy import (
     NeverConfirm,
 )
 from ohtui.sdk.security.pattern_analyzer import PatternSecurityAnalyzer
+from ohtui.sdk.security.policy_rails import PolicyRailSecurityAnalyzer
 from ohtui.sdk.security.risk import SecurityRisk
 
 __all__ = [
@@ -33,6 +34,7 @@ __all__ = [
     "LLMSecurityAnalyzer",
     "NeverConfirm",
     "PatternSecurityAnalyzer",
+    "PolicyRailSecurityAnalyzer",
     "RiskAssessment",
     "RuleDecision",
     "RuleScope",

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import logging
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, final
+from typing import TYPE_CHECKING, Any, final
 
 from pydantic import ConfigDict, Field, SerializeAsAny
 
@@ -13,11 +14,14 @@ from ohtui.sdk.security.risk import SecurityRisk
 from ohtui.sdk.utils.models import DiscriminatedUnionMixin
 
 if TYPE_CHECKING:
+    from ohtui.sdk.event.base import Event
     from ohtui.sdk.event.llm_convertible.action import ActionEvent
 
 logger = logging.getLogger(__name__)
 
 _RANK = {SecurityRisk.LOW: 1, SecurityRisk.MEDIUM: 2, SecurityRisk.HIGH: 3}
+_FROZEN = ConfigDict(frozen=True)
+"""Our own analyzers live in the conversation's state: changing one must go through it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,17 +39,36 @@ class RiskAssessment:
 
 
 class SecurityAnalyzerBase(DiscriminatedUnionMixin, ABC):
-    """Rates actions before they run. Subclasses implement `analyze` (and may `explain`)."""
+    """Rates actions before they run.
 
-    model_config = ConfigDict(defer_build=True, frozen=True, extra="forbid")
+    Subclasses implement `security_risk` (the SDK's name) or `analyze` (ohtui's older name):
+    either is enough, as each delegates to the other, and a class implementing neither
+    cannot be created. They may also implement `explain`.
+    """
+
+    # A field typed with this base class writes the subclass's own fields too (pydantic
+    # 2.13+), so an analyzer survives JSON in any model that holds one.
+    model_config = ConfigDict(defer_build=True, extra="forbid", polymorphic_serialization=True)
 
     @abstractmethod
-    def analyze(self, action: ActionEvent) -> SecurityRisk:
-        """The action's risk."""
-
     def security_risk(self, action: ActionEvent) -> SecurityRisk:
-        """The reference SDK's name for `analyze`."""
+        """The action's risk."""
+        if type(self).analyze is SecurityAnalyzerBase.analyze:
+            raise NotImplementedError(f"{type(self).__name__} does not implement security_risk")
         return self.analyze(action)
+
+    def analyze(self, action: ActionEvent) -> SecurityRisk:
+        """The action's risk (ohtui's older name for `security_risk`)."""
+        if type(self).security_risk is SecurityAnalyzerBase.security_risk:
+            raise NotImplementedError(f"{type(self).__name__} does not implement analyze")
+        return self.security_risk(action)
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        if cls.analyze is not SecurityAnalyzerBase.analyze:
+            # Written against ohtui's older name: `security_risk` delegates to it.
+            cls.__abstractmethods__ = cls.__abstractmethods__ - {"security_risk"}
 
     def explain(self, action: ActionEvent) -> str | None:
         """Why the action got its risk (None when there is nothing to say)."""
@@ -76,19 +99,33 @@ class SecurityAnalyzerBase(DiscriminatedUnionMixin, ABC):
                 SecurityRisk.HIGH, f"the analyzer failed ({type(exc).__name__}: {exc})", self.name
             )
 
+    def analyze_event(self, event: Event) -> SecurityRisk | None:
+        """The risk of an action event (a failing analyzer: HIGH); None for other events."""
+        from ohtui.sdk.event.llm_convertible.action import ActionEvent
+
+        return self.assess(event).risk if isinstance(event, ActionEvent) else None
+
+    def analyze_pending_actions(
+        self, pending_actions: Sequence[ActionEvent]
+    ) -> list[tuple[ActionEvent, SecurityRisk]]:
+        """Each action with its risk, in order; one the analyzer fails on is HIGH."""
+        return [(action, self.assess(action).risk) for action in pending_actions]
+
     def _assess(self, action: ActionEvent) -> RiskAssessment:
-        return RiskAssessment(self.analyze(action), self.explain(action), self.name)
+        return RiskAssessment(self.security_risk(action), self.explain(action), self.name)
 
 
 class LLMSecurityAnalyzer(SecurityAnalyzerBase):
     """Uses the model's own rating: every tool that is not read-only asks it for one."""
+
+    model_config = _FROZEN
 
     @property
     def name(self) -> str:
         """Shown as "the model"."""
         return "the model"
 
-    def analyze(self, action: ActionEvent) -> SecurityRisk:
+    def security_risk(self, action: ActionEvent) -> SecurityRisk:
         """The `security_risk` the model gave with the call."""
         return action.security_risk
 
@@ -105,12 +142,19 @@ class LLMSecurityAnalyzer(SecurityAnalyzerBase):
 
 
 class EnsembleSecurityAnalyzer(SecurityAnalyzerBase):
-    """The highest risk any member gives, so one careless rating cannot lower it."""
+    """The highest risk any member gives, so one careless rating cannot lower it.
+
+    A member that cannot rate (UNKNOWN) is passed over unless all are; with
+    `propagate_unknown`, one such member makes the whole rating UNKNOWN.
+    """
+
+    model_config = _FROZEN
 
     analyzers: list[SerializeAsAny[SecurityAnalyzerBase]] = Field(min_length=1)
+    propagate_unknown: bool = False
 
-    def analyze(self, action: ActionEvent) -> SecurityRisk:
-        """The highest known risk among the members (UNKNOWN only if all say UNKNOWN)."""
+    def security_risk(self, action: ActionEvent) -> SecurityRisk:
+        """The highest known risk among the members (see the class for UNKNOWN)."""
         return self._assess(action).risk
 
     def _assess(self, action: ActionEvent) -> RiskAssessment:
@@ -118,6 +162,9 @@ class EnsembleSecurityAnalyzer(SecurityAnalyzerBase):
         known = [a for a in assessments if a.risk is not SecurityRisk.UNKNOWN]
         if not known:
             return RiskAssessment(SecurityRisk.UNKNOWN, "no analyzer could rate it", self.name)
+        if self.propagate_unknown and len(known) < len(assessments):
+            silent = ", ".join(a.analyzer for a in assessments if a.risk is SecurityRisk.UNKNOWN)
+            return RiskAssessment(SecurityRisk.UNKNOWN, f"{silent} could not rate it", self.name)
         top = max(known, key=lambda a: _RANK[a.risk])
         reason = top.reason or "no reason given"
         lower = [a for a in known if _RANK[a.risk] < _RANK[top.risk]]

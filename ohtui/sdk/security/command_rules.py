@@ -121,8 +121,13 @@ def _has(command: Command, short: str, long: str) -> bool:
     return short in _flags(command) or long in command.args
 
 
+def _program(command: Command) -> str:
+    # Case-insensitive file systems (macOS by default) find `rm` when asked for `RM`.
+    return command.name.lower()
+
+
 def _named(line: CommandLine, *names: str) -> list[Command]:
-    return [c for c in line.commands if c.name in names]
+    return [c for c in line.commands if _program(c) in names]
 
 
 def _expand_home(path: str) -> str:
@@ -133,14 +138,22 @@ def _expand_home(path: str) -> str:
 
 
 def _recursive_rm(command: Command) -> bool:
-    return (command.name == "rm" and _has(command, "r", "--recursive")) or (
-        command.name == "rm" and "R" in _flags(command)
+    return (_program(command) == "rm" and _has(command, "r", "--recursive")) or (
+        _program(command) == "rm" and "R" in _flags(command)
     )
+
+
+def _scratch_root(target: str) -> bool:
+    """A scratch directory itself, or everything in it (`/tmp`, `/tmp/*`): others' files."""
+    path = os.path.normpath(target)
+    parent, _, name = path.rpartition("/")
+    return path in SCRATCH_DIRS or (parent in SCRATCH_DIRS and any(g in name for g in "*?["))
 
 
 def _rm_outside(line: CommandLine, ws: str | None) -> bool:
     return any(
-        _recursive_rm(c) and any(is_outside(t, ws) for t in _operands(c) or ["."])
+        _recursive_rm(c)
+        and any(is_outside(t, ws) or _scratch_root(t) for t in _operands(c) or ["."])
         for c in line.commands
     ) or any(
         "-delete" in c.args and any(is_outside(t, ws) for t in _operands(c)[:1] or ["."])
@@ -212,7 +225,7 @@ def _system_permissions(line: CommandLine, ws: str | None) -> bool:
 
 def _disk(line: CommandLine, ws: str | None) -> bool:
     for command in line.commands:
-        name = command.name
+        name = _program(command)
         if name == "dd" and any(w.startswith("of=/dev/") for w in command.args):
             return True
         if name.startswith("mkfs") or name in ("fdisk", "sfdisk", "parted", "mkswap", "sgdisk"):
@@ -224,9 +237,17 @@ def _disk(line: CommandLine, ws: str | None) -> bool:
 
 def _power(line: CommandLine, ws: str | None) -> bool:
     for command in line.commands:
-        if command.name in ("shutdown", "reboot", "halt", "poweroff", "killall", "pkill", "init"):
+        if _program(command) in (
+            "shutdown",
+            "reboot",
+            "halt",
+            "poweroff",
+            "killall",
+            "pkill",
+            "init",
+        ):
             return True
-        if command.name == "kill" and "-1" in command.args[1:] + tuple(_operands(command)):
+        if _program(command) == "kill" and "-1" in command.args[1:] + tuple(_operands(command)):
             return True
     return False
 
@@ -237,7 +258,7 @@ def _crontab_remove(line: CommandLine, ws: str | None) -> bool:
 
 def _system_change(line: CommandLine, ws: str | None) -> bool:
     for command in line.commands:
-        name, rest = command.name, command.args
+        name, rest = _program(command), command.args
         if name in ("apt", "apt-get", "yum", "dnf", "brew", "pacman", "apk", "zypper") and any(
             w in ("install", "remove", "purge", "upgrade", "uninstall", "autoremove") for w in rest
         ):
@@ -339,7 +360,7 @@ def _history_rewrite(line: CommandLine, ws: str | None) -> bool:
 def _sql(line: CommandLine) -> list[str]:
     texts: list[str] = []
     for command in line.commands:
-        options = DATABASE_CLIENTS.get(command.name)
+        options = DATABASE_CLIENTS.get(_program(command))
         if options is None:
             continue
         args = list(command.args)
@@ -348,9 +369,9 @@ def _sql(line: CommandLine) -> list[str]:
                 texts.append(args[index + 1])
             elif any(word.startswith(o + "=") for o in options if o.startswith("--")):
                 texts.append(word.split("=", 1)[1])
-        if command.name in ("sqlite3", "redis-cli", "duckdb"):
+        if _program(command) in ("sqlite3", "redis-cli", "duckdb"):
             texts.append(" ".join(_operands(command)))
-    if any(c.name in DATABASE_CLIENTS for c in line.commands):
+    if any(_program(c) in DATABASE_CLIENTS for c in line.commands):
         texts.extend(line.code)
     return texts
 
@@ -374,16 +395,16 @@ def _write_targets(line: CommandLine) -> list[str]:
     targets = list(line.writes_files)
     for command in line.commands:
         operands = _operands(command)
-        if command.name in ("tee", "touch", "mkdir", "truncate") or (
-            command.name == "sed" and _has(command, "i", "--in-place")
+        if _program(command) in ("tee", "touch", "mkdir", "truncate") or (
+            _program(command) == "sed" and _has(command, "i", "--in-place")
         ):
-            targets.extend(operands[1:] if command.name == "sed" else operands)
-        elif command.name in ("cp", "mv", "install", "ln", "rsync") and len(operands) >= 2:
+            targets.extend(operands[1:] if _program(command) == "sed" else operands)
+        elif _program(command) in ("cp", "mv", "install", "ln", "rsync") and len(operands) >= 2:
             if ":" not in operands[-1]:
                 targets.append(operands[-1])
-        elif command.name == "dd":
+        elif _program(command) == "dd":
             targets.extend(w[3:] for w in command.args if w.startswith("of="))
-        elif command.name in ("curl", "wget"):
+        elif _program(command) in ("curl", "wget"):
             args = list(command.args)
             for index, word in enumerate(args):
                 if word in ("-o", "--output", "-O", "--output-document") and index + 1 < len(args):
@@ -412,16 +433,16 @@ def _reads_secrets(line: CommandLine, ws: str | None) -> bool:
 def _exfiltration(line: CommandLine, ws: str | None) -> bool:
     for command in line.commands:
         words = command.args
-        if command.name in ("curl", "http", "https") and any(
+        if _program(command) in ("curl", "http", "https") and any(
             w.startswith("@") or "=@" in w or w in ("-T", "--upload-file") or w.startswith("-T")
             for w in words
         ):
             return True
-        if command.name == "wget" and any(
+        if _program(command) == "wget" and any(
             w.startswith(("--post-file", "--body-file")) for w in words
         ):
             return True
-        if command.name in ("nc", "ncat", "netcat", "socat", "telnet"):
+        if _program(command) in ("nc", "ncat", "netcat", "socat", "telnet"):
             return True
     return False
 

@@ -1,41 +1,179 @@
-"""PatternSecurityAnalyzer: named rules that recognise destructive or exfiltrating actions."""
+"""PatternSecurityAnalyzer: named rules and signatures that recognise harmful actions.
+
+Every tool's call is read (see `action_text`): signatures find destructive commands, code
+execution and download-and-run in what the call will do, and prompt injection anywhere,
+the model's own words included. ohtui's terminal and file editor are read more closely:
+commands by the shell analyzer's rules (which know the workspace), with the signatures left
+for what it cannot read; file paths by the path rules, file contents being data.
+"""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from ohtui.sdk.security.analyzer import _RANK, RiskAssessment, SecurityAnalyzerBase
+from pydantic import Field, field_validator
+
+from ohtui.sdk.security.action_text import ActionText, action_text, normalize_text
+from ohtui.sdk.security.analyzer import _FROZEN, _RANK, RiskAssessment, SecurityAnalyzerBase
 from ohtui.sdk.security.approval_rules import resolve_path
 from ohtui.sdk.security.command_rules import (
     RULES,
     SECRET_PATH,
     SENSITIVE_WRITE_PATH,
-    PatternRule,
     is_outside,
 )
 from ohtui.sdk.security.risk import SecurityRisk
 from ohtui.sdk.security.shell import is_read_only, parse_command
+from ohtui.sdk.security.shell_scan import scan_shell_command
 
 if TYPE_CHECKING:
     from ohtui.sdk.event.llm_convertible.action import ActionEvent
 
+Detector = tuple[str, str, str]
+"""(regular expression, what a match means, stable detector id); matched ignoring case."""
+
+# Stable detector ids: reasons, logs and custom lists refer to them; never rename one.
+DET_EXEC_DESTRUCT_RM_RF = "exec.destruct.rm_rf"
+DET_EXEC_DESTRUCT_SUDO_RM = "exec.destruct.sudo_rm"
+DET_EXEC_DESTRUCT_MKFS = "exec.destruct.mkfs"
+DET_EXEC_DESTRUCT_DD = "exec.destruct.dd_raw_disk"
+DET_EXEC_CODE_EVAL = "exec.code.eval_call"
+DET_EXEC_CODE_EXEC = "exec.code.exec_call"
+DET_EXEC_CODE_OS_SYSTEM = "exec.code.os_system"
+DET_EXEC_CODE_SUBPROCESS = "exec.code.subprocess"
+DET_EXEC_NET_CURL_EXEC = "exec.net.curl_pipe_exec"
+DET_EXEC_NET_WGET_EXEC = "exec.net.wget_pipe_exec"
+DET_EXEC_NET_CURL = "exec.net.curl"
+DET_EXEC_NET_WGET = "exec.net.wget"
+DET_INJECT_OVERRIDE = "inject.override"
+DET_INJECT_MODE_SWITCH = "inject.mode_switch"
+DET_INJECT_IDENTITY = "inject.identity"
+
+# Every repetition is bounded and no alternation sits between unbounded wildcards, so no
+# text, however hostile, makes a match slow.
+_OPTION = r"\s+-{1,2}\w[\w-]*"
+_RUNS_FETCHED = r"[^|;&\n]{0,200}\|\s*(?:sudo\s+)?(?:(?:ba|z|da|k)?sh|python[0-9.]*|perl|ruby)\b"
+
+DEFAULT_HIGH_PATTERNS: list[Detector] = [
+    (
+        rf"\brm(?=(?:{_OPTION}){{0,8}}?\s+(?:-\w*r\w*|--recursive)(?:\s|$))"
+        rf"(?=(?:{_OPTION}){{0,8}}?\s+(?:-\w*f\w*|--force)(?:\s|$))",
+        "deletes recursively and by force",
+        DET_EXEC_DESTRUCT_RM_RF,
+    ),
+    (
+        r"\bsudo(?:\s+-\S*(?:\s+[^\s-]\S*)?){0,3}\s+rm\b",
+        "deletes as the superuser",
+        DET_EXEC_DESTRUCT_SUDO_RM,
+    ),
+    (r"\bmkfs(?:\.\w+|\s+-)", "formats a file system", DET_EXEC_DESTRUCT_MKFS),
+    (r"\bdd\b[^;&|\n]{0,120}\bof=/dev/", "writes to a raw device", DET_EXEC_DESTRUCT_DD),
+    (r"\beval\s*\(", "evaluates code built at run time", DET_EXEC_CODE_EVAL),
+    (r"\bexec\s*\(", "executes code built at run time", DET_EXEC_CODE_EXEC),
+    (
+        r"\bos\.(?:system|popen|exec\w*|spawn\w*)\s*\(",
+        "runs a command through the os module",
+        DET_EXEC_CODE_OS_SYSTEM,
+    ),
+    (
+        r"\bsubprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)"
+        r"\s*\(",
+        "starts a process",
+        DET_EXEC_CODE_SUBPROCESS,
+    ),
+    (rf"\bcurl\b{_RUNS_FETCHED}", "runs what curl downloads", DET_EXEC_NET_CURL_EXEC),
+    (rf"\bwget\b{_RUNS_FETCHED}", "runs what wget downloads", DET_EXEC_NET_WGET_EXEC),
+]
+DEFAULT_MEDIUM_PATTERNS: list[Detector] = [
+    (r"\bcurl\b[^;&|\n]{0,100}\bhttps?://", "fetches a URL with curl", DET_EXEC_NET_CURL),
+    (r"\bwget\b[^;&|\n]{0,100}\bhttps?://", "downloads a URL with wget", DET_EXEC_NET_WGET),
+]
+DEFAULT_INJECTION_HIGH_PATTERNS: list[Detector] = [
+    (
+        r"\b(?:ignore|disregard|forget|override|bypass|skip)\s+(?:all\s+|any\s+|the\s+)?"
+        r"(?:previous|prior|above|earlier|preceding)\s+"
+        r"(?:instructions?|prompts?|rules?|directives?|guidelines?)\b",
+        "tries to override the agent's instructions (prompt injection)",
+        DET_INJECT_OVERRIDE,
+    ),
+]
+DEFAULT_INJECTION_MEDIUM_PATTERNS: list[Detector] = [
+    (
+        r"\byou\s+are\s+now\s+(?:in\s+)?(?:\w+\s+){0,2}mode\b",
+        "tries to switch the agent into another mode (prompt injection)",
+        DET_INJECT_MODE_SWITCH,
+    ),
+    (
+        r"\bpretend\s+(?:that\s+)?(?:you\s+are|you're|to\s+be)\s+(?:an?\s+)?"
+        r"(?:different|another|new)\b",
+        "tries to give the agent another identity (prompt injection)",
+        DET_INJECT_IDENTITY,
+    ),
+]
+
+_CONVERSATION_ONLY = frozenset({"finish", "think", "task_tracker"})
+
+
+@dataclass(frozen=True, slots=True)
+class _Finding:
+    risk: SecurityRisk
+    description: str
+    rule: str
+
 
 class PatternSecurityAnalyzer(SecurityAnalyzerBase):
-    """Rates terminal commands and file edits with named rules; says which rule fired.
+    """Rates any tool's call with named rules and signatures; says which fired.
 
-    Commands made only of read-only tools rate LOW; commands no rule knows rate UNKNOWN
-    (combine with LLMSecurityAnalyzer in an EnsembleSecurityAnalyzer to rate those).
+    LOW means every reading vouched for the action; UNKNOWN that a terminal command runs a
+    program no rule knows, or that something could not be read in full (combine with
+    LLMSecurityAnalyzer in an EnsembleSecurityAnalyzer to rate those).
     """
 
+    model_config = _FROZEN
+
     workspace: str | None = None
+    high_patterns: list[Detector] = Field(default_factory=lambda: list(DEFAULT_HIGH_PATTERNS))
+    """HIGH when they match what the call will do."""
+    medium_patterns: list[Detector] = Field(default_factory=lambda: list(DEFAULT_MEDIUM_PATTERNS))
+    """MEDIUM when they match what the call will do."""
+    injection_high_patterns: list[Detector] = Field(
+        default_factory=lambda: list(DEFAULT_INJECTION_HIGH_PATTERNS)
+    )
+    """HIGH when they match anything, the model's own words included."""
+    injection_medium_patterns: list[Detector] = Field(
+        default_factory=lambda: list(DEFAULT_INJECTION_MEDIUM_PATTERNS)
+    )
+    """MEDIUM when they match anything, the model's own words included."""
+
+    @field_validator(
+        "high_patterns",
+        "medium_patterns",
+        "injection_high_patterns",
+        "injection_medium_patterns",
+    )
+    @classmethod
+    def _compiles(cls, detectors: list[Detector]) -> list[Detector]:
+        for pattern, _, detector_id in detectors:
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise ValueError(
+                    f"detector {detector_id}: {pattern!r} is not a valid regular expression "
+                    f"({exc}); fix or remove it"
+                ) from exc
+        return detectors
 
     @property
     def name(self) -> str:
         """Shown as "pattern rules"."""
         return "pattern rules"
 
-    def analyze(self, action: ActionEvent) -> SecurityRisk:
-        """The highest risk of the rules that fire."""
+    def security_risk(self, action: ActionEvent) -> SecurityRisk:
+        """The highest risk of the rules and signatures that fire."""
         return self._assess(action).risk
 
     def with_workspace(self, working_dir: str) -> PatternSecurityAnalyzer:
@@ -43,61 +181,149 @@ class PatternSecurityAnalyzer(SecurityAnalyzerBase):
         return self if self.workspace else self.model_copy(update={"workspace": working_dir})
 
     def _assess(self, action: ActionEvent) -> RiskAssessment:
+        text = action_text(action)
+        everything = normalize_text(" ".join((*text.executable, *text.commentary)))
+        findings = [
+            *_matches(self.injection_high_patterns, everything, SecurityRisk.HIGH),
+            *_matches(self.injection_medium_patterns, everything, SecurityRisk.MEDIUM),
+            *self._tool_findings(action, text),
+        ]
+        if text.truncated:
+            findings.append(_Finding(SecurityRisk.UNKNOWN, "too long to check in full", "too-long"))
+        return _verdict(findings, self.name)
+
+    def _tool_findings(self, action: ActionEvent, text: ActionText) -> list[_Finding]:
         arguments: dict[str, Any] = (
             action.action.model_dump(exclude={"kind"}) if action.action is not None else {}
         )
-        command = arguments.get("command")
+        command, path = arguments.get("command"), arguments.get("path")
         if action.tool_name == "terminal" and isinstance(command, str):
-            return self._assess_command(command)
-        if action.tool_name == "file_editor" and isinstance(arguments.get("path"), str):
-            return self._assess_edit(str(command or "view"), arguments["path"])
-        if action.tool_name in ("finish", "think", "task_tracker"):
-            return RiskAssessment(
-                SecurityRisk.LOW, "changes nothing outside the conversation", self.name
+            return self._terminal(command)
+        if action.tool_name == "file_editor" and isinstance(path, str):
+            return self._edit(str(command or "view"), path)
+        if action.tool_name in _CONVERSATION_ONLY and action.action is not None:
+            return [_Finding(SecurityRisk.LOW, "changes nothing outside the conversation", "")]
+        return self._any_call(text)
+
+    def _signatures(self, texts: Iterable[str]) -> list[_Finding]:
+        found: list[_Finding] = []
+        for text in texts:
+            found += _matches(self.high_patterns, text, SecurityRisk.HIGH)
+            found += _matches(self.medium_patterns, text, SecurityRisk.MEDIUM)
+        return found
+
+    def _any_call(self, text: ActionText) -> list[_Finding]:
+        findings = self._signatures([normalize_text(" ".join(text.executable))])
+        for piece in text.executable:
+            if "-" not in piece:
+                continue  # neither the delete's flags nor a shell's -c: nothing to read
+            scan = scan_shell_command(
+                normalize_text(piece, collapse=False), DET_EXEC_DESTRUCT_RM_RF
             )
-        return RiskAssessment(SecurityRisk.UNKNOWN, None, self.name)
+            if scan.matched:
+                findings.append(
+                    _Finding(
+                        SecurityRisk.HIGH,
+                        "deletes recursively and by force, however it is spelled",
+                        DET_EXEC_DESTRUCT_RM_RF,
+                    )
+                )
+            elif scan.uncertain:
+                findings.append(
+                    _Finding(
+                        SecurityRisk.UNKNOWN,
+                        "a shell command that may delete recursively cannot be fully read",
+                        "shell-unreadable",
+                    )
+                )
+        return [*findings, _Finding(SecurityRisk.LOW, "no signature matched", "")]
 
-    def _assess_command(self, command: str) -> RiskAssessment:
+    def _terminal(self, command: str) -> list[_Finding]:
+        findings = self._command(command)
+        readable = normalize_text(command, collapse=False)
+        if readable != command:  # judge it as a person reads it too
+            raised = (SecurityRisk.HIGH, SecurityRisk.MEDIUM)
+            findings += [f for f in self._command(readable) if f.risk in raised]
+        line = parse_command(readable)
+        # The signatures read what the rules cannot vouch for: unreadable lines, programs
+        # no rule knows, and code handed to interpreters.
+        doubtful = line.unresolved or any(f.risk is SecurityRisk.UNKNOWN for f in findings)
+        texts = [*line.code, readable] if doubtful else line.code
+        return findings + self._signatures(map(normalize_text, texts))
+
+    def _command(self, command: str) -> list[_Finding]:
         line = parse_command(command)
-        fired: list[PatternRule] = [rule for rule in RULES if rule.check(line, self.workspace)]
+        fired = [
+            _Finding(rule.risk, rule.description, rule.name)
+            for rule in RULES
+            if rule.check(line, self.workspace)
+        ]
         if line.unresolved:
-            fired.append(_unresolved_rule(line.unresolved[0]))
+            fired.append(
+                _Finding(
+                    SecurityRisk.MEDIUM,
+                    f"cannot be fully checked: {line.unresolved[0]}",
+                    "unresolved",
+                )
+            )
         if fired:
-            top = max(fired, key=lambda r: _RANK[r.risk])
-            names = ", ".join(r.name for r in fired if r.risk is top.risk)
-            return RiskAssessment(top.risk, f"{top.description} (rule {names})", self.name)
-        if line.commands and not line.writes_files and all(is_read_only(c) for c in line.commands):
-            return RiskAssessment(SecurityRisk.LOW, "only reads", self.name)
-        return RiskAssessment(SecurityRisk.UNKNOWN, None, self.name)
+            return fired
+        if not (line.commands or line.redirections or line.opaque):
+            return [_Finding(SecurityRisk.LOW, "runs nothing", "")]
+        if line.commands and not line.writes_files and all(map(is_read_only, line.commands)):
+            return [_Finding(SecurityRisk.LOW, "only reads", "")]
+        return [_Finding(SecurityRisk.UNKNOWN, "no rule knows what it does", "")]
 
-    def _assess_edit(self, command: str, path: str) -> RiskAssessment:
+    def _edit(self, command: str, path: str) -> list[_Finding]:
         resolved = str(resolve_path(path, self.workspace or "/"))
         if SECRET_PATH.search(resolved):
-            return RiskAssessment(
-                SecurityRisk.HIGH,
-                "touches a key or credential file (rule read-secret-files)",
-                self.name,
-            )
-        if command != "view" and SENSITIVE_WRITE_PATH.search(resolved):
-            return RiskAssessment(
-                SecurityRisk.HIGH,
-                "writes a shell start-up file, key, credential or git hook "
-                "(rule write-sensitive-file)",
-                self.name,
-            )
-        if command != "view" and is_outside(resolved, self.workspace, scratch_ok=True):
-            return RiskAssessment(
-                SecurityRisk.HIGH,
-                "writes a file outside the workspace (rule write-outside-workspace)",
-                self.name,
-            )
+            return [
+                _Finding(
+                    SecurityRisk.HIGH,
+                    "touches a key or credential file",
+                    "read-secret-files",
+                )
+            ]
         if command == "view":
-            return RiskAssessment(SecurityRisk.LOW, "only reads", self.name)
-        return RiskAssessment(SecurityRisk.LOW, "edits a file in the workspace", self.name)
+            return [_Finding(SecurityRisk.LOW, "only reads", "")]
+        if SENSITIVE_WRITE_PATH.search(resolved):
+            return [
+                _Finding(
+                    SecurityRisk.HIGH,
+                    "writes a shell start-up file, key, credential or git hook",
+                    "write-sensitive-file",
+                )
+            ]
+        if is_outside(resolved, self.workspace, scratch_ok=True):
+            return [
+                _Finding(
+                    SecurityRisk.HIGH,
+                    "writes a file outside the workspace",
+                    "write-outside-workspace",
+                )
+            ]
+        return [_Finding(SecurityRisk.LOW, "edits a file in the workspace", "")]
 
 
-def _unresolved_rule(reason: str) -> PatternRule:
-    """Anything the shell analyzer cannot resolve rates at least MEDIUM."""
-    return PatternRule(
-        "unresolved", SecurityRisk.MEDIUM, f"cannot be fully checked: {reason}", lambda *_: True
-    )
+@lru_cache(maxsize=64)
+def _compiled(detectors: tuple[Detector, ...]) -> tuple[tuple[re.Pattern[str], Detector], ...]:
+    return tuple((re.compile(d[0], re.IGNORECASE), d) for d in detectors)
+
+
+def _matches(detectors: list[Detector], text: str, risk: SecurityRisk) -> list[_Finding]:
+    return [
+        _Finding(risk, description, detector_id)
+        for pattern, (_, description, detector_id) in _compiled(tuple(detectors))
+        if pattern.search(text)
+    ]
+
+
+def _verdict(findings: list[_Finding], analyzer: str) -> RiskAssessment:
+    """The highest raised risk; else UNKNOWN if any reading could not vouch; else LOW."""
+    raised = [f for f in findings if f.risk in (SecurityRisk.HIGH, SecurityRisk.MEDIUM)]
+    if raised:
+        top = max(raised, key=lambda f: _RANK[f.risk])
+        rules = ", ".join(dict.fromkeys(f.rule for f in raised if f.risk is top.risk))
+        return RiskAssessment(top.risk, f"{top.description} (rule {rules})", analyzer)
+    quiet = [f for f in findings if f.risk is SecurityRisk.UNKNOWN] or findings
+    return RiskAssessment(quiet[0].risk, quiet[0].description, analyzer)

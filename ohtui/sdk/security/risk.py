@@ -8,6 +8,7 @@ from typing import Any
 from rich.text import Text
 
 _ORDER = {"LOW": 1, "MEDIUM": 2, "HIGH": 3}
+_COLOR = {"UNKNOWN": "white", "LOW": "green", "MEDIUM": "yellow", "HIGH": "red"}
 _STYLE = {
     "UNKNOWN": "bold white on grey37",
     "LOW": "bold black on green",
@@ -50,6 +51,10 @@ class SecurityRisk(str, Enum):
     def is_riskier(self, other: SecurityRisk, reflexive: bool = True) -> bool:
         """Whether this risk is at least (or, with reflexive=False, above) `other`."""
         return self >= other if reflexive else self > other
+
+    def get_color(self) -> str:
+        """The rich colour name that stands for this risk."""
+        return _COLOR[self.value]
 
     @property
     def visualize(self) -> Text:

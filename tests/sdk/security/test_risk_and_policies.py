@@ -142,6 +142,16 @@ def test_risk_values_and_str() -> None:
     assert str(HIGH) == "HIGH"
 
 
+def test_each_risk_has_a_rich_colour_that_its_badge_uses() -> None:
+    from rich.color import Color
+
+    colours = {risk: risk.get_color() for risk in SecurityRisk}
+    assert colours == {UNKNOWN: "white", LOW: "green", MEDIUM: "yellow", HIGH: "red"}
+    for colour in colours.values():
+        Color.parse(colour)  # a name rich understands
+    assert "red" in str(HIGH.visualize.style)
+
+
 # --- policies ---------------------------------------------------------------------------
 
 
