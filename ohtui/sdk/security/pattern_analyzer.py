@@ -327,3 +327,8 @@ def _verdict(findings: list[_Finding], analyzer: str) -> RiskAssessment:
         return RiskAssessment(top.risk, f"{top.description} (rule {rules})", analyzer)
     quiet = [f for f in findings if f.risk is SecurityRisk.UNKNOWN] or findings
     return RiskAssessment(quiet[0].risk, quiet[0].description, analyzer)
+
+
+# The SDK groups the pattern and policy-rail analyzers as one "defense in depth" family;
+# code written against it imports both from the same place.
+from ohtui.sdk.security.policy_rails import PolicyRailSecurityAnalyzer  # noqa: E402, F401
