@@ -33,6 +33,7 @@ from ohtui.sdk.llm.message import (
 )
 from ohtui.sdk.llm.metrics import Metrics, MetricsSnapshot, TokenUsage
 from ohtui.sdk.llm.streaming import StreamAssembler, TokenCallbackType
+from ohtui.sdk.utils.exposure import dump_secret
 
 logger = logging.getLogger(__name__)
 
@@ -93,11 +94,12 @@ class LLM(BaseModel):
 
     @field_serializer("api_key")
     def _serialize_api_key(self, value: SecretStr | None, info: SerializationInfo) -> str | None:
-        # Keys are never written out unless a caller explicitly asks for them.
+        # Keys are never written out (not even encrypted with the conversation's cipher)
+        # unless a caller explicitly asks for them.
         context = info.context or {}
-        if value is not None and context.get("expose_secrets"):
-            return value.get_secret_value()
-        return None
+        if value is None or not context.get("expose_secrets"):
+            return None
+        return dump_secret(value.get_secret_value(), context)
 
     def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> LLM:
         """A copy with its own (empty) metrics; usage of the copy is not added to this LLM's."""
