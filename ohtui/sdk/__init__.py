@@ -57,8 +57,10 @@ from ohtui.sdk.llm import (
     Message,
     MessageToolCall,
     Metrics,
+    RegistryEvent,
     TextContent,
 )
+from ohtui.sdk.logger import get_logger
 from ohtui.sdk.security import (
     AlwaysConfirm,
     ApprovalRule,
@@ -141,6 +143,7 @@ __all__ = [
     "PatternSecurityAnalyzer",
     "PauseEvent",
     "PersistenceError",
+    "RegistryEvent",
     "SecretRegistry",
     "SecurityAnalyzerBase",
     "SecurityRisk",
@@ -156,6 +159,7 @@ __all__ = [
     "UserRejectObservation",
     "WorkspaceError",
     "get_agent_final_response",
+    "get_logger",
     "list_registered_tools",
     "register_tool",
 ]

@@ -345,7 +345,7 @@ def test_restored_metrics_keep_accumulating(llm: LLM, llm_server: ScriptedLLMSer
 def test_metrics_per_usage_id_through_the_registry(llm_server: ScriptedLLMServer) -> None:
     registry = LLMRegistry()
     added: list[str] = []
-    registry.subscribe(lambda llm: added.append(llm.usage_id))
+    registry.subscribe(lambda event: added.append(event.llm.usage_id))
     agent_llm = make_llm(llm_server, usage_id="agent")
     condenser_llm = make_llm(llm_server, usage_id="condenser")
     registry.add(agent_llm)

@@ -35,7 +35,7 @@ from ohtui.sdk.hooks.runner import HookManager
 from ohtui.sdk.llm.exceptions import LLMCancelledError
 from ohtui.sdk.llm.llm import LLM
 from ohtui.sdk.llm.message import Message, TextContent
-from ohtui.sdk.llm.registry import LLMRegistry
+from ohtui.sdk.llm.registry import LLMRegistry, RegistryEvent
 from ohtui.sdk.llm.streaming import LLMStreamChunk
 from ohtui.sdk.sandbox import Sandbox, SandboxConfig
 from ohtui.sdk.security.analyzer import SecurityAnalyzerBase
@@ -223,9 +223,9 @@ class LocalConversation(BaseConversation):
         """True only with a security analyzer set and an active policy (as the reference)."""
         return self._state.security_analyzer is not None and self.confirmation_policy_active
 
-    def _mask_llm_key(self, llm: LLM) -> None:
+    def _mask_llm_key(self, event: RegistryEvent) -> None:
         """Mask an LLM's own key like a secret, without handing it to any command."""
-        key = llm.maskable_key
+        key = event.llm.maskable_key
         if key is not None:
             self._state.secret_registry.add_masked_value(key)
 
