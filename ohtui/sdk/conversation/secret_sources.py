@@ -154,9 +154,12 @@ class LookupSecret(SecretSource):
     @field_validator("url")
     @classmethod
     def _absolute_url(cls, url: str | None) -> str | None:
-        if url is not None and not url.strip():
+        if url is None:
+            return None
+        if not url.strip():
             raise ValueError("a LookupSecret needs a URL to fetch (or use from_callable)")
-        if url is None or urlsplit(url).scheme or urlsplit(url).netloc:
+        parts = urlsplit(url)
+        if parts.scheme or parts.netloc:
             return url
         server = os.environ.get(SERVER_URL_ENV) or DEFAULT_SERVER_URL
         return urljoin(server.rstrip("/") + "/", url.lstrip("/"))

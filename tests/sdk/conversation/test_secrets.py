@@ -238,7 +238,7 @@ def test_invalid_secret_names_are_rejected(name: str) -> None:
     assert registry.secret_sources == {}
 
 
-def test_a_secret_must_be_a_string_or_a_callable() -> None:
+def test_a_secret_must_be_a_string_a_source_or_a_callable() -> None:
     registry = SecretRegistry()
     with pytest.raises(TypeError, match="KEY"):
         registry.update_secrets({"KEY": 12345})  # type: ignore[dict-item]

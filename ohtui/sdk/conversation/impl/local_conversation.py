@@ -500,7 +500,7 @@ class LocalConversation(BaseConversation):
                 self._state.execution_status = Status.IDLE
 
     def update_secrets(self, secrets: Mapping[str, SecretValue]) -> None:
-        """Add secrets: values, or functions called when a command first names them."""
+        """Add secrets: values, or sources and functions looked up when a command names them."""
         self._writable("take secrets")
         self._state.secret_registry.update_secrets(secrets)
         self._state.save_secrets()
