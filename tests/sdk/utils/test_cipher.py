@@ -3,6 +3,8 @@ cannot be decrypted) and ours (a positional key, plain text in)."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import logging
 
 import pytest
@@ -82,3 +84,14 @@ def test_an_empty_key_is_rejected_and_the_key_never_shows() -> None:
         Cipher(secret_key="")
     key = Cipher.generate_key()
     assert key not in repr(Cipher(key))
+
+
+def test_a_passphrase_opens_what_the_sdk_encrypted_with_it_and_back() -> None:
+    from cryptography.fernet import Fernet
+
+    # The SDK keys Fernet with the SHA-256 of the passphrase, in standard base64.
+    sdk = Fernet(base64.b64encode(hashlib.sha256(b"shared passphrase").digest()))
+    restored = Cipher(secret_key="shared passphrase").decrypt(sdk.encrypt(b"from-sdk").decode())
+    assert restored is not None and restored.get_secret_value() == "from-sdk"
+    token = Cipher(secret_key="shared passphrase").encrypt("from-ohtui")
+    assert sdk.decrypt(token.encode()) == b"from-ohtui"
