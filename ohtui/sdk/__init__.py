@@ -57,8 +57,10 @@ from ohtui.sdk.llm import (
     Message,
     MessageToolCall,
     Metrics,
+    RegistryEvent,
     TextContent,
 )
+from ohtui.sdk.logger import get_logger
 from ohtui.sdk.security import (
     AlwaysConfirm,
     ApprovalRule,
@@ -143,6 +145,7 @@ __all__ = [
     "PauseEvent",
     "PersistenceError",
     "PolicyRailSecurityAnalyzer",
+    "RegistryEvent",
     "SecretRegistry",
     "SecurityAnalyzerBase",
     "SecurityRisk",
@@ -158,6 +161,7 @@ __all__ = [
     "UserRejectObservation",
     "WorkspaceError",
     "get_agent_final_response",
+    "get_logger",
     "list_registered_tools",
     "register_tool",
 ]

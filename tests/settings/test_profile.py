@@ -110,7 +110,9 @@ def test_with_the_os_keyring_keys_and_secrets_outlive_the_run(
     assert again.user_secrets() == {"DEPLOY_TOKEN": "tok-example-123"}
     assert again.secrets.cipher_key() == cipher_key
     cipher = again.cipher()
-    assert cipher is not None and cipher.decrypt(cipher.encrypt("x")) == "x"
+    assert cipher is not None
+    restored = cipher.decrypt(cipher.encrypt("x"))
+    assert restored is not None and restored.get_secret_value() == "x"
     assert not list(tmp_path.iterdir())  # no file holds any of it
 
 

@@ -167,6 +167,7 @@ class Agent(AgentBase):
                 thought=list(message.content) if index == 0 else [],
                 reasoning_content=message.reasoning_content if index == 0 else None,
                 thinking_blocks=list(message.thinking_blocks) if index == 0 else [],
+                responses_reasoning_item=message.responses_reasoning_item if index == 0 else None,
                 action=action,
                 tool_name=call.name,
                 tool_call_id=call.id,

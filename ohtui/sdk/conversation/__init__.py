@@ -48,13 +48,12 @@ from ohtui.sdk.conversation.visualizer import (
     ConversationVisualizerBase,
     DefaultConversationVisualizer,
 )
-from ohtui.sdk.utils.cipher import Cipher, CipherError
+from ohtui.sdk.utils.cipher import Cipher
 
 __all__ = [
     "SECRET_MASK",
     "BaseConversation",
     "Cipher",
-    "CipherError",
     "Conversation",
     "ConversationCallbackType",
     "ConversationExecutionStatus",

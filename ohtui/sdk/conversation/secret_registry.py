@@ -7,24 +7,13 @@ import logging
 import re
 import threading
 import warnings
-from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
-from typing import Any, Self
+from collections.abc import Callable, Collection, Mapping
+from typing import Any
 
 from pydantic import BaseModel as _BaseModel
-from pydantic import (
-    ConfigDict,
-    Field,
-    PrivateAttr,
-    SecretStr,
-    SerializationInfo,
-    SerializeAsAny,
-    ValidationInfo,
-    model_serializer,
-    model_validator,
-)
+from pydantic import ConfigDict, Field, PrivateAttr, SecretStr, SerializeAsAny
 
-from ohtui.sdk.utils.cipher import Cipher, CipherError
+from ohtui.sdk.conversation.secret_sources import LookupSecret, SecretSource, StaticSecret
 from ohtui.sdk.utils.masking import (
     SECRET_MASK,
     forms_to_mask,
@@ -32,11 +21,11 @@ from ohtui.sdk.utils.masking import (
     partial_at_end,
     partial_at_start,
 )
-from ohtui.sdk.utils.models import DiscriminatedUnionMixin
 
 logger = logging.getLogger(__name__)
 
-SecretValue = str | Callable[[], str]
+SecretValue = str | SecretSource | Callable[[], str]
+"""A secret as given: its value, a source, or a function returning the value when needed."""
 MIN_MASKED_LENGTH = 4
 """Shorter values are not masked: replacing every "a" or "1" would wreck all output."""
 _KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -64,80 +53,6 @@ class SecretsUnavailableWarning(UserWarning):
     """Saved secrets could not be restored (no cipher, or the wrong one)."""
 
 
-class SecretSource(DiscriminatedUnionMixin, ABC):
-    """Where a secret's value comes from."""
-
-    model_config = ConfigDict(defer_build=True, extra="forbid")
-
-    description: str | None = None
-    restore_error: str | None = Field(
-        default=None, exclude=True, description="Why a saved value could not be restored."
-    )
-
-    @abstractmethod
-    def get_value(self) -> str | None:
-        """The current value, or None when there is none."""
-
-
-class StaticSecret(SecretSource):
-    """A fixed value. Saved redacted, or encrypted when the conversation has a cipher."""
-
-    value: SecretStr | None = None
-    encrypted_value: str | None = Field(default=None, description="Only in saved form.")
-
-    def get_value(self) -> str | None:
-        """The value."""
-        return self.value.get_secret_value() if self.value is not None else None
-
-    @model_validator(mode="before")
-    @classmethod
-    def _decrypt(cls, data: Any, info: ValidationInfo) -> Any:
-        if not isinstance(data, dict) or not data.get("encrypted_value"):
-            return data
-        data = dict(data)
-        token = data.pop("encrypted_value")
-        cipher = (info.context or {}).get("cipher")
-        if cipher is None:
-            data["restore_error"] = "they were saved encrypted and no cipher was given"
-        else:
-            try:
-                data["value"] = SecretStr(cipher.decrypt(token))
-            except CipherError:
-                data["restore_error"] = "the cipher given is not the one they were saved with"
-        return data
-
-    @model_serializer(mode="wrap")
-    def _serialize(self, handler: Any, info: SerializationInfo) -> dict[str, Any]:
-        data: dict[str, Any] = handler(self)
-        context = info.context or {}
-        secret = self.get_value()
-        data["value"] = None
-        data["encrypted_value"] = None
-        if secret is not None:
-            if context.get("expose_secrets"):
-                data["value"] = secret
-            elif isinstance(context.get("cipher"), Cipher):
-                data["encrypted_value"] = context["cipher"].encrypt(secret)
-        return data
-
-
-class LookupSecret(SecretSource):
-    """A value fetched by a function when a command first needs it. Never saved."""
-
-    _fn: Callable[[], str] | None = PrivateAttr(default=None)
-
-    @classmethod
-    def from_callable(cls, fn: Callable[[], str], description: str | None = None) -> Self:
-        """Wrap a no-argument function returning the value."""
-        source = cls(description=description)
-        source._fn = fn
-        return source
-
-    def get_value(self) -> str | None:
-        """Call the function (None when there is none, e.g. after a resume)."""
-        return self._fn() if self._fn is not None else None
-
-
 class SecretRegistry(_BaseModel):
     """Secrets by name. A command gets, as environment variables, only the secrets it names;
     every value known so far, and its encoded forms (see `utils.masking`), is masked
@@ -155,8 +70,7 @@ class SecretRegistry(_BaseModel):
     def model_post_init(self, context: Any, /) -> None:
         """Learn the static values; warn once about saved values that could not be restored."""
         for key, source in self.secret_sources.items():
-            value = source.get_value()
-            if value:
+            if isinstance(source, StaticSecret) and (value := source.get_value()):
                 self._learn(value)
             if source.restore_error:
                 self._unavailable[key] = source.restore_error
@@ -177,7 +91,8 @@ class SecretRegistry(_BaseModel):
         return bool(self._known)
 
     def update_secrets(self, secrets: Mapping[str, SecretValue]) -> None:
-        """Add or replace secrets: values, or functions called when a command needs them."""
+        """Add or replace secrets: values, sources, or functions called when a command
+        needs them."""
         with self._lock:
             for key, value in secrets.items():
                 if not _KEY.match(key):
@@ -186,13 +101,20 @@ class SecretRegistry(_BaseModel):
                         "(letters, digits and _, not starting with a digit)"
                     )
                 if isinstance(value, str):
-                    self.secret_sources[key] = StaticSecret(value=SecretStr(value))
-                    if value:
-                        self._learn(value)
+                    source: SecretSource = StaticSecret(value=SecretStr(value))
+                elif isinstance(value, SecretSource):
+                    source = value
                 elif callable(value):
-                    self.secret_sources[key] = LookupSecret.from_callable(value)
+                    source = LookupSecret.from_callable(value)
                 else:
-                    raise TypeError(f"secret {key!r} must be a string or a function returning one")
+                    raise TypeError(
+                        f"secret {key!r} must be a string, a SecretSource or a function "
+                        "returning a string"
+                    )
+                # A fixed value is masked from now on; a looked-up one once it is fetched.
+                if isinstance(source, StaticSecret) and (known := source.get_value()):
+                    self._learn(known)
+                self.secret_sources[key] = source
                 self._unavailable.pop(key, None)
 
     def add_masked_value(self, value: str) -> None:
@@ -202,30 +124,69 @@ class SecretRegistry(_BaseModel):
             with self._lock:
                 self._learn(value)
 
+    def track_exported_values(self, values: Mapping[str, str]) -> None:
+        """Mask these values (of secrets handed out by some other way) from now on."""
+        with self._lock:
+            for value in values.values():
+                if value:
+                    self._learn(value)
+
     def find_secrets_in_text(self, text: str) -> set[str]:
-        """The names of secrets that `text` mentions (as whole words, e.g. `$API_KEY`)."""
+        """The names of secrets that `text` mentions anywhere, in any case (as the SDK
+        finds them). Commands get fewer: only the names they hold as whole words."""
         with self._lock:
             keys = list(self.secret_sources)
-        return {
-            k for k in keys if re.search(rf"(?<![A-Za-z0-9_]){re.escape(k)}(?![A-Za-z0-9_])", text)
-        }
+        folded = text.casefold()
+        return {key for key in keys if key.casefold() in folded}
 
     def get_secrets_as_env_vars(self, command: str) -> dict[str, str]:
-        """The secrets `command` names, resolved now, as environment variables to export."""
-        env: dict[str, str] = {}
-        for key in sorted(self.find_secrets_in_text(command)):
+        """The secrets `command` names, resolved now, as environment variables to export.
+
+        A name counts only as a whole word in its exact case (`$API_KEY`, `${API_KEY}`), the
+        way the shell reads it, so a command never gets a secret it cannot refer to.
+        """
+        with self._lock:
+            keys = list(self.secret_sources)
+        named = {key for key in keys if _whole_word(key).search(command)}
+        return self._resolve_all(sorted(named))
+
+    def get_all_secrets_as_env_vars(self, exclude: Collection[str] | None = None) -> dict[str, str]:
+        """Every secret but those in `exclude`, resolved now, as environment variables: for
+        a consumer whose commands cannot be read (prefer `get_secrets_as_env_vars`)."""
+        with self._lock:
+            keys = [key for key in self.secret_sources if key not in (exclude or ())]
+        return self._resolve_all(keys)
+
+    def get_secret_value(self, name: str) -> str | None:
+        """The value of one secret, resolved now (None if there is no such secret or its
+        lookup failed); it is masked from now on."""
+        with self._lock:
+            source = self.secret_sources.get(name)
+        if source is None:
+            return None
+        try:
+            value = source.get_value()
+        except Exception:  # a failing lookup must not break its caller
+            logger.warning("the secret %s could not be fetched", name, exc_info=True)
+            return None
+        if value:
             with self._lock:
-                source = self.secret_sources.get(key)
-            if source is None:
-                continue
-            try:
-                value = source.get_value()
-            except Exception:  # a failing lookup must not break the command
-                logger.warning("the secret %s could not be fetched", key, exc_info=True)
-                continue
-            if value:
-                with self._lock:
-                    self._learn(value)
+                self._learn(value)
+        return value
+
+    def get_secret_infos(self) -> list[dict[str, str | None]]:
+        """The name and description of every secret (never its value), e.g. for a prompt."""
+        with self._lock:
+            return [
+                {"name": name, "description": source.description}
+                for name, source in self.secret_sources.items()
+            ]
+
+    def _resolve_all(self, keys: Collection[str]) -> dict[str, str]:
+        """The non-empty values of `keys`; failing lookups are left out."""
+        env: dict[str, str] = {}
+        for key in keys:
+            if value := self.get_secret_value(key):
                 env[key] = value
         return env
 
@@ -281,6 +242,11 @@ class SecretRegistry(_BaseModel):
 
 _TRACEBACKS = logging.Formatter()
 """Formats a record's traceback, for the filter to mask it before any handler prints it."""
+
+
+def _whole_word(name: str) -> re.Pattern[str]:
+    """Matches `name` where the shell would read it as one name."""
+    return re.compile(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])")
 
 
 class SecretMaskingFilter(logging.Filter):

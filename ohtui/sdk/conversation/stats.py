@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ohtui.sdk.llm.metrics import Metrics
 
 if TYPE_CHECKING:
-    from ohtui.sdk.llm.llm import LLM
+    from ohtui.sdk.llm.registry import RegistryEvent
 
 
 class ConversationStats(BaseModel):
@@ -19,8 +19,10 @@ class ConversationStats(BaseModel):
 
     usage_to_metrics: dict[str, Metrics] = Field(default_factory=dict)
 
-    def register_llm(self, llm: LLM) -> None:
-        """Track `llm`; a resumed conversation keeps accumulating into its saved metrics."""
+    def register_llm(self, event: RegistryEvent) -> None:
+        """Track the LLM a registry added; a resumed conversation keeps accumulating into its
+        saved metrics."""
+        llm = event.llm
         saved = self.usage_to_metrics.get(llm.usage_id)
         if saved is not None:
             llm.restore_metrics(saved)

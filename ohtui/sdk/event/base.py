@@ -98,4 +98,5 @@ def action_batch_to_message(batch: list[ActionEvent]) -> Message:
         tool_calls=[a.tool_call for a in batch],
         reasoning_content=first.reasoning_content,
         thinking_blocks=list(first.thinking_blocks),
+        responses_reasoning_item=first.responses_reasoning_item,
     )

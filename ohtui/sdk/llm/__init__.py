@@ -16,12 +16,13 @@ from ohtui.sdk.llm.message import (
     ImageContent,
     Message,
     MessageToolCall,
+    ReasoningItemModel,
     RedactedThinkingBlock,
     TextContent,
     ThinkingBlock,
 )
 from ohtui.sdk.llm.metrics import Metrics, MetricsSnapshot, TokenUsage
-from ohtui.sdk.llm.registry import LLMRegistry
+from ohtui.sdk.llm.registry import LLMRegistry, RegistryEvent
 from ohtui.sdk.llm.streaming import LLMStreamChunk, TokenCallbackType, ToolCallDelta
 
 __all__ = [
@@ -43,7 +44,9 @@ __all__ = [
     "MessageToolCall",
     "Metrics",
     "MetricsSnapshot",
+    "ReasoningItemModel",
     "RedactedThinkingBlock",
+    "RegistryEvent",
     "TextContent",
     "ThinkingBlock",
     "TokenCallbackType",

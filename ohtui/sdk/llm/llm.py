@@ -8,7 +8,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
 from pydantic import (
@@ -19,20 +19,16 @@ from pydantic import (
     SecretStr,
     SerializationInfo,
     field_serializer,
+    field_validator,
 )
 
 from ohtui.sdk.llm._litellm import call_options, litellm
 from ohtui.sdk.llm.errors import map_error
 from ohtui.sdk.llm.exceptions import LLMCancelledError, LLMError, LLMNoResponseError
-from ohtui.sdk.llm.message import (
-    Message,
-    MessageToolCall,
-    RedactedThinkingBlock,
-    TextContent,
-    ThinkingBlock,
-)
+from ohtui.sdk.llm.message import Message
 from ohtui.sdk.llm.metrics import Metrics, MetricsSnapshot, TokenUsage
 from ohtui.sdk.llm.streaming import StreamAssembler, TokenCallbackType
+from ohtui.sdk.utils.exposure import dump_secret
 
 logger = logging.getLogger(__name__)
 
@@ -48,13 +44,22 @@ ChatMessages = Sequence[Message | dict[str, Any]]
 
 @dataclass(frozen=True)
 class LLMResponse:
-    """The result of one completion: the message, its response id and the metrics after it."""
+    """The result of one completion: the message, its response id and the metrics after it.
+
+    Built from a provider's raw response (`raw_response=`, as the SDK does), the id is the
+    raw response's.
+    """
 
     message: Message
-    id: str
-    metrics: MetricsSnapshot
-    usage: TokenUsage
+    id: str = ""
+    metrics: MetricsSnapshot = field(default_factory=MetricsSnapshot)
+    usage: TokenUsage = field(default_factory=TokenUsage)
     finish_reason: str | None = None
+    raw_response: Any = None
+
+    def __post_init__(self) -> None:
+        if not self.id and self.raw_response is not None:
+            object.__setattr__(self, "id", str(getattr(self.raw_response, "id", "") or ""))
 
 
 class LLM(BaseModel):
@@ -91,13 +96,21 @@ class LLM(BaseModel):
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
     _price_unknown: bool = PrivateAttr(default=False)
 
+    @field_validator("model")
+    @classmethod
+    def _model_given(cls, model: str) -> str:
+        if not model.strip():
+            raise ValueError("model must be specified, e.g. 'openai/gpt-4o'")
+        return model
+
     @field_serializer("api_key")
     def _serialize_api_key(self, value: SecretStr | None, info: SerializationInfo) -> str | None:
-        # Keys are never written out unless a caller explicitly asks for them.
+        # Keys are never written out (not even encrypted with the conversation's cipher)
+        # unless a caller explicitly asks for them.
         context = info.context or {}
-        if value is not None and context.get("expose_secrets"):
-            return value.get_secret_value()
-        return None
+        if value is None or not context.get("expose_secrets"):
+            return None
+        return dump_secret(value.get_secret_value(), context)
 
     def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> LLM:
         """A copy with its own (empty) metrics; usage of the copy is not added to this LLM's.
@@ -271,7 +284,10 @@ class LLM(BaseModel):
             "tool_calls": [
                 {
                     "id": tc.id,
-                    "function": {"name": tc.function.name, "arguments": tc.function.arguments},
+                    "function": {
+                        "name": tc.function.name or "",
+                        "arguments": tc.function.arguments,
+                    },
                 }
                 for tc in (getattr(raw, "tool_calls", None) or [])
             ]
@@ -293,15 +309,16 @@ class LLM(BaseModel):
         self, raw: dict[str, Any], usage: Any, finish_reason: str | None, latency: float
     ) -> LLMResponse:
         response_id = raw.get("id") or f"resp-{uuid.uuid4().hex[:12]}"
-        message = message_from_chat_dict(raw)
-        token_usage = _token_usage(usage, self.model, response_id)
-        cost = self._cost(token_usage)
+        message = Message.from_llm_chat_message(raw)
         with self._lock:
             metrics = self.metrics
-            token_usage.context_window = self.max_input_tokens or 0
-            metrics.add_token_usage(token_usage)
-            metrics.add_cost(cost)
-            metrics.add_response_latency(latency)
+            token_usage = metrics.add_token_usage(
+                **_token_counts(usage),
+                context_window=self.max_input_tokens or 0,
+                response_id=response_id,
+            )
+            metrics.add_cost(self._cost(token_usage))
+            metrics.add_response_latency(latency, response_id)
             snapshot = metrics.get_snapshot()
         return LLMResponse(
             message=message,
@@ -339,57 +356,25 @@ class LLM(BaseModel):
         return min(wait, self.retry_max_wait)
 
 
-def message_from_chat_dict(raw: dict[str, Any]) -> Message:
-    """Build our Message from an assistant message in chat-completions dict form."""
-    content = raw.get("content")
-    if isinstance(content, list):  # some providers return content parts
-        content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
-    tool_calls = [
-        MessageToolCall(
-            id=tc.get("id") or f"call_{uuid.uuid4().hex[:24]}",
-            name=(tc.get("function") or {}).get("name") or "",
-            arguments=(tc.get("function") or {}).get("arguments") or "{}",
-        )
-        for tc in raw.get("tool_calls") or []
-    ]
-    blocks: list[ThinkingBlock | RedactedThinkingBlock] = []
-    for block in raw.get("thinking_blocks") or []:
-        data = block if isinstance(block, dict) else dict(block)
-        if data.get("type") == "redacted_thinking":
-            blocks.append(RedactedThinkingBlock(data=data.get("data", "")))
-        elif data.get("thinking") is not None:
-            blocks.append(ThinkingBlock(thinking=data["thinking"], signature=data.get("signature")))
-    return Message(
-        role="assistant",
-        content=[TextContent(text=content)] if content else [],
-        tool_calls=tool_calls or None,
-        reasoning_content=raw.get("reasoning_content") or None,
-        thinking_blocks=blocks,
-    )
+def _token_counts(usage: Any) -> dict[str, int]:
+    """The token counts of a provider's usage record, as `Metrics.add_token_usage` takes them."""
 
-
-def _token_usage(usage: Any, model: str, response_id: str) -> TokenUsage:
     def number(obj: Any, name: str) -> int:
         value = getattr(obj, name, None) if obj is not None else None
         if value is None and isinstance(obj, dict):
             value = obj.get(name)
         return int(value or 0)
 
-    prompt = number(usage, "prompt_tokens")
-    completion = number(usage, "completion_tokens")
     prompt_details = getattr(usage, "prompt_tokens_details", None)
     completion_details = getattr(usage, "completion_tokens_details", None)
     cache_read = number(prompt_details, "cached_tokens") or number(usage, "cache_read_input_tokens")
-    return TokenUsage(
-        model=model,
-        prompt_tokens=prompt,
-        completion_tokens=completion,
-        cache_read_tokens=cache_read,
-        cache_write_tokens=number(usage, "cache_creation_input_tokens"),
-        reasoning_tokens=number(completion_details, "reasoning_tokens"),
-        per_turn_token=prompt + completion,
-        response_id=response_id,
-    )
+    return {
+        "prompt_tokens": number(usage, "prompt_tokens"),
+        "completion_tokens": number(usage, "completion_tokens"),
+        "cache_read_tokens": cache_read,
+        "cache_write_tokens": number(usage, "cache_creation_input_tokens"),
+        "reasoning_tokens": number(completion_details, "reasoning_tokens"),
+    }
 
 
 def _run_cancellable(fn: Callable[[], T], cancel: threading.Event, model: str) -> T:

@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import logging
+import uuid
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+logger = logging.getLogger(__name__)
+
 Role = Literal["user", "system", "assistant", "tool"]
+
+
+def _field(obj: Any, name: str) -> Any:
+    """A field of a litellm object, or of its dict form."""
+    return obj.get(name) if isinstance(obj, Mapping) else getattr(obj, name, None)
 
 
 class TextContent(BaseModel):
@@ -60,6 +69,27 @@ class RedactedThinkingBlock(BaseModel):
     data: str
 
 
+class ReasoningItemModel(BaseModel):
+    """A reasoning item from OpenAI's Responses API, kept to send back with the history.
+
+    Its summary and content may be shown; `encrypted_content` is opaque and never shown.
+    """
+
+    # Extra keys are ignored: other producers' items carry more (e.g. their `type`).
+    model_config = ConfigDict(defer_build=True, frozen=True, extra="ignore")
+
+    id: str | None = None
+    summary: list[str] = Field(default_factory=list)
+    content: list[str] | None = None
+    encrypted_content: str | None = None
+    status: str | None = None
+
+    @property
+    def text(self) -> str:
+        """The readable reasoning: the summary, then the content ("" when there is none)."""
+        return "\n".join([*self.summary, *(self.content or [])])
+
+
 class MessageToolCall(BaseModel):
     """A tool call requested by the model; `arguments` is the raw JSON string it wrote."""
 
@@ -69,6 +99,24 @@ class MessageToolCall(BaseModel):
     name: str
     arguments: str
     origin: Literal["completion", "responses"] = "completion"
+
+    @classmethod
+    def from_chat_tool_call(cls, tool_call: Any) -> MessageToolCall:
+        """Our tool call for a chat-completions one (a litellm tool call or its dict form).
+
+        ValueError when it is not a function call with a name. A call without an id gets one.
+        """
+        call_id = _field(tool_call, "id") or f"call_{uuid.uuid4().hex[:24]}"
+        kind = _field(tool_call, "type") or "function"
+        if kind != "function":
+            raise ValueError(
+                f"tool call {call_id!r} is a {kind!r} call; only functions are supported"
+            )
+        function = _field(tool_call, "function")
+        name = _field(function, "name") if function is not None else None
+        if name is None:
+            raise ValueError(f"tool call {call_id!r} names no function")
+        return cls(id=call_id, name=name, arguments=_field(function, "arguments") or "{}")
 
     def to_chat_dict(self) -> dict[str, Any]:
         """This call in the OpenAI `tool_calls` format."""
@@ -91,6 +139,43 @@ class Message(BaseModel):
     name: str | None = None
     reasoning_content: str | None = None
     thinking_blocks: list[ThinkingBlock | RedactedThinkingBlock] = Field(default_factory=list)
+    responses_reasoning_item: ReasoningItemModel | None = None
+
+    @classmethod
+    def from_llm_chat_message(cls, message: Any) -> Message:
+        """Our Message for a chat-completions message (a litellm Message or its dict form).
+
+        Tool calls other than function calls are dropped (with a warning); a `function`
+        role message is a ValueError (the model should have used a tool call).
+        """
+        role = _field(message, "role") or "assistant"
+        if role == "function":
+            raise ValueError("a 'function' role message cannot be converted; use tool calls")
+        content = _field(message, "content")
+        if isinstance(content, list):  # some providers return content parts
+            content = "".join(_field(part, "text") or "" for part in content)
+        tool_calls: list[MessageToolCall] = []
+        for call in _field(message, "tool_calls") or []:
+            if (_field(call, "type") or "function") == "function":
+                tool_calls.append(MessageToolCall.from_chat_tool_call(call))
+            else:
+                kind = _field(call, "type")
+                logger.warning("ignored a %r tool call: only functions are supported", kind)
+        blocks: list[ThinkingBlock | RedactedThinkingBlock] = []
+        for block in _field(message, "thinking_blocks") or []:
+            if _field(block, "type") == "redacted_thinking":
+                blocks.append(RedactedThinkingBlock(data=_field(block, "data") or ""))
+            elif (thinking := _field(block, "thinking")) is not None:
+                blocks.append(
+                    ThinkingBlock(thinking=thinking, signature=_field(block, "signature"))
+                )
+        return cls(
+            role=role,
+            content=[TextContent(text=content)] if content else [],
+            tool_calls=tool_calls or None,
+            reasoning_content=_field(message, "reasoning_content") or None,
+            thinking_blocks=blocks,
+        )
 
     @property
     def text(self) -> str:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 
 class TokenUsage(BaseModel):
@@ -44,6 +46,11 @@ class MetricsSnapshot(BaseModel):
     accumulated_token_usage: TokenUsage = Field(default_factory=TokenUsage)
     max_budget_per_task: float | None = None
 
+    @field_validator("accumulated_token_usage", mode="before")
+    @classmethod
+    def _none_is_zero(cls, value: Any) -> Any:
+        return TokenUsage() if value is None else value
+
 
 class Metrics(MetricsSnapshot):
     """Accumulated cost, tokens and latency of one LLM.
@@ -65,13 +72,35 @@ class Metrics(MetricsSnapshot):
             raise ValueError("cost cannot be negative")
         self.accumulated_cost += value
 
-    def add_token_usage(self, usage: TokenUsage) -> None:
-        """Add one call's token usage."""
+    def add_token_usage(
+        self,
+        prompt_tokens: int,
+        completion_tokens: int,
+        cache_read_tokens: int = 0,
+        cache_write_tokens: int = 0,
+        context_window: int = 0,
+        response_id: str = "",
+        reasoning_tokens: int = 0,
+    ) -> TokenUsage:
+        """Add one call's token counts; returns that call's usage."""
+        usage = TokenUsage(
+            model=self.model_name,
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            cache_read_tokens=cache_read_tokens,
+            cache_write_tokens=cache_write_tokens,
+            reasoning_tokens=reasoning_tokens,
+            context_window=context_window,
+            per_turn_token=prompt_tokens + completion_tokens,
+            response_id=response_id,
+        )
         self.accumulated_token_usage = self.accumulated_token_usage + usage
         self.latest_token_usage = usage
+        return usage
 
-    def add_response_latency(self, seconds: float) -> None:
-        """Record how long one call took."""
+    def add_response_latency(self, seconds: float, response_id: str = "") -> None:
+        """Record how long one call took (`response_id` is accepted as the SDK passes it;
+        only the totals are kept)."""
         self.call_count += 1
         self.total_latency += seconds
         self.max_latency = max(self.max_latency, seconds)

@@ -4,10 +4,19 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from ohtui.sdk.llm.llm import LLM
 
-RegistryListener = Callable[[LLM], None]
+
+@dataclass(frozen=True)
+class RegistryEvent:
+    """What a registry tells its subscribers: an LLM was added."""
+
+    llm: LLM
+
+
+RegistryListener = Callable[[RegistryEvent], None]
 
 
 class LLMRegistry:
@@ -19,7 +28,7 @@ class LLMRegistry:
         self._lock = threading.Lock()
 
     def subscribe(self, listener: RegistryListener) -> None:
-        """Call `listener(llm)` for every LLM added from now on."""
+        """Call `listener(RegistryEvent(llm))` for every LLM added from now on."""
         with self._lock:
             self._listeners.append(listener)
 
@@ -36,8 +45,9 @@ class LLMRegistry:
                 )
             self._llms[llm.usage_id] = llm
             listeners = list(self._listeners)
+        event = RegistryEvent(llm=llm)
         for listener in listeners:
-            listener(llm)
+            listener(event)
 
     def get(self, usage_id: str) -> LLM:
         """The LLM registered under `usage_id` (KeyError if none)."""

@@ -4,22 +4,20 @@ from __future__ import annotations
 
 import base64
 import hashlib
-from typing import Any
+from typing import Any, overload
 
-
-class CipherError(ValueError):
-    """A token could not be decrypted: wrong key, or damaged data."""
+from pydantic import SecretStr
 
 
 class Cipher:
-    """Encrypts and decrypts text with one key.
+    """Encrypts and decrypts secrets with one key.
 
-    `key` is a Fernet key (as made by `Cipher.generate_key()`) or any passphrase, which is
-    turned into one with SHA-256 (prefer a generated key kept in the OS keyring).
+    `secret_key` is a Fernet key (as made by `Cipher.generate_key()`) or any passphrase,
+    which is turned into one with SHA-256 (prefer a generated key kept in the OS keyring).
     """
 
-    def __init__(self, key: str | bytes) -> None:
-        raw = key.encode() if isinstance(key, str) else key
+    def __init__(self, secret_key: str | bytes) -> None:
+        raw = secret_key.encode() if isinstance(secret_key, str) else secret_key
         if not raw:
             raise ValueError("a cipher key must not be empty")
         self._key = (
@@ -34,25 +32,35 @@ class Cipher:
 
         return Fernet.generate_key().decode()
 
-    def _get(self) -> Any:
+    def _get_fernet(self) -> Any:
         if self._fernet is None:
             from cryptography.fernet import Fernet  # imported on first use: it is not small
 
             self._fernet = Fernet(self._key)
         return self._fernet
 
-    def encrypt(self, text: str) -> str:
-        """The encrypted, URL-safe token for `text`."""
-        return str(self._get().encrypt(text.encode()).decode())
+    @overload
+    def encrypt(self, secret: None) -> None: ...
+    @overload
+    def encrypt(self, secret: str | SecretStr) -> str: ...
+    def encrypt(self, secret: str | SecretStr | None) -> str | None:
+        """The encrypted, URL-safe token for `secret` (None for None)."""
+        if secret is None:
+            return None
+        text = secret.get_secret_value() if isinstance(secret, SecretStr) else secret
+        return str(self._get_fernet().encrypt(text.encode()).decode())
 
-    def decrypt(self, token: str) -> str:
-        """The text of a token; CipherError if this key did not make it or it is damaged."""
+    def decrypt(self, token: str | None) -> SecretStr | None:
+        """The secret in `token`; None when there is none, or this key did not make it, or
+        it is damaged (so a value saved with another key loads as if it had been redacted)."""
+        if token is None:
+            return None
         from cryptography.fernet import InvalidToken
 
         try:
-            return str(self._get().decrypt(token.encode()).decode())
-        except (InvalidToken, ValueError) as exc:
-            raise CipherError("the data cannot be decrypted with this key") from exc
+            return SecretStr(self._get_fernet().decrypt(token.encode()).decode())
+        except (InvalidToken, ValueError):
+            return None
 
     def __repr__(self) -> str:
         return "Cipher(<key hidden>)"

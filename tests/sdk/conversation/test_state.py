@@ -36,7 +36,7 @@ from ohtui.sdk.conversation import (
     list_conversations,
 )
 from ohtui.sdk.conversation.store import ConversationStore
-from ohtui.sdk.llm.metrics import Metrics, TokenUsage
+from ohtui.sdk.llm.metrics import Metrics
 from ohtui.sdk.workspace import LocalWorkspace
 
 Status = ConversationExecutionStatus
@@ -251,7 +251,7 @@ def test_notify_stats_changed_announces_and_saves_with_the_next_event(
     changes: list[Event] = []
     state.set_on_state_change(changes.append)
     metrics = Metrics(model_name="openai/test-model")
-    metrics.add_token_usage(TokenUsage(prompt_tokens=120, completion_tokens=8))
+    metrics.add_token_usage(prompt_tokens=120, completion_tokens=8)
     state.stats.usage_to_metrics["default"] = metrics  # in place: no event, no save yet
     assert changes == []
     assert saved_state(persistence_dir, cid)["stats"]["usage_to_metrics"] == {}

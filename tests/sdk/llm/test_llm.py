@@ -371,7 +371,7 @@ def test_model_copy_has_its_own_metrics_but_keeps_a_subclass_state(
 def test_metrics_per_usage_id_through_the_registry(llm_server: ScriptedLLMServer) -> None:
     registry = LLMRegistry()
     added: list[str] = []
-    registry.subscribe(lambda llm: added.append(llm.usage_id))
+    registry.subscribe(lambda event: added.append(event.llm.usage_id))
     agent_llm = make_llm(llm_server, usage_id="agent")
     condenser_llm = make_llm(llm_server, usage_id="condenser")
     registry.add(agent_llm)

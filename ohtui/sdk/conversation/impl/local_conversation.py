@@ -35,7 +35,7 @@ from ohtui.sdk.hooks.runner import HookManager
 from ohtui.sdk.llm.exceptions import LLMCancelledError
 from ohtui.sdk.llm.llm import LLM
 from ohtui.sdk.llm.message import Message, TextContent
-from ohtui.sdk.llm.registry import LLMRegistry
+from ohtui.sdk.llm.registry import LLMRegistry, RegistryEvent
 from ohtui.sdk.llm.streaming import LLMStreamChunk
 from ohtui.sdk.sandbox import Sandbox, SandboxConfig
 from ohtui.sdk.security.analyzer import SecurityAnalyzerBase
@@ -232,9 +232,9 @@ class LocalConversation(BaseConversation):
         """True only with a security analyzer set and an active policy (as the reference)."""
         return self._state.security_analyzer is not None and self.confirmation_policy_active
 
-    def _mask_llm_key(self, llm: LLM) -> None:
+    def _mask_llm_key(self, event: RegistryEvent) -> None:
         """Mask an LLM's own key like a secret, without handing it to any command."""
-        key = llm.maskable_key
+        key = event.llm.maskable_key
         if key is not None:
             self._state.secret_registry.add_masked_value(key)
 
@@ -522,7 +522,7 @@ class LocalConversation(BaseConversation):
                 self._state.execution_status = Status.IDLE
 
     def update_secrets(self, secrets: Mapping[str, SecretValue]) -> None:
-        """Add secrets: values, or functions called when a command first names them."""
+        """Add secrets: values, or sources and functions looked up when a command names them."""
         self._writable("take secrets")
         self._state.secret_registry.update_secrets(secrets)
         self._state.save_secrets()

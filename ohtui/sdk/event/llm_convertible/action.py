@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from pydantic import Field, SerializeAsAny
 from rich.text import Text
@@ -13,6 +12,7 @@ from ohtui.sdk.event.types import SourceType, ToolCallID
 from ohtui.sdk.llm.message import (
     Message,
     MessageToolCall,
+    ReasoningItemModel,
     RedactedThinkingBlock,
     TextContent,
     ThinkingBlock,
@@ -31,7 +31,7 @@ class ActionEvent(LLMConvertibleEvent):
     )
     reasoning_content: str | None = None
     thinking_blocks: list[ThinkingBlock | RedactedThinkingBlock] = Field(default_factory=list)
-    responses_reasoning_item: dict[str, Any] | None = None
+    responses_reasoning_item: ReasoningItemModel | None = None
     action: SerializeAsAny[Action] | None = Field(
         default=None, description="The validated action; None when the arguments were invalid."
     )
@@ -52,8 +52,10 @@ class ActionEvent(LLMConvertibleEvent):
         """The thought, then the tool and its arguments."""
         text = Text()
         thought = text_of(self.thought)
-        if self.reasoning_content:
-            text.append(f"Reasoning: {self.reasoning_content}\n", style="dim")
+        item = self.responses_reasoning_item
+        for reasoning in (self.reasoning_content, item.text if item else ""):
+            if reasoning:
+                text.append(f"Reasoning: {reasoning}\n", style="dim")
         if thought:
             text.append(f"{thought}\n", style="italic")
         text.append(f"{self.tool_name}", style="bold magenta")

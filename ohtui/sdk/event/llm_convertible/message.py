@@ -50,8 +50,10 @@ class MessageEvent(LLMConvertibleEvent):
     def visualize(self) -> Text:
         """The message text, with its reasoning dimmed above it."""
         text = Text()
-        if self.reasoning_content:
-            text.append(f"Reasoning: {self.reasoning_content}\n", style="dim")
+        item = self.llm_message.responses_reasoning_item
+        for reasoning in (self.reasoning_content, item.text if item else ""):
+            if reasoning:
+                text.append(f"Reasoning: {reasoning}\n", style="dim")
         text.append(self.llm_message.text)
         if self.llm_message.contains_image:
             text.append(" [image]", style="dim")
