@@ -318,6 +318,7 @@ class Agent(AgentBase):
                 tool_name=event.tool_name,
                 tool_call_id=event.tool_call_id,
                 rejection_reason=reason,
+                rejection_source="hook",
             )
         )
         state.pop_blocked_action(event.id)

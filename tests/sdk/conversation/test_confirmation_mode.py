@@ -213,6 +213,7 @@ def test_reject_uses_a_default_reason(
     conv.reject_pending_actions()
     [rejection] = of_type(conv.state.events, UserRejectObservation)
     assert rejection.rejection_reason == "User rejected the action."
+    assert rejection.rejection_source == "user"
 
 
 def test_reject_one_of_two_pending_actions(

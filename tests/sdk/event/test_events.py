@@ -134,7 +134,7 @@ def make_summary() -> CondensationSummaryEvent:
 
 def make_condensation() -> Condensation:
     return Condensation(
-        forgotten_event_ids=["ev-1", "ev-2", "ev-3"],
+        forgotten_event_ids={"ev-1", "ev-2", "ev-3"},
         summary="Earlier: explored the repository.",
         summary_offset=1,
         llm_response_id="chatcmpl-9",
@@ -523,3 +523,26 @@ def test_str_names_class_and_source() -> None:
 def test_condensation_helpers() -> None:
     assert make_condensation().forgotten_event_count == 3
     assert make_condensation_request().action == "condensation_request"
+
+
+def test_condensation_forgets_a_set_of_ids_and_reads_the_list_form() -> None:
+    event = Condensation(forgotten_event_ids={"a", "b"}, llm_response_id="r")
+    data = json.loads(event.model_dump_json())
+    assert sorted(data["forgotten_event_ids"]) == ["a", "b"]
+    data["forgotten_event_ids"] = ["a", "b", "a"]  # how older versions saved it
+    restored = Event.model_validate(data)
+    assert isinstance(restored, Condensation)
+    assert restored.forgotten_event_ids == {"a", "b"}
+
+
+def test_rejection_says_who_rejected() -> None:
+    by_user = make_reject()
+    assert by_user.rejection_source == "user"
+    by_hook = by_user.model_copy(update={"rejection_source": "hook"})
+    restored = Event.model_validate(json.loads(by_hook.model_dump_json()))
+    assert isinstance(restored, UserRejectObservation)
+    assert restored.rejection_source == "hook"
+    with pytest.raises(ValidationError):
+        UserRejectObservation(
+            action_id="a", tool_name="t", tool_call_id="c", rejection_source="model"
+        )

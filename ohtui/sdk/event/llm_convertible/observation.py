@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field, SerializeAsAny
 from rich.text import Text
 
@@ -52,6 +54,9 @@ class UserRejectObservation(ObservationBaseEvent):
 
     action_id: EventID
     rejection_reason: str = "User rejected the action."
+    rejection_source: Literal["user", "hook"] = Field(
+        default="user", description="Who rejected it: the user (or their rules), or a hook."
+    )
 
     @property
     def visualize(self) -> Text:

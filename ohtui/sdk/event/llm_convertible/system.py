@@ -20,6 +20,10 @@ class SystemPromptEvent(LLMConvertibleEvent):
     tools: list[dict[str, Any]] = Field(
         default_factory=list, description="The tools, as the `tools` entries sent to the model."
     )
+    dynamic_context: TextContent | None = Field(
+        default=None,
+        description="Per-conversation context sent after the prompt, in the same message.",
+    )
 
     @property
     def tool_names(self) -> list[str]:
@@ -33,8 +37,14 @@ class SystemPromptEvent(LLMConvertibleEvent):
         text.append(f" ({len(self.system_prompt.text)} chars)\n", style="dim")
         text.append("Tools: ", style="bold")
         text.append(", ".join(self.tool_names))
+        if self.dynamic_context is not None:
+            text.append("\nContext: ", style="bold")
+            text.append(self.dynamic_context.text)
         return text
 
     def to_llm_message(self) -> Message:
-        """The system message."""
-        return Message(role="system", content=[self.system_prompt])
+        """The system message: the prompt, then the dynamic context as a second block."""
+        blocks = [self.system_prompt]
+        if self.dynamic_context is not None:
+            blocks.append(self.dynamic_context)
+        return Message(role="system", content=blocks)
