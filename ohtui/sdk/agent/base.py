@@ -78,8 +78,9 @@ class AgentBase(DiscriminatedUnionMixin, ABC):
                 self._bound_to = state.id
             return self._tools
 
-    def close_tools(self) -> None:
-        """Close every resolved tool (processes, files)."""
+    def close(self) -> None:
+        """Close every resolved tool (processes, files); the agent may serve another
+        conversation afterwards. Subclasses holding more resources extend this."""
         with self._tools_lock:
             tools, self._tools, self._bound_to = self._tools, None, None
         for tool in (tools or {}).values():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import uuid
 from collections.abc import Iterable, Sequence
@@ -134,9 +135,11 @@ class ConversationState(BaseModel):
         and opens a saved conversation (else ConversationNotFoundError) that refuses every
         change with ConversationReadOnlyError.
 
+        `persistence_dir` is the conversation's own directory (made here; its parent holds
+        the database); one named for another conversation id is a ValueError naming both.
         Secrets are saved encrypted with `cipher`, or redacted without one. On resume the
-        saved status, stats, title, policy, blocked items, agent_state and (with the same
-        cipher) secrets come back;
+        saved status, stuck_detection, stats, title, policy, blocked items, agent_state and
+        (with the same cipher) secrets come back;
         the given agent replaces the saved one (its LLM and prompts may change) but it must
         still have every tool the conversation used: ValueError names any that is missing.
         Events are not read until they are needed.
@@ -152,6 +155,7 @@ class ConversationState(BaseModel):
             state._cipher = cipher
             state._autosave = True
             return state
+        _check_directory_is_for(persistence_dir, id)
         store = ConversationStore(Path(persistence_dir).parent, read_only=read_only)
         lease: ConversationLease | None = None
         try:
@@ -179,8 +183,9 @@ class ConversationState(BaseModel):
                 state.workspace = workspace
                 state.persistence_dir = persistence_dir
                 state.max_iterations = max_iterations
-                state.stuck_detection = stuck_detection
                 key = stored.key
+            if not read_only:
+                _make_directory(persistence_dir)
         except BaseException:
             store.close()
             if lease is not None:
@@ -426,6 +431,28 @@ class ConversationState(BaseModel):
             self._store.delete(self.id.hex)
         if self.persistence_dir:
             shutil.rmtree(self.persistence_dir, ignore_errors=True)
+
+
+def _check_directory_is_for(persistence_dir: str, id: ConversationID) -> None:
+    """A directory named after another conversation id belongs to that conversation."""
+    name = Path(persistence_dir).name
+    if re.fullmatch(r"[0-9a-f]{32}", name) and name != id.hex:
+        raise ValueError(
+            f"Conversation ID mismatch: '{persistence_dir}' is the directory of conversation "
+            f"{name}, not of {id.hex}. Open {name} with its own id, or give conversation "
+            f"{id.hex} its own directory (BaseConversation.get_persistence_dir)."
+        )
+
+
+def _make_directory(persistence_dir: str) -> None:
+    try:
+        Path(persistence_dir).mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise PersistenceError(
+            f"Cannot create the conversation directory '{persistence_dir}': "
+            f"{exc.strerror or exc}. Fix its permissions or choose another persistence "
+            "directory."
+        ) from exc
 
 
 def new_conversation_id() -> ConversationID:

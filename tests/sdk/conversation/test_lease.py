@@ -196,6 +196,24 @@ def test_a_lease_that_cannot_be_made_says_where_and_what_to_do(
     assert str(persistence_dir / "leases") in str(failed.value)
 
 
+def test_a_conversation_dropped_without_close_lets_go_once_collected(
+    saved: str, llm: LLM, workspace: Path, persistence_dir: Path
+) -> None:
+    """Nothing can write through an unreachable conversation, so its lease need not outlive it.
+
+    Its objects refer to each other, so only the cycle collector frees them: an opener
+    refused by this very process collects once before giving up.
+    """
+    dropped = open_conversation(llm, workspace, persistence_dir, saved)
+    dropped.send_message("left open")
+    del dropped
+    again = open_conversation(llm, workspace, persistence_dir, saved)
+    try:
+        assert again.state.events[-1].llm_message.text == "left open"  # type: ignore[attr-defined]
+    finally:
+        again.close()
+
+
 def test_a_failed_open_does_not_keep_the_lease(
     saved: str, llm: LLM, workspace: Path, persistence_dir: Path
 ) -> None:

@@ -7,7 +7,6 @@ import threading
 import uuid
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
 
 from ohtui.sdk.agent.base import AgentBase
 from ohtui.sdk.conversation.base import BaseConversation
@@ -50,11 +49,14 @@ Status = ConversationExecutionStatus
 _RESTARTABLE = {
     Status.IDLE,
     Status.PAUSED,
-    Status.FINISHED,
     Status.ERROR,
     Status.STUCK,
     Status.WAITING_FOR_CONFIRMATION,
 }
+"""Statuses `run()` starts from; FINISHED waits for a new message (which makes it IDLE)."""
+_PAUSABLE = {Status.IDLE, Status.RUNNING}
+"""Statuses `pause()` changes: the others already stop the run, and must stay visible."""
+DEFAULT_WORKSPACE = "workspace/project"
 _STOPS_RUN = {
     Status.PAUSED,
     Status.WAITING_FOR_CONFIRMATION,
@@ -75,7 +77,7 @@ class LocalConversation(BaseConversation):
     def __init__(
         self,
         agent: AgentBase,
-        workspace: str | Path | LocalWorkspace,
+        workspace: str | Path | LocalWorkspace = DEFAULT_WORKSPACE,
         persistence_dir: str | Path | None = None,
         conversation_id: ConversationID | None = None,
         callbacks: list[ConversationCallbackType] | None = None,
@@ -92,7 +94,7 @@ class LocalConversation(BaseConversation):
         cipher: Cipher | None = None,
         read_only: bool = False,
         sandbox: SandboxConfig | None = None,
-        **_: Any,
+        max_budget_per_run: float | None = None,
     ) -> None:
         """Create a conversation, or resume the one saved under `persistence_dir` with this id.
 
@@ -102,7 +104,8 @@ class LocalConversation(BaseConversation):
         state; everything that would change it raises ConversationReadOnlyError.
 
         Secrets are saved encrypted with `cipher`, redacted without one. `sandbox` confines
-        the tools (see `set_sandbox`); without it they run unconfined. Raises
+        the tools (see `set_sandbox`); without it they run unconfined. A run stops in ERROR
+        once the conversation's LLM cost reaches `max_budget_per_run` dollars. Raises
         WorkspaceError or PersistenceError (with what to do) when the workspace or the
         persistence directory cannot be used, and ValueError when a resumed conversation
         needs a tool the agent no longer has.
@@ -114,6 +117,7 @@ class LocalConversation(BaseConversation):
         self.agent = agent
         self.workspace = workspace.prepare()
         self.max_iteration_per_run = max_iteration_per_run
+        self.max_budget_per_run = max_budget_per_run
         self.delete_on_close = delete_on_close
         self._id = conversation_id or uuid.uuid4()
         conversation_dir = (
@@ -168,9 +172,10 @@ class LocalConversation(BaseConversation):
         self._visualizer = visualizer
         if visualizer is not None:
             visualizer.initialize(self._state)
-        listeners = list(callbacks or [])
+        listeners: list[ConversationCallbackType] = []
         if visualizer is not None:
             listeners.append(visualizer.on_event)
+        listeners.extend(callbacks or [])  # after the visualizer: what they print comes second
         self._notify = self.compose_callbacks(listeners)
         self._state.set_on_state_change(self._notify)
         self._token_callbacks = list(token_callbacks or [])
@@ -364,34 +369,53 @@ class LocalConversation(BaseConversation):
                     return
                 if self._state.execution_status in _STOPS_RUN:
                     return
-                if iterations >= self.max_iteration_per_run:
-                    self._state.execution_status = Status.ERROR
-                    self._on_event(
-                        ConversationErrorEvent(
-                            code="MaxIterationsReached",
-                            detail=(
-                                f"The agent took {iterations} steps without finishing "
-                                f"(max_iteration_per_run={self.max_iteration_per_run}). Send a "
-                                "message to continue, or raise the limit."
-                            ),
-                        )
+                spent = self._over_budget()
+                if spent is not None:
+                    self._end_run_in_error(
+                        "MaxBudgetReached",
+                        f"The agent reached the maximum budget limit "
+                        f"(${self.max_budget_per_run:.4f}): this conversation has cost "
+                        f"${spent:.4f}. Raise max_budget_per_run to go on.",
                     )
                     return
+                if iterations >= self.max_iteration_per_run:
+                    self._end_run_in_error(
+                        "MaxIterationsReached",
+                        f"The agent reached the maximum iterations limit ({iterations}) "
+                        "without finishing. Send a message to continue, or raise "
+                        "max_iteration_per_run.",
+                    )
+                    return
+
+    def _over_budget(self) -> float | None:
+        """The conversation's whole LLM cost once it has reached the budget, else None."""
+        if self.max_budget_per_run is None:
+            return None
+        spent = self._state.stats.get_combined_metrics().accumulated_cost
+        return spent if spent >= self.max_budget_per_run else None
+
+    def _end_run_in_error(self, code: str, detail: str) -> None:
+        self._state.execution_status = Status.ERROR
+        self._on_event(ConversationErrorEvent(code=code, detail=detail))
 
     def _record_pause(self) -> None:
         with self._state:
             self._pause_requested.clear()
-            if self._state.execution_status is not Status.PAUSED:
+            if self._state.execution_status in _PAUSABLE:
                 self._state.execution_status = Status.PAUSED
                 self._on_event(PauseEvent())
 
     def pause(self) -> None:
-        """Pause between steps; callable from any thread. Records one PauseEvent."""
+        """Pause between steps; callable from any thread. Records one PauseEvent.
+
+        Only an idle or running conversation pauses: one that finished, failed, got stuck
+        or waits for confirmation has stopped already and keeps saying why.
+        """
         self._writable("be paused")
         if self._running:
             self._pause_requested.set()
             return
-        if self._state.execution_status is not Status.PAUSED:
+        if self._state.execution_status in _PAUSABLE:
             self._ensure_agent_ready()
             self._record_pause()
 
@@ -546,7 +570,14 @@ class LocalConversation(BaseConversation):
         self.interrupt()
         if self.hooks is not None and self._ready:
             self.hooks.run(HookEventType.SESSION_END)
-        self.agent.close_tools()
+        try:
+            self.agent.close()
+        except Exception as exc:  # a custom agent's failure must not keep the rest open
+            logger.warning(
+                "conversation %s: closing its agent failed: %s", self.id, exc, exc_info=True
+            )
+            AgentBase.close(self.agent)  # the tools hold processes: close them regardless
+        self.workspace.register_cost(self._state.stats.get_combined_metrics().accumulated_cost)
         if not self._idle.wait(CLOSE_WAIT_SECONDS):
             logger.warning("conversation %s: run still going after close; abandoning it", self.id)
         try:
