@@ -58,7 +58,8 @@ class Agent(AgentBase):
 
     def init_state(self, state: ConversationState, on_event: EventCallback) -> None:
         """Resolve the tools, build the prompt, and record it if the conversation is new."""
-        tools = self.resolve_tools(state)
+        super().init_state(state, on_event)
+        tools = self.tools_map
         if self._system_message is None:
             self._tool_schemas = {
                 rated: [
@@ -67,9 +68,8 @@ class Agent(AgentBase):
                 for rated in (False, True)
             }
             summaries = [(t.name, t.description.strip().splitlines()[0]) for t in tools.values()]
-            prompt = render_system_prompt(
-                state.workspace.working_dir, summaries, self.system_prompt_extra
-            )
+            suffix = self.agent_context.system_message_suffix if self.agent_context else None
+            prompt = render_system_prompt(state.workspace.working_dir, summaries, suffix)
             self._system_message = {"role": "system", "content": prompt}
         if len(state.events) == 0:
             on_event(

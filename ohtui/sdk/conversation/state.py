@@ -13,7 +13,7 @@ from typing import Any, Self
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, SerializeAsAny, ValidationError
 
-from ohtui.sdk.agent.base import AgentBase
+from ohtui.sdk.agent.base import BUILT_IN_TOOL_CLASSES, AgentBase, check_resumable
 from ohtui.sdk.conversation.event_store import EventLog
 from ohtui.sdk.conversation.exceptions import (
     ConversationNotFoundError,
@@ -220,13 +220,12 @@ class ConversationState(BaseModel):
             ) from exc
         if state.id != id:
             raise ValueError(f"saved conversation id {state.id} does not match {id}")
-        used = {t.get("name") for t in saved_agent.get("tools", []) if isinstance(t, dict)}
-        missing = sorted(str(name) for name in used - {t.name for t in agent.tools})
-        if missing:
-            raise ValueError(
-                f"Conversation {id} used the tool(s) {', '.join(missing)}, which the agent no "
-                "longer has; its history refers to them. Add them back to resume it."
-            )
+        check_resumable(
+            agent,
+            str(saved_agent.get("kind", type(agent).__name__)),
+            [str(t.get("name")) for t in saved_agent.get("tools", []) if isinstance(t, dict)],
+            saved_agent.get("include_default_tools", BUILT_IN_TOOL_CLASSES),
+        )
         return state
 
     # --- saving and change notification --------------------------------------------------

@@ -307,7 +307,13 @@ class LocalConversation(BaseConversation):
         with self._state:
             if self._state.execution_status in (Status.FINISHED, Status.ERROR, Status.STUCK):
                 self._state.execution_status = Status.IDLE
-            event = MessageEvent(source="user", llm_message=message, sender=sender)
+            context = self.agent.agent_context
+            event = MessageEvent(
+                source="user",
+                llm_message=message,
+                sender=sender,
+                extended_content=context.user_message_extension() if context else [],
+            )
             self._on_event(event)
             if verdict is not None and verdict.blocked:
                 # Kept in the history for the user, never shown to the model; run() ends at once.
@@ -326,6 +332,7 @@ class LocalConversation(BaseConversation):
         self._ensure_agent_ready()
         if self._guards.latest_message_blocked():
             return
+        run_start = len(self._state.events)
         with self._state:
             # Clear stale requests first: a pause or interrupt made once RUNNING shows must hold.
             self._pause_requested.clear()
@@ -343,8 +350,13 @@ class LocalConversation(BaseConversation):
             logger.exception("conversation %s failed", self.id)
             with self._state:
                 self._state.execution_status = Status.ERROR
-                self._on_event(ConversationErrorEvent(code=type(exc).__name__, detail=str(exc)))
-            raise ConversationRunError(self.id, exc, self._state.persistence_dir) from exc
+                error = self._error_since(run_start)
+                if error is None or error.source != "agent":  # the agent's own says more
+                    self._on_event(ConversationErrorEvent(code=type(exc).__name__, detail=str(exc)))
+                    error = self._error_since(run_start)
+            raise ConversationRunError(
+                self.id, exc, self._state.persistence_dir, conversation_error=error
+            ) from exc
         finally:
             self._running = False
             self._pause_requested.clear()
@@ -386,6 +398,15 @@ class LocalConversation(BaseConversation):
                         "max_iteration_per_run.",
                     )
                     return
+
+    def _error_since(self, start: int) -> ConversationErrorEvent | None:
+        """The newest ConversationErrorEvent recorded from event `start` on."""
+        events = self._state.events
+        for index in range(len(events) - 1, start - 1, -1):
+            event = events[index]
+            if isinstance(event, ConversationErrorEvent):
+                return event
+        return None
 
     def _over_budget(self) -> float | None:
         """The conversation's whole LLM cost once it has reached the budget, else None."""
