@@ -84,10 +84,10 @@ class Agent(AgentBase):
         conversation: LocalConversation,
         on_event: EventCallback,
         on_token: TokenCallbackType | None = None,
-        cancel: threading.Event | None = None,
     ) -> None:
         """Run pending actions if any; otherwise ask the LLM once and act on its answer."""
         state = conversation.state
+        cancel = conversation.cancel_requested
         pending = state.get_unmatched_actions(state.events)
         if pending:
             self._execute(conversation, pending, on_event, cancel)

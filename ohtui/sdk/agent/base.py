@@ -131,9 +131,12 @@ class AgentBase(DiscriminatedUnionMixin, ABC):
         conversation: LocalConversation,
         on_event: EventCallback,
         on_token: TokenCallbackType | None = None,
-        cancel: threading.Event | None = None,
     ) -> None:
-        """Take one step: at most one LLM call and the actions it asks for."""
+        """Take one step: at most one LLM call and the actions it asks for.
+
+        Once `conversation.cancel_requested` is set (by `interrupt()`), stop as soon as
+        possible: abandon the LLM call, start no more actions.
+        """
 
 
 def check_resumable(

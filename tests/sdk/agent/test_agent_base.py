@@ -6,7 +6,6 @@ Conversations run against the scripted OpenAI-compatible server (tests/llm_serve
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -168,7 +167,6 @@ class StepOnlyAgent(AgentBase):
         conversation: LocalConversation,
         on_event: Callable[[Event], None],
         on_token: TokenCallbackType | None = None,
-        cancel: threading.Event | None = None,
     ) -> None:
         last = conversation.state.events[-1]
         text = last.llm_message.text if isinstance(last, MessageEvent) else ""

@@ -214,6 +214,11 @@ class LocalConversation(BaseConversation):
         return self._state.read_only
 
     @property
+    def cancel_requested(self) -> threading.Event:
+        """Set by `interrupt()` until the next run: the step in progress should stop now."""
+        return self._cancel
+
+    @property
     def stuck_detector(self) -> StuckDetector | None:
         """The stuck detector, when stuck detection is on."""
         return self._stuck_detector
@@ -371,9 +376,7 @@ class LocalConversation(BaseConversation):
                     return
                 if self._state.execution_status in _STOPS_RUN:
                     return
-                self.agent.step(
-                    self, on_event=self._on_event, on_token=self._on_token, cancel=self._cancel
-                )
+                self.agent.step(self, on_event=self._on_event, on_token=self._on_token)
                 iterations += 1
                 if self._state.execution_status is Status.FINISHED and self._guards.stop_denied():
                     self._state.execution_status = Status.RUNNING
