@@ -13,6 +13,7 @@ from pydantic import PrivateAttr
 from ohtui.sdk.agent.base import AgentBase, EventCallback
 from ohtui.sdk.agent.history import ChatHistory
 from ohtui.sdk.agent.prompts import render_system_prompt
+from ohtui.sdk.conversation.stuck_detector import EMPTY_REPLY_SENDER
 from ohtui.sdk.event.llm_convertible.action import ActionEvent
 from ohtui.sdk.event.llm_convertible.message import MessageEvent
 from ohtui.sdk.event.llm_convertible.observation import (
@@ -40,6 +41,10 @@ logger = logging.getLogger(__name__)
 
 NEVER_WAIT = frozenset({"finish", "think"})
 """Tools whose batches run without confirmation: they change nothing."""
+EMPTY_REPLY = (
+    "Your last response did not include a function call or a message. Call a tool to go on, "
+    "or answer in words."
+)
 
 
 class Agent(AgentBase):
@@ -108,6 +113,9 @@ class Agent(AgentBase):
                     source="agent", llm_message=response.message, llm_response_id=response.id
                 )
             )
+            if not response.message.text.strip():  # nothing said, nothing done: not an answer
+                on_event(MessageEvent.from_environment(EMPTY_REPLY, EMPTY_REPLY_SENDER))
+                return
             from ohtui.sdk.conversation.state import ConversationExecutionStatus
 
             state.execution_status = ConversationExecutionStatus.FINISHED

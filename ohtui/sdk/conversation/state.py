@@ -307,6 +307,11 @@ class ConversationState(BaseModel):
         """The conversation's event log."""
         return self._events
 
+    def append_event(self, event: Event) -> Event:
+        """Record `event` for good (saved at once when persisted) and return it."""
+        self._events.append(event)
+        return event
+
     @property
     def sandbox(self) -> Sandbox | None:
         """The sandbox the tools confine the agent to; None or inactive: none."""

@@ -249,7 +249,7 @@ class LocalConversation(BaseConversation):
             masked = registry.mask_data(data)
             if masked != data:
                 event = Event.model_validate(masked)
-        self._state.events.append(event)
+        self._state.append_event(event)
         self._notify(event)
 
     def _on_token(self, chunk: LLMStreamChunk) -> None:
