@@ -39,7 +39,7 @@ class Event(DiscriminatedUnionMixin, ABC):
     @property
     def visualize(self) -> Text:
         """A rich rendering of this event; subclasses give a specific one."""
-        text = Text(f"{type(self).__name__}", style="bold")
+        text = Text(f"Unknown event type: {type(self).__name__}", style="bold")
         fields = self.model_dump(exclude={"id", "timestamp", "source", "kind"})
         for name, value in fields.items():
             text.append(f"\n{name}: ", style="bold")

@@ -134,7 +134,7 @@ def test_max_iterations_ends_in_error_without_raising(make_conversation, llm_ser
     [error] = of_type(conv.state.events, ConversationErrorEvent)
     assert error.code == "MaxIterationsReached"
     assert "maximum iterations limit (3)" in error.detail
-    assert "max_iteration_per_run" in error.detail
+    assert "max_iteration_per_run=3" in error.detail
     assert len(of_type(conv.state.events, ActionEvent)) == 3
     assert len(of_type(conv.state.events, ObservationEvent)) == 3
 

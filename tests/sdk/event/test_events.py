@@ -41,6 +41,7 @@ from ohtui.sdk.llm import (
     ThinkingBlock,
 )
 from ohtui.sdk.security import SecurityRisk
+from ohtui.sdk.tool import Action
 from ohtui.sdk.tool.builtins import FinishAction, FinishObservation, FinishTool
 
 FINISH_ARGS = '{"message": "All tests pass now."}'
@@ -546,3 +547,63 @@ def test_rejection_says_who_rejected() -> None:
         UserRejectObservation(
             action_id="a", tool_name="t", tool_call_id="c", rejection_source="model"
         )
+
+
+@pytest.mark.parametrize(
+    ("factory", "labels"),
+    [
+        (make_action, ["Reasoning: The tests are green.", "Thought: Everything is done"]),
+        (make_observation, ["Tool: finish", "Result:", "All tests pass now."]),
+        (make_agent_error, ["Error Details: Tool 'read_fil' not found", "Tool: read_fil"]),
+        (make_conversation_error, ["Conversation Error [LLMAuthenticationError]"]),
+        (make_pause, ["Conversation Paused"]),
+    ],
+    ids=["action", "observation", "agent-error", "error", "pause"],
+)
+def test_renderings_carry_the_sdks_labels(factory: Callable[[], Event], labels: list[str]) -> None:
+    plain = factory().visualize.plain
+    for label in labels:
+        assert label in plain
+
+
+def test_a_message_shows_its_skills_and_what_the_agent_context_added() -> None:
+    event = make_user_message().model_copy(
+        update={
+            "activated_skills": ["pytest", "git"],
+            "extended_content": [TextContent(text="Always cite sources.")],
+        }
+    )
+    plain = event.visualize.plain
+    assert "Activated Skills: pytest, git" in plain
+    assert "Prompt Extension based on Agent Context:" in plain
+    assert "Always cite sources." in plain
+    bare = make_user_message().model_copy(update={"activated_skills": [], "extended_content": []})
+    assert "Activated Skills" not in bare.visualize.plain
+    assert "Prompt Extension" not in bare.visualize.plain
+
+
+class _UnlistedEvent(Event):
+    """An event class no renderer knows."""
+
+    source: str = "environment"  # type: ignore[assignment]
+    payload: int = 7
+
+
+def test_an_unknown_event_is_named_as_such() -> None:
+    plain = _UnlistedEvent().visualize.plain
+    assert plain.startswith("Unknown event type: _UnlistedEvent")
+    assert "payload: 7" in plain
+
+
+class _PlainAction(Action):
+    """An action that leaves its rendering to the base class."""
+
+    path: str
+    lines: int = 3
+
+
+def test_an_action_is_shown_with_its_class_and_arguments() -> None:
+    plain = _PlainAction(path="src/app.py").visualize.plain
+    assert plain.splitlines()[0] == "_PlainAction"
+    assert "path: src/app.py" in plain
+    assert "lines: 3" in plain

@@ -397,8 +397,8 @@ class LocalConversation(BaseConversation):
                     self._end_run_in_error(
                         "MaxIterationsReached",
                         f"The agent reached the maximum iterations limit ({iterations}) "
-                        "without finishing. Send a message to continue, or raise "
-                        "max_iteration_per_run.",
+                        f"without finishing (max_iteration_per_run={iterations}). Send a "
+                        "message to continue, or raise the limit.",
                     )
                     return
 

@@ -52,6 +52,7 @@ class ActionEvent(LLMConvertibleEvent):
         if self.reasoning_content:
             text.append(f"Reasoning: {self.reasoning_content}\n", style="dim")
         if thought:
+            text.append("Thought: ", style="bold")
             text.append(f"{thought}\n", style="italic")
         text.append(f"{self.tool_name}", style="bold magenta")
         if self.security_risk is not SecurityRisk.UNKNOWN:

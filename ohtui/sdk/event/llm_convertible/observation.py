@@ -35,7 +35,9 @@ class ObservationEvent(ObservationBaseEvent):
     @property
     def visualize(self) -> Text:
         """The tool name and its output."""
-        text = Text(f"{self.tool_name} → ", style="bold cyan")
+        text = Text("Tool: ", style="bold")
+        text.append(self.tool_name, style="bold cyan")
+        text.append("\nResult:\n", style="bold")
         text.append_text(self.observation.visualize)
         return text
 
@@ -81,8 +83,10 @@ class AgentErrorEvent(ObservationBaseEvent):
 
     @property
     def visualize(self) -> Text:
-        """The error in red."""
-        return Text(f"Error ({self.tool_name}): {self.error}", style="bold red")
+        """The error in red, then the tool it came from."""
+        text = Text(f"Error Details: {self.error}", style="bold red")
+        text.append(f"\nTool: {self.tool_name}", style="red")
+        return text
 
     def to_llm_message(self) -> Message:
         """The error text as the tool result."""
