@@ -523,6 +523,30 @@ def test_default_visualizer_prints_each_event_type(make_conversation, llm_server
     assert "execution_status" not in out  # state updates are not printed
 
 
+class LegacyCodePageStream(io.StringIO):
+    """A terminal stream that, like a cp1252 Windows console, cannot encode emoji."""
+
+    encoding = "cp1252"
+
+    def write(self, text: str) -> int:
+        text.encode(self.encoding)  # raises UnicodeEncodeError as such a console does
+        return super().write(text)
+
+
+def test_default_visualizer_degrades_on_a_console_that_cannot_encode(
+    make_conversation, llm_server
+) -> None:
+    llm_server.reply_text("\U0001f510 Security Policy — résumé")
+    stream = LegacyCodePageStream()
+    visualizer = DefaultConversationVisualizer(console=Console(file=stream, width=80))
+    conv = make_conversation(visualizer=visualizer)
+    conv.send_message("go")
+    conv.run()  # does not raise
+    out = stream.getvalue()
+    assert "? Security Policy — résumé" in out  # only what cp1252 lacks is replaced
+    assert conv.state.execution_status is Status.FINISHED
+
+
 def test_default_visualizer_can_skip_user_messages(make_conversation, llm_server) -> None:
     llm_server.reply_text("The reply is shown.")
     console, buffer = make_console()
