@@ -47,6 +47,7 @@ from ohtui.sdk import (
     get_agent_final_response,
 )
 from ohtui.sdk.conversation import list_conversations
+from ohtui.sdk.conversation.title_utils import truncate_title
 from ohtui.sdk.event.base import Event
 from ohtui.sdk.tools.terminal import TerminalAction, TerminalExecutor, TerminalObservation
 from ohtui.sdk.workspace import LocalWorkspace
@@ -835,9 +836,9 @@ def test_ask_agent_while_a_tool_runs_leaves_out_unanswered_calls(
 # --- generate_title ----------------------------------------------------------------------
 
 
-def test_generate_title_needs_a_user_message(make_conversation, llm_server) -> None:
+def test_generate_title_needs_a_user_message_and_says_so(make_conversation, llm_server) -> None:
     conv = make_conversation()
-    with pytest.raises(ValueError, match="user message"):
+    with pytest.raises(ValueError, match="No user messages found in conversation events"):
         conv.generate_title()
     assert llm_server.requests == []
 
@@ -880,8 +881,8 @@ def test_generate_title_falls_back_to_the_first_message(make_conversation, llm_s
     title = conv.generate_title(max_length=30)
     assert len(llm_server.requests) == 1
     assert len(title) <= 30
-    assert title.endswith("…")
-    assert message.startswith(title.removesuffix("…"))
+    assert title.endswith("...")
+    assert message.startswith(title.removesuffix("..."))
 
 
 # --- persistence dir, stats, ids ---------------------------------------------------------
@@ -967,6 +968,8 @@ def test_conversation_stats_accumulate_across_runs(make_conversation, llm_server
     assert conv.conversation_stats is conv.state.stats
     metrics = conv.conversation_stats.get_metrics_for_usage("default")
     assert metrics.call_count == 2
+    with pytest.raises(KeyError, match=r"LLM usage does not exist: 'condenser'.*default"):
+        conv.conversation_stats.get_metrics_for_usage("condenser")
 
 
 def test_errors_are_not_agent_errors(make_conversation, llm_server) -> None:
@@ -977,3 +980,11 @@ def test_errors_are_not_agent_errors(make_conversation, llm_server) -> None:
         conv.run()
     assert of_type(conv.state.events, ConversationErrorEvent)
     assert not of_type(conv.state.events, AgentErrorEvent)
+
+
+@pytest.mark.parametrize("max_length", [1, 3, 4, 10, 30])
+def test_a_cut_title_never_exceeds_max_length(max_length: int) -> None:
+    title = truncate_title("Refactor the database layer to use pooling", max_length)
+    assert 0 < len(title) <= max_length
+    if max_length > 3:
+        assert title.endswith("...")
