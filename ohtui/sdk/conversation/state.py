@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import re
 import shutil
 import uuid
@@ -41,6 +42,8 @@ from ohtui.sdk.security.confirmation_policy import ConfirmationPolicyBase, Never
 from ohtui.sdk.utils.cipher import Cipher
 from ohtui.sdk.utils.fifo_lock import FIFOLock
 from ohtui.sdk.workspace.local import BaseWorkspace
+
+logger = logging.getLogger(__name__)
 
 
 class ConversationExecutionStatus(str, Enum):
@@ -145,6 +148,11 @@ class ConversationState(BaseModel):
         Events are not read until they are needed.
         """
         if persistence_dir is None:
+            logger.warning(
+                "No persistence_dir provided: conversation %s is kept in memory only and is "
+                "gone once closed. Pass persistence_dir to save it.",
+                id.hex,
+            )
             state = cls(
                 id=id,
                 agent=agent,

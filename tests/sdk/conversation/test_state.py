@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import threading
 import time
 import uuid
@@ -160,9 +161,12 @@ def test_create_new_persisted_state(
 
 
 def test_create_without_persistence(
-    make_state: Callable[..., ConversationState], persistence_dir: Path
+    make_state: Callable[..., ConversationState], persistence_dir: Path, caplog
 ) -> None:
-    state = make_state(persisted=False)
+    with caplog.at_level(logging.WARNING):
+        state = make_state(persisted=False)
+    [warning] = [r.getMessage() for r in caplog.records if "persistence_dir" in r.getMessage()]
+    assert "in memory only" in warning  # a script author learns nothing will be saved
     assert state.persistence_dir is None
     assert state.env_observation_persistence_dir is None
     changes: list[Event] = []
