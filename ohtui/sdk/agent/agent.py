@@ -79,8 +79,7 @@ class Agent(AgentBase):
         if len(state.events) == 0:
             on_event(
                 SystemPromptEvent(
-                    system_prompt=TextContent(text=self.system_message),
-                    tools=self._tool_schemas[False],
+                    system_prompt=TextContent(text=self.system_message), tools=list(tools.values())
                 )
             )
 

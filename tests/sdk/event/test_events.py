@@ -41,7 +41,7 @@ from ohtui.sdk.llm import (
     ThinkingBlock,
 )
 from ohtui.sdk.security import SecurityRisk
-from ohtui.sdk.tool import Action
+from ohtui.sdk.tool import Action, ToolDefinition
 from ohtui.sdk.tool.builtins import FinishAction, FinishObservation, FinishTool
 
 FINISH_ARGS = '{"message": "All tests pass now."}'
@@ -503,16 +503,39 @@ def test_error_observation_rendering_is_red() -> None:
     assert "red" in styles_of(rendered)
 
 
-def test_system_prompt_rendering_lists_tool_names() -> None:
+def test_system_prompt_rendering_shows_the_prompt_and_each_tool() -> None:
     event = SystemPromptEvent(
-        system_prompt=TextContent(text="sys"),
-        tools=[
-            FinishTool().to_openai_tool(),
-            {"type": "function", "function": {"name": "terminal"}},
-        ],
+        system_prompt=TextContent(text="You are careful."),
+        tools=[FinishTool(), {"type": "function", "function": {"name": "terminal"}}],
     )
     assert event.tool_names == ["finish", "terminal"]
-    assert "finish, terminal" in event.visualize.plain
+    plain = event.visualize.plain
+    assert plain.startswith("System Prompt:\nYou are careful.")
+    assert "Tools Available: 2" in plain
+    assert "- finish: Signals that the task is done" in plain
+    assert "- terminal:" in plain
+    parameters = [line for line in plain.splitlines() if "Parameters: " in line]
+    assert len(parameters) == 2
+    assert all(len(line.split("Parameters: ", 1)[1]) <= 200 for line in parameters)
+    assert '"message"' in parameters[0]
+
+
+def test_system_prompt_tools_are_tool_definitions_saved_as_what_the_model_saw() -> None:
+    finish = FinishTool()
+    event = SystemPromptEvent(system_prompt=TextContent(text="sys"), tools=[finish])
+    assert event.tools[0] is finish
+    data = json.loads(event.model_dump_json())
+    assert data["tools"] == [finish.to_openai_tool()]
+
+    restored = Event.model_validate(data)
+    assert isinstance(restored, SystemPromptEvent)
+    [tool] = restored.tools
+    assert isinstance(tool, ToolDefinition)
+    assert (tool.name, tool.description) == (finish.name, finish.description)
+    assert tool.to_openai_tool() == finish.to_openai_tool()
+    assert Event.model_validate(data) == restored
+    with pytest.raises(NotImplementedError, match="finish"):
+        tool(FinishAction(message="x"))  # a tool read back from a history cannot run
 
 
 def test_str_names_class_and_source() -> None:
@@ -607,3 +630,11 @@ def test_an_action_is_shown_with_its_class_and_arguments() -> None:
     assert plain.splitlines()[0] == "_PlainAction"
     assert "path: src/app.py" in plain
     assert "lines: 3" in plain
+
+
+def test_a_tool_dumped_by_the_sdk_is_read_by_name_and_description() -> None:
+    data = json.loads(make_system_prompt().model_dump_json())
+    data["tools"] = [{"kind": "TerminalTool", "name": "terminal", "description": "Run bash."}]
+    restored = Event.model_validate(data)
+    assert isinstance(restored, SystemPromptEvent)
+    assert [(t.name, t.description) for t in restored.tools] == [("terminal", "Run bash.")]
