@@ -60,7 +60,7 @@ class ConversationLease:
 
     def __init__(self, path: Path, fd: int) -> None:
         self.path = path
-        self._let_go = weakref.finalize(self, _let_go, path, fd)
+        self._let_go = weakref.finalize(self, _let_go, path, fd, os.getpid())
 
     @classmethod
     def take(cls, path: Path, conversation_id: str) -> ConversationLease:
@@ -102,9 +102,10 @@ class ConversationLease:
         self.release()
 
 
-def _let_go(path: Path, fd: int) -> None:
+def _let_go(path: Path, fd: int, owner: int) -> None:
     try:
-        path.unlink()  # while still locked: nobody else can be using this file
+        if os.getpid() == owner:  # a forked child exiting must not unlink its parent's lease
+            path.unlink()  # while still locked: nobody else can be using this file
     except FileNotFoundError:
         pass
     finally:

@@ -459,3 +459,24 @@ def test_an_event_log_read_through_a_read_only_store_refuses_appends(
         assert len(EventLog(store, stored.key)) == len(log)
     finally:
         store.close()
+
+
+def test_a_forked_child_exiting_leaves_the_parents_lease_alone(
+    saved: str, llm: LLM, workspace: Path, persistence_dir: Path
+) -> None:
+    held = open_conversation(llm, workspace, persistence_dir, saved)
+    try:
+        lease_file = persistence_dir / "leases" / f"{saved}.lock"
+        pid = os.fork()
+        if pid == 0:  # the child ends as a Python program does, running its finalizers
+            try:
+                held.state._lease.release()  # type: ignore[union-attr]
+            finally:
+                os._exit(0 if not lease_file.exists() else 3)
+        _, status = os.waitpid(pid, 0)
+        assert os.waitstatus_to_exitcode(status) == 3  # the child left the file in place
+        assert lease_file.exists()
+        with pytest.raises(ConversationLockedError):
+            open_conversation(llm, workspace, persistence_dir, saved)
+    finally:
+        held.close()
