@@ -700,3 +700,17 @@ def test_an_agent_that_keeps_saying_nothing_is_stuck(
     [nudge] = nudges(conv)
     assert "3 messages" in nudge.text
     assert_stuck(conv)
+
+
+def test_stuck_detection_can_be_switched_off_on_an_open_conversation(
+    make_conversation: Factory, llm_server
+) -> None:
+    llm_server.set_default(Reply(tool_calls=(SAME_CALL,)))
+    conv = make_conversation(max_iteration_per_run=6)
+    conv.state.stuck_detection = False  # saved with the conversation, and obeyed at once
+    assert conv.stuck_detector is None
+    conv.send_message("Repeat")
+    conv.run()
+    assert nudges(conv) == []
+    assert conv.state.execution_status is Status.ERROR  # the iteration limit, not STUCK
+    assert len(llm_server.requests) == 6

@@ -157,11 +157,7 @@ class LocalConversation(BaseConversation):
         stuck_detection_thresholds: StuckDetectionThresholds | Mapping[str, int] | None,
     ) -> None:
         """Everything around the state: stuck detection, listeners, hooks, run controls."""
-        self._stuck_detector = (
-            StuckDetector(self._state, stuck_detection_thresholds)
-            if self._state.stuck_detection
-            else None
-        )
+        self._stuck_detector = StuckDetector(self._state, stuck_detection_thresholds)
         self.llm_registry = LLMRegistry()
         self.llm_registry.subscribe(self._state.stats.register_llm)
         self.llm_registry.subscribe(self._mask_llm_key)
@@ -220,8 +216,8 @@ class LocalConversation(BaseConversation):
 
     @property
     def stuck_detector(self) -> StuckDetector | None:
-        """The stuck detector, when stuck detection is on."""
-        return self._stuck_detector
+        """The stuck detector, while `state.stuck_detection` is on (None when it is off)."""
+        return self._stuck_detector if self._state.stuck_detection else None
 
     @property
     def confirmation_policy_active(self) -> bool:

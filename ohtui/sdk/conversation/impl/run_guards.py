@@ -66,7 +66,7 @@ class RunGuards:
     def stuck(self) -> bool:
         """Check for a stuck agent: nudge it once; if it carries on, stop the run as STUCK."""
         detector = self._stuck_detector
-        if detector is None:
+        if detector is None or not self._state.stuck_detection:
             return False
         nudge = detector.get_action_error_nudge()
         if nudge is not None:
