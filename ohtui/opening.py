@@ -131,6 +131,8 @@ def open_conversation(
         read_only=read_only,
     )
     resumed = len(conversation.state.events) > 0
+    if not read_only and conversation.state.stuck_detection != agent_settings.stuck_detection:
+        conversation.state.stuck_detection = agent_settings.stuck_detection  # the setting rules
     notice = None if read_only else install_sandbox(conversation, settings.sandbox.config())
     return Opened(conversation, model, resumed, key_source, notice)
 

@@ -88,3 +88,27 @@ def test_no_model_and_nothing_to_continue_say_what_to_do(
             persistence_dir,
             Target(continue_latest=True),
         )
+
+
+def test_a_resumed_conversation_follows_the_current_stuck_detection_setting(
+    tmp_path: Path, workspace: Path, persistence_dir: Path
+) -> None:
+    """The SDK keeps a conversation's saved stuck_detection; ohtui's setting still rules."""
+    opened = open_conversation(profile(tmp_path), workspace, persistence_dir)
+    assert opened.conversation.stuck_detector is not None
+    opened.conversation.send_message("hello")  # something to resume
+    conversation_id = opened.conversation.id.hex
+    opened.conversation.close()
+
+    config = tmp_path / "config.toml"
+    config.write_text(CONFIG + "[agent]\nstuck_detection = false\n", encoding="utf-8")
+    changed = Profile(config, use_keyring=True, environ={}).load()
+    again = open_conversation(
+        changed, workspace, persistence_dir, Target(resume_id=conversation_id)
+    )
+    try:
+        assert again.resumed
+        assert again.conversation.state.stuck_detection is False
+        assert again.conversation.stuck_detector is None
+    finally:
+        again.conversation.close()

@@ -5,6 +5,7 @@ script with no terminal UI. litellm is imported only when the first LLM call is 
 """
 
 from ohtui.sdk.agent import Agent, AgentBase
+from ohtui.sdk.context import AgentContext
 from ohtui.sdk.conversation import (
     BaseConversation,
     Cipher,
@@ -95,6 +96,7 @@ __all__ = [
     "ActionEvent",
     "Agent",
     "AgentBase",
+    "AgentContext",
     "AgentErrorEvent",
     "AlwaysConfirm",
     "ApprovalRule",

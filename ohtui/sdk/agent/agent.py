@@ -13,6 +13,7 @@ from pydantic import PrivateAttr
 from ohtui.sdk.agent.base import AgentBase, EventCallback
 from ohtui.sdk.agent.history import ChatHistory
 from ohtui.sdk.agent.prompts import render_system_prompt
+from ohtui.sdk.conversation.stuck_detector import EMPTY_REPLY_SENDER
 from ohtui.sdk.event.llm_convertible.action import ActionEvent
 from ohtui.sdk.event.llm_convertible.message import MessageEvent
 from ohtui.sdk.event.llm_convertible.observation import (
@@ -39,6 +40,10 @@ logger = logging.getLogger(__name__)
 
 NEVER_WAIT = frozenset({"finish", "think"})
 """Tools whose batches run without confirmation: they change nothing."""
+EMPTY_REPLY = (
+    "Your last response did not include a function call or a message. Call a tool to go on, "
+    "or answer in words."
+)
 
 
 class Agent(AgentBase):
@@ -57,7 +62,8 @@ class Agent(AgentBase):
 
     def init_state(self, state: ConversationState, on_event: EventCallback) -> None:
         """Resolve the tools, build the prompt, and record it if the conversation is new."""
-        tools = self.resolve_tools(state)
+        super().init_state(state, on_event)
+        tools = self.tools_map
         if self._system_message is None:
             self._tool_schemas = {
                 rated: [
@@ -66,15 +72,13 @@ class Agent(AgentBase):
                 for rated in (False, True)
             }
             summaries = [(t.name, t.description.strip().splitlines()[0]) for t in tools.values()]
-            prompt = render_system_prompt(
-                state.workspace.working_dir, summaries, self.system_prompt_extra
-            )
+            suffix = self.agent_context.system_message_suffix if self.agent_context else None
+            prompt = render_system_prompt(state.workspace.working_dir, summaries, suffix)
             self._system_message = {"role": "system", "content": prompt}
         if len(state.events) == 0:
             on_event(
                 SystemPromptEvent(
-                    system_prompt=TextContent(text=self.system_message),
-                    tools=self._tool_schemas[False],
+                    system_prompt=TextContent(text=self.system_message), tools=list(tools.values())
                 )
             )
 
@@ -83,10 +87,10 @@ class Agent(AgentBase):
         conversation: LocalConversation,
         on_event: EventCallback,
         on_token: TokenCallbackType | None = None,
-        cancel: threading.Event | None = None,
     ) -> None:
         """Run pending actions if any; otherwise ask the LLM once and act on its answer."""
         state = conversation.state
+        cancel = conversation.cancel_requested
         pending = state.get_unmatched_actions(state.events)
         if pending:
             self._execute(conversation, pending, on_event, cancel)
@@ -107,6 +111,9 @@ class Agent(AgentBase):
                     source="agent", llm_message=response.message, llm_response_id=response.id
                 )
             )
+            if not response.message.text.strip():  # nothing said, nothing done: not an answer
+                on_event(MessageEvent.from_environment(EMPTY_REPLY, EMPTY_REPLY_SENDER))
+                return
             from ohtui.sdk.conversation.state import ConversationExecutionStatus
 
             state.execution_status = ConversationExecutionStatus.FINISHED
@@ -309,6 +316,7 @@ class Agent(AgentBase):
                 tool_name=event.tool_name,
                 tool_call_id=event.tool_call_id,
                 rejection_reason=reason,
+                rejection_source="hook",
             )
         )
         state.pop_blocked_action(event.id)

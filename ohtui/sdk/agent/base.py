@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from pydantic import ConfigDict, Field, PrivateAttr
+from pydantic import ConfigDict, Field, PrivateAttr, field_validator
 
+from ohtui.sdk.context.agent_context import AgentContext
 from ohtui.sdk.llm.llm import LLM
 from ohtui.sdk.llm.streaming import TokenCallbackType
 from ohtui.sdk.tool.builtins import BUILT_IN_TOOLS
@@ -23,6 +24,8 @@ if TYPE_CHECKING:
     from ohtui.sdk.event.base import Event
 
 EventCallback = Callable[["Event"], None]
+BUILT_IN_TOOL_CLASSES = {cls.__name__: cls for cls in BUILT_IN_TOOLS}
+"""The tools every agent may have without registering them, by class name."""
 
 
 class AgentBase(DiscriminatedUnionMixin, ABC):
@@ -34,12 +37,26 @@ class AgentBase(DiscriminatedUnionMixin, ABC):
 
     llm: LLM = Field(description="The model the agent thinks with.")
     tools: list[Tool] = Field(
-        default_factory=list,
-        description="Tools by registered name; finish and think are always on.",
+        default_factory=list, description="Tools by registered name, besides the built-in ones."
     )
-    system_prompt_extra: str | None = Field(
-        default=None, description="Extra instructions appended to the system prompt."
+    include_default_tools: list[str] = Field(
+        default_factory=lambda: list(BUILT_IN_TOOL_CLASSES),
+        description="The built-in tools it has, by class name (FinishTool, ThinkTool).",
     )
+    agent_context: AgentContext | None = Field(
+        default=None, description="Text added to the system prompt and to user messages."
+    )
+
+    @field_validator("include_default_tools")
+    @classmethod
+    def _known_built_ins(cls, names: list[str]) -> list[str]:
+        unknown = [name for name in names if name not in BUILT_IN_TOOL_CLASSES]
+        if unknown:
+            raise ValueError(
+                f"unknown built-in tool(s) {', '.join(unknown)}: include_default_tools takes "
+                f"{', '.join(BUILT_IN_TOOL_CLASSES)}"
+            )
+        return names
 
     _tools: dict[str, ToolDefinition[Any, Any]] | None = PrivateAttr(default=None)
     _tools_lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
@@ -71,23 +88,42 @@ class AgentBase(DiscriminatedUnionMixin, ABC):
                         if tool.name in tools:
                             raise ValueError(f"two tools are named '{tool.name}'")
                         tools[tool.name] = tool
-                for builtin in BUILT_IN_TOOLS:
-                    tool = builtin()
+                for tool in self._built_in_tools():
                     tools.setdefault(tool.name, tool)
                 self._tools = tools
                 self._bound_to = state.id
             return self._tools
 
-    def close_tools(self) -> None:
-        """Close every resolved tool (processes, files)."""
+    def _built_in_tools(self) -> list[ToolDefinition[Any, Any]]:
+        return [BUILT_IN_TOOL_CLASSES[name]() for name in self.include_default_tools]
+
+    def verify(self, persisted: AgentBase, events: object = None) -> AgentBase:
+        """Check this agent can take over a conversation `persisted` ran; return self.
+
+        The class must be the same, and every tool `persisted` had must still be here (the
+        history refers to them); the LLM, context and added tools may change. ValueError
+        says what differs. `events` is accepted for compatibility and not used.
+        """
+        check_resumable(
+            self,
+            type(persisted).__name__,
+            [t.name for t in persisted.tools],
+            persisted.include_default_tools,
+        )
+        return self
+
+    def close(self) -> None:
+        """Close every resolved tool (processes, files); the agent may serve another
+        conversation afterwards. Subclasses holding more resources extend this."""
         with self._tools_lock:
             tools, self._tools, self._bound_to = self._tools, None, None
         for tool in (tools or {}).values():
             tool.close()
 
-    @abstractmethod
     def init_state(self, state: ConversationState, on_event: EventCallback) -> None:
-        """Prepare a conversation: resolve tools and record the system prompt if new."""
+        """Prepare a conversation: resolve the tools. Agents that record a system prompt
+        extend this."""
+        self.resolve_tools(state)
 
     @abstractmethod
     def step(
@@ -95,6 +131,30 @@ class AgentBase(DiscriminatedUnionMixin, ABC):
         conversation: LocalConversation,
         on_event: EventCallback,
         on_token: TokenCallbackType | None = None,
-        cancel: threading.Event | None = None,
     ) -> None:
-        """Take one step: at most one LLM call and the actions it asks for."""
+        """Take one step: at most one LLM call and the actions it asks for.
+
+        Once `conversation.cancel_requested` is set (by `interrupt()`), stop as soon as
+        possible: abandon the LLM call, start no more actions.
+        """
+
+
+def check_resumable(
+    agent: AgentBase, kind: str, tool_names: Iterable[str], built_ins: Iterable[str]
+) -> None:
+    """ValueError unless `agent` can resume a conversation run by a `kind` agent that had
+    these tools (spec names) and built-in tools (class names)."""
+    if kind != type(agent).__name__:
+        raise ValueError(
+            f"Cannot load from persisted agent: the conversation was run by {kind}, not "
+            f"{type(agent).__name__}. Resume it with {kind}, or start a new conversation."
+        )
+    have = {t.name for t in agent.tools} | {t.name for t in agent._built_in_tools()}
+    had = {BUILT_IN_TOOL_CLASSES[c]().name for c in built_ins if c in BUILT_IN_TOOL_CLASSES}
+    removed = sorted({*tool_names, *had} - have)
+    if removed:
+        raise ValueError(
+            "Cannot resume: tools were removed mid-conversation. The agent no longer has "
+            f"{', '.join(removed)}, which the history refers to; add "
+            f"{'it' if len(removed) == 1 else 'them'} back, or start a new conversation."
+        )

@@ -7,6 +7,7 @@ from typing import Any
 
 from ohtui.sdk.event.base import Event, LLMConvertibleEvent
 from ohtui.sdk.event.llm_convertible.action import ActionEvent
+from ohtui.sdk.event.llm_convertible.message import MessageEvent
 from ohtui.sdk.event.llm_convertible.observation import ObservationBaseEvent
 from ohtui.sdk.event.llm_convertible.system import SystemPromptEvent
 
@@ -17,9 +18,10 @@ class ChatHistory:
     Events are append-only, so each step converts only the events added since the last
     one: the engine's work per step stays constant however long the history grows.
     Recorded SystemPromptEvents are skipped (the agent sends its current prompt, so a
-    resumed conversation can use new prompts). A message that arrives while tool calls
-    are still unanswered (e.g. the user writes while actions await approval) is placed
-    after their results, because providers require results to follow their calls.
+    resumed conversation can use new prompts), and so are agent replies without text. A
+    message that arrives while tool calls are still unanswered (e.g. the user writes while
+    actions await approval) is placed after their results, because providers require
+    results to follow their calls.
     """
 
     def __init__(self) -> None:
@@ -63,6 +65,8 @@ class ChatHistory:
     def _add(self, event: Event) -> None:
         if not isinstance(event, LLMConvertibleEvent) or isinstance(event, SystemPromptEvent):
             return
+        if isinstance(event, MessageEvent) and event.source == "agent" and not event.text.strip():
+            return  # an empty reply tells the model nothing, and some providers refuse one
         if isinstance(event, ActionEvent):
             self._open_calls.add(event.tool_call_id)
             if event.llm_response_id == self._batch_id and self._messages:

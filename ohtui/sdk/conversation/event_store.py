@@ -113,17 +113,23 @@ class EventLog(EventsListBase):
             raise TimeoutError(f"the event log stayed locked for {LOCK_TIMEOUT_SECONDS:g} s")
         try:
             if event.id in self._index_by_id:
-                raise ValueError(f"an event with id '{event.id}' is already in the log")
+                raise _duplicate(event.id, self._index_by_id[event.id])
             if self._store is not None and self._key is not None:
-                index = self._store.append(
-                    self._key,
-                    event.id,
-                    event.kind,
-                    event.model_dump_json(),
-                    search_text=_search_text(event),
-                    first_user_message=_user_text(event),
-                    state=self._pending_state() if self._pending_state else None,
-                )
+                try:
+                    index = self._store.append(
+                        self._key,
+                        event.id,
+                        event.kind,
+                        event.model_dump_json(),
+                        search_text=_search_text(event),
+                        first_user_message=_user_text(event),
+                        state=self._pending_state() if self._pending_state else None,
+                    )
+                except ValueError:
+                    existing = self._store.event_index(self._key, event.id)
+                    if existing is None:
+                        raise
+                    raise _duplicate(event.id, existing) from None
                 if index > self._length:  # another process appended meanwhile
                     self._events.extend([None] * (index - self._length))
             else:
@@ -160,6 +166,13 @@ def _user_text(event: Event) -> str | None:
     if isinstance(event, MessageEvent) and event.source == "user":
         return event.llm_message.text[:500] or None
     return None
+
+
+def _duplicate(event_id: EventID, index: int) -> ValueError:
+    return ValueError(
+        f"Event with ID '{event_id}' already exists at index {index}: every event needs its "
+        "own id (events are immutable; append a new one instead of re-adding it)."
+    )
 
 
 def _search_text(event: Event) -> str | None:

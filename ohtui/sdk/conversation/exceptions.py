@@ -8,20 +8,24 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ohtui.sdk.conversation.lease import LeaseHolder
+    from ohtui.sdk.event.conversation_error import ConversationErrorEvent
 
 
 class ConversationRunError(RuntimeError):
-    """`run()` failed. Carries the conversation id and where to look for details."""
+    """`run()` failed. Carries the conversation id, the ConversationErrorEvent recorded for
+    the failure and where to look for details."""
 
     def __init__(
         self,
         conversation_id: object,
         original_exception: BaseException,
         persistence_dir: str | None = None,
+        conversation_error: ConversationErrorEvent | None = None,
     ) -> None:
         self.conversation_id = conversation_id
         self.original_exception = original_exception
         self.persistence_dir = persistence_dir
+        self.conversation_error = conversation_error
         self.log_file = current_log_file()
         where = [f"events saved under {persistence_dir}"] if persistence_dir else []
         where.append(f"logs in {self.log_file}" if self.log_file else "no log file is configured")

@@ -10,16 +10,23 @@ starts never inherit it. On NFS, Linux maps flock to NFS byte-range locks.
 
 The holder deletes the file when it lets go; takers check that the file they locked is
 still the one at the path (a releaser may have just unlinked it) and retry if not.
+
+A lease nobody can reach any more lets go when it is collected: nothing can write through a
+conversation no one holds. A conversation's objects refer to each other, so only the cycle
+collector frees them; a taker refused by its own process therefore collects once and tries
+again before naming the holder.
 """
 
 from __future__ import annotations
 
 import errno
 import fcntl
+import gc
 import json
 import os
 import socket
 import time
+import weakref
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -53,12 +60,13 @@ class ConversationLease:
 
     def __init__(self, path: Path, fd: int) -> None:
         self.path = path
-        self._fd: int | None = fd
+        self._let_go = weakref.finalize(self, _let_go, path, fd, os.getpid())
 
     @classmethod
     def take(cls, path: Path, conversation_id: str) -> ConversationLease:
         """Take the lease at `path`; ConversationLockedError names the holder if it is taken."""
         deadline = time.monotonic() + TAKE_RETRY_SECONDS
+        collected = False
         while True:
             fd = _open_for_lease(path)
             try:
@@ -70,7 +78,12 @@ class ConversationLease:
                 if time.monotonic() < deadline:
                     time.sleep(0.005)
                     continue
-                raise ConversationLockedError(conversation_id, read_holder(path)) from None
+                holder = read_holder(path)
+                if not collected and holder.pid == os.getpid():
+                    collected = True  # held here: maybe by a conversation nobody holds
+                    gc.collect()
+                    continue
+                raise ConversationLockedError(conversation_id, holder) from None
             if not _still_at(fd, path):
                 os.close(fd)  # its holder unlinked it while letting go: lock the new one
                 continue
@@ -80,21 +93,23 @@ class ConversationLease:
 
     def release(self) -> None:
         """Let go of the conversation (idempotent); the lease file goes with it."""
-        fd, self._fd = self._fd, None
-        if fd is None:
-            return
-        try:
-            self.path.unlink()  # while still locked: nobody else can be using this file
-        except FileNotFoundError:
-            pass
-        finally:
-            os.close(fd)
+        self._let_go()
 
     def __enter__(self) -> ConversationLease:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
         self.release()
+
+
+def _let_go(path: Path, fd: int, owner: int) -> None:
+    try:
+        if os.getpid() == owner:  # a forked child exiting must not unlink its parent's lease
+            path.unlink()  # while still locked: nobody else can be using this file
+    except FileNotFoundError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def _open_for_lease(path: Path) -> int:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import logging
+import re
 import shutil
 import uuid
 from collections.abc import Iterable, Sequence
@@ -12,7 +14,7 @@ from typing import Any, Self
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, SerializeAsAny, ValidationError
 
-from ohtui.sdk.agent.base import AgentBase
+from ohtui.sdk.agent.base import BUILT_IN_TOOL_CLASSES, AgentBase, check_resumable
 from ohtui.sdk.conversation.event_store import EventLog
 from ohtui.sdk.conversation.exceptions import (
     ConversationNotFoundError,
@@ -40,6 +42,8 @@ from ohtui.sdk.security.confirmation_policy import ConfirmationPolicyBase, Never
 from ohtui.sdk.utils.cipher import Cipher
 from ohtui.sdk.utils.fifo_lock import FIFOLock
 from ohtui.sdk.workspace.local import BaseWorkspace
+
+logger = logging.getLogger(__name__)
 
 
 class ConversationExecutionStatus(str, Enum):
@@ -134,14 +138,21 @@ class ConversationState(BaseModel):
         and opens a saved conversation (else ConversationNotFoundError) that refuses every
         change with ConversationReadOnlyError.
 
+        `persistence_dir` is the conversation's own directory (made here; its parent holds
+        the database); one named for another conversation id is a ValueError naming both.
         Secrets are saved encrypted with `cipher`, or redacted without one. On resume the
-        saved status, stats, title, policy, blocked items, agent_state and (with the same
-        cipher) secrets come back;
+        saved status, stuck_detection, stats, title, policy, blocked items, agent_state and
+        (with the same cipher) secrets come back;
         the given agent replaces the saved one (its LLM and prompts may change) but it must
         still have every tool the conversation used: ValueError names any that is missing.
         Events are not read until they are needed.
         """
         if persistence_dir is None:
+            logger.warning(
+                "No persistence_dir provided: conversation %s is kept in memory only and is "
+                "gone once closed. Pass persistence_dir to save it.",
+                id.hex,
+            )
             state = cls(
                 id=id,
                 agent=agent,
@@ -152,6 +163,7 @@ class ConversationState(BaseModel):
             state._cipher = cipher
             state._autosave = True
             return state
+        _check_directory_is_for(persistence_dir, id)
         store = ConversationStore(Path(persistence_dir).parent, read_only=read_only)
         lease: ConversationLease | None = None
         try:
@@ -179,8 +191,9 @@ class ConversationState(BaseModel):
                 state.workspace = workspace
                 state.persistence_dir = persistence_dir
                 state.max_iterations = max_iterations
-                state.stuck_detection = stuck_detection
                 key = stored.key
+            if not read_only:
+                _make_directory(persistence_dir)
         except BaseException:
             store.close()
             if lease is not None:
@@ -215,13 +228,12 @@ class ConversationState(BaseModel):
             ) from exc
         if state.id != id:
             raise ValueError(f"saved conversation id {state.id} does not match {id}")
-        used = {t.get("name") for t in saved_agent.get("tools", []) if isinstance(t, dict)}
-        missing = sorted(str(name) for name in used - {t.name for t in agent.tools})
-        if missing:
-            raise ValueError(
-                f"Conversation {id} used the tool(s) {', '.join(missing)}, which the agent no "
-                "longer has; its history refers to them. Add them back to resume it."
-            )
+        check_resumable(
+            agent,
+            str(saved_agent.get("kind", type(agent).__name__)),
+            [str(t.get("name")) for t in saved_agent.get("tools", []) if isinstance(t, dict)],
+            saved_agent.get("include_default_tools", BUILT_IN_TOOL_CLASSES),
+        )
         return state
 
     # --- saving and change notification --------------------------------------------------
@@ -302,6 +314,11 @@ class ConversationState(BaseModel):
     def events(self) -> EventLog:
         """The conversation's event log."""
         return self._events
+
+    def append_event(self, event: Event) -> Event:
+        """Record `event` for good (saved at once when persisted) and return it."""
+        self._events.append(event)
+        return event
 
     @property
     def sandbox(self) -> Sandbox | None:
@@ -426,6 +443,28 @@ class ConversationState(BaseModel):
             self._store.delete(self.id.hex)
         if self.persistence_dir:
             shutil.rmtree(self.persistence_dir, ignore_errors=True)
+
+
+def _check_directory_is_for(persistence_dir: str, id: ConversationID) -> None:
+    """A directory named after another conversation id belongs to that conversation."""
+    name = Path(persistence_dir).name
+    if re.fullmatch(r"[0-9a-f]{32}", name) and name != id.hex:
+        raise ValueError(
+            f"Conversation ID mismatch: '{persistence_dir}' is the directory of conversation "
+            f"{name}, not of {id.hex}. Open {name} with its own id, or give conversation "
+            f"{id.hex} its own directory (BaseConversation.get_persistence_dir)."
+        )
+
+
+def _make_directory(persistence_dir: str) -> None:
+    try:
+        Path(persistence_dir).mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise PersistenceError(
+            f"Cannot create the conversation directory '{persistence_dir}': "
+            f"{exc.strerror or exc}. Fix its permissions or choose another persistence "
+            "directory."
+        ) from exc
 
 
 def new_conversation_id() -> ConversationID:

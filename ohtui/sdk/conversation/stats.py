@@ -31,7 +31,13 @@ class ConversationStats(BaseModel):
 
     def get_metrics_for_usage(self, usage_id: str) -> Metrics:
         """The metrics of one LLM (KeyError if it never ran here)."""
-        return self.usage_to_metrics[usage_id]
+        try:
+            return self.usage_to_metrics[usage_id]
+        except KeyError:
+            known = ", ".join(sorted(self.usage_to_metrics)) or "none yet"
+            raise KeyError(
+                f"LLM usage does not exist: '{usage_id}' (usage ids here: {known})"
+            ) from None
 
     def get_combined_metrics(self) -> Metrics:
         """All LLMs' metrics added together."""

@@ -26,6 +26,10 @@ MAX_EVENTS_TO_SCAN_FOR_STUCK_DETECTION = 60
 CONDENSATION_LOOP_THRESHOLD = 3
 NUDGE_SENDER = "stuck-detector"
 """The `sender` of the message that tells the agent it is repeating itself."""
+EMPTY_REPLY_SENDER = "empty-reply"
+"""The `sender` of the message that tells the agent its reply had nothing in it."""
+_ENGINE_SENDERS = frozenset({NUDGE_SENDER, EMPTY_REPLY_SENDER})
+ERROR_PREVIEW_CHARS = 500
 
 
 class StuckDetectionThresholds(BaseModel):
@@ -51,13 +55,14 @@ class StuckDetector:
     """Looks at the recent events for five patterns of a stuck agent.
 
     1. the same action with the same observation, again and again;
-    2. the same action failing with the same error;
-    3. agent messages with no user input in between (a monologue);
+    2. the same action failing with the same error: at its threshold the agent is nudged
+       (`get_action_error_nudge`), one repetition more is stuck;
+    3. agent messages with no user input or action in between (a monologue);
     4. two actions alternating with their same observations;
     5. condensation after condensation (the context keeps overflowing).
 
     Only the last MAX_EVENTS_TO_SCAN_FOR_STUCK_DETECTION events are read, and of those only
-    the ones after the last user message, or after the last nudge to the agent.
+    the ones after the last user message.
     """
 
     def __init__(
@@ -111,23 +116,38 @@ class StuckDetector:
                 return found
         return None
 
+    def get_action_error_nudge(self) -> str | None:
+        """What to tell the agent when its failing action just reached the threshold.
+
+        None otherwise, and None once the agent was told (no step came since the nudge).
+        """
+        events = self._window()
+        steps = _steps(events)
+        n = self.action_error_threshold
+        if _failing_streak(steps) != n:
+            return None
+        last_answer = max(i for i, e in enumerate(events) if isinstance(e, ObservationBaseEvent))
+        if any(_is_nudge(e) for e in events[last_answer + 1 :]):
+            return None
+        step = steps[-1]
+        error = step.result
+        if len(error) > ERROR_PREVIEW_CHARS:
+            error = error[: ERROR_PREVIEW_CHARS - 1] + "…"
+        return (
+            f"You called `{step.tool}` with the same arguments {n} times in a row and got the "
+            f"same error each time: {error}\nCalling it that way again will fail again: read "
+            "the error, then correct the arguments or try another approach."
+        )
+
     def nudged(self) -> bool:
         """Whether the agent was already nudged since the user last wrote."""
-        for event in reversed(self.state.events[-MAX_EVENTS_TO_SCAN_FOR_STUCK_DETECTION:]):
-            if isinstance(event, MessageEvent):
-                if event.sender == NUDGE_SENDER:
-                    return True
-                if event.source == "user":
-                    return False
-        return False
+        return any(_is_nudge(e) for e in self._window())
 
     def _window(self) -> list[Event]:
         recent = self.state.events[-MAX_EVENTS_TO_SCAN_FOR_STUCK_DETECTION:]
         for index in range(len(recent) - 1, -1, -1):
             event = recent[index]
-            if isinstance(event, MessageEvent) and (
-                event.source == "user" or event.sender == NUDGE_SENDER
-            ):
+            if isinstance(event, MessageEvent) and event.source == "user":
                 return recent[index + 1 :]
         return recent
 
@@ -143,13 +163,12 @@ class StuckDetector:
         return None
 
     def _repeating_action_error(self, steps: list[_Step]) -> StuckReport | None:
-        n = self.action_error_threshold
-        last = steps[-n:]
-        if len(last) == n and last[0].failed and all(s == last[0] for s in last):
+        streak = _failing_streak(steps)
+        if streak > self.action_error_threshold:  # at the threshold it was nudged
             return StuckReport(
                 "action_error",
-                f"you ran {last[0].describe()} {n} times in a row and it failed the same way "
-                "each time",
+                f"you ran {steps[-1].describe()} {streak} times in a row and it failed the "
+                "same way each time",
             )
         return None
 
@@ -159,6 +178,8 @@ class StuckDetector:
         for event in reversed(events):
             if isinstance(event, MessageEvent) and event.source == "agent":
                 count += 1
+            elif _is_engine_message(event):
+                continue  # what the engine said about the monologue does not end it
             elif isinstance(event, ActionEvent | ObservationBaseEvent | MessageEvent):
                 break
         if count >= n:
@@ -192,6 +213,26 @@ class StuckDetector:
                 "context_window", f"the history was condensed {count} times in a row"
             )
         return None
+
+
+def _is_nudge(event: Event) -> bool:
+    return isinstance(event, MessageEvent) and event.sender == NUDGE_SENDER
+
+
+def _is_engine_message(event: Event) -> bool:
+    return isinstance(event, MessageEvent) and event.sender in _ENGINE_SENDERS
+
+
+def _failing_streak(steps: list[_Step]) -> int:
+    """How many of the last steps are the same failing action with the same error."""
+    if not steps or not steps[-1].failed:
+        return 0
+    streak = 0
+    for step in reversed(steps):
+        if step != steps[-1]:
+            break
+        streak += 1
+    return streak
 
 
 @dataclass(frozen=True)

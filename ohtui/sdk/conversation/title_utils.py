@@ -12,6 +12,8 @@ from ohtui.sdk.llm.message import Message, TextContent
 
 logger = logging.getLogger(__name__)
 
+TRUNCATION_MARKER = "..."
+"""Ends a cut title: plain ASCII, so every console shows it."""
 TITLE_PROMPT = (
     "Write a short title (at most {max_length} characters, no quotes, no trailing period) "
     "for a conversation that starts with this request:\n\n{message}"
@@ -27,12 +29,15 @@ def first_user_message(events: Iterable[Event], skip: Container[str] = ()) -> st
 
 
 def truncate_title(text: str, max_length: int) -> str:
-    """The first line of `text`, cut at a word boundary to `max_length` with an ellipsis."""
+    """The first line of `text`, cut at a word boundary to `max_length` ending in "..."."""
     line = " ".join(text.strip().split("\n", 1)[0].split())
     if len(line) <= max_length:
         return line
-    cut = line[: max_length - 1].rsplit(" ", 1)[0] or line[: max_length - 1]
-    return cut.rstrip(" ,.;:") + "…"
+    room = max_length - len(TRUNCATION_MARKER)
+    if room < 1:
+        return line[:max_length]
+    cut = line[:room].rsplit(" ", 1)[0] or line[:room]
+    return cut.rstrip(" ,.;:") + TRUNCATION_MARKER
 
 
 def generate_conversation_title(
@@ -44,7 +49,10 @@ def generate_conversation_title(
     """
     message = first_user_message(events, skip)
     if message is None:
-        raise ValueError("the conversation has no user message to title it from")
+        raise ValueError(
+            "No user messages found in conversation events: there is nothing to title yet. "
+            "Send a message first."
+        )
     try:
         response = llm.completion(
             [

@@ -39,7 +39,7 @@ class Event(DiscriminatedUnionMixin, ABC):
     @property
     def visualize(self) -> Text:
         """A rich rendering of this event; subclasses give a specific one."""
-        text = Text(f"{type(self).__name__}", style="bold")
+        text = Text(f"Unknown event type: {type(self).__name__}", style="bold")
         fields = self.model_dump(exclude={"id", "timestamp", "source", "kind"})
         for name, value in fields.items():
             text.append(f"\n{name}: ", style="bold")
@@ -69,7 +69,9 @@ class LLMConvertibleEvent(Event, ABC):
         Events that are not LLM-convertible are skipped. ActionEvents that share an
         `llm_response_id` (one response with several tool calls) become one assistant
         message whose tool calls follow their order; its thought and reasoning come from
-        the first action of the batch.
+        the first action of the batch (AssertionError if a later one has a thought: the
+        history is corrupt). Consecutive plain user messages (a summary, injected context,
+        the user's own) become one user turn, their content in order.
         """
         from ohtui.sdk.event.llm_convertible.action import ActionEvent
 
@@ -82,16 +84,40 @@ class LLMConvertibleEvent(Event, ABC):
         for event in convertible:
             if isinstance(event, ActionEvent):
                 batch = batches.pop(event.llm_response_id, None)
-                if batch is not None:  # None: already emitted with the first of its batch
-                    messages.append(action_batch_to_message(batch))
+                if batch is None:  # already emitted with the first of its batch
+                    continue
+                message = action_batch_to_message(batch)
             else:
-                messages.append(event.to_llm_message())
+                message = event.to_llm_message()
+            if messages and _plain_user(messages[-1]) and _plain_user(message):
+                merged = [*messages[-1].content, *message.content]
+                messages[-1] = messages[-1].model_copy(update={"content": merged})
+            else:
+                messages.append(message)
         return messages
+
+
+def _plain_user(message: Message) -> bool:
+    """A user turn that answers no tool call and names no one: safe to join with another."""
+    return (
+        message.role == "user"
+        and message.tool_calls is None
+        and message.tool_call_id is None
+        and message.name is None
+    )
 
 
 def action_batch_to_message(batch: list[ActionEvent]) -> Message:
     """One assistant message carrying every tool call of a batch."""
     first = batch[0]
+    for later in batch[1:]:
+        if later.thought:
+            # The wording's start is the SDK's, which callers may match on.
+            raise AssertionError(
+                "Expected empty thought for multi-action events after the first one: "
+                f"action {later.tool_call_id} of response {later.llm_response_id} has one, "
+                "but only the first call of a response carries its text"
+            )
     return Message(
         role="assistant",
         content=list(first.thought),

@@ -14,7 +14,7 @@ class Condensation(Event):
     """Some events are forgotten from the model's view, optionally replaced by a summary."""
 
     source: SourceType = "environment"
-    forgotten_event_ids: list[EventID] = Field(default_factory=list)
+    forgotten_event_ids: set[EventID] = Field(default_factory=set)
     summary: str | None = None
     summary_offset: int | None = Field(
         default=None, description="Where in the kept view the summary goes."

@@ -18,4 +18,4 @@ class ConversationErrorEvent(Event):
     @property
     def visualize(self) -> Text:
         """The error in red."""
-        return Text(f"Conversation error [{self.code}]: {self.detail}", style="bold red")
+        return Text(f"Conversation Error [{self.code}]: {self.detail}", style="bold red")

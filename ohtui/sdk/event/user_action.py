@@ -16,4 +16,4 @@ class PauseEvent(Event):
     @property
     def visualize(self) -> Text:
         """A quiet one-liner."""
-        return Text("Paused by the user", style="yellow")
+        return Text("Conversation Paused by the user", style="yellow")

@@ -114,6 +114,7 @@ def run_agent_hook(
     """
     # Imported here: conversations import the hooks, so the hooks cannot import them first.
     from ohtui.sdk.agent import Agent
+    from ohtui.sdk.context import AgentContext
     from ohtui.sdk.conversation.impl.local_conversation import LocalConversation
     from ohtui.sdk.conversation.response_utils import get_agent_final_response
     from ohtui.sdk.conversation.visualizer.base import ConversationVisualizerBase
@@ -131,7 +132,8 @@ def run_agent_hook(
         agent = Agent(
             llm=llm,
             tools=[Tool(name=name) for name in hook.tools],
-            system_prompt_extra=instructions,
+            agent_context=AgentContext(system_message_suffix=instructions),
+            include_default_tools=["FinishTool"],
         )
         conversation = LocalConversation(
             agent=agent,

@@ -29,8 +29,8 @@ class Action(Schema):
 
     @property
     def visualize(self) -> Text:
-        """The action's fields, one per line."""
-        text = Text()
+        """The action's class, then its fields, one per line."""
+        text = Text(f"{type(self).__name__}\n", style="bold")
         for name, value in self.model_dump(exclude={"kind"}).items():
             if value in (None, "", [], {}):
                 continue

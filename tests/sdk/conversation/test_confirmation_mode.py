@@ -27,6 +27,7 @@ from ohtui.sdk import (
     NeverConfirm,
     ObservationEvent,
     PatternSecurityAnalyzer,
+    PauseEvent,
     SecurityRisk,
     Tool,
     UserRejectObservation,
@@ -105,6 +106,25 @@ def test_always_confirm_records_actions_without_running_them(
     assert not (workspace / "made.txt").exists()
     assert pending_ids(conv) == [action.id]
     assert len(llm_server.requests) == 1
+
+
+def test_pause_while_waiting_keeps_waiting_for_the_decision(
+    make_conversation: Factory, llm_server: ScriptedLLMServer, workspace: Path
+) -> None:
+    """Waiting for confirmation is already a stop: a pause must not hide the pending action."""
+    conv = make_conversation()
+    conv.set_confirmation_policy(AlwaysConfirm())
+    llm_server.reply_tool_call("terminal", {"command": "touch made.txt"})
+    conv.send_message("make a file")
+    conv.run()
+    [action] = of_type(conv.state.events, ActionEvent)
+
+    conv.pause()
+
+    assert conv.state.execution_status is Status.WAITING_FOR_CONFIRMATION
+    assert of_type(conv.state.events, PauseEvent) == []
+    assert pending_ids(conv) == [action.id]
+    assert not (workspace / "made.txt").exists()
 
 
 def test_next_run_executes_pending_actions_then_continues(
@@ -213,6 +233,7 @@ def test_reject_uses_a_default_reason(
     conv.reject_pending_actions()
     [rejection] = of_type(conv.state.events, UserRejectObservation)
     assert rejection.rejection_reason == "User rejected the action."
+    assert rejection.rejection_source == "user"
 
 
 def test_reject_one_of_two_pending_actions(

@@ -216,7 +216,7 @@ def test_iteration_and_reversed(subject: Subject) -> None:
 def test_duplicate_id_is_rejected_and_changes_nothing(subject: Subject) -> None:
     first = message("first")
     subject.log.append(first)
-    with pytest.raises(ValueError, match=first.id):
+    with pytest.raises(ValueError, match=f"Event with ID '{first.id}' already exists at index 0"):
         subject.log.append(first)
     with pytest.raises(ValueError, match=first.id):
         subject.log.append(message("another text, same id", event_id=first.id))
@@ -342,7 +342,7 @@ def test_duplicate_already_on_disk_from_another_instance(persistence_dir: Path) 
     other_store = ConversationStore(persistence_dir)
     try:
         log = EventLog(other_store, key)
-        with pytest.raises(ValueError, match=first.id):
+        with pytest.raises(ValueError, match=f"'{first.id}' already exists at index 0"):
             log.append(message("same id", event_id=first.id))
         assert len(log) == 1
         log.append(message("second"))

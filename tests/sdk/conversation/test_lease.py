@@ -196,6 +196,24 @@ def test_a_lease_that_cannot_be_made_says_where_and_what_to_do(
     assert str(persistence_dir / "leases") in str(failed.value)
 
 
+def test_a_conversation_dropped_without_close_lets_go_once_collected(
+    saved: str, llm: LLM, workspace: Path, persistence_dir: Path
+) -> None:
+    """Nothing can write through an unreachable conversation, so its lease need not outlive it.
+
+    Its objects refer to each other, so only the cycle collector frees them: an opener
+    refused by this very process collects once before giving up.
+    """
+    dropped = open_conversation(llm, workspace, persistence_dir, saved)
+    dropped.send_message("left open")
+    del dropped
+    again = open_conversation(llm, workspace, persistence_dir, saved)
+    try:
+        assert again.state.events[-1].llm_message.text == "left open"  # type: ignore[attr-defined]
+    finally:
+        again.close()
+
+
 def test_a_failed_open_does_not_keep_the_lease(
     saved: str, llm: LLM, workspace: Path, persistence_dir: Path
 ) -> None:
@@ -441,3 +459,24 @@ def test_an_event_log_read_through_a_read_only_store_refuses_appends(
         assert len(EventLog(store, stored.key)) == len(log)
     finally:
         store.close()
+
+
+def test_a_forked_child_exiting_leaves_the_parents_lease_alone(
+    saved: str, llm: LLM, workspace: Path, persistence_dir: Path
+) -> None:
+    held = open_conversation(llm, workspace, persistence_dir, saved)
+    try:
+        lease_file = persistence_dir / "leases" / f"{saved}.lock"
+        pid = os.fork()
+        if pid == 0:  # the child ends as a Python program does, running its finalizers
+            try:
+                held.state._lease.release()  # type: ignore[union-attr]
+            finally:
+                os._exit(0 if not lease_file.exists() else 3)
+        _, status = os.waitpid(pid, 0)
+        assert os.waitstatus_to_exitcode(status) == 3  # the child left the file in place
+        assert lease_file.exists()
+        with pytest.raises(ConversationLockedError):
+            open_conversation(llm, workspace, persistence_dir, saved)
+    finally:
+        held.close()

@@ -47,8 +47,10 @@ from ohtui.sdk import (
     get_agent_final_response,
 )
 from ohtui.sdk.conversation import list_conversations
+from ohtui.sdk.conversation.title_utils import truncate_title
 from ohtui.sdk.event.base import Event
 from ohtui.sdk.tools.terminal import TerminalAction, TerminalExecutor, TerminalObservation
+from ohtui.sdk.workspace import LocalWorkspace
 
 Status = ConversationExecutionStatus
 T = TypeVar("T")
@@ -63,10 +65,9 @@ def make_conversation(llm: LLM, workspace: Path, persistence_dir: Path) -> Itera
 
     def make(agent_llm: LLM | None = None, **kwargs: Any) -> LocalConversation:
         kwargs.setdefault("visualizer", None)
+        kwargs.setdefault("workspace", workspace)
         agent = Agent(llm=agent_llm or llm, tools=[Tool(name=name) for name in TOOLS])
-        conv = Conversation(
-            agent=agent, workspace=workspace, persistence_dir=persistence_dir, **kwargs
-        )
+        conv = Conversation(agent=agent, persistence_dir=persistence_dir, **kwargs)
         made.append(conv)
         return conv
 
@@ -402,6 +403,24 @@ class RecordingVisualizer(ConversationVisualizerBase):
         self.events.append(event)
 
 
+def test_the_visualizer_sees_each_event_before_the_callbacks(make_conversation, llm_server) -> None:
+    llm_server.reply_text("In order.")
+    order: list[str] = []
+
+    class Recorder(ConversationVisualizerBase):
+        def on_event(self, event: Event) -> None:
+            order.append("visualizer")
+
+    conv = make_conversation(
+        visualizer=Recorder(),
+        callbacks=[lambda e: order.append("first"), lambda e: order.append("second")],
+    )
+    conv.send_message("go")
+    conv.run()
+    assert len(order) >= 9
+    assert order == ["visualizer", "first", "second"] * (len(order) // 3)
+
+
 def test_visualizer_instance(make_conversation, llm_server) -> None:
     llm_server.reply_text("Visible.")
     visualizer = RecordingVisualizer()
@@ -477,9 +496,9 @@ def test_default_visualizer_prints_each_event_type(make_conversation, llm_server
     conv.send_message("Please print something")
     conv.run()
     conv.send_message("Again")
+    conv.pause()
     with pytest.raises(ConversationRunError):
         conv.run()
-    conv.pause()
 
     out = buffer.getvalue()
     for title in (
@@ -503,6 +522,30 @@ def test_default_visualizer_prints_each_event_type(make_conversation, llm_server
     ):
         assert text in out, text
     assert "execution_status" not in out  # state updates are not printed
+
+
+class LegacyCodePageStream(io.StringIO):
+    """A terminal stream that, like a cp1252 Windows console, cannot encode emoji."""
+
+    encoding = "cp1252"
+
+    def write(self, text: str) -> int:
+        text.encode(self.encoding)  # raises UnicodeEncodeError as such a console does
+        return super().write(text)
+
+
+def test_default_visualizer_degrades_on_a_console_that_cannot_encode(
+    make_conversation, llm_server
+) -> None:
+    llm_server.reply_text("\U0001f510 Security Policy — résumé")
+    stream = LegacyCodePageStream()
+    visualizer = DefaultConversationVisualizer(console=Console(file=stream, width=80))
+    conv = make_conversation(visualizer=visualizer)
+    conv.send_message("go")
+    conv.run()  # does not raise
+    out = stream.getvalue()
+    assert "? Security Policy — résumé" in out  # only what cp1252 lacks is replaced
+    assert conv.state.execution_status is Status.FINISHED
 
 
 def test_default_visualizer_can_skip_user_messages(make_conversation, llm_server) -> None:
@@ -561,6 +604,65 @@ def test_close_kills_the_shell_and_is_idempotent(make_conversation, llm_server) 
     assert executor.session.closed
     conv.close()  # again: no error
     conv.close()
+
+
+def test_close_reports_the_whole_cost_to_the_workspace(make_conversation, llm_server, llm) -> None:
+    llm_server.reply_text("one")
+    llm_server.reply_text("two")
+    conv = make_conversation(agent_llm=llm.model_copy(update={"input_cost_per_token": 0.01}))
+    assert conv.workspace.accumulated_cost is None
+    for text in ("first", "second"):
+        conv.send_message(text)
+        conv.run()
+    spent = conv.conversation_stats.get_combined_metrics().accumulated_cost
+    assert spent > 0
+    conv.close()
+    assert conv.workspace.accumulated_cost == spent
+
+
+def test_close_without_any_llm_call_reports_zero_cost(make_conversation) -> None:
+    conv = make_conversation()
+    conv.close()
+    assert conv.workspace.accumulated_cost == 0.0
+
+
+class BrokenCloseAgent(Agent):
+    """An agent whose own close() fails, as a custom agent's might."""
+
+    def close(self) -> None:
+        raise RuntimeError("agent close exploded")
+
+
+def test_a_failing_agent_close_is_logged_and_the_conversation_still_closes(
+    llm, llm_server, workspace, persistence_dir, caplog
+) -> None:
+    llm_server.reply_tool_call("terminal", {"command": "echo $$"})
+    llm_server.reply_tool_call("finish", {"message": "ok"})
+    conv = Conversation(
+        agent=BrokenCloseAgent(llm=llm, tools=[Tool(name="terminal")]),
+        workspace=workspace,
+        persistence_dir=persistence_dir,
+        visualizer=None,
+    )
+    conv.send_message("say your pid")
+    conv.run()
+    executor = conv.agent.tools_map["terminal"].executor
+    assert isinstance(executor, TerminalExecutor)
+    with caplog.at_level(logging.WARNING):
+        conv.close()
+        conv.close()
+    failures = [r for r in caplog.records if "agent close exploded" in r.getMessage()]
+    assert len(failures) == 1
+    assert executor.session.closed  # the tools were closed all the same
+    again = Conversation(  # and the conversation was let go
+        agent=BrokenCloseAgent(llm=llm, tools=[Tool(name="terminal")]),
+        workspace=workspace,
+        persistence_dir=persistence_dir,
+        conversation_id=conv.id,
+        visualizer=None,
+    )
+    with caplog.at_level(logging.CRITICAL):
+        again.close()
 
 
 def test_delete_on_close_removes_the_saved_conversation(
@@ -734,9 +836,9 @@ def test_ask_agent_while_a_tool_runs_leaves_out_unanswered_calls(
 # --- generate_title ----------------------------------------------------------------------
 
 
-def test_generate_title_needs_a_user_message(make_conversation, llm_server) -> None:
+def test_generate_title_needs_a_user_message_and_says_so(make_conversation, llm_server) -> None:
     conv = make_conversation()
-    with pytest.raises(ValueError, match="user message"):
+    with pytest.raises(ValueError, match="No user messages found in conversation events"):
         conv.generate_title()
     assert llm_server.requests == []
 
@@ -779,8 +881,8 @@ def test_generate_title_falls_back_to_the_first_message(make_conversation, llm_s
     title = conv.generate_title(max_length=30)
     assert len(llm_server.requests) == 1
     assert len(title) <= 30
-    assert title.endswith("…")
-    assert message.startswith(title.removesuffix("…"))
+    assert title.endswith("...")
+    assert message.startswith(title.removesuffix("..."))
 
 
 # --- persistence dir, stats, ids ---------------------------------------------------------
@@ -810,6 +912,36 @@ def test_conversation_uses_its_persistence_dir(make_conversation, persistence_di
     )
 
 
+def test_unknown_keyword_arguments_are_refused(make_conversation) -> None:
+    with pytest.raises(TypeError, match="max_iterations_per_run"):
+        make_conversation(max_iterations_per_run=5)  # a typo must not be silently ignored
+
+
+def test_the_given_workspace_is_the_conversations_own(make_conversation, workspace) -> None:
+    given = LocalWorkspace(working_dir=workspace)
+    assert given.working_dir == str(workspace)
+    conv = make_conversation(workspace=given)
+    assert conv.workspace is given
+    assert conv.state.workspace is given
+
+
+def test_a_relative_workspace_is_made_absolute(make_conversation, tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    conv = make_conversation(workspace=Path("rel") / "work")
+    assert conv.workspace.working_dir == str(tmp_path.resolve() / "rel" / "work")
+    assert (tmp_path / "rel" / "work").is_dir()
+
+
+def test_the_default_workspace_is_workspace_project(llm, tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    conv = Conversation(agent=Agent(llm=llm), visualizer=None)
+    try:
+        assert conv.workspace.working_dir == str(tmp_path.resolve() / "workspace" / "project")
+        assert (tmp_path / "workspace" / "project").is_dir()
+    finally:
+        conv.close()
+
+
 def test_ids(make_conversation) -> None:
     conv = make_conversation()
     assert conv.id == conv.state.id
@@ -836,6 +968,8 @@ def test_conversation_stats_accumulate_across_runs(make_conversation, llm_server
     assert conv.conversation_stats is conv.state.stats
     metrics = conv.conversation_stats.get_metrics_for_usage("default")
     assert metrics.call_count == 2
+    with pytest.raises(KeyError, match=r"LLM usage does not exist: 'condenser'.*default"):
+        conv.conversation_stats.get_metrics_for_usage("condenser")
 
 
 def test_errors_are_not_agent_errors(make_conversation, llm_server) -> None:
@@ -846,3 +980,11 @@ def test_errors_are_not_agent_errors(make_conversation, llm_server) -> None:
         conv.run()
     assert of_type(conv.state.events, ConversationErrorEvent)
     assert not of_type(conv.state.events, AgentErrorEvent)
+
+
+@pytest.mark.parametrize("max_length", [1, 3, 4, 10, 30])
+def test_a_cut_title_never_exceeds_max_length(max_length: int) -> None:
+    title = truncate_title("Refactor the database layer to use pooling", max_length)
+    assert 0 < len(title) <= max_length
+    if max_length > 3:
+        assert title.endswith("...")

@@ -49,9 +49,9 @@ def make_conversation(llm: LLM, workspace: Path, persistence_dir: Path) -> Itera
     """Build conversations (a fresh Agent each) and close them all at the end."""
     made: list[LocalConversation] = []
 
-    def make(**kwargs: Any) -> LocalConversation:
+    def make(agent_llm: LLM | None = None, **kwargs: Any) -> LocalConversation:
         kwargs.setdefault("visualizer", None)
-        agent = Agent(llm=llm, tools=[Tool(name="terminal"), Tool(name="file_editor")])
+        agent = Agent(llm=agent_llm or llm, tools=[Tool(name="terminal"), Tool(name="file_editor")])
         conv = Conversation(
             agent=agent, workspace=workspace, persistence_dir=persistence_dir, **kwargs
         )
@@ -133,6 +133,7 @@ def test_max_iterations_ends_in_error_without_raising(make_conversation, llm_ser
     assert len(llm_server.requests) == 3
     [error] = of_type(conv.state.events, ConversationErrorEvent)
     assert error.code == "MaxIterationsReached"
+    assert "maximum iterations limit (3)" in error.detail
     assert "max_iteration_per_run=3" in error.detail
     assert len(of_type(conv.state.events, ActionEvent)) == 3
     assert len(of_type(conv.state.events, ObservationEvent)) == 3
@@ -171,6 +172,60 @@ def test_iteration_limit_counts_per_run(make_conversation, llm_server) -> None:
     conv.run()  # ERROR is restartable: another two steps
     assert len(llm_server.requests) == 4
     assert len(of_type(conv.state.events, ConversationErrorEvent)) == 2
+
+
+def test_run_on_a_finished_conversation_returns_at_once(make_conversation, llm_server) -> None:
+    llm_server.reply_text("Done.")
+    conv = make_conversation()
+    conv.send_message("do it")
+    conv.run()
+    assert conv.state.execution_status is Status.FINISHED
+    events = len(conv.state.events)
+
+    conv.run()  # nothing new to answer: no LLM call, no event, still FINISHED
+    assert len(llm_server.requests) == 1
+    assert len(conv.state.events) == events
+    assert conv.state.execution_status is Status.FINISHED
+
+    llm_server.reply_text("Again.")
+    conv.send_message("once more")
+    conv.run()
+    assert len(llm_server.requests) == 2
+    assert get_agent_final_response(conv.state.events) == "Again."
+
+
+# --- budget ------------------------------------------------------------------------------
+
+
+def test_max_budget_per_run_stops_the_run_once_spent(make_conversation, llm_server, llm) -> None:
+    llm_server.set_default(think_reply())
+    priced = llm.model_copy(update={"input_cost_per_token": 1.0, "output_cost_per_token": 0.0})
+    conv = make_conversation(agent_llm=priced, max_budget_per_run=1.0, max_iteration_per_run=50)
+    conv.send_message("think forever")
+    conv.run()  # does not raise
+
+    assert conv.state.execution_status is Status.ERROR
+    assert len(llm_server.requests) == 1  # one call costs far more than $1
+    [error] = of_type(conv.state.events, ConversationErrorEvent)
+    assert error.code == "MaxBudgetReached"
+    assert "maximum budget limit ($1.0000)" in error.detail
+    spent = conv.conversation_stats.get_combined_metrics().accumulated_cost
+    assert f"${spent:.4f}" in error.detail
+
+    conv.send_message("go on")
+    conv.run()  # the budget covers the conversation's whole spend: still over it
+    assert len(llm_server.requests) == 2
+    assert conv.state.execution_status is Status.ERROR
+
+
+def test_finishing_over_budget_is_still_finished(make_conversation, llm_server, llm) -> None:
+    llm_server.reply_text("Done, at a price.")
+    priced = llm.model_copy(update={"input_cost_per_token": 1.0})
+    conv = make_conversation(agent_llm=priced, max_budget_per_run=0.5)
+    conv.send_message("finish")
+    conv.run()
+    assert conv.state.execution_status is Status.FINISHED
+    assert not of_type(conv.state.events, ConversationErrorEvent)
 
 
 # --- pause -------------------------------------------------------------------------------
@@ -248,6 +303,16 @@ def test_pause_while_idle(make_conversation, llm_server) -> None:
     conv.run()
     assert conv.state.execution_status is Status.FINISHED
     assert len(llm_server.requests) == 1
+
+
+def test_pause_after_the_run_ended_changes_nothing(make_conversation, llm_server) -> None:
+    llm_server.reply_text("ok")
+    conv = make_conversation()
+    conv.send_message("hello")
+    conv.run()
+    conv.pause()
+    assert conv.state.execution_status is Status.FINISHED
+    assert of_type(conv.state.events, PauseEvent) == []
 
 
 def test_pause_before_anything_else_keeps_the_system_prompt_event(

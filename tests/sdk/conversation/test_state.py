@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import threading
 import time
 import uuid
@@ -152,6 +153,7 @@ def test_create_new_persisted_state(
     assert state.stats.usage_to_metrics == {}
     assert len(state.events) == 0
     assert (persistence_dir / "conversations.db").is_file()
+    assert (persistence_dir / cid.hex).is_dir()  # the conversation's own directory is made
     saved = saved_state(persistence_dir, cid)
     assert saved["id"] == str(cid)
     assert saved["execution_status"] == "idle"
@@ -159,9 +161,12 @@ def test_create_new_persisted_state(
 
 
 def test_create_without_persistence(
-    make_state: Callable[..., ConversationState], persistence_dir: Path
+    make_state: Callable[..., ConversationState], persistence_dir: Path, caplog
 ) -> None:
-    state = make_state(persisted=False)
+    with caplog.at_level(logging.WARNING):
+        state = make_state(persisted=False)
+    [warning] = [r.getMessage() for r in caplog.records if "persistence_dir" in r.getMessage()]
+    assert "in memory only" in warning  # a script author learns nothing will be saved
     assert state.persistence_dir is None
     assert state.env_observation_persistence_dir is None
     changes: list[Event] = []
@@ -312,6 +317,35 @@ def test_resume_keeps_events_and_uses_the_new_agent(
     assert summary.model == "openai/another-model"
     assert summary.event_count == 3
     assert summary.first_user_message == "one"
+
+
+def test_resume_keeps_the_saved_stuck_detection_and_status(
+    make_state: Callable[..., ConversationState],
+) -> None:
+    cid = uuid.uuid4()
+    state = make_state(cid, stuck_detection=False)
+    state.execution_status = Status.PAUSED
+    resumed = make_state(cid, stuck_detection=True)
+    assert resumed.stuck_detection is False
+    assert resumed.execution_status is Status.PAUSED
+
+
+def test_a_directory_made_for_another_conversation_is_refused(
+    make_state: Callable[..., ConversationState], llm: LLM, workspace: Path, persistence_dir: Path
+) -> None:
+    owner = uuid.uuid4()
+    make_state(owner).close()
+    stranger = uuid.uuid4()
+    with pytest.raises(ValueError, match="Conversation ID mismatch") as info:
+        ConversationState.create(
+            id=stranger,
+            agent=Agent(llm=llm),
+            workspace=LocalWorkspace(working_dir=str(workspace)),
+            persistence_dir=str(persistence_dir / owner.hex),
+        )
+    assert owner.hex in str(info.value)
+    assert stranger.hex in str(info.value)
+    assert [s.id for s in list_conversations(persistence_dir)] == [owner.hex]
 
 
 # --- the lock ------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 """Tests for stuck detection: the StuckDetector's patterns on hand-built events, and the
-engine's reaction (one nudge, then STUCK) with a real agent repeating itself.
+engine's reaction (one nudge; if the agent carries on, STUCK) with a real agent repeating
+itself.
 
 Engine tests talk to the scripted LLM server over real HTTP through litellm; its default
 reply keeps making the same tool call, and the commands run in a real bash.
@@ -40,6 +41,7 @@ from ohtui.sdk import (
     Tool,
 )
 from ohtui.sdk.conversation.stuck_detector import (
+    EMPTY_REPLY_SENDER,
     MAX_EVENTS_TO_SCAN_FOR_STUCK_DETECTION,
     NUDGE_SENDER,
 )
@@ -256,26 +258,48 @@ def test_a_different_step_breaks_the_repetition(state: ConversationState) -> Non
 
 
 @pytest.mark.parametrize("agent_error", [True, False], ids=["agent-error", "failed-observation"])
-def test_repeated_action_error_triggers_at_its_threshold(
+def test_a_repeated_action_error_is_nudged_at_its_threshold_and_stuck_one_later(
     state: ConversationState, agent_error: bool
 ) -> None:
     detector = StuckDetector(state)
     for _ in range(2):
         add_step(state, "false", "[exit code 1]", failed=True, agent_error=agent_error)
     assert pattern(detector) is None
+    assert detector.get_action_error_nudge() is None
+    add_step(state, "false", "[exit code 1]", failed=True, agent_error=agent_error)
+    assert pattern(detector) is None  # not stuck yet: first the agent is told
+    nudge = detector.get_action_error_nudge()
+    assert nudge is not None
+    assert "`terminal`" in nudge
+    assert "3 times" in nudge
+    assert "[exit code 1]" in nudge  # the error itself, so the model can act on it
+    state.events.append(nudge_message())
+    assert detector.get_action_error_nudge() is None  # told once, not again
     add_step(state, "false", "[exit code 1]", failed=True, agent_error=agent_error)
     assert pattern(detector) == "action_error"
+    assert detector.get_action_error_nudge() is None
     report = detector.check()
     assert report is not None
     assert "failed" in report.description
-    assert "3 times" in report.description
+    assert "4 times" in report.description
+
+
+def test_a_long_error_is_cut_in_the_nudge(state: ConversationState) -> None:
+    detector = StuckDetector(state)
+    for _ in range(3):
+        add_step(state, "false", "x" * 5000, failed=True)
+    nudge = detector.get_action_error_nudge()
+    assert nudge is not None
+    assert len(nudge) < 1000
 
 
 def test_custom_action_error_threshold(state: ConversationState) -> None:
     detector = StuckDetector(state, {"action_error": 5})
     for _ in range(4):
         add_step(state, "false", "boom", failed=True)
-    assert pattern(detector) is None
+    assert detector.get_action_error_nudge() is None
+    add_step(state, "false", "boom", failed=True)
+    assert "5 times" in (detector.get_action_error_nudge() or "")
     add_step(state, "false", "boom", failed=True)
     assert pattern(detector) == "action_error"
 
@@ -378,7 +402,7 @@ def test_a_user_message_resets_a_monologue(state: ConversationState) -> None:
     assert pattern(detector) is None
 
 
-def test_a_nudge_resets_the_window_and_is_remembered(state: ConversationState) -> None:
+def test_a_nudge_is_remembered_until_the_user_writes(state: ConversationState) -> None:
     detector = StuckDetector(state)
     state.events.append(user_message())
     assert detector.nudged() is False
@@ -387,16 +411,25 @@ def test_a_nudge_resets_the_window_and_is_remembered(state: ConversationState) -
     assert pattern(detector) == "action_observation"
     state.events.append(nudge_message())
     assert detector.nudged() is True
-    assert pattern(detector) is None
-    for _ in range(3):
-        add_step(state)
+    assert pattern(detector) == "action_observation"  # a nudge is not a step: it goes on
+    add_step(state, "echo other", "other")
     assert pattern(detector) is None
     assert detector.nudged() is True
-    add_step(state)
-    assert pattern(detector) == "action_observation"
     state.events.append(user_message("new directions"))
     assert detector.nudged() is False
     assert pattern(detector) is None
+
+
+def test_the_engines_own_messages_do_not_break_a_monologue(state: ConversationState) -> None:
+    detector = StuckDetector(state)
+    state.events.append(user_message())
+    state.events.append(agent_message(""))
+    state.events.append(MessageEvent.from_environment("say something", EMPTY_REPLY_SENDER))
+    state.events.append(agent_message(""))
+    state.events.append(nudge_message())
+    assert pattern(detector) is None
+    state.events.append(agent_message(""))
+    assert pattern(detector) == "monologue"
 
 
 def test_only_a_bounded_window_of_events_is_scanned(state: ConversationState) -> None:
@@ -454,7 +487,7 @@ def test_a_repeating_agent_is_nudged_once_then_stopped_as_stuck(
     conv.send_message("Do something useful")
     conv.run()  # returns without raising
 
-    assert len(llm_server.requests) == 8  # 4 steps, the nudge, 4 more steps
+    assert len(llm_server.requests) == 5  # 4 steps, the nudge, the same step once more
     [nudge] = nudges(conv)
     assert nudge.source == "environment"
     assert "terminal" in nudge.text
@@ -468,7 +501,7 @@ def test_a_repeating_agent_is_nudged_once_then_stopped_as_stuck(
     fifth = llm_server.requests[4]["messages"][-1]
     assert fifth["role"] == "user"
     assert text_of(fifth) == nudge.text
-    assert len(of_type(events, ObservationEvent)) == 8
+    assert len(of_type(events, ObservationEvent)) == 5
     error = assert_stuck(conv)
     assert "echo same" in error.detail
 
@@ -551,7 +584,7 @@ def test_custom_thresholds_apply_in_the_engine(make_conversation: Factory, llm_s
     conv = make_conversation(stuck_detection_thresholds={"action_observation": 2})
     conv.send_message("Repeat")
     conv.run()
-    assert len(llm_server.requests) == 4
+    assert len(llm_server.requests) == 3
     [nudge] = nudges(conv)
     assert "2 times" in nudge.text
     assert_stuck(conv)
@@ -564,7 +597,7 @@ def test_thresholds_object_applies_in_the_engine(make_conversation: Factory, llm
     )
     conv.send_message("Repeat")
     conv.run()
-    assert len(llm_server.requests) == 6
+    assert len(llm_server.requests) == 4
     assert_stuck(conv)
 
 
@@ -577,10 +610,11 @@ def test_a_repeatedly_failing_command_is_an_action_error(
     conv = make_conversation()
     conv.send_message("Run false")
     conv.run()
-    assert len(llm_server.requests) == 6  # 3 failures, the nudge, 3 more
+    assert len(llm_server.requests) == 4  # 3 failures, the nudge, one more
     [nudge] = nudges(conv)
-    assert "failed the same way" in nudge.text
+    assert "same error each time" in nudge.text
     assert "3 times" in nudge.text
+    assert "[exit code 1]" in nudge.text
     observations = of_type(conv.state.events, ObservationEvent)
     assert all(o.observation.is_error for o in observations)
     assert_stuck(conv)
@@ -594,11 +628,13 @@ def test_a_repeated_invalid_call_is_an_action_error(make_conversation: Factory, 
     conv.send_message("Call it wrong")
     conv.run()
     errors = of_type(conv.state.events, AgentErrorEvent)
-    assert len(errors) == 6
+    assert len(errors) == 4
     assert len({e.error for e in errors}) == 1
     assert of_type(conv.state.events, ObservationEvent) == []
     [nudge] = nudges(conv)
-    assert "failed the same way" in nudge.text
+    assert errors[0].error in nudge.text
+    events = list(conv.state.events)
+    assert len(of_type(events[: events.index(nudge)], AgentErrorEvent)) == 3
     assert_stuck(conv)
 
 
@@ -614,7 +650,7 @@ def test_alternating_actions_are_stuck(make_conversation: Factory, llm_server) -
     conv = make_conversation()
     conv.send_message("Ping pong")
     conv.run()
-    assert len(llm_server.requests) == 12  # 6 alternations, the nudge, 6 more
+    assert len(llm_server.requests) == 7  # 6 alternations, the nudge, one more
     [nudge] = nudges(conv)
     assert "alternated" in nudge.text
     assert "echo ping" in nudge.text
@@ -633,3 +669,48 @@ def test_a_stuck_conversation_is_saved_as_stuck(make_conversation: Factory, llm_
     resumed = make_conversation(conversation_id=conversation_id)
     assert resumed.state.execution_status is Status.STUCK
     assert len(nudges(resumed)) == 1
+
+
+def test_a_reply_with_only_reasoning_is_answered_and_the_agent_goes_on(
+    make_conversation: Factory, llm_server
+) -> None:
+    llm_server.reply_text("  ", reasoning="I should answer, but let me think first.")
+    llm_server.reply_text("Here is my answer.")
+    conv = make_conversation()
+    conv.send_message("Answer me")
+    conv.run()
+    assert conv.state.execution_status is Status.FINISHED
+    assert len(llm_server.requests) == 2
+    [told] = [e for e in of_type(conv.state.events, MessageEvent) if e.sender == EMPTY_REPLY_SENDER]
+    assert told.source == "environment"
+    assert "did not include a function call or a message" in told.text
+    second = llm_server.requests[1]["messages"]
+    assert [m["role"] for m in second[1:]] == ["user", "user"]  # the empty reply is not sent
+    assert text_of(second[-1]) == told.text
+
+
+def test_an_agent_that_keeps_saying_nothing_is_stuck(
+    make_conversation: Factory, llm_server
+) -> None:
+    llm_server.set_default(Reply(text="", reasoning="Hmm."))
+    conv = make_conversation()
+    conv.send_message("Answer me")
+    conv.run()
+    assert len(llm_server.requests) == 4  # 3 empty replies, the nudge, one more
+    [nudge] = nudges(conv)
+    assert "3 messages" in nudge.text
+    assert_stuck(conv)
+
+
+def test_stuck_detection_can_be_switched_off_on_an_open_conversation(
+    make_conversation: Factory, llm_server
+) -> None:
+    llm_server.set_default(Reply(tool_calls=(SAME_CALL,)))
+    conv = make_conversation(max_iteration_per_run=6)
+    conv.state.stuck_detection = False  # saved with the conversation, and obeyed at once
+    assert conv.stuck_detector is None
+    conv.send_message("Repeat")
+    conv.run()
+    assert nudges(conv) == []
+    assert conv.state.execution_status is Status.ERROR  # the iteration limit, not STUCK
+    assert len(llm_server.requests) == 6

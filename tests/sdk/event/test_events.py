@@ -41,6 +41,7 @@ from ohtui.sdk.llm import (
     ThinkingBlock,
 )
 from ohtui.sdk.security import SecurityRisk
+from ohtui.sdk.tool import Action, ToolDefinition
 from ohtui.sdk.tool.builtins import FinishAction, FinishObservation, FinishTool
 
 FINISH_ARGS = '{"message": "All tests pass now."}'
@@ -134,7 +135,7 @@ def make_summary() -> CondensationSummaryEvent:
 
 def make_condensation() -> Condensation:
     return Condensation(
-        forgotten_event_ids=["ev-1", "ev-2", "ev-3"],
+        forgotten_event_ids={"ev-1", "ev-2", "ev-3"},
         summary="Earlier: explored the repository.",
         summary_offset=1,
         llm_response_id="chatcmpl-9",
@@ -502,16 +503,39 @@ def test_error_observation_rendering_is_red() -> None:
     assert "red" in styles_of(rendered)
 
 
-def test_system_prompt_rendering_lists_tool_names() -> None:
+def test_system_prompt_rendering_shows_the_prompt_and_each_tool() -> None:
     event = SystemPromptEvent(
-        system_prompt=TextContent(text="sys"),
-        tools=[
-            FinishTool().to_openai_tool(),
-            {"type": "function", "function": {"name": "terminal"}},
-        ],
+        system_prompt=TextContent(text="You are careful."),
+        tools=[FinishTool(), {"type": "function", "function": {"name": "terminal"}}],
     )
     assert event.tool_names == ["finish", "terminal"]
-    assert "finish, terminal" in event.visualize.plain
+    plain = event.visualize.plain
+    assert plain.startswith("System Prompt:\nYou are careful.")
+    assert "Tools Available: 2" in plain
+    assert "- finish: Signals that the task is done" in plain
+    assert "- terminal:" in plain
+    parameters = [line for line in plain.splitlines() if "Parameters: " in line]
+    assert len(parameters) == 2
+    assert all(len(line.split("Parameters: ", 1)[1]) <= 200 for line in parameters)
+    assert '"properties"' in parameters[0]
+
+
+def test_system_prompt_tools_are_tool_definitions_saved_as_what_the_model_saw() -> None:
+    finish = FinishTool()
+    event = SystemPromptEvent(system_prompt=TextContent(text="sys"), tools=[finish])
+    assert event.tools[0] is finish
+    data = json.loads(event.model_dump_json())
+    assert data["tools"] == [finish.to_openai_tool()]
+
+    restored = Event.model_validate(data)
+    assert isinstance(restored, SystemPromptEvent)
+    [tool] = restored.tools
+    assert isinstance(tool, ToolDefinition)
+    assert (tool.name, tool.description) == (finish.name, finish.description)
+    assert tool.to_openai_tool() == finish.to_openai_tool()
+    assert Event.model_validate(data) == restored
+    with pytest.raises(NotImplementedError, match="finish"):
+        tool(FinishAction(message="x"))  # a tool read back from a history cannot run
 
 
 def test_str_names_class_and_source() -> None:
@@ -523,3 +547,94 @@ def test_str_names_class_and_source() -> None:
 def test_condensation_helpers() -> None:
     assert make_condensation().forgotten_event_count == 3
     assert make_condensation_request().action == "condensation_request"
+
+
+def test_condensation_forgets_a_set_of_ids_and_reads_the_list_form() -> None:
+    event = Condensation(forgotten_event_ids={"a", "b"}, llm_response_id="r")
+    data = json.loads(event.model_dump_json())
+    assert sorted(data["forgotten_event_ids"]) == ["a", "b"]
+    data["forgotten_event_ids"] = ["a", "b", "a"]  # how older versions saved it
+    restored = Event.model_validate(data)
+    assert isinstance(restored, Condensation)
+    assert restored.forgotten_event_ids == {"a", "b"}
+
+
+def test_rejection_says_who_rejected() -> None:
+    by_user = make_reject()
+    assert by_user.rejection_source == "user"
+    by_hook = by_user.model_copy(update={"rejection_source": "hook"})
+    restored = Event.model_validate(json.loads(by_hook.model_dump_json()))
+    assert isinstance(restored, UserRejectObservation)
+    assert restored.rejection_source == "hook"
+    with pytest.raises(ValidationError):
+        UserRejectObservation(
+            action_id="a", tool_name="t", tool_call_id="c", rejection_source="model"
+        )
+
+
+@pytest.mark.parametrize(
+    ("factory", "labels"),
+    [
+        (make_action, ["Reasoning: The tests are green.", "Thought: Everything is done"]),
+        (make_observation, ["Tool: finish", "Result:", "All tests pass now."]),
+        (make_agent_error, ["Error Details: Tool 'read_fil' not found", "Tool: read_fil"]),
+        (make_conversation_error, ["Conversation Error [LLMAuthenticationError]"]),
+        (make_pause, ["Conversation Paused"]),
+    ],
+    ids=["action", "observation", "agent-error", "error", "pause"],
+)
+def test_renderings_carry_the_sdks_labels(factory: Callable[[], Event], labels: list[str]) -> None:
+    plain = factory().visualize.plain
+    for label in labels:
+        assert label in plain
+
+
+def test_a_message_shows_its_skills_and_what_the_agent_context_added() -> None:
+    event = make_user_message().model_copy(
+        update={
+            "activated_skills": ["pytest", "git"],
+            "extended_content": [TextContent(text="Always cite sources.")],
+        }
+    )
+    plain = event.visualize.plain
+    assert "Activated Skills: pytest, git" in plain
+    assert "Prompt Extension based on Agent Context:" in plain
+    assert "Always cite sources." in plain
+    bare = make_user_message().model_copy(update={"activated_skills": [], "extended_content": []})
+    assert "Activated Skills" not in bare.visualize.plain
+    assert "Prompt Extension" not in bare.visualize.plain
+
+
+class _UnlistedEvent(Event):
+    """An event class no renderer knows."""
+
+    source: str = "environment"  # type: ignore[assignment]
+    payload: int = 7
+
+
+def test_an_unknown_event_is_named_as_such() -> None:
+    plain = _UnlistedEvent().visualize.plain
+    assert plain.startswith("Unknown event type: _UnlistedEvent")
+    assert "payload: 7" in plain
+
+
+class _PlainAction(Action):
+    """An action that leaves its rendering to the base class."""
+
+    path: str
+    lines: int = 3
+
+
+def test_an_action_is_shown_with_its_class_and_arguments() -> None:
+    plain = _PlainAction(path="src/app.py").visualize.plain
+    assert plain.splitlines()[0] == "_PlainAction"
+    assert "path: src/app.py" in plain
+    assert "lines: 3" in plain
+
+
+def test_a_tool_dumped_by_the_sdk_is_read_by_name_and_description() -> None:
+    data = json.loads(make_system_prompt().model_dump_json())
+    data["tools"] = [{"kind": "TerminalTool", "name": "terminal", "description": "Run bash."}]
+    restored = Event.model_validate(data)
+    assert isinstance(restored, SystemPromptEvent)
+    assert [(t.name, t.description) for t in restored.tools] == [("terminal", "Run bash.")]

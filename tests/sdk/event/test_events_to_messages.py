@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from llm_server import ScriptedLLMServer
 
 from ohtui.sdk import LLM
@@ -152,12 +153,76 @@ def test_actions_sharing_a_response_become_one_assistant_message() -> None:
     assert assistant.thinking_blocks == [ThinkingBlock(thinking="deep", signature="sig")]
 
 
-def test_thought_of_later_actions_in_a_batch_is_ignored() -> None:
+def test_reasoning_of_later_actions_in_a_batch_is_ignored() -> None:
     first = think_action("call_a", "resp-1", thought="First thought.", reasoning="r1")
-    second = think_action("call_b", "resp-1", thought="Second thought.", reasoning="r2")
+    second = think_action("call_b", "resp-1", reasoning="r2")
     [message] = to_messages([first, second])
     assert message.text == "First thought."
     assert message.reasoning_content == "r1"
+
+
+def test_a_thought_on_a_later_action_of_a_batch_is_a_corrupt_history() -> None:
+    """Only the first call of a response carries its text: a second thought would be lost."""
+    first = think_action("call_a", "resp-1", thought="First thought.")
+    second = think_action("call_b", "resp-1", thought="Second thought.")
+    with pytest.raises(AssertionError, match=r"call_b of response resp-1"):
+        to_messages([first, second])
+
+
+# ------------------------------------------------------------------ merged user turns
+
+
+def test_consecutive_user_messages_become_one_user_turn() -> None:
+    image = ImageContent(image_urls=["https://example.com/a.png"])
+    events: list[Event] = [
+        user("Fix the bug"),
+        MessageEvent(source="user", llm_message=Message(role="user", content=[image])),
+        CondensationSummaryEvent(summary="Earlier: tests ran."),
+        user("then finish"),
+        agent("On it."),
+        user("thanks"),
+    ]
+    messages = to_messages(events)
+    assert [m.role for m in messages] == ["user", "assistant", "user"]
+    assert list(messages[0].content) == [
+        TextContent(text="Fix the bug"),
+        image,
+        TextContent(text="Earlier: tests ran."),
+        TextContent(text="then finish"),
+    ]
+    assert [e.llm_message.text for e in events[:1] if isinstance(e, MessageEvent)] == [
+        "Fix the bug"
+    ]  # the events themselves are unchanged
+
+
+def test_user_messages_with_tool_metadata_are_never_merged() -> None:
+    tool_result = MessageEvent(
+        source="user",
+        llm_message=Message(
+            role="user", content=[TextContent(text="result")], tool_call_id="call_1"
+        ),
+    )
+    named = MessageEvent(
+        source="user",
+        llm_message=Message(role="user", content=[TextContent(text="named")], name="bob"),
+    )
+    messages = to_messages([user("a"), tool_result, user("b"), named, user("c")])
+    assert [m.text for m in messages] == ["a", "result", "b", "named", "c"]
+
+
+def test_system_prompt_with_dynamic_context_is_two_blocks_of_one_message() -> None:
+    event = SystemPromptEvent(
+        system_prompt=TextContent(text="You are a coding agent."),
+        tools=[],
+        dynamic_context=TextContent(text="Working directory: /work"),
+    )
+    [message] = to_messages([event])
+    assert message.role == "system"
+    assert list(message.content) == [
+        TextContent(text="You are a coding agent."),
+        TextContent(text="Working directory: /work"),
+    ]
+    assert "Working directory: /work" in event.visualize.plain
 
 
 def test_actions_of_different_responses_stay_separate() -> None:
@@ -287,7 +352,7 @@ def test_empty_history_gives_no_messages() -> None:
 
 
 def test_accepts_any_iterable() -> None:
-    messages = to_messages(e for e in [user("a"), user("b")])
+    messages = to_messages(e for e in [user("a"), agent("b")])
     assert [m.text for m in messages] == ["a", "b"]
 
 

@@ -158,6 +158,7 @@ def test_pre_tool_use_block(
     [rejection] = of_type(conv.state.events, UserRejectObservation)
     assert command in rejection.rejection_reason
     assert "no touching" in rejection.rejection_reason
+    assert rejection.rejection_source == "hook"
     assert conv.state.blocked_actions == {}
     [event] = hook_events(conv)
     assert event.blocked is True

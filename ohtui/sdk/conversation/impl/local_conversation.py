@@ -7,7 +7,6 @@ import threading
 import uuid
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
 
 from ohtui.sdk.agent.base import AgentBase
 from ohtui.sdk.conversation.base import BaseConversation
@@ -50,11 +49,14 @@ Status = ConversationExecutionStatus
 _RESTARTABLE = {
     Status.IDLE,
     Status.PAUSED,
-    Status.FINISHED,
     Status.ERROR,
     Status.STUCK,
     Status.WAITING_FOR_CONFIRMATION,
 }
+"""Statuses `run()` starts from; FINISHED waits for a new message (which makes it IDLE)."""
+_PAUSABLE = {Status.IDLE, Status.RUNNING}
+"""Statuses `pause()` changes: the others already stop the run, and must stay visible."""
+DEFAULT_WORKSPACE = "workspace/project"
 _STOPS_RUN = {
     Status.PAUSED,
     Status.WAITING_FOR_CONFIRMATION,
@@ -75,7 +77,7 @@ class LocalConversation(BaseConversation):
     def __init__(
         self,
         agent: AgentBase,
-        workspace: str | Path | LocalWorkspace,
+        workspace: str | Path | LocalWorkspace = DEFAULT_WORKSPACE,
         persistence_dir: str | Path | None = None,
         conversation_id: ConversationID | None = None,
         callbacks: list[ConversationCallbackType] | None = None,
@@ -92,7 +94,7 @@ class LocalConversation(BaseConversation):
         cipher: Cipher | None = None,
         read_only: bool = False,
         sandbox: SandboxConfig | None = None,
-        **_: Any,
+        max_budget_per_run: float | None = None,
     ) -> None:
         """Create a conversation, or resume the one saved under `persistence_dir` with this id.
 
@@ -102,7 +104,8 @@ class LocalConversation(BaseConversation):
         state; everything that would change it raises ConversationReadOnlyError.
 
         Secrets are saved encrypted with `cipher`, redacted without one. `sandbox` confines
-        the tools (see `set_sandbox`); without it they run unconfined. Raises
+        the tools (see `set_sandbox`); without it they run unconfined. A run stops in ERROR
+        once the conversation's LLM cost reaches `max_budget_per_run` dollars. Raises
         WorkspaceError or PersistenceError (with what to do) when the workspace or the
         persistence directory cannot be used, and ValueError when a resumed conversation
         needs a tool the agent no longer has.
@@ -114,6 +117,7 @@ class LocalConversation(BaseConversation):
         self.agent = agent
         self.workspace = workspace.prepare()
         self.max_iteration_per_run = max_iteration_per_run
+        self.max_budget_per_run = max_budget_per_run
         self.delete_on_close = delete_on_close
         self._id = conversation_id or uuid.uuid4()
         conversation_dir = (
@@ -153,11 +157,7 @@ class LocalConversation(BaseConversation):
         stuck_detection_thresholds: StuckDetectionThresholds | Mapping[str, int] | None,
     ) -> None:
         """Everything around the state: stuck detection, listeners, hooks, run controls."""
-        self._stuck_detector = (
-            StuckDetector(self._state, stuck_detection_thresholds)
-            if self._state.stuck_detection
-            else None
-        )
+        self._stuck_detector = StuckDetector(self._state, stuck_detection_thresholds)
         self.llm_registry = LLMRegistry()
         self.llm_registry.subscribe(self._state.stats.register_llm)
         self.llm_registry.subscribe(self._mask_llm_key)
@@ -168,9 +168,10 @@ class LocalConversation(BaseConversation):
         self._visualizer = visualizer
         if visualizer is not None:
             visualizer.initialize(self._state)
-        listeners = list(callbacks or [])
+        listeners: list[ConversationCallbackType] = []
         if visualizer is not None:
             listeners.append(visualizer.on_event)
+        listeners.extend(callbacks or [])  # after the visualizer: what they print comes second
         self._notify = self.compose_callbacks(listeners)
         self._state.set_on_state_change(self._notify)
         self._token_callbacks = list(token_callbacks or [])
@@ -218,9 +219,14 @@ class LocalConversation(BaseConversation):
         return self._state.read_only
 
     @property
+    def cancel_requested(self) -> threading.Event:
+        """Set by `interrupt()` until the next run: the step in progress should stop now."""
+        return self._cancel
+
+    @property
     def stuck_detector(self) -> StuckDetector | None:
-        """The stuck detector, when stuck detection is on."""
-        return self._stuck_detector
+        """The stuck detector, while `state.stuck_detection` is on (None when it is off)."""
+        return self._stuck_detector if self._state.stuck_detection else None
 
     @property
     def confirmation_policy_active(self) -> bool:
@@ -248,7 +254,7 @@ class LocalConversation(BaseConversation):
             masked = registry.mask_data(data)
             if masked != data:
                 event = Event.model_validate(masked)
-        self._state.events.append(event)
+        self._state.append_event(event)
         self._notify(event)
 
     def _on_token(self, chunk: LLMStreamChunk) -> None:
@@ -311,11 +317,15 @@ class LocalConversation(BaseConversation):
         with self._state:
             if self._state.execution_status in (Status.FINISHED, Status.ERROR, Status.STUCK):
                 self._state.execution_status = Status.IDLE
+            agent_context = self.agent.agent_context
+            extended = list(agent_context.user_message_extension()) if agent_context else []
+            if context:  # what a UserPromptSubmit hook adds
+                extended.append(TextContent(text=context))
             event = MessageEvent(
                 source="user",
                 llm_message=message,
                 sender=sender,
-                extended_content=[TextContent(text=context)] if context else [],
+                extended_content=extended,
             )
             self._on_event(event)
             if not may_send:
@@ -335,6 +345,7 @@ class LocalConversation(BaseConversation):
         self._ensure_agent_ready()
         if self._guards.latest_message_blocked():
             return
+        run_start = len(self._state.events)
         with self._state:
             # Clear stale requests first: a pause or interrupt made once RUNNING shows must hold.
             self._pause_requested.clear()
@@ -352,8 +363,13 @@ class LocalConversation(BaseConversation):
             logger.exception("conversation %s failed", self.id)
             with self._state:
                 self._state.execution_status = Status.ERROR
-                self._on_event(ConversationErrorEvent(code=type(exc).__name__, detail=str(exc)))
-            raise ConversationRunError(self.id, exc, self._state.persistence_dir) from exc
+                error = self._error_since(run_start)
+                if error is None or error.source != "agent":  # the agent's own says more
+                    self._on_event(ConversationErrorEvent(code=type(exc).__name__, detail=str(exc)))
+                    error = self._error_since(run_start)
+            raise ConversationRunError(
+                self.id, exc, self._state.persistence_dir, conversation_error=error
+            ) from exc
         finally:
             self._running = False
             self._pause_requested.clear()
@@ -368,9 +384,7 @@ class LocalConversation(BaseConversation):
                     return
                 if self._state.execution_status in _STOPS_RUN:
                     return
-                self.agent.step(
-                    self, on_event=self._on_event, on_token=self._on_token, cancel=self._cancel
-                )
+                self.agent.step(self, on_event=self._on_event, on_token=self._on_token)
                 iterations += 1
                 if self._state.execution_status is Status.FINISHED and self._guards.stop_denied():
                     self._state.execution_status = Status.RUNNING
@@ -378,34 +392,62 @@ class LocalConversation(BaseConversation):
                     return
                 if self._state.execution_status in _STOPS_RUN:
                     return
-                if iterations >= self.max_iteration_per_run:
-                    self._state.execution_status = Status.ERROR
-                    self._on_event(
-                        ConversationErrorEvent(
-                            code="MaxIterationsReached",
-                            detail=(
-                                f"The agent took {iterations} steps without finishing "
-                                f"(max_iteration_per_run={self.max_iteration_per_run}). Send a "
-                                "message to continue, or raise the limit."
-                            ),
-                        )
+                spent = self._over_budget()
+                if spent is not None:
+                    self._end_run_in_error(
+                        "MaxBudgetReached",
+                        f"The agent reached the maximum budget limit "
+                        f"(${self.max_budget_per_run:.4f}): this conversation has cost "
+                        f"${spent:.4f}. Raise max_budget_per_run to go on.",
                     )
                     return
+                if iterations >= self.max_iteration_per_run:
+                    self._end_run_in_error(
+                        "MaxIterationsReached",
+                        f"The agent reached the maximum iterations limit ({iterations}) "
+                        f"without finishing (max_iteration_per_run={iterations}). Send a "
+                        "message to continue, or raise the limit.",
+                    )
+                    return
+
+    def _error_since(self, start: int) -> ConversationErrorEvent | None:
+        """The newest ConversationErrorEvent recorded from event `start` on."""
+        events = self._state.events
+        for index in range(len(events) - 1, start - 1, -1):
+            event = events[index]
+            if isinstance(event, ConversationErrorEvent):
+                return event
+        return None
+
+    def _over_budget(self) -> float | None:
+        """The conversation's whole LLM cost once it has reached the budget, else None."""
+        if self.max_budget_per_run is None:
+            return None
+        spent = self._state.stats.get_combined_metrics().accumulated_cost
+        return spent if spent >= self.max_budget_per_run else None
+
+    def _end_run_in_error(self, code: str, detail: str) -> None:
+        self._state.execution_status = Status.ERROR
+        self._on_event(ConversationErrorEvent(code=code, detail=detail))
 
     def _record_pause(self) -> None:
         with self._state:
             self._pause_requested.clear()
-            if self._state.execution_status is not Status.PAUSED:
+            if self._state.execution_status in _PAUSABLE:
                 self._state.execution_status = Status.PAUSED
                 self._on_event(PauseEvent())
 
     def pause(self) -> None:
-        """Pause between steps; callable from any thread. Records one PauseEvent."""
+        """Pause between steps; callable from any thread. Records one PauseEvent.
+
+        Only an idle or running conversation pauses: one that finished, failed, got stuck
+        or waits for confirmation has stopped already and keeps saying why.
+        """
         self._writable("be paused")
         if self._running:
             self._pause_requested.set()
             return
-        if self._state.execution_status is not Status.PAUSED:
+        if self._state.execution_status in _PAUSABLE:
             self._ensure_agent_ready()
             self._record_pause()
 
@@ -568,7 +610,14 @@ class LocalConversation(BaseConversation):
         self.interrupt()
         if self.hooks is not None and self._ready:
             self.hooks.run_session_end()
-        self.agent.close_tools()
+        try:
+            self.agent.close()
+        except Exception as exc:  # a custom agent's failure must not keep the rest open
+            logger.warning(
+                "conversation %s: closing its agent failed: %s", self.id, exc, exc_info=True
+            )
+            AgentBase.close(self.agent)  # the tools hold processes: close them regardless
+        self.workspace.register_cost(self._state.stats.get_combined_metrics().accumulated_cost)
         if not self._idle.wait(CLOSE_WAIT_SECONDS):
             logger.warning("conversation %s: run still going after close; abandoning it", self.id)
         try:

@@ -65,13 +65,19 @@ class RunGuards:
         return True
 
     def stuck(self) -> bool:
-        """Check for a stuck agent: nudge it once; if it goes on, stop the run as STUCK."""
-        if self._stuck_detector is None:
+        """Check for a stuck agent: nudge it once; if it carries on, stop the run as STUCK."""
+        detector = self._stuck_detector
+        if detector is None or not self._state.stuck_detection:
             return False
-        report = self._stuck_detector.check()
+        nudge = detector.get_action_error_nudge()
+        if nudge is not None:
+            self._on_event(MessageEvent.from_environment(nudge, NUDGE_SENDER))
+            return False
+        report = detector.check()
         if report is None:
             return False
-        if not self._stuck_detector.nudged():
+        # A failing action is nudged at its threshold, so its report means it went on.
+        if report.pattern != "action_error" and not detector.nudged():
             self._on_event(
                 MessageEvent.from_environment(STUCK_NUDGE.format(report.description), NUDGE_SENDER)
             )

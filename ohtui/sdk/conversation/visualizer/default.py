@@ -55,11 +55,23 @@ class DefaultConversationVisualizer(ConversationVisualizerBase):
         self._console = console or Console()
 
     def on_event(self, event: Event) -> None:
-        """Print one event (state updates are not printed)."""
+        """Print one event (state updates are not printed).
+
+        On a console whose encoding lacks some characters (a legacy Windows code page),
+        those characters are printed as "?" rather than failing.
+        """
         panel = self._panel(event)
-        if panel is not None:
-            self._console.print(panel)
-            self._console.print()
+        if panel is None:
+            return
+        try:
+            self._console.print(panel, "")
+        except UnicodeEncodeError:
+            with self._console.capture() as capture:
+                self._console.print(panel, "")
+            encoding = getattr(self._console.file, "encoding", None) or "ascii"
+            rendered = capture.get().encode(encoding, "replace").decode(encoding)
+            self._console.file.write(rendered)
+            self._console.file.flush()
 
     def _panel(self, event: Event) -> Panel | None:
         if isinstance(event, ConversationStateUpdateEvent):

@@ -57,6 +57,7 @@ class ActionEvent(LLMConvertibleEvent):
             if reasoning:
                 text.append(f"Reasoning: {reasoning}\n", style="dim")
         if thought:
+            text.append("Thought: ", style="bold")
             text.append(f"{thought}\n", style="italic")
         text.append(f"{self.tool_name}", style="bold magenta")
         if self.security_risk is not SecurityRisk.UNKNOWN:

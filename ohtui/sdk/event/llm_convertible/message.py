@@ -8,7 +8,13 @@ from pydantic import Field
 from rich.text import Text
 
 from ohtui.sdk.event.base import LLMConvertibleEvent
-from ohtui.sdk.llm.message import Message, RedactedThinkingBlock, TextContent, ThinkingBlock
+from ohtui.sdk.llm.message import (
+    Message,
+    RedactedThinkingBlock,
+    TextContent,
+    ThinkingBlock,
+    text_of,
+)
 
 
 class MessageEvent(LLMConvertibleEvent):
@@ -57,6 +63,11 @@ class MessageEvent(LLMConvertibleEvent):
         text.append(self.llm_message.text)
         if self.llm_message.contains_image:
             text.append(" [image]", style="dim")
+        if self.activated_skills:
+            text.append(f"\nActivated Skills: {', '.join(self.activated_skills)}", style="dim")
+        if self.extended_content:
+            text.append("\nPrompt Extension based on Agent Context: ", style="dim bold")
+            text.append(text_of(self.extended_content), style="dim")
         return text
 
     def to_llm_message(self) -> Message:

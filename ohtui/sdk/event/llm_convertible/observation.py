@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field, SerializeAsAny
 from rich.text import Text
 
@@ -33,7 +35,9 @@ class ObservationEvent(ObservationBaseEvent):
     @property
     def visualize(self) -> Text:
         """The tool name and its output."""
-        text = Text(f"{self.tool_name} → ", style="bold cyan")
+        text = Text("Tool: ", style="bold")
+        text.append(self.tool_name, style="bold cyan")
+        text.append("\nResult:\n", style="bold")
         text.append_text(self.observation.visualize)
         return text
 
@@ -52,6 +56,9 @@ class UserRejectObservation(ObservationBaseEvent):
 
     action_id: EventID
     rejection_reason: str = "User rejected the action."
+    rejection_source: Literal["user", "hook"] = Field(
+        default="user", description="Who rejected it: the user (or their rules), or a hook."
+    )
 
     @property
     def visualize(self) -> Text:
@@ -76,8 +83,10 @@ class AgentErrorEvent(ObservationBaseEvent):
 
     @property
     def visualize(self) -> Text:
-        """The error in red."""
-        return Text(f"Error ({self.tool_name}): {self.error}", style="bold red")
+        """The error in red, then the tool it came from."""
+        text = Text(f"Error Details: {self.error}", style="bold red")
+        text.append(f"\nTool: {self.tool_name}", style="red")
+        return text
 
     def to_llm_message(self) -> Message:
         """The error text as the tool result."""
