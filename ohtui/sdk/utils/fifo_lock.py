@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections import deque
+from typing import Self
 
 
 class FIFOLock:
@@ -44,17 +45,32 @@ class FIFOLock:
     def release(self) -> None:
         """Release once; the last release hands the lock to the first waiter, if any."""
         with self._mutex:
-            if self._owner != threading.get_ident():
-                raise RuntimeError("cannot release a lock this thread does not hold")
+            self._check_owned()
             self._depth -= 1
-            if self._depth:
-                return
-            if self._waiters:
-                owner, turn = self._waiters.popleft()
-                self._owner, self._depth = owner, 1
-                turn.set()
-            else:
-                self._owner = None
+            if not self._depth:
+                self._hand_on()
+
+    def release_all(self) -> int:
+        """Release every level this thread holds at once; returns how many, for `reacquire`.
+
+        For a wait that must not keep the lock from others even when the caller's callers
+        hold it too: the first waiter gets it now, as on a last `release`.
+        """
+        with self._mutex:
+            self._check_owned()
+            depth = self._depth
+            self._hand_on()
+            return depth
+
+    def reacquire(self, depth: int) -> None:
+        """Take the lock again, behind the threads already waiting, `depth` levels deep."""
+        if depth < 0:
+            raise ValueError(f"cannot reacquire a lock {depth} levels deep")
+        if depth == 0:
+            return
+        self.acquire()
+        with self._mutex:
+            self._depth += depth - 1
 
     def locked(self) -> bool:
         """Whether any thread holds the lock."""
@@ -63,3 +79,26 @@ class FIFOLock:
     def owned(self) -> bool:
         """Whether the calling thread holds the lock."""
         return self._owner == threading.get_ident()
+
+    def __enter__(self) -> Self:
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.release()
+
+    def _check_owned(self) -> None:
+        if self._owner != threading.get_ident():
+            raise RuntimeError(
+                "Cannot release lock not owned by the calling thread: release it on the "
+                "thread that acquired it."
+            )
+
+    def _hand_on(self) -> None:
+        """Pass the lock to the first waiter, or free it (the caller holds the mutex)."""
+        if self._waiters:
+            owner, turn = self._waiters.popleft()
+            self._owner, self._depth = owner, 1
+            turn.set()
+        else:
+            self._owner, self._depth = None, 0
