@@ -19,21 +19,24 @@ if TYPE_CHECKING:
     """A ToolDefinition subclass (created per conversation) or a shared instance."""
 
 # Built-in tools are imported only when a conversation asks for them, so that
-# `import ohtui.sdk` stays cheap.
-_BUILTIN_MODULES = {
+# `import ohtui.sdk` stays cheap. (`_REG` and `_MODULE_QUALNAMES` are the SDK's names: its
+# tests save and restore them around registrations.)
+_MODULE_QUALNAMES: dict[str, str] = {
     "terminal": "ohtui.sdk.tools.terminal",
     "file_editor": "ohtui.sdk.tools.file_editor",
     "task_tracker": "ohtui.sdk.tools.task_tracker",
 }
+"""The module defining each built-in tool, imported when a conversation first asks for it."""
 
-_registry: dict[str, Registered] = {}
+_REG: dict[str, Registered] = {}
+"""Every registered tool by name: a ToolDefinition subclass or a shared instance."""
 _lock = threading.Lock()
 
 
 def _import_builtin_tools() -> None:
     # A resumed conversation's events name the built-in tools' observation classes before
     # any tool has been created; import them so those events can be read.
-    for module in _BUILTIN_MODULES.values():
+    for module in _MODULE_QUALNAMES.values():
         importlib.import_module(module)
 
 
@@ -57,21 +60,21 @@ def register_tool(name: str, tool: Registered) -> None:
             f"{tool!r}. Turn a factory function into the create() classmethod of a subclass."
         )
     with _lock:
-        _registry[name] = tool
+        _REG[name] = tool
 
 
 def list_registered_tools() -> list[str]:
     """The names of all tools that can be resolved, built-ins included."""
     with _lock:
-        return sorted(set(_registry) | set(_BUILTIN_MODULES))
+        return sorted(set(_REG) | set(_MODULE_QUALNAMES))
 
 
 def list_usable_tools() -> list[str]:
     """The registered tools that can run here (see `ToolDefinition.is_usable`)."""
     with _lock:
-        registered = dict(_registry)
+        registered = dict(_REG)
     # Built-ins not imported yet run wherever ohtui does.
-    usable = {name for name in _BUILTIN_MODULES if name not in registered}
+    usable = {name for name in _MODULE_QUALNAMES if name not in registered}
     for name, tool in registered.items():
         if (tool if inspect.isclass(tool) else type(tool)).is_usable():
             usable.add(name)
@@ -81,11 +84,11 @@ def list_usable_tools() -> list[str]:
 def resolve_tool(spec: Tool, conv_state: ConversationState) -> Sequence[ToolDefinition[Any, Any]]:
     """Create the ToolDefinitions a spec names, for one conversation."""
     with _lock:
-        tool = _registry.get(spec.name)
-    if tool is None and spec.name in _BUILTIN_MODULES:
-        importlib.import_module(_BUILTIN_MODULES[spec.name])  # registers itself
+        tool = _REG.get(spec.name)
+    if tool is None and spec.name in _MODULE_QUALNAMES:
+        importlib.import_module(_MODULE_QUALNAMES[spec.name])  # registers itself
         with _lock:
-            tool = _registry.get(spec.name)
+            tool = _REG.get(spec.name)
     if tool is None:
         known = ", ".join(list_registered_tools())
         raise ValueError(f"no tool registered as '{spec.name}' (known tools: {known})")

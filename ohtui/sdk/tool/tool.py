@@ -44,9 +44,14 @@ SUMMARY_DESC = (
 
 def tool_name_of(class_name: str) -> str:
     """The name a ToolDefinition subclass gets by default: `FileEditorTool` -> `file_editor`."""
-    words = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1_\2", class_name)  # XMLParser -> XML_Parser
+    return _camel_to_snake(class_name).removesuffix("_tool")
+
+
+def _camel_to_snake(name: str) -> str:
+    """`FileEditorTool` -> `file_editor_tool`; a run of capitals is one word (`XMLParser`)."""
+    words = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1_\2", name)  # XMLParser -> XML_Parser
     words = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", words)  # FileEditor -> File_Editor
-    return words.lower().removesuffix("_tool")
+    return words.lower()
 
 
 def _schema_class(base: type[SchemaT], value: Any) -> type[SchemaT]:
@@ -263,7 +268,7 @@ class ToolDefinition(DiscriminatedUnionMixin, Generic[ActionT, ObservationT]):
             "function": {
                 "name": self.name,
                 "description": self.description,
-                "parameters": self._parameters(add_security_risk_prediction),
+                "parameters": self._get_tool_schema(add_security_risk_prediction),
             },
         }
 
@@ -273,11 +278,11 @@ class ToolDefinition(DiscriminatedUnionMixin, Generic[ActionT, ObservationT]):
             "type": "function",
             "name": self.name,
             "description": self.description,
-            "parameters": self._parameters(add_security_risk_prediction),
+            "parameters": self._get_tool_schema(add_security_risk_prediction),
             "strict": False,
         }
 
-    def _parameters(self, add_security_risk_prediction: bool) -> dict[str, Any]:
+    def _get_tool_schema(self, add_security_risk_prediction: bool = False) -> dict[str, Any]:
         """The action's schema plus the arguments every call may carry: its risk and summary."""
         schema = self.action_type.to_mcp_schema()
         extra: dict[str, Any] = {}

@@ -23,10 +23,11 @@ from ohtui.sdk.tool import (
     list_registered_tools,
     list_usable_tools,
     register_tool,
+    registry,
     resolve_tool,
 )
 from ohtui.sdk.tool.builtins import BUILT_IN_TOOLS, FinishAction, FinishTool, ThinkTool
-from ohtui.sdk.tool.tool import tool_name_of
+from ohtui.sdk.tool.tool import _camel_to_snake, tool_name_of
 from ohtui.sdk.tools.file_editor import FileEditorTool
 from ohtui.sdk.tools.task_tracker import TaskTrackerTool
 from ohtui.sdk.tools.terminal import TerminalTool
@@ -99,6 +100,20 @@ def lookup(**fields: Any) -> TdmDictionaryLookupTool:
 )
 def test_name_of_a_class(class_name: str, name: str) -> None:
     assert tool_name_of(class_name) == name
+
+
+@pytest.mark.parametrize(
+    ("class_name", "snake"),
+    [
+        ("TerminalTool", "terminal_tool"),
+        ("PlanningFileEditorTool", "planning_file_editor_tool"),
+        ("XMLParser", "xml_parser"),
+        ("AB", "ab"),
+        ("A", "a"),
+    ],
+)
+def test_the_sdks_camel_to_snake_keeps_the_tool_suffix(class_name: str, snake: str) -> None:
+    assert _camel_to_snake(class_name) == snake
 
 
 def test_tools_are_named_after_their_class() -> None:
@@ -321,6 +336,7 @@ def test_to_responses_tool_has_the_chat_parameters() -> None:
     assert responses["name"] == chat["name"]
     assert responses["description"] == chat["description"]
     assert responses["parameters"] == chat["parameters"]
+    assert tool._get_tool_schema(add_security_risk_prediction=True) == chat["parameters"]
 
 
 def test_every_tool_offers_an_optional_summary_after_the_risk() -> None:
@@ -361,6 +377,20 @@ def test_list_usable_tools_asks_each_tool() -> None:
     assert "tdm_unusable" not in usable
     assert "tdm_unusable_instance" not in usable
     assert {"terminal", "file_editor", "task_tracker"} <= set(usable)
+
+
+def test_restoring_the_registrys_mappings_undoes_a_registration() -> None:
+    """The SDK's tests snapshot `_REG` and `_MODULE_QUALNAMES` and put them back after."""
+    saved, modules = dict(registry._REG), dict(registry._MODULE_QUALNAMES)
+    register_tool("tdm_scratch", TdmDictionaryLookupTool)
+    assert registry._REG["tdm_scratch"] is TdmDictionaryLookupTool
+    assert registry._MODULE_QUALNAMES["terminal"] == "ohtui.sdk.tools.terminal"
+    registry._REG.clear()
+    registry._REG.update(saved)
+    registry._MODULE_QUALNAMES.clear()
+    registry._MODULE_QUALNAMES.update(modules)
+    assert "tdm_scratch" not in list_registered_tools()
+    assert "terminal" in list_registered_tools()
 
 
 def test_a_registered_class_gets_the_spec_params() -> None:
