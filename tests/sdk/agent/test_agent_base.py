@@ -28,6 +28,7 @@ from ohtui.sdk import (
     Tool,
 )
 from ohtui.sdk.context import AgentContext
+from ohtui.sdk.conversation.impl.local_conversation import _agent_already_surfaced_error
 from ohtui.sdk.event.base import Event
 from ohtui.sdk.llm.streaming import TokenCallbackType
 
@@ -237,3 +238,17 @@ def test_an_error_the_agent_reported_itself_is_not_repeated(make_conversation, l
     errors = [e for e in conv.state.events if isinstance(e, ConversationErrorEvent)]
     assert [e.code for e in errors] == ["ToolServerDown", "RuntimeError"]
     assert again.value.conversation_error == errors[-1]
+
+
+def test_only_the_newest_error_of_this_run_counts_as_reported_by_the_agent() -> None:
+    """The run loop's test (the SDK's name): what the agent reported is not said twice."""
+    by_agent = ConversationErrorEvent(source="agent", code="ToolServerDown", detail="a")
+    by_run = ConversationErrorEvent(source="environment", code="RuntimeError", detail="b")
+    reply = MessageEvent(
+        source="agent", llm_message=Message(role="assistant", content=[TextContent(text="x")])
+    )
+    assert not _agent_already_surfaced_error([])
+    assert _agent_already_surfaced_error([by_agent, reply])  # later non-errors do not hide it
+    assert not _agent_already_surfaced_error([by_agent, by_run])  # the newest error counts
+    assert not _agent_already_surfaced_error([by_agent], since=1)  # from an earlier run
+    assert _agent_already_surfaced_error([by_run, by_agent], since=1)

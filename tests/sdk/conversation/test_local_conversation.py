@@ -718,7 +718,7 @@ def test_execute_tool_shares_the_agents_shell(make_conversation, llm_server) -> 
 
 def test_execute_tool_unknown_tool(make_conversation) -> None:
     conv = make_conversation()
-    with pytest.raises(KeyError, match="no_such_tool"):
+    with pytest.raises(KeyError, match="'no_such_tool' not found: this agent's tools are "):
         conv.execute_tool("no_such_tool", TerminalAction(command="echo hi"))
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import threading
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from ohtui.sdk.agent.base import AgentBase
@@ -191,7 +191,7 @@ class LocalConversation(BaseConversation):
             else None
         )
 
-        self._ready = False
+        self._agent_ready = False
         self._ready_lock = threading.Lock()
         self._running = False
         self._idle = threading.Event()
@@ -272,13 +272,13 @@ class LocalConversation(BaseConversation):
 
     def _ensure_agent_ready(self) -> None:
         """Resolve the tools and record the system prompt (once)."""
-        if self._ready:
+        if self._agent_ready:
             return
         with self._ready_lock, self._state:
-            if self._ready:
+            if self._agent_ready:
                 return
             self.agent.init_state(self._state, on_event=self._on_event)
-            self._ready = True
+            self._agent_ready = True
         if self.hooks is not None:
             self.hooks.run_session_start()
 
@@ -363,10 +363,10 @@ class LocalConversation(BaseConversation):
             logger.exception("conversation %s failed", self.id)
             with self._state:
                 self._state.execution_status = Status.ERROR
-                error = self._error_since(run_start)
-                if error is None or error.source != "agent":  # the agent's own says more
+                events = self._state.events
+                if not _agent_already_surfaced_error(events, run_start):  # its own says more
                     self._on_event(ConversationErrorEvent(code=type(exc).__name__, detail=str(exc)))
-                    error = self._error_since(run_start)
+                error = _latest_error(events, run_start)
             raise ConversationRunError(
                 self.id, exc, self._state.persistence_dir, conversation_error=error
             ) from exc
@@ -409,15 +409,6 @@ class LocalConversation(BaseConversation):
                         "message to continue, or raise the limit.",
                     )
                     return
-
-    def _error_since(self, start: int) -> ConversationErrorEvent | None:
-        """The newest ConversationErrorEvent recorded from event `start` on."""
-        events = self._state.events
-        for index in range(len(events) - 1, start - 1, -1):
-            event = events[index]
-            if isinstance(event, ConversationErrorEvent):
-                return event
-        return None
 
     def _over_budget(self) -> float | None:
         """The conversation's whole LLM cost once it has reached the budget, else None."""
@@ -576,7 +567,7 @@ class LocalConversation(BaseConversation):
         tool = self.agent.tools_map.get(tool_name)
         if tool is None:
             known = ", ".join(sorted(self.agent.tools_map))
-            raise KeyError(f"tool '{tool_name}' is not among this agent's tools: {known}")
+            raise KeyError(f"tool '{tool_name}' not found: this agent's tools are {known}")
         return tool(action, self)
 
     def ask_agent(self, question: str) -> str:
@@ -608,7 +599,7 @@ class LocalConversation(BaseConversation):
             return
         self._closed = True
         self.interrupt()
-        if self.hooks is not None and self._ready:
+        if self.hooks is not None and self._agent_ready:
             self.hooks.run_session_end()
         try:
             self.agent.close()
@@ -631,3 +622,22 @@ class LocalConversation(BaseConversation):
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+def _latest_error(events: Sequence[Event], since: int = 0) -> ConversationErrorEvent | None:
+    """The newest ConversationErrorEvent among `events[since:]`, read from the end."""
+    for index in range(len(events) - 1, since - 1, -1):
+        event = events[index]
+        if isinstance(event, ConversationErrorEvent):
+            return event
+    return None
+
+
+def _agent_already_surfaced_error(events: Sequence[Event], since: int = 0) -> bool:
+    """Whether the newest error since event `since` (where this run began) is the agent's own.
+
+    An agent that reports its failure precisely and then raises must not see that report
+    buried under a generic one made from the exception.
+    """
+    error = _latest_error(events, since)
+    return error is not None and error.source == "agent"
