@@ -111,7 +111,7 @@ class ConversationState(BaseModel):
     _key: int | None = PrivateAttr(default=None)
     _lock: FIFOLock = PrivateAttr(default_factory=FIFOLock)
     _on_state_change: ConversationCallbackType | None = PrivateAttr(default=None)
-    _autosave: bool = PrivateAttr(default=False)
+    _autosave_enabled: bool = PrivateAttr(default=False)
     _stats_dirty: bool = PrivateAttr(default=False)
     _cipher: Cipher | None = PrivateAttr(default=None)
     _sandbox: Sandbox | None = PrivateAttr(default=None)
@@ -161,7 +161,7 @@ class ConversationState(BaseModel):
                 stuck_detection=stuck_detection,
             )
             state._cipher = cipher
-            state._autosave = True
+            state._autosave_enabled = True
             return state
         _check_directory_is_for(persistence_dir, id)
         store = ConversationStore(Path(persistence_dir).parent, read_only=read_only)
@@ -201,7 +201,7 @@ class ConversationState(BaseModel):
             raise
         state._store, state._key, state._lease = store, key, lease
         state._events = EventLog(store, key, pending_state=state._take_pending_state)
-        state._autosave = True
+        state._autosave_enabled = True
         state._read_only = read_only
         if stored is not None and not read_only:
             state._save()
@@ -246,13 +246,14 @@ class ConversationState(BaseModel):
             raise self.read_only_error(f"change its {name}")
         old = getattr(self, name, None)
         super().__setattr__(name, value)
-        if getattr(self, "_autosave", False):
+        if getattr(self, "_autosave_enabled", False):
             self._save()
             if old != value:
                 self._notify(name, value)
 
     def set_on_state_change(self, callback: ConversationCallbackType | None) -> None:
-        """Call `callback` with a ConversationStateUpdateEvent whenever a field changes."""
+        """Call `callback` with a ConversationStateUpdateEvent whenever a field changes (a
+        failing callback is logged: the change stands)."""
         self._on_state_change = callback
 
     def save_secrets(self) -> None:
@@ -275,8 +276,12 @@ class ConversationState(BaseModel):
         return self._dump(), self._summary()
 
     def _notify(self, key: str, value: Any) -> None:
-        if self._on_state_change is not None:
+        if self._on_state_change is None:
+            return
+        try:
             self._on_state_change(ConversationStateUpdateEvent(key=key, value=value))
+        except Exception:  # the change is made and saved: a listener's bug must not undo it
+            logger.exception("state change listener %r failed", self._on_state_change)
 
     def _dump(self) -> str:
         return self.model_dump_json(context={"cipher": self._cipher})

@@ -238,6 +238,24 @@ def test_state_update_events_only_on_change(
     assert state.title == "two"
 
 
+def test_a_failing_state_listener_neither_undoes_nor_fails_the_change(
+    make_state: Callable[..., ConversationState],
+    persistence_dir: Path,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    cid = uuid.uuid4()
+    state = make_state(cid)
+
+    def broken(event: Event) -> None:
+        raise ValueError("listener bug")
+
+    state.set_on_state_change(broken)
+    state.title = "kept"
+    assert state.title == "kept"
+    assert saved_state(persistence_dir, cid)["title"] == "kept"
+    assert "listener bug" in caplog.text
+
+
 def test_unchanged_assignment_still_leaves_the_saved_value(
     make_state: Callable[..., ConversationState], persistence_dir: Path
 ) -> None:
