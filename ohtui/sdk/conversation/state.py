@@ -6,6 +6,7 @@ import json
 import logging
 import re
 import shutil
+import threading
 import uuid
 from collections.abc import Iterable, Sequence
 from enum import Enum
@@ -108,6 +109,9 @@ class ConversationState(BaseModel):
     _store: ConversationStore | None = PrivateAttr(default=None)
     _lease: ConversationLease | None = PrivateAttr(default=None)
     _read_only: bool = PrivateAttr(default=False)
+    _reopened: bool = PrivateAttr(default=False)
+    _closed: bool = PrivateAttr(default=False)
+    _letting_go: threading.Lock = PrivateAttr(default_factory=threading.Lock)
     _key: int | None = PrivateAttr(default=None)
     _lock: FIFOLock = PrivateAttr(default_factory=FIFOLock)
     _on_state_change: ConversationCallbackType | None = PrivateAttr(default=None)
@@ -130,13 +134,18 @@ class ConversationState(BaseModel):
         stuck_detection: bool = True,
         cipher: Cipher | None = None,
         read_only: bool = False,
+        exclusive: bool = False,
     ) -> Self:
         """Create a new conversation state, or resume the one saved under `persistence_dir`.
 
-        A persisted state holds the conversation's lease until `close()`: while it is open
-        anywhere else, ConversationLockedError names the holder. `read_only` takes no lease
-        and opens a saved conversation (else ConversationNotFoundError) that refuses every
-        change with ConversationReadOnlyError.
+        A persisted state holds the conversation's lease until `close()`: while another
+        process has it open, ConversationLockedError names the holder. In this process a
+        later open takes it over from a state that is idle (no thread holds its lock), which
+        saves what it had pending and turns read-only: its writes then raise
+        ConversationReadOnlyError saying it was opened again. An `exclusive` state (a
+        LocalConversation's: it runs tools) is never taken over; a later open is refused,
+        as it is while a thread uses the state. `read_only` takes no lease and opens a saved
+        conversation (else ConversationNotFoundError) that refuses every change.
 
         `persistence_dir` is the conversation's own directory (made here; its parent holds
         the database); one named for another conversation id is a ValueError naming both.
@@ -168,7 +177,7 @@ class ConversationState(BaseModel):
         lease: ConversationLease | None = None
         try:
             if not read_only:  # taken before reading: what is read stays true while it is held
-                lease = store.lease(id.hex)
+                lease = store.lease(id.hex, take_over=True)
             stored = store.load(id.hex)
             if stored is None and read_only:
                 raise ConversationNotFoundError(
@@ -205,6 +214,8 @@ class ConversationState(BaseModel):
         state._read_only = read_only
         if stored is not None and not read_only:
             state._save()
+        if lease is not None and not exclusive:
+            lease.allow_takeover(state._let_reopen_take_over)
         return state
 
     @classmethod
@@ -301,10 +312,32 @@ class ConversationState(BaseModel):
 
     def read_only_error(self, what: str) -> ConversationReadOnlyError:
         """The error for trying to `what` ("send a message") on a read-only conversation."""
+        if self._reopened:
+            return ConversationReadOnlyError(
+                f"Conversation {self.id.hex} was opened again in this process, so this older "
+                f"object of it cannot {what}: use the one the later open returned."
+            )
         return ConversationReadOnlyError(
             f"Conversation {self.id.hex} is open read-only here, so it cannot {what}. Open it "
             "normally once no other ohtui has it open."
         )
+
+    def _let_reopen_take_over(self) -> bool:
+        """Called by the lease when this process opens the conversation again: unless a
+        thread holds the lock (running or writing), save what is pending and turn read-only.
+        """
+        if not self._lock.acquire(blocking=False):
+            return False
+        try:
+            with self._letting_go:  # against close(): its last save comes first, or never
+                if not self._closed and self._stats_dirty:
+                    self._save()
+                self._reopened = self._read_only = True
+                if self._store is not None:
+                    self._store.refuse_writes(self.read_only_error("save anything").args[0])
+            return True
+        finally:
+            self._lock.release()
 
     def _save(self) -> None:
         if self._read_only:
@@ -435,8 +468,10 @@ class ConversationState(BaseModel):
         """Save what is pending, close the store connection and release the lease."""
         try:
             if self._store is not None:
-                if self._stats_dirty and not self._read_only:
-                    self._save()
+                with self._letting_go:
+                    self._closed = True
+                    if self._stats_dirty and not self._read_only:
+                        self._save()
                 self._store.close()
         finally:
             if self._lease is not None:

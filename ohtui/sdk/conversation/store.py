@@ -117,7 +117,11 @@ class ConversationStore:
     def __init__(self, base_dir: str | Path, read_only: bool = False) -> None:
         self.base_dir = Path(base_dir).expanduser()
         self.path = self.base_dir / DB_NAME
-        self.read_only = read_only
+        self._refusal = (
+            f"{self} is open read-only here: nothing can be saved through it."
+            if read_only
+            else None
+        )
         self._leases = self.base_dir / LEASES_DIR
         self._lock = threading.RLock()
         self._conn = self._connect()
@@ -211,6 +215,19 @@ class ConversationStore:
                     raise self._open_error(exc) from exc
                 time.sleep(0.02)
 
+    @property
+    def read_only(self) -> bool:
+        """Whether this store refuses every write."""
+        return self._refusal is not None
+
+    def refuse_writes(self, reason: str) -> None:
+        """Refuse every write from now on with ConversationReadOnlyError(`reason`).
+
+        A write under way finishes first: once this returns, nothing more is written.
+        """
+        with self._lock:
+            self._refusal = reason
+
     def _open_error(self, exc: sqlite3.OperationalError) -> PersistenceError | TimeoutError:
         text = str(exc)
         if "readonly" in text or "read-only" in text:
@@ -224,13 +241,11 @@ class ConversationStore:
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
-        if self.read_only:
-            raise ConversationReadOnlyError(
-                f"{self} is open read-only here: nothing can be saved through it."
-            )
         if not self._lock.acquire(timeout=LOCK_TIMEOUT_SECONDS):
             raise TimeoutError(f"{self} stayed locked for {LOCK_TIMEOUT_SECONDS:g} s")
         try:
+            if self._refusal is not None:  # checked under the lock: see refuse_writes
+                raise ConversationReadOnlyError(self._refusal)
             self._conn.execute("BEGIN IMMEDIATE")
             try:
                 yield self._conn
@@ -409,15 +424,16 @@ class ConversationStore:
 
     # --- leases: which process runs which conversation ----------------------------------
 
-    def lease(self, conversation_id: str) -> ConversationLease:
+    def lease(self, conversation_id: str, take_over: bool = False) -> ConversationLease:
         """Take the conversation for this process until the lease is released.
 
-        ConversationLockedError names the holder when another open (in any process) has it.
+        ConversationLockedError names the holder when another open (in any process) has it;
+        with `take_over`, a holder in this process that allows it hands it over instead.
         """
         if not re.fullmatch(r"[0-9a-f]{32}", conversation_id):
             raise ValueError(f"'{conversation_id}' is not a conversation id (32 hex digits)")
         return ConversationLease.take(
-            self._leases / f"{conversation_id}{LEASE_SUFFIX}", conversation_id
+            self._leases / f"{conversation_id}{LEASE_SUFFIX}", conversation_id, take_over
         )
 
     def holders(self) -> dict[str, LeaseHolder]:

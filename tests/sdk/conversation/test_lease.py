@@ -45,6 +45,8 @@ from ohtui.sdk.conversation import (
     search_conversations,
 )
 from ohtui.sdk.conversation.store import ConversationStore
+from ohtui.sdk.event import PauseEvent
+from ohtui.sdk.llm import RegistryEvent
 from ohtui.sdk.security import LLMSecurityAnalyzer
 from ohtui.sdk.tools.terminal import TerminalAction
 from ohtui.sdk.workspace import LocalWorkspace
@@ -480,3 +482,197 @@ def test_a_forked_child_exiting_leaves_the_parents_lease_alone(
             open_conversation(llm, workspace, persistence_dir, saved)
     finally:
         held.close()
+
+
+# --- in this process: a later open takes over from an idle state ---------------------------
+
+
+def open_state(llm: LLM, workspace: Path, persistence_dir: Path, saved: str) -> ConversationState:
+    """The saved conversation's state opened on its own (as the SDK's own code does)."""
+    return ConversationState.create(
+        id=uuid.UUID(saved),
+        agent=Agent(llm=llm, tools=[Tool(name="terminal")]),
+        workspace=LocalWorkspace(working_dir=str(workspace)),
+        persistence_dir=str(persistence_dir / saved),
+    )
+
+
+def no_lease_files(persistence_dir: Path) -> bool:
+    return not list((persistence_dir / "leases").iterdir())
+
+
+def test_a_later_open_in_this_process_takes_an_idle_state_over(
+    saved: str, llm: LLM, workspace: Path, persistence_dir: Path
+) -> None:
+    first = open_state(llm, workspace, persistence_dir, saved)
+    first.title = "set by the first"
+    first.block_action("action-1", "blocked by a hook")
+    second = open_state(llm, workspace, persistence_dir, saved)
+    try:
+        assert second.title == "set by the first"
+        assert second.blocked_actions == {"action-1": "blocked by a hook"}
+        assert first.read_only and not second.read_only
+        before = database_rows(persistence_dir)
+        with pytest.raises(ConversationReadOnlyError, match="opened again in this process"):
+            first.title = "a late write"
+        with pytest.raises(ConversationReadOnlyError, match="opened again in this process"):
+            first.append_event(PauseEvent())
+        assert database_rows(persistence_dir) == before
+        first.close()  # lets go of nothing: the conversation is the second's now
+        held_by = find_conversation(persistence_dir, saved).held_by
+        assert held_by is not None and held_by.pid == os.getpid()
+        second.title = "set by the second"
+    finally:
+        second.close()
+    found = find_conversation(persistence_dir, saved)
+    assert (found.title, found.held_by) == ("set by the second", None)
+    assert no_lease_files(persistence_dir)
+
+
+def test_what_the_idle_state_had_not_saved_yet_reaches_the_new_one(
+    saved: str, llm: LLM, workspace: Path, persistence_dir: Path
+) -> None:
+    first = open_state(llm, workspace, persistence_dir, saved)
+    spent = first.stats.get_combined_metrics().accumulated_cost
+    extra = LLM(model="openai/test-model", usage_id="lease-extra")
+    first.stats.register_llm(RegistryEvent(llm=extra))
+    assert extra.metrics is not None
+    extra.metrics.add_cost(0.25)
+    first.notify_stats_changed()  # saved with the next event, which never comes
+    second = open_state(llm, workspace, persistence_dir, saved)
+    try:
+        cost = second.stats.get_combined_metrics().accumulated_cost
+        assert cost == pytest.approx(spent + 0.25)
+    finally:
+        second.close()
+        first.close()
+
+
+def test_a_state_in_use_on_another_thread_is_not_taken_over(
+    saved: str, llm: LLM, workspace: Path, persistence_dir: Path
+) -> None:
+    first = open_state(llm, workspace, persistence_dir, saved)
+    inside, leave = threading.Event(), threading.Event()
+
+    def use() -> None:
+        with first:
+            inside.set()
+            leave.wait(10)
+
+    user = threading.Thread(target=use)
+    user.start()
+    try:
+        assert inside.wait(10)
+        with pytest.raises(ConversationLockedError) as refused:
+            open_state(llm, workspace, persistence_dir, saved)
+        assert refused.value.holder.pid == os.getpid()
+        assert not first.read_only
+        first.title = "still the first's"
+    finally:
+        leave.set()
+        user.join(10)
+    second = open_state(llm, workspace, persistence_dir, saved)
+    assert second.title == "still the first's" and first.read_only
+    second.close()
+    first.close()
+    assert no_lease_files(persistence_dir)
+
+
+def test_a_conversation_is_never_taken_over_but_takes_an_idle_state_over(
+    saved: str, llm: LLM, workspace: Path, persistence_dir: Path
+) -> None:
+    state = open_state(llm, workspace, persistence_dir, saved)
+    conversation = open_conversation(llm, workspace, persistence_dir, saved)
+    try:
+        assert state.read_only and not conversation.read_only
+        with pytest.raises(ConversationLockedError):
+            open_state(llm, workspace, persistence_dir, saved)
+        with pytest.raises(ConversationLockedError):
+            open_conversation(llm, workspace, persistence_dir, saved)
+        conversation.send_message("still this conversation's")
+    finally:
+        conversation.close()
+        state.close()
+    assert no_lease_files(persistence_dir)
+
+
+def test_a_state_held_by_another_process_is_never_taken_over(
+    saved: str, llm: LLM, workspace: Path, persistence_dir: Path
+) -> None:
+    with (
+        held_elsewhere(persistence_dir, workspace, saved, ("terminal",)) as holder,
+        pytest.raises(ConversationLockedError, match=f"pid {holder.pid}"),
+    ):
+        open_state(llm, workspace, persistence_dir, saved)
+
+
+def race_to_reopen(
+    llm: LLM, workspace: Path, persistence_dir: Path, saved: str, racers: int
+) -> tuple[list[ConversationState], list[ConversationLockedError], list[BaseException]]:
+    """Open the state from `racers` threads at once: (opened, refused, failed)."""
+    barrier = threading.Barrier(racers)
+    opened: list[ConversationState] = []
+    refused: list[ConversationLockedError] = []
+    failures: list[BaseException] = []
+
+    def race() -> None:
+        barrier.wait()
+        try:
+            opened.append(open_state(llm, workspace, persistence_dir, saved))
+        except ConversationLockedError as exc:  # another was mid-open at that very instant
+            refused.append(exc)
+        except BaseException as exc:
+            failures.append(exc)
+
+    threads = [threading.Thread(target=race) for _ in range(racers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    return opened, refused, failures
+
+
+def test_threads_reopening_an_idle_state_leave_exactly_one_writer(
+    saved: str, llm: LLM, workspace: Path, persistence_dir: Path
+) -> None:
+    for _ in range(10):
+        first = open_state(llm, workspace, persistence_dir, saved)
+        opened, refused, failures = race_to_reopen(llm, workspace, persistence_dir, saved, 4)
+        assert failures == []
+        assert len(opened) + len(refused) == 4 and opened
+        states = [first, *opened]
+        [writer] = [state for state in states if not state.read_only]
+        writer.title = "the last opener's"
+        for state in states:
+            state.close()
+        assert find_conversation(persistence_dir, saved).title == "the last opener's"
+        assert no_lease_files(persistence_dir)
+
+
+def test_a_write_racing_a_reopen_lands_before_it_or_is_refused(
+    saved: str, llm: LLM, workspace: Path, persistence_dir: Path
+) -> None:
+    first = open_state(llm, workspace, persistence_dir, saved)
+    stopped: list[int] = []
+
+    def write() -> None:
+        count = 0
+        try:
+            while count < 100_000:
+                count += 1
+                first.title = f"write {count}"
+        except ConversationReadOnlyError:
+            stopped.append(count)
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    time.sleep(0.05)
+    second = open_state(llm, workspace, persistence_dir, saved)
+    writer.join(30)
+    try:
+        assert stopped, "the reopen stopped the writer"
+        assert second.title is not None and second.title.startswith("write ")
+        assert find_conversation(persistence_dir, saved).title == second.title
+    finally:
+        second.close()
+        first.close()

@@ -99,7 +99,9 @@ class LocalConversation(BaseConversation):
         """Create a conversation, or resume the one saved under `persistence_dir` with this id.
 
         A persisted conversation is this object's alone until `close()`: opening it again
-        (here or in another process) raises ConversationLockedError naming the holder.
+        (here or in another process) raises ConversationLockedError naming the holder. It
+        takes the conversation over from a ConversationState opened on its own in this
+        process, if that is idle (see ConversationState.create).
         `read_only` opens a saved conversation whoever holds it, to read its history and
         state; everything that would change it raises ConversationReadOnlyError.
 
@@ -132,6 +134,7 @@ class LocalConversation(BaseConversation):
             stuck_detection=stuck_detection,
             cipher=cipher,
             read_only=read_only,
+            exclusive=True,  # its tools act on the workspace: never taken over under them
         )
         try:
             self._set_up(
