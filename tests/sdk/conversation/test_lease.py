@@ -14,7 +14,7 @@ import sqlite3
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -501,6 +501,21 @@ def no_lease_files(persistence_dir: Path) -> bool:
     return not list((persistence_dir / "leases").iterdir())
 
 
+def at_once(*calls: Callable[[], object]) -> None:
+    """Run each call on its own thread, all released at the same instant."""
+    barrier = threading.Barrier(len(calls))
+
+    def run(call: Callable[[], object]) -> None:
+        barrier.wait()
+        call()
+
+    threads = [threading.Thread(target=run, args=(call,)) for call in calls]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+
+
 def test_a_later_open_in_this_process_takes_an_idle_state_over(
     saved: str, llm: LLM, workspace: Path, persistence_dir: Path
 ) -> None:
@@ -546,6 +561,30 @@ def test_what_the_idle_state_had_not_saved_yet_reaches_the_new_one(
     finally:
         second.close()
         first.close()
+
+
+def test_a_state_closing_while_it_is_reopened_loses_nothing_it_had_pending(
+    saved: str, llm: LLM, workspace: Path, persistence_dir: Path
+) -> None:
+    rounds = 15
+    where = (llm, workspace, persistence_dir, saved)
+    probe = open_state(*where)
+    spent = probe.stats.get_combined_metrics().accumulated_cost
+    probe.close()
+    for round_ in range(rounds):
+        first = open_state(*where)
+        extra = LLM(model="openai/test-model", usage_id=f"lease-extra-{round_}")
+        first.stats.register_llm(RegistryEvent(llm=extra))
+        assert extra.metrics is not None
+        extra.metrics.add_cost(0.25)
+        first.notify_stats_changed()
+        reopened: list[ConversationState] = []
+        at_once(first.close, lambda into=reopened: into.append(open_state(*where)))
+        [second] = reopened
+        cost = second.stats.get_combined_metrics().accumulated_cost
+        second.close()
+        assert cost == pytest.approx(spent + 0.25 * (round_ + 1))
+    assert no_lease_files(persistence_dir)
 
 
 def test_a_state_in_use_on_another_thread_is_not_taken_over(
