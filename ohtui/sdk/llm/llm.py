@@ -173,19 +173,27 @@ class LLM(BaseModel):
 
         `messages` are Messages or ready chat-completions dicts. Retries rate limits,
         server errors and timeouts with exponential backoff. Streams deltas to `on_token`
-        when `stream` is on. Setting `cancel` abandons the call at once (LLMCancelledError).
-        Failures raise an LLMError subclass with an actionable message.
+        when `stream` is on (`stream=False` turns it off for this call). Setting `cancel`
+        abandons the call at once (LLMCancelledError). Failures raise an LLMError
+        subclass with an actionable message.
         """
-        request = self._request(messages, tools, kwargs)
+        stream = kwargs.pop("stream", None)
+        enable_streaming = self.stream if stream is None else bool(stream)
+        chat = [m if isinstance(m, dict) else m.to_chat_dict() for m in messages]
+        request = self._request(tools, kwargs)
         attempt = 0
         while True:
             started = time.monotonic()
             try:
                 if cancel is None:
-                    message, usage, finish = self._call_once(request, on_token, None)
+                    message, usage, finish = self._call_once(
+                        chat, request, enable_streaming, on_token, None
+                    )
                 else:
                     message, usage, finish = _run_cancellable(
-                        lambda: self._call_once(request, on_token, cancel), cancel, self.model
+                        lambda: self._call_once(chat, request, enable_streaming, on_token, cancel),
+                        cancel,
+                        self.model,
                     )
             except LLMError as error:
                 if not error.retryable or attempt >= self.num_retries:
@@ -208,12 +216,10 @@ class LLM(BaseModel):
                 continue
             return self._record(message, usage, finish, time.monotonic() - started)
 
-    def _request(
-        self, messages: ChatMessages, tools: ToolsArg | None, extra: dict[str, Any]
-    ) -> dict[str, Any]:
+    def _request(self, tools: ToolsArg | None, extra: dict[str, Any]) -> dict[str, Any]:
+        """The keyword arguments of a chat-completions call, but its messages and streaming."""
         request: dict[str, Any] = {
             "model": self.model,
-            "messages": [m if isinstance(m, dict) else m.to_chat_dict() for m in messages],
             "timeout": self.timeout,
             "drop_params": self.drop_params,
             "num_retries": 0,  # we retry ourselves, once, with backoff
@@ -233,39 +239,26 @@ class LLM(BaseModel):
         request.update({k: v for k, v in optional.items() if v is not None})
         if tools:
             request["tools"] = list(tools)
-        if self.stream:
-            request["stream"] = True
-            request["stream_options"] = {"include_usage": True}
         request.update(extra)
         return request
 
     def _call_once(
         self,
+        messages: list[dict[str, Any]],
         request: dict[str, Any],
+        enable_streaming: bool,
         on_token: TokenCallbackType | None,
         cancel: threading.Event | None,
     ) -> tuple[dict[str, Any], Any, str | None]:
-        lib = litellm()
+        """One attempt: the provider's answer as (message dict, usage, finish reason)."""
         try:
-            response = lib.completion(**request, **call_options())
-            if request.get("stream"):
-                assembler = StreamAssembler()
-                for chunk in response:
-                    if cancel is not None and cancel.is_set():
-                        _close_quietly(response)
-                        raise LLMCancelledError("The LLM call was interrupted.", model=self.model)
-                    delta = assembler.add(chunk)
-                    if on_token is not None and (
-                        delta.content
-                        or delta.reasoning_content
-                        or delta.tool_calls
-                        or delta.finish_reason
-                    ):
-                        on_token(delta)
-                message = assembler.message()
-                message["id"] = assembler.response_id
-                self._require_answer(message)
-                return message, assembler.usage, assembler.finish_reason
+            response = self._transport_call(
+                messages=messages,
+                enable_streaming=enable_streaming,
+                on_token=on_token,
+                cancel=cancel,
+                **request,
+            )
         except LLMError:
             raise
         except Exception as exc:  # every provider failure becomes one of ours
@@ -295,6 +288,50 @@ class LLM(BaseModel):
         }
         self._require_answer(message)
         return message, getattr(response, "usage", None), getattr(choices[0], "finish_reason", None)
+
+    def _transport_call(
+        self,
+        *,
+        messages: list[dict[str, Any]],
+        enable_streaming: bool = False,
+        on_token: TokenCallbackType | None = None,
+        cancel: threading.Event | None = None,
+        **request: Any,
+    ) -> Any:
+        """Send one request through `litellm_completion`; return the provider's response.
+
+        A streamed answer is handed to `on_token` delta by delta as it arrives (abandoned
+        once `cancel` is set) and returned assembled, like an unstreamed one.
+        """
+        if not enable_streaming:
+            return litellm_completion(messages=messages, **request)
+        stream = litellm_completion(
+            messages=messages,
+            stream=True,
+            stream_options={"include_usage": True},
+            **request,
+        )
+        assembler = StreamAssembler()
+        for chunk in stream:
+            if cancel is not None and cancel.is_set():
+                _close_quietly(stream)
+                raise LLMCancelledError("The LLM call was interrupted.", model=self.model)
+            delta = assembler.add(chunk)
+            if on_token is not None and (
+                delta.content or delta.reasoning_content or delta.tool_calls or delta.finish_reason
+            ):
+                on_token(delta)
+        return litellm().ModelResponse(
+            id=assembler.response_id or None,
+            choices=[
+                {
+                    "index": 0,
+                    "finish_reason": assembler.finish_reason,
+                    "message": assembler.message(),
+                }
+            ],
+            usage=assembler.usage,
+        )
 
     def _require_answer(self, message: dict[str, Any]) -> None:
         if not (
@@ -354,6 +391,15 @@ class LLM(BaseModel):
         if error.retry_after:
             wait = max(wait, error.retry_after)
         return min(wait, self.retry_max_wait)
+
+
+def litellm_completion(**request: Any) -> Any:
+    """One chat-completions call through litellm, imported on first use.
+
+    Every completion of an LLM goes through this function, so replacing it (e.g. with
+    `unittest.mock.patch`) replaces the provider.
+    """
+    return litellm().completion(**request, **call_options())
 
 
 def _token_counts(usage: Any) -> dict[str, int]:
