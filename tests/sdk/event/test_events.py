@@ -572,6 +572,13 @@ def test_rejection_says_who_rejected() -> None:
         )
 
 
+def test_the_model_reads_a_rejection_with_its_reason() -> None:
+    message = make_reject().to_llm_message()
+    assert message.role == "tool"
+    assert message.text.startswith("Action rejected: Do not delete the build directory.")
+    assert "did not run" in message.text
+
+
 @pytest.mark.parametrize(
     ("factory", "labels"),
     [
