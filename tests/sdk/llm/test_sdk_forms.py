@@ -16,6 +16,7 @@ from ohtui.sdk import LLM, get_logger
 from ohtui.sdk.conversation import ConversationStats
 from ohtui.sdk.event import ActionEvent, LLMConvertibleEvent, MessageEvent
 from ohtui.sdk.llm import (
+    ImageContent,
     LLMRegistry,
     LLMResponse,
     Message,
@@ -168,6 +169,32 @@ def test_a_plain_litellm_answer_and_a_dict_answer_convert_alike() -> None:
     from_dict = Message.from_llm_chat_message({"role": "assistant", "content": "Hi"})
     assert from_object == from_dict == Message(role="assistant", content=[TextContent(text="Hi")])
     assert from_object.tool_calls is None
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        Message(role="system", content=[TextContent(text="Be brief.")]),
+        Message(
+            role="user",
+            content=[
+                TextContent(text="What is in this picture?"),
+                ImageContent(image_urls=["data:image/png;base64,AAAA", "https://x/y.png"]),
+            ],
+        ),
+        Message(
+            role="assistant",
+            content=[TextContent(text="Looking.")],
+            tool_calls=[MessageToolCall(id="c1", name="terminal", arguments='{"command": "ls"}')],
+        ),
+        Message(
+            role="tool", content=[TextContent(text="a.txt")], tool_call_id="c1", name="terminal"
+        ),
+    ],
+    ids=["system", "user-with-images", "assistant-with-calls", "tool-result"],
+)
+def test_a_chat_dict_converts_back_to_the_same_message(message: Message) -> None:
+    assert Message.from_llm_chat_message(message.to_chat_dict()) == message
 
 
 def test_a_function_role_message_is_refused() -> None:
