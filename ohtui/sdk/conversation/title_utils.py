@@ -64,7 +64,8 @@ def generate_conversation_title(
                         )
                     ],
                 )
-            ]
+            ],
+            stream=False,  # nobody reads a title's tokens as they come
         )
         title = response.message.text.strip().strip("\"'").strip()
     except Exception as exc:  # noqa: BLE001 - any failure falls back to the message itself

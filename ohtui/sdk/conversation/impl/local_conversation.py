@@ -65,6 +65,9 @@ _STOPS_RUN = {
     Status.STUCK,
 }
 CLOSE_WAIT_SECONDS = 2.0
+ASK_AGENT_LLM_USAGE_ID = "ask-agent-llm"
+"""Usage id of the LLM answering `ask_agent`: side questions are counted apart from the
+agent's own calls (whose last prompt size is the context in use)."""
 INTERRUPTED_ACTION = (
     "This action was interrupted before it finished: ohtui stopped while it ran. It may "
     "have partly run; check its effects before retrying."
@@ -193,6 +196,7 @@ class LocalConversation(BaseConversation):
 
         self._ready = False
         self._ready_lock = threading.Lock()
+        self._ask_llm_lock = threading.Lock()
         self._running = False
         self._idle = threading.Event()
         self._idle.set()
@@ -586,8 +590,20 @@ class LocalConversation(BaseConversation):
         ask = getattr(self.agent, "ask", None)
         if ask is None:
             raise NotImplementedError(f"{type(self.agent).__name__} cannot answer side questions")
-        answer = str(ask(question, self._state.events, skip=self._state.blocked_messages))
+        answer = str(ask(question, self._state, llm=self._ask_agent_llm()))
         return self._state.secret_registry.mask_secrets_in_output(answer)
+
+    def _ask_agent_llm(self) -> LLM:
+        """The agent's LLM, copied once under its own usage id and without streaming."""
+        with self._ask_llm_lock:
+            try:
+                return self.llm_registry.get(ASK_AGENT_LLM_USAGE_ID)
+            except KeyError:
+                llm = self.agent.llm.model_copy(
+                    update={"usage_id": ASK_AGENT_LLM_USAGE_ID, "stream": False}
+                )
+                self.llm_registry.add(llm)
+                return llm
 
     def generate_title(self, llm: LLM | None = None, max_length: int = 50) -> str:
         """A title from the first user message (LLM-written, or truncated if the LLM fails)."""
