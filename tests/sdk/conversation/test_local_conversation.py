@@ -477,7 +477,7 @@ def test_default_visualizer_is_used_when_not_given(
     finally:
         conv.close()
     out = capsys.readouterr().out
-    assert "Agent message" in out
+    assert "Message from Agent" in out
     assert "Loud answer." in out
 
 
@@ -504,14 +504,14 @@ def test_default_visualizer_prints_each_event_type(make_conversation, llm_server
 
     out = buffer.getvalue()
     for title in (
-        "System prompt",
-        "User message",
-        "Agent action",
+        "System Prompt",
+        "Message from User",
+        "Agent Action",
         "Observation",
-        "Agent error",
-        "Agent message",
-        "Conversation error",
-        "Paused",
+        "Agent Error",
+        "Message from Agent",
+        "Conversation Error",
+        "User Paused",
     ):
         assert title in out, title
     for text in (
@@ -561,7 +561,7 @@ def test_default_visualizer_can_skip_user_messages(make_conversation, llm_server
     out = buffer.getvalue()
     assert "The reply is shown." in out
     assert "The secret question" not in out
-    assert "User message" not in out
+    assert "Message from User" not in out
 
 
 def test_default_visualizer_highlights_matches(make_conversation, llm_server) -> None:

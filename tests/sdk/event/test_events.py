@@ -192,7 +192,7 @@ EVENT_CASES: dict[type[Event], tuple[Callable[[], Event], str]] = {
     SystemPromptEvent: (make_system_prompt, "finish"),
     CondensationSummaryEvent: (make_summary, "fix parser.py"),
     Condensation: (make_condensation, "3 events forgotten"),
-    CondensationRequest: (make_condensation_request, "Condensation requested"),
+    CondensationRequest: (make_condensation_request, "Condensation Requested"),
     ConversationErrorEvent: (make_conversation_error, "The API key was rejected."),
     ConversationStateUpdateEvent: (make_state_update, "execution_status"),
     LLMCompletionLogEvent: (make_completion_log, "completion-0001.json"),

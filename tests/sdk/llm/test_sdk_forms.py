@@ -300,3 +300,13 @@ def test_get_logger_gives_a_standard_logger() -> None:
     logger = get_logger("ohtui.test.sdk_forms")
     assert isinstance(logger, logging.Logger)
     assert logger is logging.getLogger("ohtui.test.sdk_forms")
+
+
+def test_the_cache_hit_rate_is_a_share_of_the_input() -> None:
+    metrics = Metrics(model_name="m")
+    assert metrics.cache_hit_rate is None  # no input yet
+    metrics.add_token_usage(prompt_tokens=1000, completion_tokens=10, cache_read_tokens=250)
+    assert metrics.cache_hit_rate == pytest.approx(0.25)
+    # Counted apart from the prompt by some providers: the share still stays below 1.
+    metrics.add_token_usage(prompt_tokens=0, completion_tokens=10, cache_read_tokens=3000)
+    assert metrics.cache_hit_rate == pytest.approx(3250 / 4250)
