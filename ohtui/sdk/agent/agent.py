@@ -11,7 +11,7 @@ from pydantic import PrivateAttr
 
 from ohtui.sdk.agent.base import AgentBase, EventCallback
 from ohtui.sdk.agent.history import ChatHistory
-from ohtui.sdk.agent.prompts import render_system_prompt
+from ohtui.sdk.agent.prompts import render_secrets_context, render_system_prompt
 from ohtui.sdk.conversation.stuck_detector import EMPTY_REPLY_SENDER
 from ohtui.sdk.event.llm_convertible.action import ActionEvent
 from ohtui.sdk.event.llm_convertible.message import MessageEvent
@@ -56,6 +56,8 @@ class Agent(AgentBase):
 
     _history: ChatHistory = PrivateAttr(default_factory=ChatHistory)
     _system_message: dict[str, Any] | None = PrivateAttr(default=None)
+    _static_prompt: str = PrivateAttr(default="")
+    _dynamic_context: str | None = PrivateAttr(default=None)
     _tool_schemas: dict[bool, list[dict[str, Any]]] = PrivateAttr(default_factory=dict)
 
     @property
@@ -79,13 +81,31 @@ class Agent(AgentBase):
             summaries = [(t.name, t.description.strip().splitlines()[0]) for t in tools.values()]
             suffix = self.agent_context.system_message_suffix if self.agent_context else None
             prompt = render_system_prompt(state.workspace.working_dir, summaries, suffix)
-            self._system_message = {"role": "system", "content": prompt}
+            dynamic = self.get_dynamic_context(state)
+            self._static_prompt = prompt
+            self._dynamic_context = dynamic
+            content = f"{prompt}\n\n{dynamic}" if dynamic else prompt
+            self._system_message = {"role": "system", "content": content}
         if len(state.events) == 0:
             on_event(
                 SystemPromptEvent(
-                    system_prompt=TextContent(text=self.system_message), tools=list(tools.values())
+                    system_prompt=TextContent(text=self._static_prompt),
+                    tools=list(tools.values()),
+                    dynamic_context=(
+                        TextContent(text=self._dynamic_context) if self._dynamic_context else None
+                    ),
                 )
             )
+
+    def get_dynamic_context(self, state: ConversationState) -> str | None:
+        """The part of the system prompt that is this conversation's own: the secrets its
+        commands may use, by name and description (never a value). None when there is none.
+
+        It follows the static prompt, so the shared part stays cacheable by the provider.
+        """
+        registry = state.secret_registry
+        context = render_secrets_context(registry.get_secret_infos())
+        return registry.mask_secrets_in_output(context) if context else None
 
     def step(
         self,
