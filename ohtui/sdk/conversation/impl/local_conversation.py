@@ -14,7 +14,11 @@ from ohtui.sdk.conversation.exceptions import ConversationRunError
 from ohtui.sdk.conversation.impl.run_guards import RunGuards
 from ohtui.sdk.conversation.impl.token_masker import TokenMasker
 from ohtui.sdk.conversation.secret_registry import SecretValue
-from ohtui.sdk.conversation.state import ConversationExecutionStatus, ConversationState
+from ohtui.sdk.conversation.state import (
+    ConversationExecutionStatus,
+    ConversationState,
+    unanswered_tool_calls,
+)
 from ohtui.sdk.conversation.stuck_detector import StuckDetectionThresholds, StuckDetector
 from ohtui.sdk.conversation.title_utils import generate_conversation_title
 from ohtui.sdk.conversation.types import (
@@ -293,7 +297,7 @@ class LocalConversation(BaseConversation):
         model must not assume they ran), and the conversation is paused.
         """
         with self._state:
-            for action in self._state.get_unmatched_actions(self._state.events):
+            for action in unanswered_tool_calls(self._state.events):
                 self._on_event(
                     AgentErrorEvent(
                         error=INTERRUPTED_ACTION,
