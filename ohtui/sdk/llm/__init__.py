@@ -11,7 +11,7 @@ from ohtui.sdk.llm.exceptions import (
     LLMServiceUnavailableError,
     LLMTimeoutError,
 )
-from ohtui.sdk.llm.llm import LLM, LLMResponse
+from ohtui.sdk.llm.llm import LLM, LLMCallContext, LLMResponse
 from ohtui.sdk.llm.message import (
     ImageContent,
     Message,
@@ -30,6 +30,7 @@ __all__ = [
     "ImageContent",
     "LLMAuthenticationError",
     "LLMBadRequestError",
+    "LLMCallContext",
     "LLMCancelledError",
     "LLMContextWindowExceedError",
     "LLMError",

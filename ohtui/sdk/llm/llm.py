@@ -62,6 +62,17 @@ class LLMResponse:
             object.__setattr__(self, "id", str(getattr(self.raw_response, "id", "") or ""))
 
 
+@dataclass(frozen=True)
+class LLMCallContext:
+    """What a conversation tells its LLM calls about itself.
+
+    `prompt_cache_key` groups requests that share a long prefix (one conversation's) so
+    that OpenAI serves them from the same prompt cache.
+    """
+
+    prompt_cache_key: str | None = None
+
+
 class LLM(BaseModel):
     """A language model behind any litellm-supported provider or OpenAI-compatible URL."""
 
@@ -95,6 +106,7 @@ class LLM(BaseModel):
     _retry_listeners: list[RetryListener] = PrivateAttr(default_factory=list)
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
     _price_unknown: bool = PrivateAttr(default=False)
+    _call_context: LLMCallContext = PrivateAttr(default_factory=LLMCallContext)
 
     @field_validator("model")
     @classmethod
@@ -139,6 +151,10 @@ class LLM(BaseModel):
             self._metrics = Metrics(model_name=self.model)
         return self._metrics
 
+    def set_call_context(self, context: LLMCallContext) -> None:
+        """The context of the calls not given one (a conversation sets its own)."""
+        self._call_context = context
+
     def add_retry_listener(self, listener: RetryListener) -> None:
         """Be told before each retry, e.g. to show "rate limited, retrying in 8 s"."""
         self._retry_listeners.append(listener)
@@ -167,6 +183,7 @@ class LLM(BaseModel):
         tools: ToolsArg | None = None,
         on_token: TokenCallbackType | None = None,
         cancel: threading.Event | None = None,
+        call_context: LLMCallContext | None = None,
         **kwargs: Any,
     ) -> LLMResponse:
         """Ask the model for the next message.
@@ -174,13 +191,14 @@ class LLM(BaseModel):
         `messages` are Messages or ready chat-completions dicts. Retries rate limits,
         server errors and timeouts with exponential backoff. Streams deltas to `on_token`
         when `stream` is on (`stream=False` turns it off for this call). Setting `cancel`
-        abandons the call at once (LLMCancelledError). Failures raise an LLMError
-        subclass with an actionable message.
+        abandons the call at once (LLMCancelledError). `call_context` replaces the one set
+        with `set_call_context` for this call. Failures raise an LLMError subclass with an
+        actionable message.
         """
         stream = kwargs.pop("stream", None)
         enable_streaming = self.stream if stream is None else bool(stream)
         chat = [m if isinstance(m, dict) else m.to_chat_dict() for m in messages]
-        request = self._request(tools, kwargs)
+        request = self._request(tools, call_context or self._call_context, kwargs)
         attempt = 0
         while True:
             started = time.monotonic()
@@ -216,7 +234,9 @@ class LLM(BaseModel):
                 continue
             return self._record(message, usage, finish, time.monotonic() - started)
 
-    def _request(self, tools: ToolsArg | None, extra: dict[str, Any]) -> dict[str, Any]:
+    def _request(
+        self, tools: ToolsArg | None, context: LLMCallContext, extra: dict[str, Any]
+    ) -> dict[str, Any]:
         """The keyword arguments of a chat-completions call, but its messages and streaming."""
         request: dict[str, Any] = {
             "model": self.model,
@@ -239,8 +259,23 @@ class LLM(BaseModel):
         request.update({k: v for k, v in optional.items() if v is not None})
         if tools:
             request["tools"] = list(tools)
+        if context.prompt_cache_key and self._is_openai_itself():
+            request["prompt_cache_key"] = context.prompt_cache_key
         request.update(extra)
         return request
+
+    def _is_openai_itself(self) -> bool:
+        """Whether requests go to OpenAI's own API: other providers and OpenAI-compatible
+        servers may refuse fields they do not know."""
+        if self.base_url:
+            return False
+        try:
+            _, provider, _, _ = litellm().get_llm_provider(
+                self.model, custom_llm_provider=self.custom_llm_provider
+            )
+        except Exception:  # noqa: BLE001 - a model litellm cannot place is not OpenAI's
+            return False
+        return bool(provider == "openai")
 
     def _call_once(
         self,

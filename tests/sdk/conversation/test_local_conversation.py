@@ -51,6 +51,8 @@ from ohtui.sdk.conversation.impl.local_conversation import ASK_AGENT_LLM_USAGE_I
 from ohtui.sdk.conversation.title_utils import truncate_title
 from ohtui.sdk.event.base import Event
 from ohtui.sdk.llm import LLMNoResponseError
+from ohtui.sdk.llm import llm as llm_module
+from ohtui.sdk.llm._litellm import litellm
 from ohtui.sdk.tools.terminal import TerminalAction, TerminalExecutor, TerminalObservation
 from ohtui.sdk.workspace import LocalWorkspace
 
@@ -774,6 +776,28 @@ def test_ask_agent_uses_its_own_llm_without_streaming(
     llm_server.reply_text("Again.")
     assert conv.ask_agent("And now?") == "Again."
     assert conv.llm_registry.get(ASK_AGENT_LLM_USAGE_ID) is ask_llm
+
+
+def test_a_conversation_pins_its_llms_prompt_cache_key_to_its_id(
+    monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    sent: list[dict[str, Any]] = []
+    lib = litellm()
+
+    def provider(**request: Any) -> Any:
+        sent.append(request)
+        message = {"content": f"answer {len(sent)}"}
+        return lib.ModelResponse(choices=[{"index": 0, "message": message}])
+
+    monkeypatch.setattr(llm_module, "litellm_completion", provider)
+    agent = Agent(llm=LLM(model="gpt-4o-mini", api_key="sk-never-sent"), tools=[])
+    with Conversation(agent=agent, workspace=workspace, visualizer=None) as conv:
+        conv.send_message("hi")
+        conv.run()
+        conv.ask_agent("and?")
+    # The provider routes requests with one key to the same cache: a conversation's
+    # requests share a long prefix, so they belong together.
+    assert [r["prompt_cache_key"] for r in sent] == [str(conv.id)] * 2
 
 
 def test_ask_agent_offers_the_agents_tools(make_conversation, llm_server) -> None:

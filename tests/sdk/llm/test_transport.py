@@ -9,7 +9,7 @@ import pytest
 from llm_server import ScriptedLLMServer
 
 from ohtui.sdk import LLM
-from ohtui.sdk.llm import LLMStreamChunk, Message, TextContent
+from ohtui.sdk.llm import LLMCallContext, LLMStreamChunk, Message, TextContent
 from ohtui.sdk.llm import llm as llm_module
 from ohtui.sdk.llm._litellm import litellm
 
@@ -114,3 +114,33 @@ def test_a_streamed_reply_keeps_its_tool_calls_reasoning_and_usage(
     assert second.message.reasoning_content == "Thought it over."
     assert second.usage.prompt_tokens > 0
     assert llm.metrics.accumulated_token_usage.completion_tokens > 0
+
+
+def canned(text: str = "ok") -> Any:
+    return litellm().ModelResponse(
+        id="resp-canned",
+        choices=[{"index": 0, "finish_reason": "stop", "message": {"content": text}}],
+        usage={"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+    )
+
+
+def test_openai_requests_carry_the_prompt_cache_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    sent: list[dict[str, Any]] = []
+    monkeypatch.setattr(
+        llm_module, "litellm_completion", lambda **request: sent.append(request) or canned()
+    )
+    llm = LLM(model="gpt-4o-mini", api_key="sk-never-sent")
+    llm.completion(USER)
+    llm.set_call_context(LLMCallContext(prompt_cache_key="conversation-1"))
+    llm.completion(USER)
+    llm.completion(USER, call_context=LLMCallContext(prompt_cache_key="explicit"))
+    assert [r.get("prompt_cache_key") for r in sent] == [None, "conversation-1", "explicit"]
+
+
+def test_other_endpoints_never_get_a_prompt_cache_key(llm_server: ScriptedLLMServer) -> None:
+    # An OpenAI-compatible server, or another provider, may refuse a field it does not know.
+    llm = make_llm(llm_server)
+    llm.set_call_context(LLMCallContext(prompt_cache_key="conversation-1"))
+    llm_server.reply_text("fine")
+    assert llm.completion(USER).message.text == "fine"
+    assert "prompt_cache_key" not in llm_server.requests[0]

@@ -36,7 +36,7 @@ from ohtui.sdk.event.user_action import PauseEvent
 from ohtui.sdk.hooks.config import HookConfig
 from ohtui.sdk.hooks.runner import HookManager
 from ohtui.sdk.llm.exceptions import LLMCancelledError
-from ohtui.sdk.llm.llm import LLM
+from ohtui.sdk.llm.llm import LLM, LLMCallContext
 from ohtui.sdk.llm.message import Message, TextContent
 from ohtui.sdk.llm.registry import LLMRegistry, RegistryEvent
 from ohtui.sdk.llm.streaming import LLMStreamChunk
@@ -168,6 +168,7 @@ class LocalConversation(BaseConversation):
         self.llm_registry = LLMRegistry()
         self.llm_registry.subscribe(self._state.stats.register_llm)
         self.llm_registry.subscribe(self._mask_llm_key)
+        self.llm_registry.subscribe(self._bind_call_context)
         self.llm_registry.add(self.agent.llm)
 
         if isinstance(visualizer, type):
@@ -251,6 +252,10 @@ class LocalConversation(BaseConversation):
         key = event.llm.maskable_key
         if key is not None:
             self._state.secret_registry.add_masked_value(key)
+
+    def _bind_call_context(self, event: RegistryEvent) -> None:
+        """Key the provider's prompt cache by this conversation: its requests share a prefix."""
+        event.llm.set_call_context(LLMCallContext(prompt_cache_key=str(self._id)))
 
     # --- events --------------------------------------------------------------------------
 
