@@ -20,6 +20,7 @@ from ohtui.sdk.llm.message import (
     RedactedThinkingBlock,
     TextContent,
     ThinkingBlock,
+    content_to_str,
 )
 from ohtui.sdk.llm.metrics import Metrics, MetricsSnapshot, TokenUsage
 from ohtui.sdk.llm.registry import LLMRegistry, RegistryEvent
@@ -53,4 +54,5 @@ __all__ = [
     "TokenCallbackType",
     "TokenUsage",
     "ToolCallDelta",
+    "content_to_str",
 ]

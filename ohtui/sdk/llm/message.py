@@ -238,6 +238,19 @@ def _content_of(content: Any) -> list[TextContent | ImageContent]:
     return out
 
 
+def content_to_str(contents: Sequence[TextContent | ImageContent]) -> list[str]:
+    """Each part of a content list as a string to show: its text, or a placeholder saying
+    how many images it holds."""
+    parts: list[str] = []
+    for item in contents:
+        if isinstance(item, TextContent):
+            parts.append(item.text)
+        else:
+            count = len(item.image_urls)
+            parts.append("[image]" if count == 1 else f"[{count} images]")
+    return parts
+
+
 def text_of(content: Sequence[TextContent | ImageContent]) -> str:
     """Join the text parts of a content list."""
     return "".join(c.text for c in content if isinstance(c, TextContent))

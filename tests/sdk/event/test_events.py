@@ -488,7 +488,9 @@ def test_action_rendering_without_action_shows_raw_arguments() -> None:
 
 def test_message_rendering_shows_reasoning_and_image_marker() -> None:
     assert "Checked the edge case first." in make_agent_message().visualize.plain
-    assert "[image]" in make_user_message().visualize.plain
+    assert "Please fix the failing test in parser.py [image]" in make_user_message().visualize.plain
+    two = Message(role="user", content=[ImageContent(image_urls=["https://a", "https://b"])])
+    assert "[2 images]" in MessageEvent(source="user", llm_message=two).visualize.plain
 
 
 def test_error_observation_rendering_is_red() -> None:

@@ -28,6 +28,7 @@ from ohtui.sdk.llm import (
     RegistryEvent,
     TextContent,
     ThinkingBlock,
+    content_to_str,
 )
 
 # --- Metrics ------------------------------------------------------------------------------
@@ -310,3 +311,14 @@ def test_the_cache_hit_rate_is_a_share_of_the_input() -> None:
     # Counted apart from the prompt by some providers: the share still stays below 1.
     metrics.add_token_usage(prompt_tokens=0, completion_tokens=10, cache_read_tokens=3000)
     assert metrics.cache_hit_rate == pytest.approx(3250 / 4250)
+
+
+def test_content_reads_as_strings_with_images_as_placeholders() -> None:
+    content = [
+        TextContent(text="Before"),
+        ImageContent(image_urls=["https://x/1.png"]),
+        ImageContent(image_urls=["https://x/2.png", "https://x/3.png"]),
+        TextContent(text="After"),
+    ]
+    assert content_to_str(content) == ["Before", "[image]", "[2 images]", "After"]
+    assert content_to_str([]) == []
