@@ -48,7 +48,7 @@ from ohtui.sdk import (
 )
 from ohtui.sdk.conversation import list_conversations
 from ohtui.sdk.conversation.impl.local_conversation import ASK_AGENT_LLM_USAGE_ID
-from ohtui.sdk.conversation.title_utils import truncate_title
+from ohtui.sdk.conversation.title_utils import generate_title_with_llm, truncate_title
 from ohtui.sdk.event.base import Event
 from ohtui.sdk.llm import LLMNoResponseError
 from ohtui.sdk.llm import llm as llm_module
@@ -949,6 +949,20 @@ def test_generate_title_with_a_streaming_llm_asks_for_one_whole_answer(
     assert conv.generate_title() == "Streamed or not"
     assert "stream" not in llm_server.requests[0]
     assert streaming.stream is True
+
+
+def test_a_title_from_the_llm_alone_reports_a_failure(llm: LLM, llm_server) -> None:
+    llm_server.reply_text('"Fix the parser"')
+    assert generate_title_with_llm("The parser fails on empty input", llm) == "Fix the parser"
+    assert "The parser fails on empty input" in text_of(llm_server.requests[0]["messages"][0])
+
+    llm_server.reply_error(404)
+    failures: list[Exception] = []
+    assert generate_title_with_llm("Anything", llm, on_error=failures.append) is None
+    assert len(failures) == 1 and "openai/test-model" in str(failures[0])
+    llm_server.reply_text("   ")
+    assert generate_title_with_llm("Anything", llm, on_error=failures.append) is None
+    assert len(failures) == 1  # an empty answer is no failure: there is just no title
 
 
 def test_generate_title_is_cut_to_max_length(make_conversation, llm_server) -> None:
