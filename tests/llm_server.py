@@ -153,15 +153,17 @@ class ScriptedLLMServer:
     """An OpenAI-compatible server on 127.0.0.1 that answers with scripted replies, in order.
 
     Routes: ``POST /v1/chat/completions`` and ``POST /chat/completions`` (streaming when the
-    body has ``"stream": true``), ``GET /v1/models`` (and ``/models``); anything else is a
-    404 with an OpenAI error body. The server starts serving on construction; call
-    :meth:`close` (or use it as a context manager) to stop it.
+    body has ``"stream": true``), ``POST /v1/responses`` (and ``/responses``: OpenAI's
+    Responses API, not streamed; the same script answers it), ``GET /v1/models`` (and
+    ``/models``); anything else is a 404 with an OpenAI error body. The server starts
+    serving on construction; call :meth:`close` (or use it as a context manager) to stop it.
     """
 
     base_url: str
     """The OpenAI base URL to give litellm as ``api_base``: ``http://127.0.0.1:<port>/v1``."""
     requests: list[dict[str, Any]]
-    """JSON bodies of the chat-completions requests received, in arrival order."""
+    """JSON bodies of the chat-completions and Responses requests received, in arrival order
+    (a Responses body has ``input`` where a chat one has ``messages``)."""
     request_headers: list[dict[str, str]]
     """Headers of those requests (names lower-cased), parallel to :attr:`requests`."""
 
@@ -463,9 +465,10 @@ class _Handler(BaseHTTPRequestHandler):
             self._not_found()
 
     def do_POST(self) -> None:
-        """Serve chat completions; 404 otherwise."""
+        """Serve chat completions and responses; 404 otherwise."""
         raw = self._discard_body()
-        if self._path() not in ("/v1/chat/completions", "/chat/completions"):
+        responses = self._path() in ("/v1/responses", "/responses")
+        if not responses and self._path() not in ("/v1/chat/completions", "/chat/completions"):
             self._not_found()
             return
         try:
@@ -488,6 +491,8 @@ class _Handler(BaseHTTPRequestHandler):
                 reply.error_code,
                 reply.error_headers,
             )
+        elif responses:
+            self._send_json(200, _response(number, body, reply))
         elif body.get("stream"):
             self._stream(number, body, reply)
         else:
@@ -605,6 +610,68 @@ def _completion(number: int, body: dict[str, Any], reply: Reply) -> dict[str, An
             }
         ],
         "usage": _usage(body, reply),
+    }
+
+
+def _response(number: int, body: dict[str, Any], reply: Reply) -> dict[str, Any]:
+    """Build a Responses-API ``response`` object: reasoning, message and function calls."""
+    output: list[dict[str, Any]] = []
+    if reply.reasoning is not None:
+        output.append(
+            {
+                "type": "reasoning",
+                "id": f"rs_{number}",
+                "summary": [{"type": "summary_text", "text": reply.reasoning}],
+                "encrypted_content": f"encrypted-reasoning-{number}",
+            }
+        )
+    if reply.text is not None or not reply.tool_calls:
+        text = {"type": "output_text", "text": reply.text or "", "annotations": []}
+        output.append(
+            {
+                "type": "message",
+                "id": f"msg_{number}",
+                "role": "assistant",
+                "status": "completed",
+                "content": [text],
+            }
+        )
+    for i, call in enumerate(reply.tool_calls):
+        output.append(
+            {
+                "type": "function_call",
+                "id": f"fc_{number}_{i}",
+                "call_id": _call_id(number, i, call),
+                "name": call.name,
+                "arguments": call.arguments,
+                "status": "completed",
+            }
+        )
+    counts = _usage({"messages": [body.get("instructions"), body.get("input")]}, reply)
+    usage = {
+        "input_tokens": counts["prompt_tokens"],
+        "output_tokens": counts["completion_tokens"],
+        "total_tokens": counts["total_tokens"],
+        "input_tokens_details": {
+            "cached_tokens": counts.get("prompt_tokens_details", {}).get("cached_tokens", 0)
+        },
+        "output_tokens_details": {
+            "reasoning_tokens": counts.get("completion_tokens_details", {}).get(
+                "reasoning_tokens", 0
+            )
+        },
+    }
+    return {
+        "id": f"resp_{number}",
+        "object": "response",
+        "created_at": int(time.time()),
+        "status": "completed",
+        "model": body.get("model", MODEL_NAME),
+        "output": output,
+        "parallel_tool_calls": True,
+        "tool_choice": body.get("tool_choice", "auto"),
+        "tools": body.get("tools", []),
+        "usage": usage,
     }
 
 

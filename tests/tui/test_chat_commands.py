@@ -119,7 +119,9 @@ async def test_ask_answers_apart_from_the_history(
         assert status(app) == "finished"
         # The model saw the history and the question.
         side = llm_server.requests[1]
-        assert user_message_texts(side) == ["how is it built?", "which tool builds it?"]
+        history, question = user_message_texts(side)
+        assert history == "how is it built?"
+        assert "\nwhich tool builds it?\n" in question  # put as a side question
 
         await pilot.press("escape")  # closes the side answer
         assert app.screen.query_one("#side-answer").display is False

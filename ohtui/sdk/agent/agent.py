@@ -5,14 +5,13 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from collections.abc import Container, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pydantic import PrivateAttr
 
 from ohtui.sdk.agent.base import AgentBase, EventCallback
 from ohtui.sdk.agent.history import ChatHistory
-from ohtui.sdk.agent.prompts import render_system_prompt
+from ohtui.sdk.agent.prompts import render_secrets_context, render_system_prompt
 from ohtui.sdk.conversation.stuck_detector import EMPTY_REPLY_SENDER
 from ohtui.sdk.event.llm_convertible.action import ActionEvent
 from ohtui.sdk.event.llm_convertible.message import MessageEvent
@@ -23,7 +22,8 @@ from ohtui.sdk.event.llm_convertible.observation import (
 )
 from ohtui.sdk.event.llm_convertible.system import SystemPromptEvent
 from ohtui.sdk.hooks.runner import HookManager
-from ohtui.sdk.llm.llm import LLMResponse
+from ohtui.sdk.llm.exceptions import LLMNoResponseError
+from ohtui.sdk.llm.llm import LLM, LLMResponse
 from ohtui.sdk.llm.message import Message, MessageToolCall, TextContent
 from ohtui.sdk.llm.streaming import TokenCallbackType
 from ohtui.sdk.security.risk import SecurityRisk
@@ -34,12 +34,17 @@ from ohtui.sdk.tool.tool import ToolArgumentError
 if TYPE_CHECKING:
     from ohtui.sdk.conversation.impl.local_conversation import LocalConversation
     from ohtui.sdk.conversation.state import ConversationState
-    from ohtui.sdk.event.base import Event
 
 logger = logging.getLogger(__name__)
 
 NEVER_WAIT = frozenset({"finish", "think"})
 """Tools whose batches run without confirmation: they change nothing."""
+SIDE_QUESTION = (
+    "<QUESTION>\n{question}\n</QUESTION>\n<IMPORTANT>\nThis is a side question about the work "
+    "so far. Answer it in plain text from what you already know; do not make any tool call."
+    "\n</IMPORTANT>"
+)
+"""How `ask` puts a side question to the model."""
 EMPTY_REPLY = (
     "Your last response did not include a function call or a message. Call a tool to go on, "
     "or answer in words."
@@ -51,6 +56,8 @@ class Agent(AgentBase):
 
     _history: ChatHistory = PrivateAttr(default_factory=ChatHistory)
     _system_message: dict[str, Any] | None = PrivateAttr(default=None)
+    _static_prompt: str = PrivateAttr(default="")
+    _dynamic_context: str | None = PrivateAttr(default=None)
     _tool_schemas: dict[bool, list[dict[str, Any]]] = PrivateAttr(default_factory=dict)
 
     @property
@@ -74,13 +81,31 @@ class Agent(AgentBase):
             summaries = [(t.name, t.description.strip().splitlines()[0]) for t in tools.values()]
             suffix = self.agent_context.system_message_suffix if self.agent_context else None
             prompt = render_system_prompt(state.workspace.working_dir, summaries, suffix)
-            self._system_message = {"role": "system", "content": prompt}
+            dynamic = self.get_dynamic_context(state)
+            self._static_prompt = prompt
+            self._dynamic_context = dynamic
+            content = f"{prompt}\n\n{dynamic}" if dynamic else prompt
+            self._system_message = {"role": "system", "content": content}
         if len(state.events) == 0:
             on_event(
                 SystemPromptEvent(
-                    system_prompt=TextContent(text=self.system_message), tools=list(tools.values())
+                    system_prompt=TextContent(text=self._static_prompt),
+                    tools=list(tools.values()),
+                    dynamic_context=(
+                        TextContent(text=self._dynamic_context) if self._dynamic_context else None
+                    ),
                 )
             )
+
+    def get_dynamic_context(self, state: ConversationState) -> str | None:
+        """The part of the system prompt that is this conversation's own: the secrets its
+        commands may use, by name and description (never a value). None when there is none.
+
+        It follows the static prompt, so the shared part stays cacheable by the provider.
+        """
+        registry = state.secret_registry
+        context = render_secrets_context(registry.get_secret_infos())
+        return registry.mask_secrets_in_output(context) if context else None
 
     def step(
         self,
@@ -99,8 +124,7 @@ class Agent(AgentBase):
             raise RuntimeError("step() before init_state()")
         history = self._history.update(state.events, skip=state.blocked_messages)
         messages = [self._system_message, *history]
-        analyzer = state.security_analyzer
-        tools = self._tool_schemas[analyzer is not None and analyzer.wants_model_rating]
+        tools = self._offered_tools(state)
         try:
             response = self.llm.completion(messages, tools=tools, on_token=on_token, cancel=cancel)
         finally:
@@ -337,17 +361,39 @@ class Agent(AgentBase):
     def ask(
         self,
         question: str,
-        events: Sequence[Event],
+        state: ConversationState,
+        llm: LLM | None = None,
         cancel: threading.Event | None = None,
-        skip: Container[str] = (),
     ) -> str:
-        """Answer a side question from the current history (minus `skip`), recording nothing."""
+        """Answer a side question from the history so far, recording nothing.
+
+        The question goes to `llm` (default: the agent's) with the agent's tools offered, as
+        in its own requests: some providers refuse a history with tool calls but no tools,
+        and the same prefix can be served from the provider's prompt cache. The model is
+        told not to call them; an answer without text is an LLMNoResponseError.
+        """
         history = ChatHistory()
-        history.update(events, skip=skip)
-        messages = [self._system_message or {"role": "system", "content": ""}, *history.answered()]
-        messages.append(Message(role="user", content=[TextContent(text=question)]).to_chat_dict())
-        response = self.llm.completion(messages, cancel=cancel)
+        history.update(state.events, skip=state.blocked_messages)
+        system = self._system_message or {"role": "system", "content": ""}
+        messages = [Message.from_llm_chat_message(m) for m in (system, *history.answered())]
+        prompt = SIDE_QUESTION.format(question=question)
+        messages.append(Message(role="user", content=[TextContent(text=prompt)]))
+        model = llm or self.llm
+        response = model.completion(
+            messages=messages, tools=self._offered_tools(state) or None, cancel=cancel
+        )
+        if not response.message.text.strip():
+            raise LLMNoResponseError(
+                f"'{model.model}' answered the side question with a tool call instead of "
+                "text. Ask again, perhaps more plainly.",
+                model=model.model,
+            )
         return response.message.text
+
+    def _offered_tools(self, state: ConversationState) -> list[dict[str, Any]]:
+        """The tool schemas sent to the model: with a risk rating when the analyzer wants one."""
+        analyzer = state.security_analyzer
+        return self._tool_schemas.get(analyzer is not None and analyzer.wants_model_rating, [])
 
 
 class _ParsedCall(NamedTuple):

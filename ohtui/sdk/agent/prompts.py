@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import platform
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import date
 
 SYSTEM_PROMPT = """You are ohtui, a careful, capable software engineer working in a terminal.
@@ -46,3 +46,23 @@ def render_system_prompt(
     if extra:
         prompt += f"\n\n<ADDITIONAL_INSTRUCTIONS>\n{extra.strip()}\n</ADDITIONAL_INSTRUCTIONS>"
     return prompt
+
+
+SECRETS_CONTEXT = (
+    "<CUSTOM_SECRETS>\n"
+    "These secrets are set for you. A shell command that names one as an environment "
+    'variable (e.g. "${name}") gets its value; never print, log or write a value anywhere.\n'
+    "{secret_list}\n"
+    "</CUSTOM_SECRETS>"
+)
+
+
+def render_secrets_context(secrets: Sequence[Mapping[str, str | None]]) -> str | None:
+    """The prompt's list of the secrets (name, description) a command may use; None if none."""
+    if not secrets:
+        return None
+    lines = [
+        f"- {s['name']}: {s['description']}" if s.get("description") else f"- {s['name']}"
+        for s in secrets
+    ]
+    return SECRETS_CONTEXT.format(name=secrets[0]["name"], secret_list="\n".join(lines))

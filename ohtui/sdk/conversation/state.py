@@ -382,32 +382,10 @@ class ConversationState(BaseModel):
 
     @staticmethod
     def get_unmatched_actions(events: Sequence[Event]) -> list[ActionEvent]:
-        """Actions of the latest LLM response that no observation, rejection or error answers.
-
-        Only the newest batch can be unanswered (the agent never asks the model again while
-        actions are pending), so the scan stops at the first older batch or agent message.
-        """
-        answered: set[str] = set()
-        pending: list[ActionEvent] = []
-        batch_id: str | None = None
-        for event in reversed(events):
-            if isinstance(event, ObservationEvent | UserRejectObservation):
-                answered.add(event.action_id)
-                answered.add(event.tool_call_id)
-            elif isinstance(event, AgentErrorEvent):
-                answered.add(event.tool_call_id)
-            elif isinstance(event, ActionEvent):
-                if batch_id is not None and event.llm_response_id != batch_id:
-                    break
-                batch_id = event.llm_response_id
-                if event.id not in answered and event.tool_call_id not in answered:
-                    pending.append(event)
-            elif isinstance(event, SystemPromptEvent) or (
-                isinstance(event, MessageEvent) and event.source == "agent"
-            ):
-                break
-        pending.reverse()
-        return pending
+        """Actions of the latest LLM response waiting to run: no observation, rejection or
+        error answers them yet. A call that cannot run (an unknown tool, bad arguments) is
+        answered by an error and never runs, so it is never among them."""
+        return [a for a in unanswered_tool_calls(events) if a.action is not None]
 
     # --- hook-blocked actions and messages -----------------------------------------------
 
@@ -510,3 +488,33 @@ def _make_directory(persistence_dir: str) -> None:
 def new_conversation_id() -> ConversationID:
     """A fresh random conversation id."""
     return uuid.uuid4()
+
+
+def unanswered_tool_calls(events: Sequence[Event]) -> list[ActionEvent]:
+    """The tool calls of the latest LLM response that no observation, rejection or error
+    answers, runnable or not (the model's next request needs an answer for each).
+
+    Only the newest batch can be unanswered (the agent never asks the model again while
+    calls are open), so the scan stops at the first older batch or agent message.
+    """
+    answered: set[str] = set()
+    pending: list[ActionEvent] = []
+    batch_id: str | None = None
+    for event in reversed(events):
+        if isinstance(event, ObservationEvent | UserRejectObservation):
+            answered.add(event.action_id)
+            answered.add(event.tool_call_id)
+        elif isinstance(event, AgentErrorEvent):
+            answered.add(event.tool_call_id)
+        elif isinstance(event, ActionEvent):
+            if batch_id is not None and event.llm_response_id != batch_id:
+                break
+            batch_id = event.llm_response_id
+            if event.id not in answered and event.tool_call_id not in answered:
+                pending.append(event)
+        elif isinstance(event, SystemPromptEvent) or (
+            isinstance(event, MessageEvent) and event.source == "agent"
+        ):
+            break
+    pending.reverse()
+    return pending

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Container, Iterable
+from collections.abc import Callable, Container, Iterable
 
 from ohtui.sdk.event.base import Event
 from ohtui.sdk.event.llm_convertible.message import MessageEvent
@@ -40,12 +40,34 @@ def truncate_title(text: str, max_length: int) -> str:
     return cut.rstrip(" ,.;:") + TRUNCATION_MARKER
 
 
+def generate_title_with_llm(
+    message: str,
+    llm: LLM,
+    max_length: int = 50,
+    on_error: Callable[[Exception], None] | None = None,
+) -> str | None:
+    """The model's title for a conversation opening with `message` (unquoted, not cut to
+    length); None when it gives none. A failed call is handed to `on_error`, if given."""
+    prompt = TITLE_PROMPT.format(max_length=max_length, message=message[:2000])
+    try:
+        response = llm.completion(
+            [Message(role="user", content=[TextContent(text=prompt)])],
+            stream=False,  # nobody reads a title's tokens as they come
+        )
+    except Exception as exc:  # noqa: BLE001 - any failure means no title from the model
+        if on_error is not None:
+            on_error(exc)
+        return None
+    return response.message.text.strip().strip("\"'").strip() or None
+
+
 def generate_conversation_title(
     events: Iterable[Event], llm: LLM, max_length: int = 50, skip: Container[str] = ()
 ) -> str:
     """A title for the conversation; ValueError when it has no user message yet.
 
-    Messages in `skip` (blocked by a hook) are never sent to the LLM.
+    Messages in `skip` (blocked by a hook) are never sent to the LLM; when the LLM gives no
+    title, the first message is cut to length instead.
     """
     message = first_user_message(events, skip)
     if message is None:
@@ -53,21 +75,10 @@ def generate_conversation_title(
             "No user messages found in conversation events: there is nothing to title yet. "
             "Send a message first."
         )
-    try:
-        response = llm.completion(
-            [
-                Message(
-                    role="user",
-                    content=[
-                        TextContent(
-                            text=TITLE_PROMPT.format(max_length=max_length, message=message[:2000])
-                        )
-                    ],
-                )
-            ]
-        )
-        title = response.message.text.strip().strip("\"'").strip()
-    except Exception as exc:  # noqa: BLE001 - any failure falls back to the message itself
-        logger.info("title generation failed, truncating instead: %s", exc)
-        title = ""
+    title = generate_title_with_llm(
+        message,
+        llm,
+        max_length,
+        on_error=lambda exc: logger.info("title generation failed, truncating instead: %s", exc),
+    )
     return truncate_title(title or message, max_length)

@@ -49,8 +49,14 @@ class CondensationRequest(Event):
 
     @property
     def visualize(self) -> Text:
-        """A quiet one-liner."""
-        return Text("Condensation requested", style="dim")
+        """What was asked, and why, dimmed."""
+        text = Text("Conversation Condensation Requested\n", style="bold")
+        text.append(
+            "The next step starts with a condensation of the conversation history, to make "
+            "room in the model's context.",
+            style="dim",
+        )
+        return text
 
 
 class CondensationSummaryEvent(LLMConvertibleEvent):

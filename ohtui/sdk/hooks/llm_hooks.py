@@ -74,7 +74,8 @@ def fall_open(hook: HookDefinition, reason: str, error: str | None = None) -> Ho
 def run_prompt_hook(
     hook: HookDefinition, event: HookEvent, llm: LLM, record_usage: UsageSink
 ) -> HookResult:
-    """Ask `llm` once whether the event passes the hook's policy."""
+    """Ask `llm` once (through the API its model is best asked through) whether the event
+    passes the hook's policy."""
     messages = [
         Message(
             role="system",
@@ -91,7 +92,8 @@ def run_prompt_hook(
         ),
     ]
     try:
-        response = llm.completion(messages)
+        ask = llm.responses if llm.uses_responses_api() else llm.completion
+        response = ask(messages)
     except Exception as exc:  # noqa: BLE001 - a hook that cannot decide must not end the run
         return fall_open(hook, "the LLM call failed, so the event was allowed", str(exc))
     finally:

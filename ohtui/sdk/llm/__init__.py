@@ -11,7 +11,7 @@ from ohtui.sdk.llm.exceptions import (
     LLMServiceUnavailableError,
     LLMTimeoutError,
 )
-from ohtui.sdk.llm.llm import LLM, LLMResponse
+from ohtui.sdk.llm.llm import LLM, LLMCallContext, LLMResponse
 from ohtui.sdk.llm.message import (
     ImageContent,
     Message,
@@ -20,6 +20,7 @@ from ohtui.sdk.llm.message import (
     RedactedThinkingBlock,
     TextContent,
     ThinkingBlock,
+    content_to_str,
 )
 from ohtui.sdk.llm.metrics import Metrics, MetricsSnapshot, TokenUsage
 from ohtui.sdk.llm.registry import LLMRegistry, RegistryEvent
@@ -30,6 +31,7 @@ __all__ = [
     "ImageContent",
     "LLMAuthenticationError",
     "LLMBadRequestError",
+    "LLMCallContext",
     "LLMCancelledError",
     "LLMContextWindowExceedError",
     "LLMError",
@@ -52,4 +54,5 @@ __all__ = [
     "TokenCallbackType",
     "TokenUsage",
     "ToolCallDelta",
+    "content_to_str",
 ]

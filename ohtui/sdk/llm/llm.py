@@ -9,7 +9,7 @@ import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, NamedTuple, TypeVar
 
 from pydantic import (
     BaseModel,
@@ -24,9 +24,20 @@ from pydantic import (
 
 from ohtui.sdk.llm._litellm import call_options, litellm
 from ohtui.sdk.llm.errors import map_error
-from ohtui.sdk.llm.exceptions import LLMCancelledError, LLMError, LLMNoResponseError
+from ohtui.sdk.llm.exceptions import (
+    LLMBadRequestError,
+    LLMCancelledError,
+    LLMError,
+    LLMNoResponseError,
+)
 from ohtui.sdk.llm.message import Message
 from ohtui.sdk.llm.metrics import Metrics, MetricsSnapshot, TokenUsage
+from ohtui.sdk.llm.responses_api import (
+    message_from_response,
+    to_responses_input,
+    to_responses_tools,
+)
+from ohtui.sdk.llm.responses_api import token_counts as responses_token_counts
 from ohtui.sdk.llm.streaming import StreamAssembler, TokenCallbackType
 from ohtui.sdk.utils.exposure import dump_secret
 
@@ -34,6 +45,11 @@ logger = logging.getLogger(__name__)
 
 MIN_KEY_LENGTH = 8
 """Shorter API keys are placeholders for servers that want none ("EMPTY", "none")."""
+
+RESPONSES_API_FAMILIES = ("gpt-5", "codex-mini")
+"""Models that `api_mode="auto"` asks through the Responses API (on OpenAI itself)."""
+REASONING_FAMILIES = ("gpt-5", "o1", "o3", "o4", "codex")
+"""Models whose reasoning the Responses API can hand back encrypted, to pass on."""
 
 T = TypeVar("T")
 ToolsArg = Sequence[dict[str, Any]]
@@ -60,6 +76,26 @@ class LLMResponse:
     def __post_init__(self) -> None:
         if not self.id and self.raw_response is not None:
             object.__setattr__(self, "id", str(getattr(self.raw_response, "id", "") or ""))
+
+
+class _Answer(NamedTuple):
+    """One attempt's answer, before it is recorded."""
+
+    message: Message
+    response_id: str
+    counts: dict[str, int]
+    finish_reason: str | None
+
+
+@dataclass(frozen=True)
+class LLMCallContext:
+    """What a conversation tells its LLM calls about itself.
+
+    `prompt_cache_key` groups requests that share a long prefix (one conversation's) so
+    that OpenAI serves them from the same prompt cache.
+    """
+
+    prompt_cache_key: str | None = None
 
 
 class LLM(BaseModel):
@@ -90,11 +126,17 @@ class LLM(BaseModel):
     input_cost_per_token: float | None = Field(default=None, ge=0)
     output_cost_per_token: float | None = Field(default=None, ge=0)
     extra_headers: dict[str, str] | None = None
+    api_mode: Literal["auto", "chat", "responses"] = Field(
+        default="auto",
+        description="Which OpenAI API `uses_responses_api` advises: 'auto' picks the Responses "
+        "API for OpenAI's GPT-5 family on OpenAI itself.",
+    )
 
     _metrics: Metrics | None = PrivateAttr(default=None)
     _retry_listeners: list[RetryListener] = PrivateAttr(default_factory=list)
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
     _price_unknown: bool = PrivateAttr(default=False)
+    _call_context: LLMCallContext = PrivateAttr(default_factory=LLMCallContext)
 
     @field_validator("model")
     @classmethod
@@ -139,6 +181,10 @@ class LLM(BaseModel):
             self._metrics = Metrics(model_name=self.model)
         return self._metrics
 
+    def set_call_context(self, context: LLMCallContext) -> None:
+        """The context of the calls not given one (a conversation sets its own)."""
+        self._call_context = context
+
     def add_retry_listener(self, listener: RetryListener) -> None:
         """Be told before each retry, e.g. to show "rate limited, retrying in 8 s"."""
         self._retry_listeners.append(listener)
@@ -167,53 +213,110 @@ class LLM(BaseModel):
         tools: ToolsArg | None = None,
         on_token: TokenCallbackType | None = None,
         cancel: threading.Event | None = None,
+        call_context: LLMCallContext | None = None,
         **kwargs: Any,
     ) -> LLMResponse:
         """Ask the model for the next message.
 
         `messages` are Messages or ready chat-completions dicts. Retries rate limits,
         server errors and timeouts with exponential backoff. Streams deltas to `on_token`
-        when `stream` is on. Setting `cancel` abandons the call at once (LLMCancelledError).
-        Failures raise an LLMError subclass with an actionable message.
+        when `stream` is on (`stream=False` turns it off for this call). Setting `cancel`
+        abandons the call at once (LLMCancelledError). `call_context` replaces the one set
+        with `set_call_context` for this call. Failures raise an LLMError subclass with an
+        actionable message.
         """
-        request = self._request(messages, tools, kwargs)
-        attempt = 0
+        stream = kwargs.pop("stream", None)
+        enable_streaming = self.stream if stream is None else bool(stream)
+        chat = [m if isinstance(m, dict) else m.to_chat_dict() for m in messages]
+        request = self._request(tools, call_context or self._call_context, kwargs)
+        return self._with_retries(
+            lambda cancel_: self._call_once(chat, request, enable_streaming, on_token, cancel_),
+            cancel,
+        )
+
+    def uses_responses_api(self) -> bool:
+        """Whether this model is best asked through OpenAI's Responses API: `api_mode` says
+        so, or, in "auto", it is of OpenAI's GPT-5 family (or Codex) on OpenAI itself."""
+        if self.api_mode != "auto":
+            return self.api_mode == "responses"
+        name = self.model.rsplit("/", 1)[-1].lower()
+        return name.startswith(RESPONSES_API_FAMILIES) and self._is_openai_itself()
+
+    def responses(
+        self,
+        messages: ChatMessages,
+        tools: ToolsArg | None = None,
+        cancel: threading.Event | None = None,
+        call_context: LLMCallContext | None = None,
+        **kwargs: Any,
+    ) -> LLMResponse:
+        """Ask the model for the next message through OpenAI's Responses API (not streamed).
+
+        Takes what `completion` takes (messages, chat-completions tools), with the same
+        retries, cancelling, errors and metrics. Nothing is stored at OpenAI: reasoning
+        comes back encrypted and is passed on with the history. Only OpenAI and servers
+        speaking its API answer it; another provider is an LLMBadRequestError.
+        """
+        model = self._responses_model()
+        given = [
+            m if isinstance(m, Message) else Message.from_llm_chat_message(m) for m in messages
+        ]
+        converted = to_responses_input(given)
+        request: dict[str, Any] = {"model": model, "input": converted.items, "store": False}
+        optional = {
+            "instructions": converted.instructions,
+            "tools": to_responses_tools(tools) if tools else None,
+            "temperature": self.temperature,
+            "top_p": self.top_p,
+            "max_output_tokens": self.max_output_tokens,
+            "reasoning": {"effort": self.reasoning_effort} if self.reasoning_effort else None,
+        }
+        request.update({k: v for k, v in optional.items() if v is not None})
+        if self.reasoning_effort or model.lower().startswith(REASONING_FAMILIES):
+            request["include"] = ["reasoning.encrypted_content"]
+        context = call_context or self._call_context
+        if context.prompt_cache_key and self._is_openai_itself():
+            request["prompt_cache_key"] = context.prompt_cache_key
+        request.update(kwargs)
+        return self._with_retries(lambda cancel_: self._respond_once(request), cancel)
+
+    def _with_retries(
+        self, attempt: Callable[[threading.Event | None], _Answer], cancel: threading.Event | None
+    ) -> LLMResponse:
+        """Run `attempt` until it answers, retrying what is worth retrying with backoff."""
+        tries = 0
         while True:
             started = time.monotonic()
             try:
                 if cancel is None:
-                    message, usage, finish = self._call_once(request, on_token, None)
+                    answer = attempt(None)
                 else:
-                    message, usage, finish = _run_cancellable(
-                        lambda: self._call_once(request, on_token, cancel), cancel, self.model
-                    )
+                    answer = _run_cancellable(lambda: attempt(cancel), cancel, self.model)
             except LLMError as error:
-                if not error.retryable or attempt >= self.num_retries:
-                    if attempt:
-                        error.message += f" (gave up after {attempt + 1} attempts)"
+                if not error.retryable or tries >= self.num_retries:
+                    if tries:
+                        error.message += f" (gave up after {tries + 1} attempts)"
                     raise
-                wait = self._backoff(attempt, error)
-                logger.warning(
-                    "LLM %s: %s; retry %d in %.1fs", self.model, error, attempt + 1, wait
-                )
+                wait = self._backoff(tries, error)
+                logger.warning("LLM %s: %s; retry %d in %.1fs", self.model, error, tries + 1, wait)
                 for listener in self._retry_listeners:
-                    listener(attempt + 1, wait, error)
+                    listener(tries + 1, wait, error)
                 if cancel is not None and cancel.wait(wait):
                     raise LLMCancelledError(
                         "The LLM call was interrupted.", model=self.model
                     ) from error
                 if cancel is None:
                     time.sleep(wait)
-                attempt += 1
+                tries += 1
                 continue
-            return self._record(message, usage, finish, time.monotonic() - started)
+            return self._record(answer, time.monotonic() - started)
 
     def _request(
-        self, messages: ChatMessages, tools: ToolsArg | None, extra: dict[str, Any]
+        self, tools: ToolsArg | None, context: LLMCallContext, extra: dict[str, Any]
     ) -> dict[str, Any]:
+        """The keyword arguments of a chat-completions call, but its messages and streaming."""
         request: dict[str, Any] = {
             "model": self.model,
-            "messages": [m if isinstance(m, dict) else m.to_chat_dict() for m in messages],
             "timeout": self.timeout,
             "drop_params": self.drop_params,
             "num_retries": 0,  # we retry ourselves, once, with backoff
@@ -233,39 +336,41 @@ class LLM(BaseModel):
         request.update({k: v for k, v in optional.items() if v is not None})
         if tools:
             request["tools"] = list(tools)
-        if self.stream:
-            request["stream"] = True
-            request["stream_options"] = {"include_usage": True}
+        if context.prompt_cache_key and self._is_openai_itself():
+            request["prompt_cache_key"] = context.prompt_cache_key
         request.update(extra)
         return request
 
+    def _is_openai_itself(self) -> bool:
+        """Whether requests go to OpenAI's own API: other providers and OpenAI-compatible
+        servers may refuse fields they do not know."""
+        if self.base_url:
+            return False
+        try:
+            _, provider, _, _ = litellm().get_llm_provider(
+                self.model, custom_llm_provider=self.custom_llm_provider
+            )
+        except Exception:  # noqa: BLE001 - a model litellm cannot place is not OpenAI's
+            return False
+        return bool(provider == "openai")
+
     def _call_once(
         self,
+        messages: list[dict[str, Any]],
         request: dict[str, Any],
+        enable_streaming: bool,
         on_token: TokenCallbackType | None,
         cancel: threading.Event | None,
-    ) -> tuple[dict[str, Any], Any, str | None]:
-        lib = litellm()
+    ) -> _Answer:
+        """One chat-completions attempt."""
         try:
-            response = lib.completion(**request, **call_options())
-            if request.get("stream"):
-                assembler = StreamAssembler()
-                for chunk in response:
-                    if cancel is not None and cancel.is_set():
-                        _close_quietly(response)
-                        raise LLMCancelledError("The LLM call was interrupted.", model=self.model)
-                    delta = assembler.add(chunk)
-                    if on_token is not None and (
-                        delta.content
-                        or delta.reasoning_content
-                        or delta.tool_calls
-                        or delta.finish_reason
-                    ):
-                        on_token(delta)
-                message = assembler.message()
-                message["id"] = assembler.response_id
-                self._require_answer(message)
-                return message, assembler.usage, assembler.finish_reason
+            response = self._transport_call(
+                messages=messages,
+                enable_streaming=enable_streaming,
+                on_token=on_token,
+                cancel=cancel,
+                **request,
+            )
         except LLMError:
             raise
         except Exception as exc:  # every provider failure becomes one of ours
@@ -277,7 +382,6 @@ class LLM(BaseModel):
             )
         raw = choices[0].message
         message = {
-            "id": getattr(response, "id", "") or "",
             "content": getattr(raw, "content", None),
             "reasoning_content": getattr(raw, "reasoning_content", None),
             "thinking_blocks": getattr(raw, "thinking_blocks", None),
@@ -293,27 +397,112 @@ class LLM(BaseModel):
             ]
             or None,
         }
-        self._require_answer(message)
-        return message, getattr(response, "usage", None), getattr(choices[0], "finish_reason", None)
+        answer = Message.from_llm_chat_message(message)
+        self._require_answer(answer)
+        return _Answer(
+            answer,
+            str(getattr(response, "id", "") or ""),
+            _token_counts(getattr(response, "usage", None)),
+            getattr(choices[0], "finish_reason", None),
+        )
 
-    def _require_answer(self, message: dict[str, Any]) -> None:
-        if not (
-            message.get("content") or message.get("tool_calls") or message.get("reasoning_content")
-        ):
+    def _respond_once(self, request: dict[str, Any]) -> _Answer:
+        """One Responses-API attempt, through the OpenAI client."""
+        try:
+            import openai
+
+            with openai.OpenAI(
+                api_key=self.api_key.get_secret_value() if self.api_key else None,
+                base_url=self.base_url,
+                timeout=self.timeout,
+                max_retries=0,  # we retry ourselves
+                default_headers=self.extra_headers,
+            ) as client:
+                response = client.responses.create(**request)
+        except Exception as exc:  # every provider failure becomes one of ours
+            raise map_error(exc, self) from exc
+        message = message_from_response(response)
+        self._require_answer(message)
+        incomplete = getattr(response, "status", None) == "incomplete"
+        finish = "tool_calls" if message.tool_calls else ("length" if incomplete else "stop")
+        return _Answer(
+            message, str(response.id or ""), responses_token_counts(response.usage), finish
+        )
+
+    def _responses_model(self) -> str:
+        """The model's name at OpenAI (or a server speaking its API); LLMBadRequestError for
+        a model another provider serves."""
+        try:
+            name, provider, _, _ = litellm().get_llm_provider(
+                self.model, custom_llm_provider=self.custom_llm_provider
+            )
+        except Exception:  # noqa: BLE001 - litellm cannot place it: take the name as given
+            return str(self.model)
+        if provider != "openai":
+            raise LLMBadRequestError(
+                f"'{self.model}' is served by {provider}, which does not offer OpenAI's "
+                "Responses API. Use completion(), or api_mode='chat'.",
+                model=self.model,
+            )
+        return str(name)
+
+    def _transport_call(
+        self,
+        *,
+        messages: list[dict[str, Any]],
+        enable_streaming: bool = False,
+        on_token: TokenCallbackType | None = None,
+        cancel: threading.Event | None = None,
+        **request: Any,
+    ) -> Any:
+        """Send one request through `litellm_completion`; return the provider's response.
+
+        A streamed answer is handed to `on_token` delta by delta as it arrives (abandoned
+        once `cancel` is set) and returned assembled, like an unstreamed one.
+        """
+        if not enable_streaming:
+            return litellm_completion(messages=messages, **request)
+        stream = litellm_completion(
+            messages=messages,
+            stream=True,
+            stream_options={"include_usage": True},
+            **request,
+        )
+        assembler = StreamAssembler()
+        for chunk in stream:
+            if cancel is not None and cancel.is_set():
+                _close_quietly(stream)
+                raise LLMCancelledError("The LLM call was interrupted.", model=self.model)
+            delta = assembler.add(chunk)
+            if on_token is not None and (
+                delta.content or delta.reasoning_content or delta.tool_calls or delta.finish_reason
+            ):
+                on_token(delta)
+        return litellm().ModelResponse(
+            id=assembler.response_id or None,
+            choices=[
+                {
+                    "index": 0,
+                    "finish_reason": assembler.finish_reason,
+                    "message": assembler.message(),
+                }
+            ],
+            usage=assembler.usage,
+        )
+
+    def _require_answer(self, message: Message) -> None:
+        if not (message.text or message.tool_calls or message.reasoning_content):
             raise LLMNoResponseError(
                 f"'{self.model}' returned an empty answer (no text, no tool call).",
                 model=self.model,
             )
 
-    def _record(
-        self, raw: dict[str, Any], usage: Any, finish_reason: str | None, latency: float
-    ) -> LLMResponse:
-        response_id = raw.get("id") or f"resp-{uuid.uuid4().hex[:12]}"
-        message = Message.from_llm_chat_message(raw)
+    def _record(self, answer: _Answer, latency: float) -> LLMResponse:
+        response_id = answer.response_id or f"resp-{uuid.uuid4().hex[:12]}"
         with self._lock:
             metrics = self.metrics
             token_usage = metrics.add_token_usage(
-                **_token_counts(usage),
+                **answer.counts,
                 context_window=self.max_input_tokens or 0,
                 response_id=response_id,
             )
@@ -321,11 +510,11 @@ class LLM(BaseModel):
             metrics.add_response_latency(latency, response_id)
             snapshot = metrics.get_snapshot()
         return LLMResponse(
-            message=message,
+            message=answer.message,
             id=response_id,
             metrics=snapshot,
             usage=token_usage,
-            finish_reason=finish_reason,
+            finish_reason=answer.finish_reason,
         )
 
     def _cost(self, usage: TokenUsage) -> float:
@@ -354,6 +543,15 @@ class LLM(BaseModel):
         if error.retry_after:
             wait = max(wait, error.retry_after)
         return min(wait, self.retry_max_wait)
+
+
+def litellm_completion(**request: Any) -> Any:
+    """One chat-completions call through litellm, imported on first use.
+
+    Every completion of an LLM goes through this function, so replacing it (e.g. with
+    `unittest.mock.patch`) replaces the provider.
+    """
+    return litellm().completion(**request, **call_options())
 
 
 def _token_counts(usage: Any) -> dict[str, int]:

@@ -145,15 +145,14 @@ class Message(BaseModel):
     def from_llm_chat_message(cls, message: Any) -> Message:
         """Our Message for a chat-completions message (a litellm Message or its dict form).
 
-        Tool calls other than function calls are dropped (with a warning); a `function`
-        role message is a ValueError (the model should have used a tool call).
+        The inverse of `to_chat_dict`: content parts (text, image URLs) and a tool result's
+        call id and name are kept. Tool calls other than function calls are dropped (with a
+        warning); a `function` role message is a ValueError (the model should have used a
+        tool call).
         """
         role = _field(message, "role") or "assistant"
         if role == "function":
             raise ValueError("a 'function' role message cannot be converted; use tool calls")
-        content = _field(message, "content")
-        if isinstance(content, list):  # some providers return content parts
-            content = "".join(_field(part, "text") or "" for part in content)
         tool_calls: list[MessageToolCall] = []
         for call in _field(message, "tool_calls") or []:
             if (_field(call, "type") or "function") == "function":
@@ -171,8 +170,10 @@ class Message(BaseModel):
                 )
         return cls(
             role=role,
-            content=[TextContent(text=content)] if content else [],
+            content=_content_of(_field(message, "content")),
             tool_calls=tool_calls or None,
+            tool_call_id=_field(message, "tool_call_id") if role == "tool" else None,
+            name=_field(message, "name") if role == "tool" else None,
             reasoning_content=_field(message, "reasoning_content") or None,
             thinking_blocks=blocks,
         )
@@ -211,6 +212,43 @@ class Message(BaseModel):
         if self.thinking_blocks and self.role == "assistant":
             out["thinking_blocks"] = [b.model_dump() for b in self.thinking_blocks]
         return out
+
+
+def _content_of(content: Any) -> list[TextContent | ImageContent]:
+    """Chat-completions content (a string, or parts) as ours: neighbouring text parts make
+    one TextContent, neighbouring image parts one ImageContent."""
+    if not isinstance(content, list):
+        return [TextContent(text=content)] if content else []
+    out: list[TextContent | ImageContent] = []
+    for part in content:
+        if _field(part, "type") == "image_url":
+            image = _field(part, "image_url")
+            url = image if isinstance(image, str) else _field(image, "url")
+            last = out[-1] if out else None
+            if isinstance(last, ImageContent):
+                out[-1] = ImageContent(image_urls=[*last.image_urls, url])
+            else:
+                out.append(ImageContent(image_urls=[url]))
+        elif text := _field(part, "text"):
+            last = out[-1] if out else None
+            if isinstance(last, TextContent):
+                out[-1] = TextContent(text=last.text + text)
+            else:
+                out.append(TextContent(text=text))
+    return out
+
+
+def content_to_str(contents: Sequence[TextContent | ImageContent]) -> list[str]:
+    """Each part of a content list as a string to show: its text, or a placeholder saying
+    how many images it holds."""
+    parts: list[str] = []
+    for item in contents:
+        if isinstance(item, TextContent):
+            parts.append(item.text)
+        else:
+            count = len(item.image_urls)
+            parts.append("[image]" if count == 1 else f"[{count} images]")
+    return parts
 
 
 def text_of(content: Sequence[TextContent | ImageContent]) -> str:

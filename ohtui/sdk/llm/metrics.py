@@ -35,6 +35,17 @@ class TokenUsage(BaseModel):
             response_id=other.response_id,
         )
 
+    @property
+    def cache_hit_rate(self) -> float | None:
+        """The share of input tokens read from the provider's cache (None without input).
+
+        Most providers count cached reads inside `prompt_tokens`; some count them apart,
+        so a cache count above the prompt count is taken as the rest of the input.
+        """
+        cached = self.cache_read_tokens
+        total = self.prompt_tokens + cached if cached > self.prompt_tokens else self.prompt_tokens
+        return cached / total if total > 0 else None
+
 
 class MetricsSnapshot(BaseModel):
     """The totals of a Metrics at one moment (or of one call)."""
@@ -50,6 +61,11 @@ class MetricsSnapshot(BaseModel):
     @classmethod
     def _none_is_zero(cls, value: Any) -> Any:
         return TokenUsage() if value is None else value
+
+    @property
+    def cache_hit_rate(self) -> float | None:
+        """The share of all input tokens read from the provider's cache (None without input)."""
+        return self.accumulated_token_usage.cache_hit_rate
 
 
 class Metrics(MetricsSnapshot):

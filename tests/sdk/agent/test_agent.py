@@ -10,10 +10,10 @@ import json
 from collections.abc import Callable, Iterator, Sequence
 from datetime import date
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import pytest
-from pydantic import Field
+from pydantic import Field, SecretStr
 
 from ohtui.sdk import (
     LLM,
@@ -36,6 +36,7 @@ from ohtui.sdk import (
     get_agent_final_response,
     register_tool,
 )
+from ohtui.sdk.conversation import StaticSecret
 from ohtui.sdk.event.base import Event
 
 ALL_TOOLS = ("terminal", "file_editor", "task_tracker")
@@ -143,6 +144,45 @@ def test_system_prompt_states_workspace_date_and_tools(make_conversation, llm_se
     [recorded] = of_type(conv.state.events, SystemPromptEvent)
     assert recorded.system_prompt.text == prompt
     assert isinstance(conv.state.events[0], SystemPromptEvent)
+
+
+def test_the_model_is_told_which_secrets_it_may_use(make_conversation, llm_server) -> None:
+    llm_server.reply_text("Noted.")
+    secrets = {
+        "GITHUB_TOKEN": StaticSecret(
+            value=SecretStr("ghp-value-1234"), description="Pushes to the fork"
+        ),
+        "DB_PASSWORD": "db-value-5678",
+    }
+    conv = make_conversation(secrets=secrets)
+    conv.send_message("hi")
+    conv.run()
+
+    prompt = content_text(llm_server.requests[0]["messages"][0])
+    context = cast(Agent, conv.agent).get_dynamic_context(conv.state)
+    assert context is not None
+    assert context in prompt
+    assert "<CUSTOM_SECRETS>" in context
+    assert "- GITHUB_TOKEN: Pushes to the fork" in context
+    assert "- DB_PASSWORD" in context
+    assert "$GITHUB_TOKEN" in context or "environment variable" in context
+    assert "ghp-value-1234" not in prompt
+    assert "db-value-5678" not in prompt
+    [recorded] = of_type(conv.state.events, SystemPromptEvent)
+    assert recorded.dynamic_context is not None
+    assert recorded.dynamic_context.text == context
+    assert recorded.to_llm_message().text.replace("\n", "") == prompt.replace("\n", "")
+
+
+def test_without_secrets_the_prompt_has_no_dynamic_context(make_conversation, llm_server) -> None:
+    llm_server.reply_text("Hello.")
+    conv = make_conversation()
+    conv.send_message("hi")
+    conv.run()
+    assert cast(Agent, conv.agent).get_dynamic_context(conv.state) is None
+    [recorded] = of_type(conv.state.events, SystemPromptEvent)
+    assert recorded.dynamic_context is None
+    assert "CUSTOM_SECRETS" not in content_text(llm_server.requests[0]["messages"][0])
 
 
 def test_tools_sent_to_the_llm(make_conversation, llm_server) -> None:

@@ -47,8 +47,12 @@ from ohtui.sdk import (
     get_agent_final_response,
 )
 from ohtui.sdk.conversation import list_conversations
-from ohtui.sdk.conversation.title_utils import truncate_title
+from ohtui.sdk.conversation.impl.local_conversation import ASK_AGENT_LLM_USAGE_ID
+from ohtui.sdk.conversation.title_utils import generate_title_with_llm, truncate_title
 from ohtui.sdk.event.base import Event
+from ohtui.sdk.llm import LLMNoResponseError
+from ohtui.sdk.llm import llm as llm_module
+from ohtui.sdk.llm._litellm import litellm
 from ohtui.sdk.tools.terminal import TerminalAction, TerminalExecutor, TerminalObservation
 from ohtui.sdk.workspace import LocalWorkspace
 
@@ -475,7 +479,7 @@ def test_default_visualizer_is_used_when_not_given(
     finally:
         conv.close()
     out = capsys.readouterr().out
-    assert "Agent message" in out
+    assert "Message from Agent" in out
     assert "Loud answer." in out
 
 
@@ -502,14 +506,14 @@ def test_default_visualizer_prints_each_event_type(make_conversation, llm_server
 
     out = buffer.getvalue()
     for title in (
-        "System prompt",
-        "User message",
-        "Agent action",
+        "System Prompt",
+        "Message from User",
+        "Agent Action",
         "Observation",
-        "Agent error",
-        "Agent message",
-        "Conversation error",
-        "Paused",
+        "Agent Error",
+        "Message from Agent",
+        "Conversation Error",
+        "User Paused",
     ):
         assert title in out, title
     for text in (
@@ -559,7 +563,7 @@ def test_default_visualizer_can_skip_user_messages(make_conversation, llm_server
     out = buffer.getvalue()
     assert "The reply is shown." in out
     assert "The secret question" not in out
-    assert "User message" not in out
+    assert "Message from User" not in out
 
 
 def test_default_visualizer_highlights_matches(make_conversation, llm_server) -> None:
@@ -739,7 +743,86 @@ def test_ask_agent_answers_from_the_history(make_conversation, llm_server) -> No
     assert conv.state.execution_status is Status.FINISHED
     side = llm_server.requests[1]
     assert roles(side) == ["system", "user", "assistant", "user"]
-    assert [text_of(m) for m in side["messages"][1:]] == ["What is 2+2?", "It is 4.", "Why?"]
+    assert [text_of(m) for m in side["messages"][1:3]] == ["What is 2+2?", "It is 4."]
+    question = text_of(side["messages"][3])
+    assert "<QUESTION>\nWhy?\n</QUESTION>" in question
+    assert "do not make any tool call" in question
+
+
+def test_ask_agent_uses_its_own_llm_without_streaming(
+    make_conversation, llm_server, llm: LLM
+) -> None:
+    streaming = llm.model_copy(update={"stream": True})
+    llm_server.reply_text("Main answer.", usage={"prompt_tokens": 100, "completion_tokens": 10})
+    llm_server.reply_text("Side answer.", usage={"prompt_tokens": 7, "completion_tokens": 3})
+    conv = make_conversation(agent_llm=streaming, token_callbacks=[lambda chunk: None])
+    conv.send_message("Go")
+    conv.run()
+
+    assert conv.ask_agent("How did it go?") == "Side answer."
+
+    main, side = llm_server.requests
+    assert main.get("stream") is True
+    assert "stream" not in side  # nobody reads its tokens: one whole answer
+    ask_llm = conv.llm_registry.get(ASK_AGENT_LLM_USAGE_ID)
+    assert ask_llm is not streaming
+    assert ask_llm.stream is False
+    assert streaming.stream is True
+    stats = conv.conversation_stats.usage_to_metrics
+    assert stats[ASK_AGENT_LLM_USAGE_ID].accumulated_token_usage.prompt_tokens == 7
+    # The agent's own usage (the context it fills) is not disturbed by side questions.
+    assert stats[streaming.usage_id].latest_token_usage is not None
+    assert stats[streaming.usage_id].latest_token_usage.prompt_tokens == 100
+    llm_server.reply_text("Again.")
+    assert conv.ask_agent("And now?") == "Again."
+    assert conv.llm_registry.get(ASK_AGENT_LLM_USAGE_ID) is ask_llm
+
+
+def test_a_conversation_pins_its_llms_prompt_cache_key_to_its_id(
+    monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    sent: list[dict[str, Any]] = []
+    lib = litellm()
+
+    def provider(**request: Any) -> Any:
+        sent.append(request)
+        message = {"content": f"answer {len(sent)}"}
+        return lib.ModelResponse(choices=[{"index": 0, "message": message}])
+
+    monkeypatch.setattr(llm_module, "litellm_completion", provider)
+    agent = Agent(llm=LLM(model="gpt-4o-mini", api_key="sk-never-sent"), tools=[])
+    with Conversation(agent=agent, workspace=workspace, visualizer=None) as conv:
+        conv.send_message("hi")
+        conv.run()
+        conv.ask_agent("and?")
+    # The provider routes requests with one key to the same cache: a conversation's
+    # requests share a long prefix, so they belong together.
+    assert [r["prompt_cache_key"] for r in sent] == [str(conv.id)] * 2
+
+
+def test_ask_agent_offers_the_agents_tools(make_conversation, llm_server) -> None:
+    llm_server.reply_tool_call("terminal", {"command": "echo hi"}, call_id="c1")
+    llm_server.reply_tool_call("finish", {"message": "done"})
+    llm_server.reply_text("It ran echo.")
+    conv = make_conversation()
+    conv.send_message("Say hi")
+    conv.run()
+
+    assert conv.ask_agent("What ran?") == "It ran echo."
+
+    main, side = llm_server.requests[1], llm_server.requests[2]
+    # Some providers refuse a history with tool calls but no tools; the same tools also
+    # keep the prompt prefix the provider may have cached.
+    assert side["tools"] == main["tools"]
+    assert roles(side)[:4] == ["system", "user", "assistant", "tool"]
+
+
+def test_ask_agent_answered_with_a_tool_call_says_so(make_conversation, llm_server) -> None:
+    llm_server.reply_tool_call("terminal", {"command": "ls"})
+    conv = make_conversation()
+    with pytest.raises(LLMNoResponseError, match="tool call instead of text"):
+        conv.ask_agent("What is here?")
+    assert len(conv.state.events) == 1  # the system prompt only: nothing recorded
 
 
 def test_ask_agent_before_any_message(make_conversation, llm_server) -> None:
@@ -789,7 +872,9 @@ def test_ask_agent_while_running(make_conversation, llm_server) -> None:
     assert conv.state.execution_status is Status.FINISHED
     assert [m.text for m in agent_messages(conv.state.events)] == ["Main answer."]
     side = llm_server.requests[1]
-    assert [text_of(m) for m in side["messages"][1:]] == ["Do the main thing", "How is it going?"]
+    assert text_of(side["messages"][1]) == "Do the main thing"
+    assert "\nHow is it going?\n" in text_of(side["messages"][2])
+    assert len(side["messages"]) == 3
 
 
 def test_ask_agent_while_a_tool_runs_leaves_out_unanswered_calls(
@@ -826,7 +911,7 @@ def test_ask_agent_while_a_tool_runs_leaves_out_unanswered_calls(
     assistant = side["messages"][2]
     assert text_of(assistant) == "Running it."
     assert not assistant.get("tool_calls")  # its call has no result yet
-    assert text_of(side["messages"][3]) == "What are you doing?"
+    assert "\nWhat are you doing?\n" in text_of(side["messages"][3])
     # The main loop's next request still has the call and its result.
     main = llm_server.requests[2]
     assert roles(main) == ["system", "user", "assistant", "tool"]
@@ -852,6 +937,32 @@ def test_generate_title_uses_the_llm(make_conversation, llm_server) -> None:
     [request] = llm_server.requests
     assert "The login page crashes" in text_of(request["messages"][-1])
     assert "tools" not in request
+
+
+def test_generate_title_with_a_streaming_llm_asks_for_one_whole_answer(
+    make_conversation, llm_server, llm: LLM
+) -> None:
+    streaming = llm.model_copy(update={"stream": True})
+    llm_server.reply_text("Streamed or not")
+    conv = make_conversation(agent_llm=streaming)
+    conv.send_message("Title me")
+    assert conv.generate_title() == "Streamed or not"
+    assert "stream" not in llm_server.requests[0]
+    assert streaming.stream is True
+
+
+def test_a_title_from_the_llm_alone_reports_a_failure(llm: LLM, llm_server) -> None:
+    llm_server.reply_text('"Fix the parser"')
+    assert generate_title_with_llm("The parser fails on empty input", llm) == "Fix the parser"
+    assert "The parser fails on empty input" in text_of(llm_server.requests[0]["messages"][0])
+
+    llm_server.reply_error(404)
+    failures: list[Exception] = []
+    assert generate_title_with_llm("Anything", llm, on_error=failures.append) is None
+    assert len(failures) == 1 and "openai/test-model" in str(failures[0])
+    llm_server.reply_text("   ")
+    assert generate_title_with_llm("Anything", llm, on_error=failures.append) is None
+    assert len(failures) == 1  # an empty answer is no failure: there is just no title
 
 
 def test_generate_title_is_cut_to_max_length(make_conversation, llm_server) -> None:

@@ -297,8 +297,11 @@ def test_resume_parses_no_event_up_front(
 # --- a run cut short by a crash ---------------------------------------------------------------
 
 
-def crash_mid_action(llm: LLM, workspace: Path, persistence_dir: Path) -> uuid.UUID:
-    """Leave a conversation RUNNING with an action that never reported back, as a crash would."""
+def crash_mid_action(
+    llm: LLM, workspace: Path, persistence_dir: Path, runnable: bool = True
+) -> uuid.UUID:
+    """Leave a conversation RUNNING with an action that never reported back, as a crash would
+    (`runnable=False`: a call that could not run, before its error was recorded)."""
     conv = open_conversation(llm, workspace, persistence_dir, ("terminal",))
     conv.send_message("Append to marker.txt")
     command = "echo ran >> marker.txt"
@@ -307,7 +310,7 @@ def crash_mid_action(llm: LLM, workspace: Path, persistence_dir: Path) -> uuid.U
     )
     conv.state.events.append(
         ActionEvent(
-            action=TerminalAction(command=command),
+            action=TerminalAction(command=command) if runnable else None,
             tool_name="terminal",
             tool_call_id="call_crash",
             tool_call=call,
@@ -349,6 +352,21 @@ def test_crashed_run_resumes_paused_with_the_action_reported_interrupted(
         conv.close()
     [summary] = list_conversations(persistence_dir)
     assert summary.status == "finished"
+
+
+def test_a_crash_before_a_bad_calls_error_still_answers_the_call(
+    llm_server: ScriptedLLMServer, llm: LLM, workspace: Path, persistence_dir: Path
+) -> None:
+    cid = crash_mid_action(llm, workspace, persistence_dir, runnable=False)
+    conv = open_conversation(llm, workspace, persistence_dir, ("terminal",), conversation_id=cid)
+    try:
+        assert len(interruption_errors(conv.state.events)) == 1
+        llm_server.reply_text("Noted.")
+        conv.run()
+        tool_messages = [m for m in llm_server.requests[-1]["messages"] if m["role"] == "tool"]
+        assert [m["tool_call_id"] for m in tool_messages] == ["call_crash"]
+    finally:
+        conv.close()
 
 
 def test_crashed_run_is_not_running_right_after_reopen(

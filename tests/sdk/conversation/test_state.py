@@ -38,6 +38,7 @@ from ohtui.sdk.conversation import (
 )
 from ohtui.sdk.conversation.store import ConversationStore
 from ohtui.sdk.llm.metrics import Metrics
+from ohtui.sdk.tool.builtins.think import ThinkAction
 from ohtui.sdk.workspace import LocalWorkspace
 
 Status = ConversationExecutionStatus
@@ -95,10 +96,14 @@ def agent_message(text: str) -> MessageEvent:
     )
 
 
-def action(call_id: str, response_id: str) -> ActionEvent:
+def action(call_id: str, response_id: str, runnable: bool = True) -> ActionEvent:
     call = MessageToolCall(id=call_id, name="think", arguments='{"thought": "x"}')
     return ActionEvent(
-        tool_name="think", tool_call_id=call_id, tool_call=call, llm_response_id=response_id
+        action=ThinkAction(thought="x") if runnable else None,
+        tool_name="think",
+        tool_call_id=call_id,
+        tool_call=call,
+        llm_response_id=response_id,
     )
 
 
@@ -499,6 +504,13 @@ def test_pending_actions_of_the_latest_batch() -> None:
     assert ConversationState.get_unmatched_actions(events) == [a2]
     events.append(observation(a2))
     assert ConversationState.get_unmatched_actions(events) == []
+
+
+def test_a_call_that_cannot_run_is_never_pending() -> None:
+    # A call naming no tool, or with bad arguments, is answered by an error, never run.
+    good, bad = action("c1", "resp-1"), action("c2", "resp-1", runnable=False)
+    events: list[Event] = [user("go"), good, bad]
+    assert ConversationState.get_unmatched_actions(events) == [good]
 
 
 def test_a_user_message_does_not_hide_pending_actions() -> None:

@@ -192,7 +192,7 @@ EVENT_CASES: dict[type[Event], tuple[Callable[[], Event], str]] = {
     SystemPromptEvent: (make_system_prompt, "finish"),
     CondensationSummaryEvent: (make_summary, "fix parser.py"),
     Condensation: (make_condensation, "3 events forgotten"),
-    CondensationRequest: (make_condensation_request, "Condensation requested"),
+    CondensationRequest: (make_condensation_request, "Condensation Requested"),
     ConversationErrorEvent: (make_conversation_error, "The API key was rejected."),
     ConversationStateUpdateEvent: (make_state_update, "execution_status"),
     LLMCompletionLogEvent: (make_completion_log, "completion-0001.json"),
@@ -488,7 +488,9 @@ def test_action_rendering_without_action_shows_raw_arguments() -> None:
 
 def test_message_rendering_shows_reasoning_and_image_marker() -> None:
     assert "Checked the edge case first." in make_agent_message().visualize.plain
-    assert "[image]" in make_user_message().visualize.plain
+    assert "Please fix the failing test in parser.py [image]" in make_user_message().visualize.plain
+    two = Message(role="user", content=[ImageContent(image_urls=["https://a", "https://b"])])
+    assert "[2 images]" in MessageEvent(source="user", llm_message=two).visualize.plain
 
 
 def test_error_observation_rendering_is_red() -> None:
@@ -570,6 +572,13 @@ def test_rejection_says_who_rejected() -> None:
         UserRejectObservation(
             action_id="a", tool_name="t", tool_call_id="c", rejection_source="model"
         )
+
+
+def test_the_model_reads_a_rejection_with_its_reason() -> None:
+    message = make_reject().to_llm_message()
+    assert message.role == "tool"
+    assert message.text.startswith("Action rejected: Do not delete the build directory.")
+    assert "did not run" in message.text
 
 
 @pytest.mark.parametrize(

@@ -352,6 +352,24 @@ def test_a_prompt_hook_asks_the_llm_for_a_decision(
     assert request.get("stream") in (None, False)
 
 
+def test_a_prompt_hook_asks_through_the_responses_api_where_the_model_uses_it(
+    tmp_path: Path, llm: LLM, llm_server: Any, event: HookEvent
+) -> None:
+    llm_server.reply_text('{"decision": "deny", "reason": "it deletes files"}')
+    responses_llm = llm.model_copy(update={"api_mode": "responses"})
+    result = HookExecutor(working_dir=str(tmp_path), llm=responses_llm).execute(prompt(), event)
+    assert (result.decision, result.blocked, result.reason) == (
+        HookDecision.DENY,
+        True,
+        "it deletes files",
+    )
+    [request] = llm_server.requests
+    assert "messages" not in request
+    assert "Block destructive commands" in request["instructions"]
+    [user] = request["input"]
+    assert "rm -rf build" in json.dumps(user) and "untrusted" in json.dumps(user)
+
+
 @pytest.mark.parametrize(
     "answer",
     ["", "ALLOW", '{"decision": "maybe", "reason": "unsure"}', '{"reason": "no decision"}'],

@@ -16,6 +16,7 @@ from ohtui.sdk import LLM, get_logger
 from ohtui.sdk.conversation import ConversationStats
 from ohtui.sdk.event import ActionEvent, LLMConvertibleEvent, MessageEvent
 from ohtui.sdk.llm import (
+    ImageContent,
     LLMRegistry,
     LLMResponse,
     Message,
@@ -27,6 +28,7 @@ from ohtui.sdk.llm import (
     RegistryEvent,
     TextContent,
     ThinkingBlock,
+    content_to_str,
 )
 
 # --- Metrics ------------------------------------------------------------------------------
@@ -170,6 +172,32 @@ def test_a_plain_litellm_answer_and_a_dict_answer_convert_alike() -> None:
     assert from_object.tool_calls is None
 
 
+@pytest.mark.parametrize(
+    "message",
+    [
+        Message(role="system", content=[TextContent(text="Be brief.")]),
+        Message(
+            role="user",
+            content=[
+                TextContent(text="What is in this picture?"),
+                ImageContent(image_urls=["data:image/png;base64,AAAA", "https://x/y.png"]),
+            ],
+        ),
+        Message(
+            role="assistant",
+            content=[TextContent(text="Looking.")],
+            tool_calls=[MessageToolCall(id="c1", name="terminal", arguments='{"command": "ls"}')],
+        ),
+        Message(
+            role="tool", content=[TextContent(text="a.txt")], tool_call_id="c1", name="terminal"
+        ),
+    ],
+    ids=["system", "user-with-images", "assistant-with-calls", "tool-result"],
+)
+def test_a_chat_dict_converts_back_to_the_same_message(message: Message) -> None:
+    assert Message.from_llm_chat_message(message.to_chat_dict()) == message
+
+
 def test_a_function_role_message_is_refused() -> None:
     with pytest.raises(ValueError, match="function"):
         Message.from_llm_chat_message({"role": "function", "content": "x", "name": "f"})
@@ -273,3 +301,24 @@ def test_get_logger_gives_a_standard_logger() -> None:
     logger = get_logger("ohtui.test.sdk_forms")
     assert isinstance(logger, logging.Logger)
     assert logger is logging.getLogger("ohtui.test.sdk_forms")
+
+
+def test_the_cache_hit_rate_is_a_share_of_the_input() -> None:
+    metrics = Metrics(model_name="m")
+    assert metrics.cache_hit_rate is None  # no input yet
+    metrics.add_token_usage(prompt_tokens=1000, completion_tokens=10, cache_read_tokens=250)
+    assert metrics.cache_hit_rate == pytest.approx(0.25)
+    # Counted apart from the prompt by some providers: the share still stays below 1.
+    metrics.add_token_usage(prompt_tokens=0, completion_tokens=10, cache_read_tokens=3000)
+    assert metrics.cache_hit_rate == pytest.approx(3250 / 4250)
+
+
+def test_content_reads_as_strings_with_images_as_placeholders() -> None:
+    content = [
+        TextContent(text="Before"),
+        ImageContent(image_urls=["https://x/1.png"]),
+        ImageContent(image_urls=["https://x/2.png", "https://x/3.png"]),
+        TextContent(text="After"),
+    ]
+    assert content_to_str(content) == ["Before", "[image]", "[2 images]", "After"]
+    assert content_to_str([]) == []

@@ -14,7 +14,11 @@ from ohtui.sdk.conversation.exceptions import ConversationRunError
 from ohtui.sdk.conversation.impl.run_guards import RunGuards
 from ohtui.sdk.conversation.impl.token_masker import TokenMasker
 from ohtui.sdk.conversation.secret_registry import SecretValue
-from ohtui.sdk.conversation.state import ConversationExecutionStatus, ConversationState
+from ohtui.sdk.conversation.state import (
+    ConversationExecutionStatus,
+    ConversationState,
+    unanswered_tool_calls,
+)
 from ohtui.sdk.conversation.stuck_detector import StuckDetectionThresholds, StuckDetector
 from ohtui.sdk.conversation.title_utils import generate_conversation_title
 from ohtui.sdk.conversation.types import (
@@ -32,7 +36,7 @@ from ohtui.sdk.event.user_action import PauseEvent
 from ohtui.sdk.hooks.config import HookConfig
 from ohtui.sdk.hooks.runner import HookManager
 from ohtui.sdk.llm.exceptions import LLMCancelledError
-from ohtui.sdk.llm.llm import LLM
+from ohtui.sdk.llm.llm import LLM, LLMCallContext
 from ohtui.sdk.llm.message import Message, TextContent
 from ohtui.sdk.llm.registry import LLMRegistry, RegistryEvent
 from ohtui.sdk.llm.streaming import LLMStreamChunk
@@ -65,6 +69,9 @@ _STOPS_RUN = {
     Status.STUCK,
 }
 CLOSE_WAIT_SECONDS = 2.0
+ASK_AGENT_LLM_USAGE_ID = "ask-agent-llm"
+"""Usage id of the LLM answering `ask_agent`: side questions are counted apart from the
+agent's own calls (whose last prompt size is the context in use)."""
 INTERRUPTED_ACTION = (
     "This action was interrupted before it finished: ohtui stopped while it ran. It may "
     "have partly run; check its effects before retrying."
@@ -164,6 +171,7 @@ class LocalConversation(BaseConversation):
         self.llm_registry = LLMRegistry()
         self.llm_registry.subscribe(self._state.stats.register_llm)
         self.llm_registry.subscribe(self._mask_llm_key)
+        self.llm_registry.subscribe(self._bind_call_context)
         self.llm_registry.add(self.agent.llm)
 
         if isinstance(visualizer, type):
@@ -196,6 +204,7 @@ class LocalConversation(BaseConversation):
 
         self._agent_ready = False
         self._ready_lock = threading.Lock()
+        self._ask_llm_lock = threading.Lock()
         self._running = False
         self._idle = threading.Event()
         self._idle.set()
@@ -247,6 +256,10 @@ class LocalConversation(BaseConversation):
         if key is not None:
             self._state.secret_registry.add_masked_value(key)
 
+    def _bind_call_context(self, event: RegistryEvent) -> None:
+        """Key the provider's prompt cache by this conversation: its requests share a prefix."""
+        event.llm.set_call_context(LLMCallContext(prompt_cache_key=str(self._id)))
+
     # --- events --------------------------------------------------------------------------
 
     def _on_event(self, event: Event) -> None:
@@ -292,7 +305,7 @@ class LocalConversation(BaseConversation):
         model must not assume they ran), and the conversation is paused.
         """
         with self._state:
-            for action in self._state.get_unmatched_actions(self._state.events):
+            for action in unanswered_tool_calls(self._state.events):
                 self._on_event(
                     AgentErrorEvent(
                         error=INTERRUPTED_ACTION,
@@ -580,8 +593,20 @@ class LocalConversation(BaseConversation):
         ask = getattr(self.agent, "ask", None)
         if ask is None:
             raise NotImplementedError(f"{type(self.agent).__name__} cannot answer side questions")
-        answer = str(ask(question, self._state.events, skip=self._state.blocked_messages))
+        answer = str(ask(question, self._state, llm=self._ask_agent_llm()))
         return self._state.secret_registry.mask_secrets_in_output(answer)
+
+    def _ask_agent_llm(self) -> LLM:
+        """The agent's LLM, copied once under its own usage id and without streaming."""
+        with self._ask_llm_lock:
+            try:
+                return self.llm_registry.get(ASK_AGENT_LLM_USAGE_ID)
+            except KeyError:
+                llm = self.agent.llm.model_copy(
+                    update={"usage_id": ASK_AGENT_LLM_USAGE_ID, "stream": False}
+                )
+                self.llm_registry.add(llm)
+                return llm
 
     def generate_title(self, llm: LLM | None = None, max_length: int = 50) -> str:
         """A title from the first user message (LLM-written, or truncated if the LLM fails)."""

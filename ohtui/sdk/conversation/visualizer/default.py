@@ -1,11 +1,11 @@
-"""DefaultConversationVisualizer: prints every event as a Rich panel."""
+"""DefaultConversationVisualizer: prints every event as a titled block, with token figures."""
 
 from __future__ import annotations
 
 import re
 
-from rich.console import Console
-from rich.panel import Panel
+from rich.console import Console, Group
+from rich.rule import Rule
 from rich.text import Text
 
 from ohtui.sdk.conversation.visualizer.base import ConversationVisualizerBase
@@ -22,24 +22,27 @@ from ohtui.sdk.event.llm_convertible.observation import (
 )
 from ohtui.sdk.event.llm_convertible.system import SystemPromptEvent
 from ohtui.sdk.event.user_action import PauseEvent
+from ohtui.sdk.llm.metrics import TokenUsage
 
-# (title, border colour) per event class; the first isinstance match wins.
+# (title, colour) per event class; the first isinstance match wins. Messages, actions and
+# rejections are titled by who made them (see `_title`).
 _STYLES: list[tuple[type[Event], str, str]] = [
-    (SystemPromptEvent, "System prompt", "magenta"),
-    (ActionEvent, "Agent action", "blue"),
-    (ObservationEvent, "Observation", "cyan"),
-    (UserRejectObservation, "Rejected", "yellow"),
-    (AgentErrorEvent, "Agent error", "red"),
-    (ConversationErrorEvent, "Conversation error", "red"),
-    (PauseEvent, "Paused", "yellow"),
-    (Condensation, "Condensation", "bright_black"),
-    (CondensationRequest, "Condensation request", "bright_black"),
-    (CondensationSummaryEvent, "Summary", "bright_black"),
+    (SystemPromptEvent, "System Prompt", "magenta"),
+    (ObservationEvent, "Observation", "yellow"),
+    (AgentErrorEvent, "Agent Error", "red"),
+    (ConversationErrorEvent, "Conversation Error", "red"),
+    (PauseEvent, "User Paused", "bright_yellow"),
+    (Condensation, "Condensation", "white"),
+    (CondensationRequest, "Condensation Request", "magenta"),
+    (CondensationSummaryEvent, "Condensation Summary", "white"),
 ]
+_MESSAGE_COLOURS = {"user": "gold3", "agent": "blue", "environment": "magenta"}
+_WITH_METRICS = (MessageEvent, ActionEvent, AgentErrorEvent, Condensation)
+"""Events shown with the token figures: those an LLM call produces (and user messages)."""
 
 
 class DefaultConversationVisualizer(ConversationVisualizerBase):
-    """Prints events with Rich: a titled panel per event, errors in red."""
+    """Prints events with Rich: a titled rule, the event, then token and cost figures."""
 
     def __init__(
         self,
@@ -53,6 +56,7 @@ class DefaultConversationVisualizer(ConversationVisualizerBase):
         }
         self._skip_user_messages = skip_user_messages
         self._console = console or Console()
+        self._last_action_response_id: str | None = None
 
     def on_event(self, event: Event) -> None:
         """Print one event (state updates are not printed).
@@ -60,67 +64,143 @@ class DefaultConversationVisualizer(ConversationVisualizerBase):
         On a console whose encoding lacks some characters (a legacy Windows code page),
         those characters are printed as "?" rather than failing.
         """
-        panel = self._panel(event)
-        if panel is None:
+        block = self._create_event_block(event)
+        if block is None:
             return
         try:
-            self._console.print(panel, "")
+            self._console.print(block)
         except UnicodeEncodeError:
             with self._console.capture() as capture:
-                self._console.print(panel, "")
+                self._console.print(block)
             encoding = getattr(self._console.file, "encoding", None) or "ascii"
             rendered = capture.get().encode(encoding, "replace").decode(encoding)
             self._console.file.write(rendered)
             self._console.file.flush()
 
-    def _panel(self, event: Event) -> Panel | None:
+    def _create_event_block(self, event: Event) -> Group | None:
+        """The block printed for `event`: a titled rule, its text, its token figures; None
+        for what is not shown (state updates, skipped user messages, empty events)."""
         if isinstance(event, ConversationStateUpdateEvent):
             return None
-        if isinstance(event, MessageEvent):
-            if event.source == "user" and self._skip_user_messages:
-                return None
-            title, colour = (
-                ("User message", "gold3") if event.source == "user" else ("Agent message", "blue")
-            )
-        else:
-            title, colour = next(
-                ((t, c) for cls, t, c in _STYLES if isinstance(event, cls)),
-                (type(event).__name__, "white"),
-            )
+        if self._skip_user_messages and isinstance(event, MessageEvent) and event.source == "user":
+            return None
         body = event.visualize.copy()
+        if not body.plain.strip():
+            return None
         for pattern, style in self._highlight.items():
             body.highlight_regex(pattern, style)
-        subtitle = self._metrics_line() if isinstance(event, MessageEvent | ActionEvent) else None
-        if isinstance(event, MessageEvent) and event.source == "user":
-            subtitle = None
-        return Panel(
+        title, colour = _title(event)
+        parts: list[Rule | Text] = [
+            Rule(Text(title, style=f"bold {colour}"), style=colour, align="left"),
+            Text(),
             body,
-            title=Text(title, style=f"bold {colour}"),
-            title_align="left",
-            border_style=colour,
-            subtitle=subtitle,
-            subtitle_align="right",
-            expand=True,
-        )
+        ]
+        if isinstance(event, _WITH_METRICS):
+            primary = self._claim_batch_primary(event)
+            subtitle = self._format_metrics_subtitle(event, force_totals=not primary)
+            if subtitle is not None:
+                parts += [Text(), Text.from_markup(subtitle, style="dim")]
+        parts.append(Text())
+        return Group(*parts)
 
-    def _metrics_line(self) -> Text | None:
-        stats = self.conversation_stats
-        if stats is None or not stats.usage_to_metrics:
+    def _claim_batch_primary(self, event: Event | None) -> bool:
+        """Whether `event` is the first action of its LLM response (or no action at all).
+
+        Parallel tool calls share one response, so its figures are shown under the first
+        only. The calls of one response are recorded together, so remembering the previous
+        action's response is enough; call this once per event, in order.
+        """
+        if not isinstance(event, ActionEvent):
+            return True
+        primary = event.llm_response_id != self._last_action_response_id
+        self._last_action_response_id = event.llm_response_id
+        return primary
+
+    def _find_request_usage(self, event: Event | None) -> TokenUsage | None:
+        """The usage of the LLM call that produced `event`, while it is its LLM's latest.
+
+        Only running totals are kept per LLM (plus its latest call), so an event of an
+        earlier call, or one no call produced, gets None.
+        """
+        if not isinstance(event, ActionEvent | MessageEvent | Condensation):
             return None
-        metrics = stats.get_combined_metrics()
-        usage = metrics.accumulated_token_usage
-        line = f"tokens ↑ {_abbr(usage.prompt_tokens)} ↓ {_abbr(usage.completion_tokens)}"
-        if usage.cache_read_tokens:
-            line += f" cache {_abbr(usage.cache_read_tokens)}"
-        if usage.reasoning_tokens:
-            line += f" reasoning {_abbr(usage.reasoning_tokens)}"
-        line += f"  ${metrics.accumulated_cost:.4f}"
-        return Text(line, style="dim")
+        response_id = event.llm_response_id
+        stats = self.conversation_stats
+        if not response_id or stats is None:
+            return None
+        for metrics in stats.usage_to_metrics.values():
+            latest = metrics.latest_token_usage
+            if latest is not None and latest.response_id == response_id:
+                return latest
+        return None
+
+    def _format_metrics_subtitle(
+        self, event: Event | None = None, *, force_totals: bool = False
+    ) -> str | None:
+        """The token and cost line (Rich markup): the figures of the call that produced
+        `event` beside the conversation's totals, or the totals alone; None before any
+        tokens were used."""
+        stats = self.conversation_stats
+        if stats is None:
+            return None
+        combined = stats.get_combined_metrics()
+        total = combined.accumulated_token_usage
+        if not (total.prompt_tokens or total.completion_tokens):
+            return None
+        call = None if force_totals else self._find_request_usage(event)
+
+        def figure(label: str, this: str, overall: str) -> str:
+            return f"{label} {this} (total {overall})" if call else f"{label} (total {overall})"
+
+        parts = [
+            "[cyan]"
+            + figure(
+                "↑ input", _abbr(call.prompt_tokens if call else 0), _abbr(total.prompt_tokens)
+            )
+            + "[/cyan]",
+            "[magenta]"
+            + figure(
+                "cache hit",
+                _rate(call.cache_hit_rate if call else None),
+                _rate(combined.cache_hit_rate),
+            )
+            + "[/magenta]",
+        ]
+        if total.reasoning_tokens or (call and call.reasoning_tokens):
+            reasoning = _abbr(call.reasoning_tokens if call else 0)
+            parts.append(
+                f"[yellow]{figure('reasoning', reasoning, _abbr(total.reasoning_tokens))}[/yellow]"
+            )
+        output = _abbr(call.completion_tokens if call else 0)
+        parts.append(f"[blue]{figure('↓ output', output, _abbr(total.completion_tokens))}[/blue]")
+        # Costs are kept as a total only: no call's own cost can be shown.
+        cost = combined.accumulated_cost
+        parts.append(f"[green]$ (total {f'{cost:.4f}' if cost > 0 else '0.00'})[/green]")
+        return "Tokens: " + " • ".join(parts)
+
+
+def _title(event: Event) -> tuple[str, str]:
+    if isinstance(event, MessageEvent):
+        return f"Message from {event.source.capitalize()}", _MESSAGE_COLOURS[event.source]
+    if isinstance(event, ActionEvent):
+        return ("Agent Action" if event.action is not None else "Agent Action (Not Executed)"), (
+            "blue"
+        )
+    if isinstance(event, UserRejectObservation):
+        return f"{event.rejection_source.capitalize()} Rejected Action", "red"
+    return next(
+        ((title, colour) for cls, title, colour in _STYLES if isinstance(event, cls)),
+        (type(event).__name__, "white"),
+    )
 
 
 def _abbr(count: int) -> str:
-    if count >= 1_000_000:
-        return f"{count / 1_000_000:.2f}M"
-    if count >= 1_000:
-        return f"{count / 1_000:.1f}K"
+    """1234 as "1.23K", 2000000 as "2M": two decimals at most, none that are zeros."""
+    for size, suffix in ((1_000_000_000, "B"), (1_000_000, "M"), (1_000, "K")):
+        if count >= size:
+            return f"{count / size:.2f}".rstrip("0").rstrip(".") + suffix
     return str(count)
+
+
+def _rate(rate: float | None) -> str:
+    return f"{rate * 100:.2f}%" if rate is not None else "N/A"

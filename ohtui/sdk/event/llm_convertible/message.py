@@ -13,6 +13,7 @@ from ohtui.sdk.llm.message import (
     RedactedThinkingBlock,
     TextContent,
     ThinkingBlock,
+    content_to_str,
     text_of,
 )
 
@@ -60,9 +61,12 @@ class MessageEvent(LLMConvertibleEvent):
         for reasoning in (self.reasoning_content, item.text if item else ""):
             if reasoning:
                 text.append(f"Reasoning: {reasoning}\n", style="dim")
-        text.append(self.llm_message.text)
-        if self.llm_message.contains_image:
-            text.append(" [image]", style="dim")
+        content = self.llm_message.content
+        for index, (piece, part) in enumerate(zip(content, content_to_str(content), strict=True)):
+            if isinstance(piece, TextContent):
+                text.append(part)  # text parts join as in the message's text
+            else:
+                text.append((" " if index else "") + part, style="dim")
         if self.activated_skills:
             text.append(f"\nActivated Skills: {', '.join(self.activated_skills)}", style="dim")
         if self.extended_content:

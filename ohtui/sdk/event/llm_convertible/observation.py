@@ -68,7 +68,7 @@ class UserRejectObservation(ObservationBaseEvent):
     def to_llm_message(self) -> Message:
         """The rejection and its reason, as the tool result."""
         return self._tool_message(
-            [TextContent(text=f"Action rejected, it did not run. Reason: {self.rejection_reason}")]
+            [TextContent(text=f"Action rejected: {self.rejection_reason}\nThe action did not run.")]
         )
 
 
