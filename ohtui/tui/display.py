@@ -16,3 +16,16 @@ def short_path(path: str | None, home: Path) -> str:
     if path.startswith(home_text.rstrip("/") + "/"):
         return "~/" + path[len(home_text.rstrip("/")) + 1 :]
     return path
+
+
+def clip_lines(text: str, limit: int) -> tuple[str, int]:
+    """The first `limit` lines of text, and how many lines were left out."""
+    lines = text.splitlines()
+    if len(lines) <= limit:
+        return text, 0
+    return "\n".join(lines[:limit]), len(lines) - limit
+
+
+def more_lines(count: int) -> str:
+    """ "1 more line", "2 more lines"."""
+    return f"{count:,} more line{'' if count == 1 else 's'}"

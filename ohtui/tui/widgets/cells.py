@@ -1,4 +1,5 @@
-"""One cell per thing that happened in the conversation, built from engine events.
+"""One cell per thing that happened in the conversation (the cell factory makes them from
+engine events; the cells themselves know nothing of the engine).
 
 Cells are cheap single widgets that render Content or a Rich renderable, so thousands of
 events never mean thousands of heavy widgets. Every cell can take focus (Tab / arrow keys
@@ -8,6 +9,8 @@ in the view), expand or collapse its body, and copy its text.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from rich.console import Group, RenderableType
@@ -20,17 +23,10 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Static
 
-from ohtui.tui.render import (
-    COLLAPSED_LINES,
-    TOOL_ICONS,
-    action_summary,
-    arguments,
-    clip_lines,
-    diff_content,
-    risk_badge,
-)
+from ohtui.tui.display import clip_lines, more_lines
 
-_STATUS_LINE = re.compile(r"\n?\[exit code -?\d+\]$")
+COLLAPSED_LINES = 6
+"""Lines of a tool's output shown until the cell is expanded."""
 STREAM_REFRESH_SECONDS = 1 / 40
 """Streaming text is redrawn at most this often; chunks in between are batched."""
 
@@ -103,7 +99,7 @@ class AgentCell(Cell):
         parts: list[RenderableType] = []
         if self.reasoning:
             shown, hidden = clip_lines(self.reasoning, 100 if self.expanded else 2)
-            note = f"\n… {hidden} more lines of reasoning" if hidden else ""
+            note = f"\n… {more_lines(hidden)} of reasoning" if hidden else ""
             parts.append(Content.styled(f"{shown}{note}", "italic dim"))
         parts.append(_markdown(self.text, self.app.current_theme.dark))
         return Group(*parts)
@@ -168,13 +164,28 @@ class StreamingCell(Cell):
         return self.text
 
 
+@dataclass(frozen=True)
+class ResultView:
+    """How the result of a tool call shows (made from the engine's types by the cell factory)."""
+
+    status: Content | None
+    """The line under the title (exit code, rejection, error), or None."""
+    failed: bool
+    output: str = ""
+    """The output as text, for the clipboard."""
+    body: Callable[[int], Content | None] = lambda limit: None
+    """The body at most `limit` lines long (diff, output, checklist), or None."""
+
+
 class ActionCell(Cell):
     """A tool call: a one-line title, and its result folded in when it arrives."""
 
-    def __init__(self, action_event: Any) -> None:
+    def __init__(self, action_event: Any, title: Content, detail: str) -> None:
         super().__init__(classes=f"cell action tool-{action_event.tool_name}")
         self.action_event = action_event
-        self.result: Any = None
+        self.title = title
+        self.detail = detail
+        self.result: ResultView | None = None
         self.waiting = False
 
     @property
@@ -182,125 +193,66 @@ class ActionCell(Cell):
         """The call this cell shows."""
         return str(self.action_event.tool_call_id)
 
-    def set_result(self, result: Any) -> None:
+    def set_result(self, result: ResultView) -> None:
         """Fold in the observation, rejection or error that answers the call."""
         self.result = result
         self.waiting = False
-        self.set_class(self._failed(), "-failed")
+        self.set_class(result.failed, "-failed")
         self.refresh(layout=True)
 
     def set_waiting(self, waiting: bool) -> None:
         """Mark the action as waiting for approval."""
-        self.waiting = waiting
-        self.refresh(layout=True)
-
-    def _failed(self) -> bool:
-        kind = type(self.result).__name__
-        if kind in ("UserRejectObservation", "AgentErrorEvent"):
-            return True
-        observation = getattr(self.result, "observation", None)
-        return bool(observation is not None and observation.is_error)
+        if waiting != self.waiting:
+            self.waiting = waiting
+            self.refresh(layout=True)
 
     def render(self) -> Content:
-        event = self.action_event
-        tool = event.tool_name
-        if tool == "think":
-            thought = str(arguments(event).get("thought", ""))
-            shown, hidden = clip_lines(thought, 200 if self.expanded else 3)
-            more = f"\n… {hidden} more lines" if hidden else ""
-            return Content.styled(f"… {shown}{more}", "italic dim")
-        summary, _ = action_summary(event)
-        icon = TOOL_ICONS.get(tool, "⚙")
-        title = Content.assemble(
-            Content.styled(f"{icon} ", "bold $text-accent"),
-            Content.styled(tool if tool not in ("terminal", "file_editor") else "", "bold"),
-            Content(" " if tool not in ("terminal", "file_editor") else ""),
-            Content.styled(summary, "bold"),
-        )
-        badge = risk_badge(event.security_risk.value)
-        if badge.plain:
-            title = Content.assemble(title, "  ", badge)
-        lines = [title]
-        status = self._status()
-        if status is not None:
-            lines.append(status)
-        body = self._body()
+        lines = [self.title]
+        result = self.result
+        if result is None:
+            if self.waiting:
+                lines.append(Content.styled("  ⏸ waiting for your approval", "$text-warning"))
+            else:
+                lines.append(Content.styled("  … running", "dim"))
+            return Content("\n").join(lines)
+        if result.status is not None:
+            lines.append(result.status)
+        body = result.body(10_000 if self.expanded else COLLAPSED_LINES)
         if body is not None:
             lines.append(body)
         return Content("\n").join(lines)
 
-    def _status(self) -> Content | None:
-        result = self.result
-        if result is None:
-            if self.waiting:
-                return Content.styled("  ⏸ waiting for your approval", "$text-warning")
-            return Content.styled("  … running", "dim")
-        kind = type(result).__name__
-        if kind == "UserRejectObservation":
-            return Content.styled(f"  ✗ rejected: {result.rejection_reason}", "$text-warning")
-        if kind == "AgentErrorEvent":
-            return Content.styled(f"  ✗ {result.error}", "$text-error")
-        observation = result.observation
-        code = getattr(observation, "exit_code", None)
-        if not observation.is_error and self.action_event.tool_name != "terminal":
-            return None  # the body shows the result; "done" would only add noise
-        if getattr(observation, "timed_out", False):
-            return Content.styled("  ✗ timed out, killed", "$text-error")
-        if getattr(observation, "interrupted", False):
-            return Content.styled("  ✗ interrupted", "$text-warning")
-        if observation.is_error:
-            label = f"exit {code}" if code is not None else "failed"
-            return Content.styled(f"  ✗ {label}", "$text-error")
-        label = f"exit {code}" if code is not None else "done"
-        return Content.styled(f"  ✓ {label}", "$text-success")
-
-    def _body(self) -> Content | None:
-        result = self.result
-        if result is None or type(result).__name__ != "ObservationEvent":
-            return None
-        observation = result.observation
-        limit = 10_000 if self.expanded else COLLAPSED_LINES
-        diff = getattr(observation, "diff", None)
-        if diff:
-            return diff_content(diff, max_lines=limit, indent=2)
-        tasks = getattr(observation, "task_list", None)
-        if tasks is not None:
-            return _checklist(tasks)
-        if self.action_event.tool_name == "finish":
-            return None
-        text = _STATUS_LINE.sub("", observation.text.rstrip())
-        if (
-            self.action_event.tool_name == "file_editor"
-            and arguments(self.action_event).get("command") != "view"
-        ):
-            return None
-        if not text.strip():
-            return None
-        shown, hidden = clip_lines(text, limit)
-        body = Content(_indent(shown)).stylize("dim")
-        if hidden:
-            more = Content.styled(f"\n  … {hidden} more lines · enter to expand", "italic dim")
-            body = Content.assemble(body, more)
-        return body
-
     def can_expand(self) -> bool:
-        """Long output, diffs and thoughts can be expanded."""
+        """Long output and diffs can be expanded."""
         return True
 
     def copy_text(self) -> str:
         """The command (or path) and its output."""
-        _, detail = action_summary(self.action_event)
-        result = self.result
-        observation = getattr(result, "observation", None)
-        output = _STATUS_LINE.sub("", observation.text.rstrip()) if observation is not None else ""
-        return f"{detail}\n{output}".strip()
+        output = self.result.output if self.result is not None else ""
+        return f"{self.detail}\n{output}".strip()
+
+
+class ThinkCell(ActionCell):
+    """A thought the agent logged with the `think` tool: dim text, three lines until expanded."""
+
+    def __init__(self, action_event: Any, thought: str) -> None:
+        super().__init__(action_event, Content(""), thought)
+
+    def render(self) -> Content:
+        shown, hidden = clip_lines(self.detail, 200 if self.expanded else 3)
+        more = f"\n… {more_lines(hidden)}" if hidden else ""
+        return Content.styled(f"… {shown}{more}", "italic dim")
+
+    def copy_text(self) -> str:
+        """The thought."""
+        return self.detail
 
 
 class FinishCell(AgentCell):
     """The agent's final answer (its `finish` message)."""
 
-    def __init__(self, action_event: Any) -> None:
-        super().__init__(str(arguments(action_event).get("message", "")))
+    def __init__(self, action_event: Any, message: str) -> None:
+        super().__init__(message)
         self.add_class("finish")
         self.action_event = action_event
 
@@ -309,7 +261,7 @@ class FinishCell(AgentCell):
         """The finish call."""
         return str(self.action_event.tool_call_id)
 
-    def set_result(self, result: Any) -> None:
+    def set_result(self, result: ResultView) -> None:
         """Nothing to show: the message is the result."""
 
 
@@ -373,20 +325,3 @@ def _settled_boundary(text: str, start: int) -> int:
             boundary = end
         position = text.find("\n\n", end)
     return boundary
-
-
-def _indent(text: str) -> str:
-    return "\n".join(f"  {line}" for line in text.splitlines())
-
-
-def _checklist(tasks: list[Any]) -> Content:
-    marks = {"done": ("☑", "$text-success"), "in_progress": ("◐", "$text-warning")}
-    lines = []
-    for task in tasks:
-        status = getattr(task, "status", "todo")
-        mark, style = marks.get(status, ("☐", ""))
-        text = Content.styled(f"  {mark} {task.title}", style or "")
-        if status == "done":
-            text = text.stylize("dim")
-        lines.append(text)
-    return Content("\n").join(lines) if lines else Content.styled("  (no tasks)", "dim")
