@@ -9,9 +9,10 @@ in the view), expand or collapse its body, and copy its text.
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from rich.console import Group, RenderableType
 from rich.markdown import Markdown
@@ -20,10 +21,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.reactive import reactive
+from textual.visual import visualize
 from textual.widget import Widget
 from textual.widgets import Static
 
 from ohtui.tui.display import clip_lines, more_lines
+
+if TYPE_CHECKING:
+    from textual.css.styles import RulesMap
 
 COLLAPSED_LINES = 6
 """Lines of a tool's output shown until the cell is expanded."""
@@ -115,49 +120,77 @@ class AgentCell(Cell):
 
 class StreamingCell(Cell):
     """A response being written. Finished paragraphs are rendered once, as their own child;
-    only the paragraph still growing is redrawn, at most every STREAM_REFRESH_SECONDS, so
-    streaming costs the same at the thousandth line as at the first."""
+    only the paragraph still growing is redrawn, at most every STREAM_REFRESH_SECONDS, and the
+    screen is laid out again only when that paragraph's height changes. Chunks are kept as
+    they come and joined once per redraw, so streaming costs the same at the thousandth line
+    as at the first."""
 
     def __init__(self, response_id: str) -> None:
         super().__init__(classes="cell agent streaming")
         self.response_id = response_id
-        self.text = ""
-        self.reasoning = ""
-        self._settled = 0
+        self._settled: list[str] = []
+        """Finished paragraphs, as shown in their own blocks."""
+        self._growing: list[str] = []
+        """The chunks of the paragraph still being written."""
+        self._reasoning: list[str] = []
+        self._shown_thought = ""
         self._scheduled = False
+        self._last_redraw = 0.0
+        self._thought = Static(classes="reasoning")
+        self._thought.display = False  # no empty row above the text
+        self._tail = Static("…", classes="tail")
+
+    @property
+    def text(self) -> str:
+        """The text so far."""
+        return "".join(self._settled) + "".join(self._growing)
+
+    @property
+    def reasoning(self) -> str:
+        """The reasoning so far."""
+        return "".join(self._reasoning)
 
     def compose(self) -> ComposeResult:
-        reasoning = Static(classes="reasoning")
-        reasoning.display = False  # no empty row above the text
-        yield reasoning
-        yield Static("…", classes="tail")
+        yield self._thought
+        yield self._tail
 
     def append(self, content: str, reasoning: str = "") -> None:
-        """Add streamed text; the redraw is batched with whatever else arrives soon."""
-        self.text += content
-        self.reasoning += reasoning
-        if not self._scheduled:
-            self._scheduled = True
-            self.set_timer(STREAM_REFRESH_SECONDS, self._redraw)
+        """Add streamed text; drawn at once unless a redraw was very recent, then batched."""
+        if content:
+            self._growing.append(content)
+        if reasoning:
+            self._reasoning.append(reasoning)
+        if self._scheduled:
+            return
+        self._scheduled = True
+        wait = self._last_redraw + STREAM_REFRESH_SECONDS - time.monotonic()
+        if wait > 0:
+            self.set_timer(wait, self._redraw)
+        else:
+            self.call_later(self._redraw)
 
     def _redraw(self) -> None:
         self._scheduled = False
+        self._last_redraw = time.monotonic()
         dark = self.app.current_theme.dark
-        boundary = _settled_boundary(self.text, self._settled)
-        if boundary > self._settled:
-            block = Static(_markdown(self.text[self._settled : boundary], dark), classes="block")
-            self.mount(block, before=self.query_one(".tail"))
-            self._settled = boundary
-        tail = self.text[self._settled :]
+        growing = "".join(self._growing)
+        boundary = _settled_boundary(growing)
+        if boundary:
+            done = growing[:boundary]
+            self.mount(Static(_markdown(done, dark), classes="block"), before=self._tail)
+            self._settled.append(done)
+            growing = growing[boundary:]
+        self._growing = [growing] if growing else []
         # A very long paragraph is shown plain while it grows: re-parsing it every frame would not.
-        shown: RenderableType = _markdown(tail, dark) if len(tail) < 1500 else Text(tail)
-        self.query_one(".tail", Static).update(shown)
-        if self.reasoning.strip():
-            last, _ = clip_lines(self.reasoning.strip().splitlines()[-1], 1)
-            self.query_one(".reasoning").display = True
-            self.query_one(".reasoning", Static).update(
-                Text(f"thinking: {last}", style="italic dim")
-            )
+        shown: RenderableType = _markdown(growing, dark) if len(growing) < 1500 else Text(growing)
+        _update(self._tail, shown)
+        if self._reasoning:
+            lines = self.reasoning.strip().splitlines()
+            last, _ = clip_lines(lines[-1], 1) if lines else ("", 0)
+            if last != self._shown_thought:
+                self._shown_thought = last
+                self._thought.display = True
+                _update(self._thought, Text(f"thinking: {last}", style="italic dim"))
 
     def copy_text(self) -> str:
         """The text so far."""
@@ -315,13 +348,26 @@ def _markdown(text: str, dark: bool) -> RenderableType:
     return Markdown(text, code_theme="monokai" if dark else "default")
 
 
-def _settled_boundary(text: str, start: int) -> int:
-    """The end of the last finished paragraph after `start` (not inside a code fence)."""
-    boundary = start
-    position = text.find("\n\n", start)
+def _settled_boundary(text: str) -> int:
+    """The end of the last finished paragraph in `text` that is not inside a code fence (0 for
+    none). `text` starts outside a fence: where the last settled paragraph ended."""
+    boundary = 0
+    position = text.find("\n\n")
     while position != -1:
         end = position + 2
         if text.count("```", 0, end) % 2 == 0:
             boundary = end
         position = text.find("\n\n", end)
     return boundary
+
+
+def _update(widget: Static, content: RenderableType) -> None:
+    """Show `content` in `widget`; lay the screen out again only if its height changes."""
+    width = widget.content_size.width
+    if not width:
+        widget.update(content)
+        return
+    # Textual measures with the widget's styles too (its own get_content_height).
+    rules = cast("RulesMap", widget.styles)
+    height = visualize(widget, content).get_height(rules, width)
+    widget.update(content, layout=height != widget.content_size.height)
