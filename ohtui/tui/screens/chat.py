@@ -36,8 +36,9 @@ IDLE_AFTER_SECONDS = 30.0
 HELP_TEXT = """\
 Keys: Enter send · Shift+Enter / Ctrl+J new line · ↑/↓ history · Esc pause (twice: stop now)
 Ctrl+C stop now (twice: quit) · Ctrl+Q quit · Shift+Tab cycle confirmation policy
-Ctrl+O review waiting actions · Ctrl+P command palette · Tab move between cells
-On a cell: Enter expand/collapse · c copy
+Ctrl+O review waiting actions · Ctrl+P command palette
+PgUp/PgDn scroll the conversation · Ctrl+Home/Ctrl+End its top/bottom
+Tab the newest cell · on a cell: ↑/↓ older/newer cell · Enter expand/collapse · c copy
 Commands: """
 READ_ONLY = (
     "Read-only: another ohtui runs this conversation ({holder}). /new starts another one; "
@@ -55,6 +56,13 @@ class ChatScreen(Screen[None]):
         Binding("ctrl+c", "stop", "Stop", show=True, priority=True),
         Binding("shift+tab", "cycle_policy", "Policy", show=True, priority=True),
         Binding("ctrl+o", "review", "Review", show=True),
+        # The conversation scrolls while the composer keeps focus: Page keys need priority over
+        # the input's own. The footer names them on the Ctrl+End binding (last, so at 80 columns
+        # it is the one left out, not Pause or Review).
+        Binding("pageup", "scroll('up')", "Scroll up", show=False, priority=True),
+        Binding("pagedown", "scroll('down')", "Scroll down", show=False, priority=True),
+        Binding("ctrl+home", "scroll('top')", "Oldest", show=False),
+        Binding("ctrl+end", "scroll('bottom')", "Scroll", key_display="PgUp/PgDn"),
     ]
 
     def __init__(self, options: AppOptions, profile: Profile) -> None:
@@ -157,6 +165,15 @@ class ChatScreen(Screen[None]):
     @on(TextArea.Changed)
     def _typed(self) -> None:
         self._last_key = time.monotonic()
+
+    def action_scroll(self, where: str) -> None:
+        """Scroll the conversation ("up", "down", "top", "bottom"); focus stays where it is."""
+        self.view.scroll_by_keys(where)
+
+    @on(Composer.TabbedOut)
+    def _tabbed_out(self) -> None:
+        if not self.view.focus_newest():
+            self.focus_next()
 
     # --- sending ---------------------------------------------------------------------------
 

@@ -43,6 +43,8 @@ class Cell(Widget):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter,space", "toggle_body", "Expand", show=False),
         Binding("c", "copy", "Copy", show=False),
+        Binding("up", "step(-1)", "Older", show=False),
+        Binding("down", "step(1)", "Newer", show=False),
     ]
 
     expanded: reactive[bool] = reactive(False, toggle_class="-expanded", layout=True)
@@ -61,6 +63,18 @@ class Cell(Widget):
         """Expand or collapse the body."""
         if self.can_expand():
             self.expanded = not self.expanded
+
+    def action_step(self, direction: int) -> None:
+        """Focus the cell before (-1) or after (1) this one; past the newest, the composer."""
+        parent = self.parent
+        siblings = [w for w in parent.children if isinstance(w, Cell)] if parent else [self]
+        index = siblings.index(self) + direction
+        if 0 <= index < len(siblings):
+            siblings[index].focus()
+        elif direction > 0:
+            self.screen.focus_next()
+        elif isinstance(parent, Widget):
+            parent.scroll_home(animate=False)  # at the top: older cells load as it scrolls up
 
     def action_copy(self) -> None:
         """Copy the cell's text to the clipboard."""

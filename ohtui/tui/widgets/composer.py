@@ -120,6 +120,9 @@ class Composer(Vertical):
 
         text: str
 
+    class TabbedOut(Message):
+        """Tab in the input with no completion to take: the user wants to leave it."""
+
     class _IndexReady(Message, bubble=False):
         def __init__(self, generation: int, index: FileIndex) -> None:
             super().__init__()
@@ -251,6 +254,9 @@ class Composer(Vertical):
                 return True
         if key == "enter":
             self._submit(self._input.text)
+            return True
+        if key == "tab":
+            self.post_message(self.TabbedOut())
             return True
         if key in NEWLINE_KEYS:
             self._input.replace("\n", *self._input.selection, maintain_selection_offset=False)

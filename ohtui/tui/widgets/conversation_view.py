@@ -175,6 +175,31 @@ class ConversationView(VerticalScroll, can_focus=False):
 
         self.mount(ErrorCell(title, detail))
 
+    # --- keys -------------------------------------------------------------------------------
+
+    def focus_newest(self) -> bool:
+        """Focus the newest cell (False when there is none)."""
+        from ohtui.tui.widgets.cells import Cell
+
+        newest = next((w for w in reversed(self.children) if isinstance(w, Cell)), None)
+        if newest is None:
+            return False
+        newest.focus()
+        return True
+
+    def scroll_by_keys(self, where: str) -> None:
+        """Scroll a page "up" or "down", or to the "top" or "bottom", without taking focus."""
+        if where == "up":
+            self.scroll_page_up(animate=False)
+        elif where == "down":
+            self.scroll_page_down(animate=False)
+        elif where == "top":
+            self.scroll_home(animate=False)
+            self._maybe_load_older()
+        else:
+            self.scroll_end(animate=False)
+            self.anchor()
+
     # --- events to cells (the cell factory's host) -------------------------------------------
 
     def _cells_for(self, events: list[Any], first_index: int) -> list[Cell]:
