@@ -58,6 +58,8 @@ class SavedHistory(Message):
     history: list[Any]
     total_events: int
     has_older: bool
+    status: str | None = None
+    """The run status it was saved with (e.g. "waiting_for_confirmation")."""
 
 
 @dataclass

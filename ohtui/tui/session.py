@@ -184,7 +184,7 @@ class Session:
         if summary is None:
             return
         events, total = history_tail(directory, summary.id, HISTORY_TAIL)
-        self._post(msg.SavedHistory(events, total, total > len(events)))
+        self._post(msg.SavedHistory(events, total, total > len(events), summary.status))
 
     def _create_conversation(self) -> tuple[LocalConversation, bool]:
         """Open the conversation; read-only when another ohtui has it open."""

@@ -205,7 +205,8 @@ class ChatScreen(Screen[None]):
     # --- session messages ------------------------------------------------------------------
 
     def on_saved_history(self, message: msg.SavedHistory) -> None:
-        self.view.load_history(message.history, message.total_events, message.has_older)
+        waiting = message.status == "waiting_for_confirmation"
+        self.view.load_history(message.history, message.total_events, message.has_older, waiting)
         self._shown_total = message.total_events
 
     def _settings_loaded(self) -> None:
@@ -237,7 +238,10 @@ class ChatScreen(Screen[None]):
             if self._shown_total is not None:
                 self.view.remove_children()
                 self.view.reset()
-            self.view.load_history(message.history, message.total_events, message.has_older)
+            waiting = message.status == "waiting_for_confirmation"
+            self.view.load_history(
+                message.history, message.total_events, message.has_older, waiting
+            )
         self._shown_total = None
         if message.title:
             self.sub_title = message.title

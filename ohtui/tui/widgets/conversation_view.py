@@ -80,12 +80,20 @@ class ConversationView(VerticalScroll, can_focus=False):
 
     # --- loading ---------------------------------------------------------------------------
 
-    def load_history(self, events: list[Any], total: int, has_older: bool) -> None:
-        """Show the newest events of a conversation just opened."""
+    def load_history(
+        self, events: list[Any], total: int, has_older: bool, waiting: bool = False
+    ) -> None:
+        """Show the newest events of a conversation just opened. `waiting`: it was saved
+        waiting for approval, so its unanswered actions wait (none of them runs)."""
+        from ohtui.tui.widgets.cells import ActionCell
+
         self._oldest_index = total - len(events)
         self._next_index = total
         self._has_older = has_older
         cells = self._cells_for(events, self._oldest_index)
+        for cell in cells:
+            if waiting and isinstance(cell, ActionCell) and cell.result is None:
+                cell.set_waiting(True)
         if cells:
             self._hide_welcome()
             self.mount_all(cells)
