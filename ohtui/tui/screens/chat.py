@@ -35,6 +35,7 @@ IDLE_AFTER_SECONDS = 30.0
 """With no key pressed for this long, the user is probably elsewhere: ring the bell."""
 HELP_TEXT = """\
 Keys: Enter send · Shift+Enter / Ctrl+J new line · ↑/↓ history · Esc pause (twice: stop now)
+A long paste shows as a chip: Ctrl+G expands it to edit, Backspace removes it
 Ctrl+C stop now (twice: quit) · Ctrl+Q quit · Shift+Tab cycle confirmation policy
 Ctrl+O review waiting actions · Ctrl+P command palette
 PgUp/PgDn scroll the conversation · Ctrl+Home/Ctrl+End its top/bottom
