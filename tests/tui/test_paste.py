@@ -5,13 +5,22 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from chat_helpers import SIZE, USAGE, chat_ready, screen_text, user_message_texts
+from chat_helpers import (
+    SIZE,
+    USAGE,
+    cell_text,
+    cells,
+    chat_ready,
+    screen_text,
+    user_message_texts,
+)
 from llm_server import ScriptedLLMServer
 from textual import events
 
 from ohtui.sdk import MessageEvent
 from ohtui.tui.app import OhtuiApp
 from ohtui.tui.options import AppOptions
+from ohtui.tui.widgets.cells import UserCell
 from ohtui.tui.widgets.composer import PASTE_HINT, Composer, ComposerInput
 
 pytestmark = pytest.mark.anyio
@@ -47,6 +56,8 @@ async def test_a_long_paste_is_a_chip_and_the_sent_and_saved_message_is_whole(
         saved = [e for e in events_ if isinstance(e, MessageEvent) and e.source == "user"]
         assert saved[-1].llm_message.text == f"Why does this fail? {LOG}"
         assert composer.text == ""
+        shown = cell_text(cells(app, UserCell)[-1])  # the pasted log is folded on screen too
+        assert shown.endswith("… 4,988 more lines · enter to expand")
         assert PASTE_HINT.split(" · ")[0] not in screen_text(app)
 
 
@@ -62,7 +73,7 @@ async def test_a_chip_expands_to_edit_and_backspace_removes_it_whole(
         await pilot.press("backspace")
         assert composer.text == ""
 
-        await _paste(pilot, "one\ntwo\nthree\nfour\nfive\nsix")
+        await _paste(pilot, "one\rtwo\rthree\r\nfour\nfive\rsix")  # CR from a terminal
         await _paste(pilot, "short")  # a short paste goes in as it is
         assert composer.text == "[pasted 6 lines #2]short"
         await pilot.press("ctrl+g")

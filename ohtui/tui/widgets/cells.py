@@ -32,6 +32,8 @@ if TYPE_CHECKING:
 
 COLLAPSED_LINES = 6
 """Lines of a tool's output shown until the cell is expanded."""
+USER_LINES = 12
+"""Lines of a long user message (a pasted log) shown until the cell is expanded."""
 STREAM_REFRESH_SECONDS = 1 / 40
 """Streaming text is redrawn at most this often; chunks in between are batched."""
 
@@ -96,10 +98,18 @@ class UserCell(Cell):
 
     def render(self) -> Content:
         marker = Content.styled("❯ ", "bold $text-primary")
-        body = Content(self.text)
+        shown, hidden = clip_lines(self.text, 10_000_000 if self.expanded else USER_LINES)
+        body = Content(shown)
+        if hidden:
+            more = f"\n… {more_lines(hidden)} · enter to expand"
+            body = Content.assemble(body, Content.styled(more, "italic dim"))
         if self.queued:
             return Content.assemble(marker, body, Content.styled("  (queued)", "italic dim"))
         return Content.assemble(marker, body)
+
+    def can_expand(self) -> bool:
+        """A long message (a pasted log) can be expanded."""
+        return self.text.count("\n") >= USER_LINES
 
     def copy_text(self) -> str:
         """The message."""

@@ -80,7 +80,8 @@ class ComposerInput(TextArea):
         event.prevent_default()
         if self.read_only:
             return
-        text = self._paste_handler(event.text.replace("\r\n", "\n"))
+        # Terminals (and tmux) may end pasted lines with CR: lines are LF here.
+        text = self._paste_handler(event.text.replace("\r\n", "\n").replace("\r", "\n"))
         if result := self._replace_via_keyboard(text, *self.selection):
             self.move_cursor(result.end_location)
             self.focus()
