@@ -32,6 +32,8 @@ from ohtui.sdk.llm.exceptions import (
 )
 from ohtui.sdk.llm.message import Message
 from ohtui.sdk.llm.metrics import Metrics, MetricsSnapshot, TokenUsage
+from ohtui.sdk.llm.prompt_cache import mark_cache_points, needs_cache_marks
+from ohtui.sdk.llm.prompted_tools import parse_answer, to_prompted
 from ohtui.sdk.llm.responses_api import (
     message_from_response,
     to_responses_input,
@@ -131,6 +133,16 @@ class LLM(BaseModel):
         description="Which OpenAI API `uses_responses_api` advises: 'auto' picks the Responses "
         "API for OpenAI's GPT-5 family on OpenAI itself.",
     )
+    caching_prompt: bool = Field(
+        default=True,
+        description="Use the provider's prompt cache: mark cache breakpoints where the model "
+        "needs them (Claude), key OpenAI's cache by conversation.",
+    )
+    native_tool_calling: bool = Field(
+        default=True,
+        description="Send tools as the API's `tools`; False describes them in the system "
+        "prompt and reads calls from the answer's text (for servers without tool calling).",
+    )
 
     _metrics: Metrics | None = PrivateAttr(default=None)
     _retry_listeners: list[RetryListener] = PrivateAttr(default_factory=list)
@@ -167,6 +179,11 @@ class LLM(BaseModel):
             value = getattr(self, name)
             setattr(copied, name, copy.deepcopy(value) if deep else value)
         return copied
+
+    def is_caching_prompt_active(self) -> bool:
+        """Whether requests mark prompt-cache breakpoints: `caching_prompt` is on and the
+        model caches only up to marked blocks (Claude, under any provider)."""
+        return self.caching_prompt and needs_cache_marks(self.model)
 
     @property
     def maskable_key(self) -> str | None:
@@ -222,15 +239,23 @@ class LLM(BaseModel):
         server errors and timeouts with exponential backoff. Streams deltas to `on_token`
         when `stream` is on (`stream=False` turns it off for this call). Setting `cancel`
         abandons the call at once (LLMCancelledError). `call_context` replaces the one set
-        with `set_call_context` for this call. Failures raise an LLMError subclass with an
-        actionable message.
+        with `set_call_context` for this call. With `native_tool_calling` off, the tools go
+        into the system prompt and calls are read from the answer (see `prompted_tools`).
+        Failures raise an LLMError subclass with an actionable message.
         """
         stream = kwargs.pop("stream", None)
         enable_streaming = self.stream if stream is None else bool(stream)
         chat = [m if isinstance(m, dict) else m.to_chat_dict() for m in messages]
+        prompted = bool(tools) and not self.native_tool_calling
+        if prompted:
+            chat, tools = to_prompted(chat, tools or ()), None
+        if self.is_caching_prompt_active():
+            chat = mark_cache_points(chat)
         request = self._request(tools, call_context or self._call_context, kwargs)
         return self._with_retries(
-            lambda cancel_: self._call_once(chat, request, enable_streaming, on_token, cancel_),
+            lambda cancel_: self._call_once(
+                chat, request, enable_streaming, on_token, cancel_, prompted
+            ),
             cancel,
         )
 
@@ -275,7 +300,7 @@ class LLM(BaseModel):
         if self.reasoning_effort or model.lower().startswith(REASONING_FAMILIES):
             request["include"] = ["reasoning.encrypted_content"]
         context = call_context or self._call_context
-        if context.prompt_cache_key and self._is_openai_itself():
+        if context.prompt_cache_key and self.caching_prompt and self._is_openai_itself():
             request["prompt_cache_key"] = context.prompt_cache_key
         request.update(kwargs)
         return self._with_retries(lambda cancel_: self._respond_once(request), cancel)
@@ -336,7 +361,7 @@ class LLM(BaseModel):
         request.update({k: v for k, v in optional.items() if v is not None})
         if tools:
             request["tools"] = list(tools)
-        if context.prompt_cache_key and self._is_openai_itself():
+        if context.prompt_cache_key and self.caching_prompt and self._is_openai_itself():
             request["prompt_cache_key"] = context.prompt_cache_key
         request.update(extra)
         return request
@@ -361,8 +386,9 @@ class LLM(BaseModel):
         enable_streaming: bool,
         on_token: TokenCallbackType | None,
         cancel: threading.Event | None,
+        prompted: bool = False,
     ) -> _Answer:
-        """One chat-completions attempt."""
+        """One chat-completions attempt; `prompted`: read tool calls from the text."""
         try:
             response = self._transport_call(
                 messages=messages,
@@ -397,6 +423,9 @@ class LLM(BaseModel):
             ]
             or None,
         }
+        if prompted:
+            message["content"], calls = parse_answer(_text_of(message["content"]))
+            message["tool_calls"] = calls or None
         answer = Message.from_llm_chat_message(message)
         self._require_answer(answer)
         return _Answer(
@@ -552,6 +581,18 @@ def litellm_completion(**request: Any) -> Any:
     `unittest.mock.patch`) replaces the provider.
     """
     return litellm().completion(**request, **call_options())
+
+
+def _text_of(content: Any) -> str | None:
+    """An answer's content as text (providers may answer with a list of text parts)."""
+    if isinstance(content, list):
+        return "".join(str(_part_text(part)) for part in content)
+    return content if content is None else str(content)
+
+
+def _part_text(part: Any) -> str:
+    text = part.get("text") if isinstance(part, dict) else getattr(part, "text", None)
+    return str(text or "")
 
 
 def _token_counts(usage: Any) -> dict[str, int]:
