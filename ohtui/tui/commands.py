@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
+from ohtui.settings.choices import ConfirmationPolicy
 from ohtui.tui.slash import SlashCommand
 
 if TYPE_CHECKING:
@@ -82,7 +83,7 @@ def _confirm(screen: ChatScreen, argument: str) -> None:
 
     def chosen(name: str | None) -> None:
         if name:
-            screen.set_policy(name)
+            screen.set_policy(ConfirmationPolicy(name))
 
     screen.app.push_screen(PolicyPickerScreen(screen.session.policy), chosen)
 

@@ -28,14 +28,16 @@ from ohtui.opening import (
     open_conversation,
 )
 from ohtui.settings.approval_rules import ApprovalRuleStore
+from ohtui.settings.choices import ConfirmationPolicy
 from ohtui.tui import messages as msg
 from ohtui.tui.approval_types import ApprovalDecision, PendingActionView, RuleRow
 from ohtui.tui.options import AppOptions
 from ohtui.tui.preload import load_engine
-from ohtui.tui.safety import ConversationSafety, policy_name
+from ohtui.tui.safety import ConversationSafety, policy_of
+from ohtui.tui.status import RunStatus
 
 if TYPE_CHECKING:
-    from ohtui.sdk import Event, LocalConversation
+    from ohtui.sdk import BaseConversation, Event, LocalConversation
     from ohtui.sdk.conversation import LeaseHolder
     from ohtui.sdk.llm import LLMStreamChunk
     from ohtui.settings.profile import Profile
@@ -149,7 +151,7 @@ class Session:
                 title=state.title,
                 model=conversation.agent.llm.model,
                 workspace=conversation.workspace.working_dir,
-                status=state.execution_status.value,
+                status=run_status(conversation),
                 policy=self.policy,
                 history=list(history),
                 has_older=total > HISTORY_TAIL,
@@ -163,7 +165,7 @@ class Session:
         settle_heap()
         if self.held_by is not None:
             return  # nothing here may run, approve or send: the chat screen says so
-        if state.execution_status.value == "waiting_for_confirmation":
+        if run_status(conversation) is RunStatus.WAITING_FOR_CONFIRMATION:
             self._post(msg.ApprovalNeeded(self.pending_views()))
         with self._lock:
             queued = bool(self._queue)
@@ -216,7 +218,7 @@ class Session:
             return conversation, opened.resumed  # its policy and rules stay as they are
         self._safety = ConversationSafety(conversation, self._rule_store)
         chosen = ("confirmation", "policy") in profile.overrides
-        saved = policy_name(conversation.state.confirmation_policy)
+        saved = policy_of(conversation)
         policy = saved if opened.resumed and not chosen else profile.settings.confirmation.policy
         problem = self._safety.install(policy)
         if problem:
@@ -231,11 +233,12 @@ class Session:
     # --- engine callbacks (worker threads) ------------------------------------------------
 
     def _on_event(self, event: Event) -> None:
-        from ohtui.sdk import ConversationStateUpdateEvent
+        from ohtui.sdk import ConversationExecutionStatus, ConversationStateUpdateEvent
 
         if isinstance(event, ConversationStateUpdateEvent):
             if event.key == "execution_status":
-                self._post(msg.StatusChanged(str(getattr(event.value, "value", event.value))))
+                engine_status = ConversationExecutionStatus(event.value)
+                self._post(msg.StatusChanged(RunStatus(engine_status.value)))
             elif event.key == "stats":
                 self._post_stats()
             elif event.key == "title" and event.value:
@@ -318,7 +321,7 @@ class Session:
         if conversation is None:
             return
         try:
-            if conversation.state.execution_status.value == "waiting_for_confirmation":
+            if run_status(conversation) is RunStatus.WAITING_FOR_CONFIRMATION:
                 # run() would take the waiting actions as approved: a reply is not a yes.
                 conversation.reject_pending_actions(NOT_APPROVED)
                 self._post(msg.Notice("The waiting actions were not run: you replied instead."))
@@ -391,12 +394,12 @@ class Session:
                     continue
                 self._running = False
             break
-        status = conversation.state.execution_status.value
+        status = run_status(conversation)
         final = ""
-        if status == "finished":
+        if status is RunStatus.FINISHED:
             final = get_agent_final_response(conversation.state.events[-20:])
         self._post(msg.RunFinished(status, final))
-        if status == "waiting_for_confirmation":
+        if status is RunStatus.WAITING_FOR_CONFIRMATION:
             self._post(msg.ApprovalNeeded(self.pending_views()))
         self._title_once(conversation)
 
@@ -453,11 +456,11 @@ class Session:
             return
         self.start_run()
 
-    def set_policy(self, name: str) -> None:
+    def set_policy(self, policy: ConfirmationPolicy) -> None:
         """Switch the confirmation policy, keeping the rules."""
         safety = self._safety
         if safety is not None:
-            self._spawn(lambda: safety.set_policy(name), "ohtui-policy")
+            self._spawn(lambda: safety.set_policy(policy), "ohtui-policy")
 
     @property
     def sandbox(self) -> str:
@@ -496,13 +499,13 @@ class Session:
             self._safety.remove_rules(rule_ids)
 
     @property
-    def policy(self) -> str:
-        """The current policy's name."""
+    def policy(self) -> ConfirmationPolicy:
+        """The current confirmation policy."""
         if self._safety is not None:
             return self._safety.policy
         if self._conversation is not None:  # read-only: the one it was saved with
-            return policy_name(self._conversation.state.confirmation_policy)
-        return self.options.policy or "risky"
+            return policy_of(self._conversation)
+        return self.options.policy or ConfirmationPolicy.RISKY
 
     def pending_views(self) -> list[PendingActionView]:
         """The actions waiting for approval, as the modal shows them."""
@@ -602,6 +605,11 @@ class Session:
         """Wait (at most `timeout` seconds) until `close()` has let go of the conversation."""
         if self._closer is not None:
             self._closer.join(timeout)
+
+
+def run_status(conversation: BaseConversation) -> RunStatus:
+    """The conversation's execution status, in the UI's terms."""
+    return RunStatus(conversation.state.execution_status.value)
 
 
 NOT_APPROVED = "Not approved: the user answered with a new message instead (read it)."

@@ -11,21 +11,14 @@ from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widget import Widget
 
-from ohtui.tui.options import POLICY_LABELS
+from ohtui.settings.choices import ConfirmationPolicy
+from ohtui.tui.status import RunStatus
 
-STATUS_LABELS = {
-    "idle": ("ready", "dim"),
-    "running": ("running", "bold $text-accent"),
-    "paused": ("paused", "bold $text-warning"),
-    "waiting_for_confirmation": ("waiting for approval", "bold $text-warning"),
-    "finished": ("finished", "$text-success"),
-    "error": ("error", "bold $text-error"),
-    "stuck": ("stuck", "bold $text-error"),
-    "opening": ("opening…", "dim"),
-    "setup": ("choose a model in /settings", "bold $text-warning"),
-    "read_only": ("read-only", "bold $text-warning"),
+POLICY_STYLES = {
+    ConfirmationPolicy.ALWAYS: "$text-success",
+    ConfirmationPolicy.RISKY: "$text-warning",
+    ConfirmationPolicy.NEVER: "$text-error",
 }
-POLICY_STYLES = {"always": "$text-success", "risky": "$text-warning", "never": "$text-error"}
 
 
 class StatusBar(Widget):
@@ -33,8 +26,8 @@ class StatusBar(Widget):
 
     model: reactive[str] = reactive("")
     workspace: reactive[str] = reactive("")
-    status: reactive[str] = reactive("opening")
-    policy: reactive[str] = reactive("risky")
+    status: reactive[RunStatus] = reactive(RunStatus.OPENING)
+    policy: reactive[ConfirmationPolicy] = reactive(ConfirmationPolicy.RISKY)
     sandbox: reactive[str] = reactive("")
     cost: reactive[float] = reactive(0.0)
     context_used: reactive[int] = reactive(0)
@@ -47,23 +40,20 @@ class StatusBar(Widget):
         self._run_started: float | None = None
         self._ticker: Timer | None = None
 
-    def watch_status(self, old: str, new: str) -> None:
-        if new == "running" and old != "running":
+    def watch_status(self, old: RunStatus, new: RunStatus) -> None:
+        if new is RunStatus.RUNNING and old is not RunStatus.RUNNING:
             self._run_started = self._clock()
             if self._ticker is None:
                 self._ticker = self.set_interval(1.0, self.refresh)
-        elif new != "running" and self._ticker is not None:
+        elif new is not RunStatus.RUNNING and self._ticker is not None:
             self._ticker.stop()
             self._ticker = None
 
     def render(self) -> Content:
-        label, style = STATUS_LABELS.get(self.status, (self.status, ""))
-        if self.status == "running" and self._run_started is not None:
+        label, style = self.status.label, self.status.style
+        if self.status is RunStatus.RUNNING and self._run_started is not None:
             label = f"{label} {_duration(self._clock() - self._run_started)}"
-        policy = Content.styled(
-            f" {POLICY_LABELS.get(self.policy, self.policy)} ",
-            f"{POLICY_STYLES.get(self.policy, '')} reverse",
-        )
+        policy = Content.styled(f" {self.policy.label} ", f"{POLICY_STYLES[self.policy]} reverse")
         # (priority, piece): on a narrow terminal the least useful pieces go first.
         pieces: list[tuple[int, Content]] = [(0, Content.styled(f"● {label}", style))]
         if self.queued:
