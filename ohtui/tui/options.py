@@ -6,9 +6,17 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ohtui.settings.choices import ConfirmationPolicy
 from ohtui.settings.overrides import Key, Override, run_overrides
+
+if TYPE_CHECKING:
+    from ohtui.opening import Callbacks
+    from ohtui.sdk import BaseConversation
+
+ConversationFactory = Callable[["Callbacks"], "BaseConversation"]
+"""Opens a conversation that calls back through the given callbacks."""
 
 
 @dataclass
@@ -45,6 +53,9 @@ class AppOptions:
     """A fixed id for a new conversation (tests); None picks a random one."""
     rules_file: Path | None = None
     """Where approval rules of scope workspace are kept (None: not kept)."""
+    conversation_factory: ConversationFactory | None = None
+    """Opens the conversation instead of the local one the settings describe (any
+    BaseConversation: e.g. a remote one, or a test's own)."""
 
     def __setattr__(self, name: str, value: object) -> None:
         if name == "policy" and isinstance(value, str):  # the command line gives plain text

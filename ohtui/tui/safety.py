@@ -11,14 +11,14 @@ from ohtui.settings.choices import ConfirmationPolicy, RuleScope
 from ohtui.tui.approval_types import RuleDraft, RuleRow
 
 if TYPE_CHECKING:
-    from ohtui.sdk import ApprovalRulesPolicy, BaseConversation, LocalConversation
+    from ohtui.sdk import ApprovalRulesPolicy, BaseConversation
     from ohtui.settings.approval_rules import ApprovalRuleStore
 
 
 class ConversationSafety:
     """Reads and changes how one conversation decides which actions wait for the user."""
 
-    def __init__(self, conversation: LocalConversation, store: ApprovalRuleStore | None) -> None:
+    def __init__(self, conversation: BaseConversation, store: ApprovalRuleStore | None) -> None:
         self.conversation = conversation
         self.store = store
 

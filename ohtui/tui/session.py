@@ -37,7 +37,7 @@ from ohtui.tui.safety import ConversationSafety, policy_of
 from ohtui.tui.status import RunStatus
 
 if TYPE_CHECKING:
-    from ohtui.sdk import BaseConversation, Event, LocalConversation
+    from ohtui.sdk import BaseConversation, Event
     from ohtui.sdk.conversation import LeaseHolder
     from ohtui.sdk.llm import LLMStreamChunk
     from ohtui.settings.profile import Profile
@@ -71,7 +71,7 @@ class Session:
         self._target = target
         self._after = after
         self._closer: threading.Thread | None = None
-        self._conversation: LocalConversation | None = None
+        self._conversation: BaseConversation | None = None
         self.held_by: LeaseHolder | None = None
         """Who runs the conversation when another ohtui does: it is open read-only here."""
         self._lock = threading.Lock()
@@ -106,7 +106,7 @@ class Session:
         threading.Thread(target=work, name=name, daemon=True).start()
 
     @property
-    def conversation(self) -> LocalConversation | None:
+    def conversation(self) -> BaseConversation | None:
         """The open conversation (None until it has opened)."""
         return self._conversation
 
@@ -188,11 +188,19 @@ class Session:
         events, total = history_tail(directory, summary.id, HISTORY_TAIL)
         self._post(msg.SavedHistory(events, total, total > len(events)))
 
-    def _create_conversation(self) -> tuple[LocalConversation, bool]:
-        """Open the conversation; read-only when another ohtui has it open."""
+    def _create_conversation(self) -> tuple[BaseConversation, bool]:
+        """Open the conversation: the options' factory's, or the local one the settings
+        describe (read-only when another ohtui has it open)."""
         from ohtui.sdk import ConversationLockedError
 
         options, profile = self.options, self.profile.load()
+        callbacks = Callbacks(self._on_event, self._on_token, self._on_retry)
+        if options.conversation_factory is not None:
+            conversation = options.conversation_factory(callbacks)
+            self.model = conversation.agent.llm.model
+            resumed = len(conversation.state.events) > 0
+            self._install_safety(conversation, profile, resumed)
+            return conversation, resumed
 
         def open_it(read_only: bool) -> Opened:
             return open_conversation(
@@ -200,7 +208,7 @@ class Session:
                 options.workspace,
                 options.persistence_dir or profile.conversations_dir,
                 Target(options.resume_id, options.continue_latest, options.conversation_id),
-                Callbacks(self._on_event, self._on_token, self._on_retry),
+                callbacks,
                 api_key=options.api_key,
                 stream=options.stream,
                 read_only=read_only,
@@ -216,19 +224,26 @@ class Session:
         self.model = opened.model
         if self.held_by is not None:
             return conversation, opened.resumed  # its policy and rules stay as they are
-        self._safety = ConversationSafety(conversation, self._rule_store)
-        chosen = ("confirmation", "policy") in profile.overrides
-        saved = policy_of(conversation)
-        policy = saved if opened.resumed and not chosen else profile.settings.confirmation.policy
-        problem = self._safety.install(policy)
-        if problem:
-            self._post(msg.Notice(problem, "warning"))
+        self._install_safety(conversation, profile, opened.resumed)
         missing = missing_key(profile, opened)
         if missing:
             self._post(msg.Notice(missing, "warning"))
         if opened.sandbox_notice:
             self._post(msg.Notice(opened.sandbox_notice, "warning"))
         return conversation, opened.resumed
+
+    def _install_safety(
+        self, conversation: BaseConversation, profile: Profile, resumed: bool
+    ) -> None:
+        """Rate actions and apply the policy: a resumed conversation keeps its own unless
+        this run chose one."""
+        self._safety = ConversationSafety(conversation, self._rule_store)
+        chosen = ("confirmation", "policy") in profile.overrides
+        saved = policy_of(conversation)
+        policy = saved if resumed and not chosen else profile.settings.confirmation.policy
+        problem = self._safety.install(policy)
+        if problem:
+            self._post(msg.Notice(problem, "warning"))
 
     # --- engine callbacks (worker threads) ------------------------------------------------
 
@@ -403,7 +418,7 @@ class Session:
             self._post(msg.ApprovalNeeded(self.pending_views()))
         self._title_once(conversation)
 
-    def _title_once(self, conversation: LocalConversation) -> None:
+    def _title_once(self, conversation: BaseConversation) -> None:
         """After the first exchange, have the model title an untitled conversation."""
         if self._titled or conversation.state.title or not self.profile.settings.ui.auto_title:
             return
@@ -417,7 +432,7 @@ class Session:
             self._titled = False
             return
         if not self._closed and not conversation.state.title:
-            conversation.state.title = title
+            conversation.set_title(title)
 
     # --- control --------------------------------------------------------------------------
 
@@ -480,9 +495,13 @@ class Session:
             from ohtui.sdk.sandbox import SandboxMode
 
             config = self.profile.settings.sandbox.config()
-            problem = install_sandbox(
-                conversation, config.model_copy(update={"mode": SandboxMode(mode)})
-            )
+            try:
+                problem = install_sandbox(
+                    conversation, config.model_copy(update={"mode": SandboxMode(mode)})
+                )
+            except NotImplementedError as exc:  # its tools run elsewhere
+                self._post(msg.Notice(str(exc), "warning"))
+                return
             if problem:
                 self._post(msg.Notice(problem, "warning"))
             self._post(msg.SandboxChanged(self.sandbox))
@@ -535,13 +554,6 @@ class Session:
 
         self._spawn(work, "ohtui-ask")
 
-    def rename(self, title: str) -> None:
-        """Set the title through the open conversation, its one writer (blocking: call it off
-        the UI thread). ConversationReadOnlyError when it is open read-only."""
-        conversation = self._conversation
-        if conversation is not None:
-            conversation.state.title = title
-
     def take_queue(self) -> list[str]:
         """Take back the messages queued for the conversation (it will not get them)."""
         with self._lock:
@@ -560,7 +572,10 @@ class Session:
             except ValueError:
                 self._post(msg.Notice("Nothing to title yet: send a message first.", "warning"))
                 return
-            conversation.state.title = new
+            try:
+                conversation.set_title(new)
+            except Exception as exc:  # noqa: BLE001 - e.g. read-only, or the disk is full
+                self._post(msg.Notice(f"The title was not changed: {_describe(exc)}", "error"))
 
         self._spawn(work, "ohtui-title")
 

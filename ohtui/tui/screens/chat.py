@@ -26,6 +26,7 @@ from ohtui.tui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:
     # Imported when the session starts, after the first frame: start-up is measured.
+    from ohtui.sdk import BaseConversation
     from ohtui.settings.profile import Profile
     from ohtui.tui import messages as msg
     from ohtui.tui.approval_types import ApprovalDecision, PendingActionView
@@ -228,8 +229,7 @@ class ChatScreen(Screen[None]):
                 self.view.reset()
             self.view.load_history(message.history, message.total_events, message.has_older)
         self._shown_total = None
-        if message.title:
-            self.sub_title = message.title
+        self._show_title(message.title)
 
     def on_session_failed(self, message: msg.SessionFailed) -> None:
         if self.profile.is_loaded:
@@ -300,8 +300,13 @@ class ChatScreen(Screen[None]):
         panel.add_class("-visible")
 
     def on_title_changed(self, message: msg.TitleChanged) -> None:
-        self.sub_title = message.title
+        self._show_title(message.title)
         self.notify(f"Title: {message.title}", timeout=3)
+
+    def _show_title(self, title: str | None) -> None:
+        """Show the conversation's title (the terminal's title and the status bar)."""
+        self.sub_title = title or ""
+        self.status_bar.title = title or ""
 
     def on_notice(self, message: msg.Notice) -> None:
         self.notify(message.text, severity=message.severity)  # type: ignore[arg-type]
@@ -439,7 +444,7 @@ class ChatScreen(Screen[None]):
         self._set_status(RunStatus.OPENING)
         self.status_bar.cost = 0.0
         self.status_bar.context_used = 0
-        self.sub_title = ""
+        self._show_title(None)
         self.session.open()
         if kept and resume_id is None:
             self.notify(f"Started a new conversation. The last one is saved ({kept[:8]}).")
@@ -467,6 +472,7 @@ class ChatScreen(Screen[None]):
         """Choose a saved conversation to resume (a new one if none is chosen at start).
 
         It opens at once: where conversations live is known before the settings load."""
+        from ohtui.tui.saved import SavedConversations
         from ohtui.tui.screens.picker import PickerScreen
 
         directory = self.options.persistence_dir or self.profile.conversations_dir
@@ -475,9 +481,13 @@ class ChatScreen(Screen[None]):
             directory,
             self.options.workspace,
             current_id=session.conversation_id if session is not None else None,
-            rename_current=session.rename if session is not None else None,
+            saved=SavedConversations(directory, self._open_conversation),
         )
         self.app.push_screen(picker, self._picked)
+
+    def _open_conversation(self) -> BaseConversation | None:
+        """The conversation open now (None: none is)."""
+        return self._session.conversation if self._session is not None else None
 
     def _picked(self, conversation_id: str | None) -> None:
         current = self._session.conversation_id if self._session is not None else None

@@ -1,4 +1,4 @@
-"""StatusBar: model, workspace, run status, context use, cost, the sandbox and the policy."""
+"""StatusBar: run status, title, model, workspace, context use, cost, sandbox and policy."""
 
 from __future__ import annotations
 
@@ -14,6 +14,8 @@ from textual.widget import Widget
 from ohtui.settings.choices import ConfirmationPolicy
 from ohtui.tui.status import RunStatus
 
+TITLE_WIDTH = 32
+"""Characters of the conversation's title the status bar shows at most."""
 POLICY_STYLES = {
     ConfirmationPolicy.ALWAYS: "$text-success",
     ConfirmationPolicy.RISKY: "$text-warning",
@@ -24,6 +26,7 @@ POLICY_STYLES = {
 class StatusBar(Widget):
     """One line of facts about the conversation; the run time ticks while it runs."""
 
+    title: reactive[str] = reactive("")
     model: reactive[str] = reactive("")
     workspace: reactive[str] = reactive("")
     status: reactive[RunStatus] = reactive(RunStatus.OPENING)
@@ -58,12 +61,14 @@ class StatusBar(Widget):
         pieces: list[tuple[int, Content]] = [(0, Content.styled(f"● {label}", style))]
         if self.queued:
             pieces.append((0, Content.styled(f"{self.queued} queued", "$text-accent")))
+        if self.title:
+            pieces.append((3, Content.styled(_clip(self.title, TITLE_WIDTH), "italic")))
         pieces.append((2, Content.styled(self.model or "no model", "bold")))
         if self.workspace:
-            pieces.append((4, Content.styled(_short_path(self.workspace), "dim")))
+            pieces.append((5, Content.styled(_short_path(self.workspace), "dim")))
         if self.context_used:
             window = f"/{_tokens(self.context_window)}" if self.context_window else ""
-            pieces.append((3, Content.styled(f"ctx {_tokens(self.context_used)}{window}", "dim")))
+            pieces.append((4, Content.styled(f"ctx {_tokens(self.context_used)}{window}", "dim")))
         pieces.append((1, Content.styled(f"${self.cost:.2f}", "dim")))
         if self.sandbox:
             pieces.append((0, _sandbox_badge(self.sandbox)))
@@ -84,6 +89,11 @@ def _sandbox_badge(sandbox: str) -> Content:
     mode, _, network = sandbox.partition(", ")
     text = f"sandbox: {mode}" + (" +net" if network == "network" else "")
     return Content.styled(text, "$text-success")
+
+
+def _clip(text: str, width: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1].rstrip() + "…"
 
 
 def _width(pieces: list[tuple[int, Content]]) -> int:
