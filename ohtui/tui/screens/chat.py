@@ -16,7 +16,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static, TextArea
 
 from ohtui.settings.choices import ConfirmationPolicy
-from ohtui.tui.commands import SLASH_COMMANDS
+from ohtui.tui import commands
 from ohtui.tui.history import PromptHistory
 from ohtui.tui.options import AppOptions
 from ohtui.tui.status import RunStatus
@@ -36,12 +36,6 @@ if TYPE_CHECKING:
 DOUBLE_PRESS_SECONDS = 2.0
 IDLE_AFTER_SECONDS = 30.0
 """With no key pressed for this long, the user is probably elsewhere: ring the bell."""
-HELP_TEXT = """\
-Keys: Enter send · Shift+Enter / Ctrl+J new line · ↑/↓ history · Esc pause (twice: stop now)
-Ctrl+C stop now (twice: quit) · Ctrl+Q quit · Shift+Tab cycle confirmation policy
-Ctrl+O review waiting actions · Ctrl+P command palette · Tab move between cells
-On a cell: Enter expand/collapse · c copy
-Commands: """
 READ_ONLY = (
     "Read-only: another ohtui runs this conversation ({holder}). /new starts another one; "
     "/resume it once that ohtui has closed it."
@@ -84,7 +78,7 @@ class ChatScreen(Screen[None]):
             yield Composer(
                 workspace=self.options.workspace,
                 history=self.history,
-                commands=SLASH_COMMANDS,
+                commands=commands.SLASH_COMMANDS,
                 id="composer",
             )
         yield Footer()
@@ -188,9 +182,7 @@ class ChatScreen(Screen[None]):
 
     def run_slash(self, name: str, argument: str = "") -> None:
         """Run a slash command (from the composer or the command palette)."""
-        from ohtui.tui.commands import run_slash_command
-
-        run_slash_command(self, name, argument)
+        commands.run_slash_command(self, name, argument)
 
     # --- session messages ------------------------------------------------------------------
 
