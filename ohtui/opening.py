@@ -13,7 +13,7 @@ from ohtui.settings.profile import Profile
 from ohtui.settings.secrets import NO_KEY
 
 if TYPE_CHECKING:
-    from ohtui.sdk import ConfirmationPolicyBase, Event, LocalConversation
+    from ohtui.sdk import BaseConversation, ConfirmationPolicyBase, Event, LocalConversation
     from ohtui.sdk.conversation import ConversationSummary
     from ohtui.sdk.llm import LLMStreamChunk
     from ohtui.sdk.sandbox import SandboxConfig
@@ -137,7 +137,7 @@ def open_conversation(
     return Opened(conversation, model, resumed, key_source, notice)
 
 
-def install_sandbox(conversation: LocalConversation, config: SandboxConfig) -> str | None:
+def install_sandbox(conversation: BaseConversation, config: SandboxConfig) -> str | None:
     """Confine the conversation's tools as `config` says, where bubblewrap works; else run
     with `off` and return what to tell the user (what is missing, how to install it)."""
     from ohtui.sdk.sandbox import SandboxMode, probe
@@ -201,7 +201,7 @@ def find_target(
 
 
 def install_safety(
-    conversation: LocalConversation, policy: str, store: ApprovalRuleStore | None
+    conversation: BaseConversation, policy: str, store: ApprovalRuleStore | None
 ) -> str | None:
     """Rate actions with the model and pattern rules; apply `policy` ("always", "risky",
     "never") with the conversation's rules and the saved ones. Returns a problem to tell."""

@@ -331,7 +331,7 @@ def _expected(error: Any) -> str:
     }
     if kind in plain:
         return plain[kind]
-    if kind == "literal_error":
+    if kind in ("literal_error", "enum"):
         return f"expected one of {ctx.get('expected', '')}"
     bounds = {
         "greater_than": "greater than",

@@ -16,8 +16,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from ohtui.sdk.conversation.stuck_detector import StuckDetectionThresholds
 from ohtui.sdk.sandbox import DEFAULT_HIDDEN, SandboxConfig, SandboxMode
 from ohtui.sdk.security.approval_rules import ApprovalRule
+from ohtui.settings.choices import ConfirmationPolicy
 
-PolicyName = Literal["always", "risky", "never"]
 ReasoningEffort = Literal["none", "minimal", "low", "medium", "high"]
 KNOWN_TOOLS = ("terminal", "file_editor", "task_tracker")
 
@@ -87,8 +87,9 @@ class AgentSettings(Section):
 class ConfirmationSettings(Section):
     """[confirmation]: which actions wait for approval, and the user's standing rules."""
 
-    policy: PolicyName = Field(
-        default="risky", description="always, risky (medium risk and up) or never."
+    policy: ConfirmationPolicy = Field(
+        default=ConfirmationPolicy.RISKY,
+        description="always, risky (medium risk and up) or never.",
     )
     rules: list[ApprovalRule] = Field(
         default_factory=list, description="Approval rules of scope user (every workspace)."

@@ -5,13 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-RuleScope = Literal["session", "workspace", "user"]
+from ohtui.settings.choices import ConfirmationPolicy, RuleScope
+
 Risk = Literal["UNKNOWN", "LOW", "MEDIUM", "HIGH"]
-SCOPE_LABELS: dict[str, str] = {
-    "session": "this session",
-    "workspace": "this workspace",
-    "user": "always (all workspaces)",
-}
 
 
 @dataclass(frozen=True)
@@ -21,7 +17,10 @@ class RuleDraft:
     tool: str
     command_prefix: str | None = None
     path_glob: str | None = None
-    scope: RuleScope = "session"
+    scope: RuleScope = RuleScope.SESSION
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "scope", RuleScope(self.scope))  # also from plain text
 
     def describe(self) -> str:
         """E.g. "terminal commands starting with `git status`"."""
@@ -61,8 +60,8 @@ class ApprovalDecision:
     """The rejection reason sent to the agent (empty: a default is used)."""
     rule: RuleDraft | None = None
     """An "always allow" rule to save; the actions it covers are approved too."""
-    policy: str | None = None
-    """A new confirmation policy ("always", "risky", "never"), if the user switched."""
+    policy: ConfirmationPolicy | None = None
+    """A new confirmation policy, if the user switched."""
     outside_sandbox: tuple[str, ...] = ()
     """Approved actions that run outside the sandbox, once."""
 
@@ -75,3 +74,6 @@ class RuleRow:
     description: str
     scope: RuleScope
     decision: Literal["allow", "deny"] = "allow"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "scope", RuleScope(self.scope))  # also from plain text

@@ -11,7 +11,9 @@ from typing import Any
 
 from textual.message import Message
 
+from ohtui.settings.choices import ConfirmationPolicy
 from ohtui.tui.approval_types import PendingActionView
+from ohtui.tui.status import RunStatus
 
 
 @dataclass
@@ -22,8 +24,8 @@ class SessionReady(Message):
     title: str | None
     model: str
     workspace: str
-    status: str
-    policy: str
+    status: RunStatus
+    policy: ConfirmationPolicy
     history: list[Any]
     """The newest events (engine Event objects), oldest first."""
     has_older: bool
@@ -81,9 +83,9 @@ class TokensReady(Message):
 
 @dataclass
 class StatusChanged(Message):
-    """The run status changed (a ConversationExecutionStatus value)."""
+    """The run status changed."""
 
-    status: str
+    status: RunStatus
 
 
 @dataclass
@@ -113,7 +115,7 @@ class QueueChanged(Message):
 class RunFinished(Message):
     """A run ended (finished, paused, waiting, stuck or failed)."""
 
-    status: str
+    status: RunStatus
     final_response: str = ""
 
 

@@ -8,19 +8,21 @@ from ohtui.tui.approval_types import PendingActionView, RuleDraft
 from ohtui.tui.render import action_summary, edit_preview
 
 if TYPE_CHECKING:
-    from ohtui.sdk import LocalConversation
+    from ohtui.sdk import BaseConversation
 
 
-def pending_views(conversation: LocalConversation) -> list[PendingActionView]:
+def pending_views(conversation: BaseConversation) -> list[PendingActionView]:
     """One view per action the conversation waits on, with a suggested "always allow" rule."""
-    from ohtui.sdk import ApprovalRule
+    from ohtui.sdk import ApprovalRule, ConversationState
+    from ohtui.sdk.sandbox import SandboxMode
 
-    state = conversation.state
     working_dir = conversation.workspace.working_dir
-    sandbox = state.sandbox
-    confined = {"terminal"} if sandbox is not None and sandbox.active else set()
+    sandbox = conversation.sandbox
+    confined = (
+        {"terminal"} if sandbox is not None and sandbox.mode is not SandboxMode.OFF else set()
+    )
     views = []
-    for action in state.get_unmatched_actions(state.events):
+    for action in ConversationState.get_unmatched_actions(conversation.state.events):
         summary, detail = action_summary(action)
         rule = ApprovalRule.suggest(action, working_dir)
         views.append(

@@ -15,6 +15,7 @@ from textual.content import Content
 
 from ohtui.tui.display import short_path
 from ohtui.tui.render import TOOL_ICONS, action_summary
+from ohtui.tui.status import RunStatus
 
 if TYPE_CHECKING:
     from ohtui.sdk.conversation.summary import ConversationSummary
@@ -24,16 +25,16 @@ _MESSAGE_LINES = 6
 _MESSAGE_CHARS = 400
 
 STATUS_BADGES: dict[str, tuple[str, str]] = {
-    "waiting_for_confirmation": (
+    RunStatus.WAITING_FOR_CONFIRMATION: (
         " ⏸ waiting for approval ",
         "bold $text-warning on $warning-muted",
     ),
-    "error": ("✗ error", "bold $text-error"),
-    "stuck": ("✗ stuck", "bold $text-error"),
-    "running": ("▶ running", "$text-accent"),
-    "paused": ("‖ paused", "$text-warning"),
-    "finished": ("✓ finished", "$foreground-muted"),
-    "idle": ("idle", "$foreground-muted"),
+    RunStatus.ERROR: ("✗ error", "bold $text-error"),
+    RunStatus.STUCK: ("✗ stuck", "bold $text-error"),
+    RunStatus.RUNNING: ("▶ running", "$text-accent"),
+    RunStatus.PAUSED: ("‖ paused", "$text-warning"),
+    RunStatus.FINISHED: ("✓ finished", "$foreground-muted"),
+    RunStatus.IDLE: ("idle", "$foreground-muted"),
 }
 """How each saved status shows: waiting for approval stands out, failures in the error colour;
 the usual resting states (finished, idle) stay muted, as most rows have one."""

@@ -28,14 +28,16 @@ from ohtui.opening import (
     open_conversation,
 )
 from ohtui.settings.approval_rules import ApprovalRuleStore
+from ohtui.settings.choices import ConfirmationPolicy
 from ohtui.tui import messages as msg
 from ohtui.tui.approval_types import ApprovalDecision, PendingActionView, RuleRow
 from ohtui.tui.options import AppOptions
 from ohtui.tui.preload import load_engine
-from ohtui.tui.safety import ConversationSafety, policy_name
+from ohtui.tui.safety import ConversationSafety, policy_of
+from ohtui.tui.status import RunStatus
 
 if TYPE_CHECKING:
-    from ohtui.sdk import Event, LocalConversation
+    from ohtui.sdk import BaseConversation, Event
     from ohtui.sdk.conversation import LeaseHolder
     from ohtui.sdk.llm import LLMStreamChunk
     from ohtui.settings.profile import Profile
@@ -69,7 +71,7 @@ class Session:
         self._target = target
         self._after = after
         self._closer: threading.Thread | None = None
-        self._conversation: LocalConversation | None = None
+        self._conversation: BaseConversation | None = None
         self.held_by: LeaseHolder | None = None
         """Who runs the conversation when another ohtui does: it is open read-only here."""
         self._lock = threading.Lock()
@@ -104,7 +106,7 @@ class Session:
         threading.Thread(target=work, name=name, daemon=True).start()
 
     @property
-    def conversation(self) -> LocalConversation | None:
+    def conversation(self) -> BaseConversation | None:
         """The open conversation (None until it has opened)."""
         return self._conversation
 
@@ -149,7 +151,7 @@ class Session:
                 title=state.title,
                 model=conversation.agent.llm.model,
                 workspace=conversation.workspace.working_dir,
-                status=state.execution_status.value,
+                status=run_status(conversation),
                 policy=self.policy,
                 history=list(history),
                 has_older=total > HISTORY_TAIL,
@@ -163,7 +165,7 @@ class Session:
         settle_heap()
         if self.held_by is not None:
             return  # nothing here may run, approve or send: the chat screen says so
-        if state.execution_status.value == "waiting_for_confirmation":
+        if run_status(conversation) is RunStatus.WAITING_FOR_CONFIRMATION:
             self._post(msg.ApprovalNeeded(self.pending_views()))
         with self._lock:
             queued = bool(self._queue)
@@ -186,11 +188,19 @@ class Session:
         events, total = history_tail(directory, summary.id, HISTORY_TAIL)
         self._post(msg.SavedHistory(events, total, total > len(events)))
 
-    def _create_conversation(self) -> tuple[LocalConversation, bool]:
-        """Open the conversation; read-only when another ohtui has it open."""
+    def _create_conversation(self) -> tuple[BaseConversation, bool]:
+        """Open the conversation: the options' factory's, or the local one the settings
+        describe (read-only when another ohtui has it open)."""
         from ohtui.sdk import ConversationLockedError
 
         options, profile = self.options, self.profile.load()
+        callbacks = Callbacks(self._on_event, self._on_token, self._on_retry)
+        if options.conversation_factory is not None:
+            conversation = options.conversation_factory(callbacks)
+            self.model = conversation.agent.llm.model
+            resumed = len(conversation.state.events) > 0
+            self._install_safety(conversation, profile, resumed)
+            return conversation, resumed
 
         def open_it(read_only: bool) -> Opened:
             return open_conversation(
@@ -198,7 +208,7 @@ class Session:
                 options.workspace,
                 options.persistence_dir or profile.conversations_dir,
                 Target(options.resume_id, options.continue_latest, options.conversation_id),
-                Callbacks(self._on_event, self._on_token, self._on_retry),
+                callbacks,
                 api_key=options.api_key,
                 stream=options.stream,
                 read_only=read_only,
@@ -214,13 +224,7 @@ class Session:
         self.model = opened.model
         if self.held_by is not None:
             return conversation, opened.resumed  # its policy and rules stay as they are
-        self._safety = ConversationSafety(conversation, self._rule_store)
-        chosen = ("confirmation", "policy") in profile.overrides
-        saved = policy_name(conversation.state.confirmation_policy)
-        policy = saved if opened.resumed and not chosen else profile.settings.confirmation.policy
-        problem = self._safety.install(policy)
-        if problem:
-            self._post(msg.Notice(problem, "warning"))
+        self._install_safety(conversation, profile, opened.resumed)
         missing = missing_key(profile, opened)
         if missing:
             self._post(msg.Notice(missing, "warning"))
@@ -228,14 +232,28 @@ class Session:
             self._post(msg.Notice(opened.sandbox_notice, "warning"))
         return conversation, opened.resumed
 
+    def _install_safety(
+        self, conversation: BaseConversation, profile: Profile, resumed: bool
+    ) -> None:
+        """Rate actions and apply the policy: a resumed conversation keeps its own unless
+        this run chose one."""
+        self._safety = ConversationSafety(conversation, self._rule_store)
+        chosen = ("confirmation", "policy") in profile.overrides
+        saved = policy_of(conversation)
+        policy = saved if resumed and not chosen else profile.settings.confirmation.policy
+        problem = self._safety.install(policy)
+        if problem:
+            self._post(msg.Notice(problem, "warning"))
+
     # --- engine callbacks (worker threads) ------------------------------------------------
 
     def _on_event(self, event: Event) -> None:
-        from ohtui.sdk import ConversationStateUpdateEvent
+        from ohtui.sdk import ConversationExecutionStatus, ConversationStateUpdateEvent
 
         if isinstance(event, ConversationStateUpdateEvent):
             if event.key == "execution_status":
-                self._post(msg.StatusChanged(str(getattr(event.value, "value", event.value))))
+                engine_status = ConversationExecutionStatus(event.value)
+                self._post(msg.StatusChanged(RunStatus(engine_status.value)))
             elif event.key == "stats":
                 self._post_stats()
             elif event.key == "title" and event.value:
@@ -318,7 +336,7 @@ class Session:
         if conversation is None:
             return
         try:
-            if conversation.state.execution_status.value == "waiting_for_confirmation":
+            if run_status(conversation) is RunStatus.WAITING_FOR_CONFIRMATION:
                 # run() would take the waiting actions as approved: a reply is not a yes.
                 conversation.reject_pending_actions(NOT_APPROVED)
                 self._post(msg.Notice("The waiting actions were not run: you replied instead."))
@@ -391,16 +409,16 @@ class Session:
                     continue
                 self._running = False
             break
-        status = conversation.state.execution_status.value
+        status = run_status(conversation)
         final = ""
-        if status == "finished":
+        if status is RunStatus.FINISHED:
             final = get_agent_final_response(conversation.state.events[-20:])
         self._post(msg.RunFinished(status, final))
-        if status == "waiting_for_confirmation":
+        if status is RunStatus.WAITING_FOR_CONFIRMATION:
             self._post(msg.ApprovalNeeded(self.pending_views()))
         self._title_once(conversation)
 
-    def _title_once(self, conversation: LocalConversation) -> None:
+    def _title_once(self, conversation: BaseConversation) -> None:
         """After the first exchange, have the model title an untitled conversation."""
         if self._titled or conversation.state.title or not self.profile.settings.ui.auto_title:
             return
@@ -414,7 +432,7 @@ class Session:
             self._titled = False
             return
         if not self._closed and not conversation.state.title:
-            conversation.state.title = title
+            conversation.set_title(title)
 
     # --- control --------------------------------------------------------------------------
 
@@ -453,11 +471,11 @@ class Session:
             return
         self.start_run()
 
-    def set_policy(self, name: str) -> None:
+    def set_policy(self, policy: ConfirmationPolicy) -> None:
         """Switch the confirmation policy, keeping the rules."""
         safety = self._safety
         if safety is not None:
-            self._spawn(lambda: safety.set_policy(name), "ohtui-policy")
+            self._spawn(lambda: safety.set_policy(policy), "ohtui-policy")
 
     @property
     def sandbox(self) -> str:
@@ -477,9 +495,13 @@ class Session:
             from ohtui.sdk.sandbox import SandboxMode
 
             config = self.profile.settings.sandbox.config()
-            problem = install_sandbox(
-                conversation, config.model_copy(update={"mode": SandboxMode(mode)})
-            )
+            try:
+                problem = install_sandbox(
+                    conversation, config.model_copy(update={"mode": SandboxMode(mode)})
+                )
+            except NotImplementedError as exc:  # its tools run elsewhere
+                self._post(msg.Notice(str(exc), "warning"))
+                return
             if problem:
                 self._post(msg.Notice(problem, "warning"))
             self._post(msg.SandboxChanged(self.sandbox))
@@ -496,13 +518,13 @@ class Session:
             self._safety.remove_rules(rule_ids)
 
     @property
-    def policy(self) -> str:
-        """The current policy's name."""
+    def policy(self) -> ConfirmationPolicy:
+        """The current confirmation policy."""
         if self._safety is not None:
             return self._safety.policy
         if self._conversation is not None:  # read-only: the one it was saved with
-            return policy_name(self._conversation.state.confirmation_policy)
-        return self.options.policy or "risky"
+            return policy_of(self._conversation)
+        return self.options.policy or ConfirmationPolicy.RISKY
 
     def pending_views(self) -> list[PendingActionView]:
         """The actions waiting for approval, as the modal shows them."""
@@ -532,13 +554,6 @@ class Session:
 
         self._spawn(work, "ohtui-ask")
 
-    def rename(self, title: str) -> None:
-        """Set the title through the open conversation, its one writer (blocking: call it off
-        the UI thread). ConversationReadOnlyError when it is open read-only."""
-        conversation = self._conversation
-        if conversation is not None:
-            conversation.state.title = title
-
     def take_queue(self) -> list[str]:
         """Take back the messages queued for the conversation (it will not get them)."""
         with self._lock:
@@ -557,7 +572,10 @@ class Session:
             except ValueError:
                 self._post(msg.Notice("Nothing to title yet: send a message first.", "warning"))
                 return
-            conversation.state.title = new
+            try:
+                conversation.set_title(new)
+            except Exception as exc:  # noqa: BLE001 - e.g. read-only, or the disk is full
+                self._post(msg.Notice(f"The title was not changed: {_describe(exc)}", "error"))
 
         self._spawn(work, "ohtui-title")
 
@@ -602,6 +620,11 @@ class Session:
         """Wait (at most `timeout` seconds) until `close()` has let go of the conversation."""
         if self._closer is not None:
             self._closer.join(timeout)
+
+
+def run_status(conversation: BaseConversation) -> RunStatus:
+    """The conversation's execution status, in the UI's terms."""
+    return RunStatus(conversation.state.execution_status.value)
 
 
 NOT_APPROVED = "Not approved: the user answered with a new message instead (read it)."

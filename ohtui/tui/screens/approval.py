@@ -18,13 +18,12 @@ from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Static
 
+from ohtui.settings.choices import ConfirmationPolicy
 from ohtui.tui.approval_types import (
-    SCOPE_LABELS,
     ApprovalDecision,
     PendingActionView,
     RuleDraft,
 )
-from ohtui.tui.options import POLICY_LABELS
 from ohtui.tui.render import diff_content
 from ohtui.tui.screens.policy_picker import PolicyPickerScreen
 from ohtui.tui.screens.reject_reason import RejectReasonScreen
@@ -170,14 +169,14 @@ class ApprovalScreen(ModalScreen[ApprovalDecision | None]):
     ]
 
     cursor: var[int] = var(0, init=False)
-    policy: reactive[str] = reactive("risky", init=False)
+    policy: reactive[ConfirmationPolicy] = reactive(ConfirmationPolicy.RISKY, init=False)
     message: reactive[str] = reactive("", init=False)
     rule: reactive[RuleDraft | None] = reactive[RuleDraft | None](None, init=False)
 
-    def __init__(self, pending: Sequence[PendingActionView], policy: str) -> None:
+    def __init__(self, pending: Sequence[PendingActionView], policy: ConfirmationPolicy) -> None:
         super().__init__()
         self._pending = tuple(pending)
-        self._initial_policy = policy
+        self._initial_policy = policy = ConfirmationPolicy(policy)
         self.set_reactive(ApprovalScreen.policy, policy)
         # The action whose "always allow" produced the rule; rejecting it drops the rule.
         self._rule_index: int | None = None
@@ -247,7 +246,7 @@ class ApprovalScreen(ModalScreen[ApprovalDecision | None]):
 
     def _policy_text(self) -> str:
         changed = " (changed)" if self.policy != self._initial_policy else ""
-        return f"policy: {POLICY_LABELS.get(self.policy, self.policy)}{changed}"
+        return f"policy: {self.policy.label}{changed}"
 
     def _show(self, index: int) -> None:
         """Move the highlight to `index` and fill the detail pane."""
@@ -300,7 +299,7 @@ class ApprovalScreen(ModalScreen[ApprovalDecision | None]):
 
     def watch_rule(self, rule: RuleDraft | None) -> None:
         """Show the rule that will be saved with the decision."""
-        text = "" if rule is None else f"Rule: allow {rule.describe()} — {SCOPE_LABELS[rule.scope]}"
+        text = "" if rule is None else f"Rule: allow {rule.describe()} — {rule.scope.label}"
         self.query_one("#rule", Static).update(text)
         self.set_class(rule is not None, "-rule")
         self._refit()
@@ -435,7 +434,7 @@ class ApprovalScreen(ModalScreen[ApprovalDecision | None]):
 
         def picked(policy: str | None) -> None:
             if policy is not None:
-                self.policy = policy
+                self.policy = ConfirmationPolicy(policy)
 
         self.app.push_screen(PolicyPickerScreen(self.policy), picked)
 

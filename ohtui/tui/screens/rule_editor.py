@@ -13,10 +13,11 @@ from textual.reactive import reactive
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, RadioButton, RadioSet, Static
 
-from ohtui.tui.approval_types import SCOPE_LABELS, RuleDraft, RuleScope
+from ohtui.settings.choices import RuleScope
+from ohtui.tui.approval_types import RuleDraft
 
 PatternKind = Literal["prefix", "glob"]
-SCOPES: tuple[RuleScope, ...] = ("session", "workspace", "user")
+SCOPES: tuple[RuleScope, ...] = tuple(RuleScope)
 
 _FIELD_LABELS: dict[PatternKind, str] = {
     "prefix": "Command prefix",
@@ -76,9 +77,7 @@ class RuleEditorScreen(ModalScreen[RuleDraft | None]):
             yield Static("Remember it for", classes="field-label")
             with RadioSet(id="scope"):
                 for scope in SCOPES:
-                    yield RadioButton(
-                        SCOPE_LABELS[scope], value=scope == self._scope, id=f"scope-{scope}"
-                    )
+                    yield RadioButton(scope.label, value=scope == self._scope, id=f"scope-{scope}")
             yield Static(id="preview", markup=False)
             yield Static(id="error", markup=False)
             with HorizontalGroup(id="buttons"):
@@ -101,7 +100,7 @@ class RuleEditorScreen(ModalScreen[RuleDraft | None]):
 
     def _update_preview(self) -> None:
         draft = self.current_draft()
-        preview = f"Allow {draft.describe()} — {SCOPE_LABELS[draft.scope]}"
+        preview = f"Allow {draft.describe()} — {draft.scope.label}"
         self.query_one("#preview", Static).update(preview)
 
     def watch_error(self, error: str) -> None:

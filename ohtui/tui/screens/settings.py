@@ -21,8 +21,8 @@ from textual.screen import Screen
 from textual.widgets import Button, Input, Label, Select, Static, Switch
 
 from ohtui.settings.catalog import CUSTOM, FEATURED, provider_label
+from ohtui.settings.choices import ConfirmationPolicy
 from ohtui.tui.display import short_path
-from ohtui.tui.options import POLICY_LABELS, POLICY_ORDER
 from ohtui.tui.preload import load_engine
 from ohtui.tui.widgets.model_input import ModelInput
 from ohtui.tui.widgets.secrets_editor import SecretsEditor
@@ -52,7 +52,7 @@ class SettingsSaved:
 
     engine_changed: bool
     """The model, its key, the agent or the secrets: the conversation must be reopened."""
-    policy: str | None
+    policy: ConfirmationPolicy | None
     """The new default confirmation policy, when it changed."""
 
 
@@ -141,7 +141,7 @@ class SettingsScreen(Screen[SettingsSaved | None]):
                 with Horizontal(classes="row"):
                     yield Label("Confirmation", classes="label")
                     yield Select(
-                        [(POLICY_LABELS[p], p) for p in POLICY_ORDER],
+                        [(p.label, p) for p in ConfirmationPolicy],
                         value=behaviour.confirmation.policy,
                         allow_blank=False,
                         compact=True,

@@ -1,4 +1,4 @@
-"""StatusBar: model, workspace, run status, context use, cost, the sandbox and the policy."""
+"""StatusBar: run status, title, model, workspace, context use, cost, sandbox and policy."""
 
 from __future__ import annotations
 
@@ -11,30 +11,26 @@ from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widget import Widget
 
-from ohtui.tui.options import POLICY_LABELS
+from ohtui.settings.choices import ConfirmationPolicy
+from ohtui.tui.status import RunStatus
 
-STATUS_LABELS = {
-    "idle": ("ready", "dim"),
-    "running": ("running", "bold $text-accent"),
-    "paused": ("paused", "bold $text-warning"),
-    "waiting_for_confirmation": ("waiting for approval", "bold $text-warning"),
-    "finished": ("finished", "$text-success"),
-    "error": ("error", "bold $text-error"),
-    "stuck": ("stuck", "bold $text-error"),
-    "opening": ("opening…", "dim"),
-    "setup": ("choose a model in /settings", "bold $text-warning"),
-    "read_only": ("read-only", "bold $text-warning"),
+TITLE_WIDTH = 32
+"""Characters of the conversation's title the status bar shows at most."""
+POLICY_STYLES = {
+    ConfirmationPolicy.ALWAYS: "$text-success",
+    ConfirmationPolicy.RISKY: "$text-warning",
+    ConfirmationPolicy.NEVER: "$text-error",
 }
-POLICY_STYLES = {"always": "$text-success", "risky": "$text-warning", "never": "$text-error"}
 
 
 class StatusBar(Widget):
     """One line of facts about the conversation; the run time ticks while it runs."""
 
+    title: reactive[str] = reactive("")
     model: reactive[str] = reactive("")
     workspace: reactive[str] = reactive("")
-    status: reactive[str] = reactive("opening")
-    policy: reactive[str] = reactive("risky")
+    status: reactive[RunStatus] = reactive(RunStatus.OPENING)
+    policy: reactive[ConfirmationPolicy] = reactive(ConfirmationPolicy.RISKY)
     sandbox: reactive[str] = reactive("")
     cost: reactive[float] = reactive(0.0)
     context_used: reactive[int] = reactive(0)
@@ -47,33 +43,32 @@ class StatusBar(Widget):
         self._run_started: float | None = None
         self._ticker: Timer | None = None
 
-    def watch_status(self, old: str, new: str) -> None:
-        if new == "running" and old != "running":
+    def watch_status(self, old: RunStatus, new: RunStatus) -> None:
+        if new is RunStatus.RUNNING and old is not RunStatus.RUNNING:
             self._run_started = self._clock()
             if self._ticker is None:
                 self._ticker = self.set_interval(1.0, self.refresh)
-        elif new != "running" and self._ticker is not None:
+        elif new is not RunStatus.RUNNING and self._ticker is not None:
             self._ticker.stop()
             self._ticker = None
 
     def render(self) -> Content:
-        label, style = STATUS_LABELS.get(self.status, (self.status, ""))
-        if self.status == "running" and self._run_started is not None:
+        label, style = self.status.label, self.status.style
+        if self.status is RunStatus.RUNNING and self._run_started is not None:
             label = f"{label} {_duration(self._clock() - self._run_started)}"
-        policy = Content.styled(
-            f" {POLICY_LABELS.get(self.policy, self.policy)} ",
-            f"{POLICY_STYLES.get(self.policy, '')} reverse",
-        )
+        policy = Content.styled(f" {self.policy.label} ", f"{POLICY_STYLES[self.policy]} reverse")
         # (priority, piece): on a narrow terminal the least useful pieces go first.
         pieces: list[tuple[int, Content]] = [(0, Content.styled(f"● {label}", style))]
         if self.queued:
             pieces.append((0, Content.styled(f"{self.queued} queued", "$text-accent")))
+        if self.title:
+            pieces.append((3, Content.styled(_clip(self.title, TITLE_WIDTH), "italic")))
         pieces.append((2, Content.styled(self.model or "no model", "bold")))
         if self.workspace:
-            pieces.append((4, Content.styled(_short_path(self.workspace), "dim")))
+            pieces.append((5, Content.styled(_short_path(self.workspace), "dim")))
         if self.context_used:
             window = f"/{_tokens(self.context_window)}" if self.context_window else ""
-            pieces.append((3, Content.styled(f"ctx {_tokens(self.context_used)}{window}", "dim")))
+            pieces.append((4, Content.styled(f"ctx {_tokens(self.context_used)}{window}", "dim")))
         pieces.append((1, Content.styled(f"${self.cost:.2f}", "dim")))
         if self.sandbox:
             pieces.append((0, _sandbox_badge(self.sandbox)))
@@ -94,6 +89,11 @@ def _sandbox_badge(sandbox: str) -> Content:
     mode, _, network = sandbox.partition(", ")
     text = f"sandbox: {mode}" + (" +net" if network == "network" else "")
     return Content.styled(text, "$text-success")
+
+
+def _clip(text: str, width: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1].rstrip() + "…"
 
 
 def _width(pieces: list[tuple[int, Content]]) -> int:

@@ -473,6 +473,14 @@ class LocalConversation(BaseConversation):
             if tool.executor is not None:
                 tool.executor.interrupt()
 
+    def set_title(self, title: str) -> None:
+        """Rename the conversation (saved, and told to the callbacks); ValueError if empty."""
+        title = title.strip()
+        if not title:
+            raise ValueError("a title cannot be empty")
+        self._writable("be renamed")
+        self._state.title = title
+
     @property
     def sandbox(self) -> SandboxConfig | None:
         """How the tools are confined (None: not at all)."""
