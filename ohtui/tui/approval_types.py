@@ -65,6 +65,8 @@ class ApprovalDecision:
     """A new confirmation policy ("always", "risky", "never"), if the user switched."""
     outside_sandbox: tuple[str, ...] = ()
     """Approved actions that run outside the sandbox, once."""
+    later: bool = False
+    """Nothing was decided (the actions keep waiting); only `policy` applies."""
 
 
 @dataclass(frozen=True)

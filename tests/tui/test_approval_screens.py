@@ -388,6 +388,17 @@ async def test_p_then_escape_keeps_the_policy() -> None:
     assert app.result.policy is None
 
 
+async def test_policy_chosen_then_escape_goes_out_with_the_later_decision() -> None:
+    app = approval_host()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("p", "down", "enter")  # risky -> never
+        await pilot.pause()
+        assert isinstance(app.screen, ApprovalScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+    assert app.result == ApprovalDecision(policy="never", later=True)
+
+
 # -- ApprovalScreen: what it shows -----------------------------------------------------------
 
 

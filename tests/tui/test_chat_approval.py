@@ -25,7 +25,7 @@ from textual import events
 from textual.widgets import Input, OptionList
 
 import ohtui.tui.app as app_module
-from ohtui.sdk import ApprovalRulesPolicy, NeverConfirm
+from ohtui.sdk import ApprovalRulesPolicy, ConfirmRisky, NeverConfirm
 from ohtui.tui.app import OhtuiApp
 from ohtui.tui.options import AppOptions
 from ohtui.tui.screens.approval import ApprovalScreen
@@ -287,6 +287,39 @@ async def test_p_in_the_modal_switches_the_policy(
         policy = app.chat.session.conversation.state.confirmation_policy
         assert isinstance(policy.fallback, NeverConfirm)
         assert "never confirm" in screen_text(app).splitlines()[0]
+
+
+async def test_a_policy_chosen_in_the_modal_survives_escape(
+    always: AppOptions, llm_server: ScriptedLLMServer, wait: Any
+) -> None:
+    llm_server.reply_tool_call("terminal", {"command": "echo one"}, usage=USAGE)
+    app = OhtuiApp(always)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask_for_approval(app, pilot, wait)
+        await pilot.press("p")
+        await wait(pilot, lambda: isinstance(app.screen, PolicyPickerScreen), what="the picker")
+        await pilot.press("down", "enter")  # always → risky
+        await wait(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the modal")
+        await pilot.press("escape")
+        assert not isinstance(app.screen, ApprovalScreen)
+        assert app.chat is not None and app.chat.status_bar.policy == "risky"
+        assert static_text(app, "#banner") == BANNER
+        conversation = app.chat.session.conversation
+        assert conversation is not None
+
+        def switched() -> bool:
+            policy = conversation.state.confirmation_policy
+            return isinstance(policy, ApprovalRulesPolicy) and isinstance(
+                policy.fallback, ConfirmRisky
+            )
+
+        await wait(pilot, switched, what="the conversation to take the policy")
+        assert status(app) == "waiting_for_confirmation"
+        # Reopened, the modal starts from the policy kept.
+        await pilot.press("ctrl+o")
+        await wait(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the modal")
+        assert "policy: confirm risky" in screen_text(app)
+        assert "(changed)" not in screen_text(app)
 
 
 async def test_the_bell_rings_and_a_notification_is_posted_when_approval_is_needed(

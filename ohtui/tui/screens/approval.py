@@ -151,7 +151,7 @@ class ActionRow(HorizontalGroup):
 
 
 class ApprovalScreen(ModalScreen[ApprovalDecision | None]):
-    """Approve or reject pending actions; None means "decide later"."""
+    """Approve or reject pending actions; None or a `later` decision leaves them waiting."""
 
     CSS_PATH = "approval.tcss"
     BINDINGS = [
@@ -440,8 +440,11 @@ class ApprovalScreen(ModalScreen[ApprovalDecision | None]):
         self.app.push_screen(PolicyPickerScreen(self.policy), picked)
 
     def action_later(self) -> None:
-        """Close without deciding; the actions keep waiting."""
-        self.dismiss(None)
+        """Close without deciding; the actions keep waiting, a policy chosen here applies."""
+        if self.policy != self._initial_policy:
+            self.dismiss(ApprovalDecision(policy=self.policy, later=True))
+        else:
+            self.dismiss(None)
 
     @on(ActionRow.Clicked)
     def _row_clicked(self, event: ActionRow.Clicked) -> None:

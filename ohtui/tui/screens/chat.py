@@ -323,7 +323,9 @@ class ChatScreen(Screen[None]):
 
     def _decided(self, decision: ApprovalDecision | None) -> None:
         self._approval_open = False
-        if decision is None:
+        if decision is None or decision.later:
+            if decision is not None and decision.policy:
+                self.set_policy(decision.policy)
             self._show_banner(True)
             return
         self._pending = []
