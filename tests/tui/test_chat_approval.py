@@ -13,6 +13,7 @@ from chat_helpers import (
     action_cells,
     cell_text,
     chat_ready,
+    joined,
     screen_text,
     static_text,
     status,
@@ -200,6 +201,40 @@ async def test_always_allow_saves_a_rule_that_rules_lists_and_the_engine_applies
         assert "terminal commands starting with `echo`" in screen_text(app)
         await pilot.press("escape")
         assert not isinstance(app.screen, RulesScreen)
+
+
+async def test_always_allow_suggests_one_rule_per_part_and_none_for_rm(
+    always: AppOptions, project: Path, llm_server: ScriptedLLMServer, wait: Any
+) -> None:
+    (project / "build").mkdir()
+    llm_server.reply_tool_call("terminal", {"command": "rm -rf build && echo cleaned"})
+    llm_server.reply_text("Not yet.", usage=USAGE)
+    llm_server.reply_tool_call("terminal", {"command": "cd build && git status"})
+    llm_server.reply_text("Done.", usage=USAGE)
+    app = OhtuiApp(always)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask_for_approval(app, pilot, wait, "clean")
+        await pilot.press("a")
+        await wait(pilot, lambda: isinstance(app.screen, RuleEditorScreen), what="the editor")
+        editor = app.screen
+        assert [field.value for field in editor.query(Input)] == [""]
+        assert "No rule is suggested: `rm` deletes or changes what it cannot undo" in joined(
+            screen_text(app).splitlines()
+        )
+        await pilot.press("escape", "n", "enter")  # no rule; reject
+        await wait(pilot, lambda: status(app) == "finished", what="the rejection")
+        assert (project / "build").exists()
+
+        await ask_for_approval(app, pilot, wait, "status")
+        await pilot.press("a")
+        await wait(pilot, lambda: isinstance(app.screen, RuleEditorScreen), what="the editor")
+        assert [field.value for field in app.screen.query(Input)] == ["cd", "git status"]
+        await pilot.press("enter")
+        await wait(pilot, lambda: status(app) == "finished", what="the run")
+        assert app.chat is not None and app.chat.session.conversation is not None
+        policy = app.chat.session.conversation.state.confirmation_policy
+        assert isinstance(policy, ApprovalRulesPolicy)
+        assert [rule.command_prefix for rule in policy.rules] == ["cd", "git status"]
 
 
 def rule_rows(app: OhtuiApp) -> list[str]:

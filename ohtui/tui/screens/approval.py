@@ -23,6 +23,7 @@ from ohtui.tui.approval_types import (
     ApprovalDecision,
     PendingActionView,
     RuleDraft,
+    describe_rules,
 )
 from ohtui.tui.options import POLICY_LABELS
 from ohtui.tui.render import diff_content
@@ -172,14 +173,14 @@ class ApprovalScreen(ModalScreen[ApprovalDecision | None]):
     cursor: var[int] = var(0, init=False)
     policy: reactive[str] = reactive("risky", init=False)
     message: reactive[str] = reactive("", init=False)
-    rule: reactive[RuleDraft | None] = reactive[RuleDraft | None](None, init=False)
+    rules: reactive[tuple[RuleDraft, ...]] = reactive[tuple[RuleDraft, ...]]((), init=False)
 
     def __init__(self, pending: Sequence[PendingActionView], policy: str) -> None:
         super().__init__()
         self._pending = tuple(pending)
         self._initial_policy = policy
         self.set_reactive(ApprovalScreen.policy, policy)
-        # The action whose "always allow" produced the rule; rejecting it drops the rule.
+        # The action whose "always allow" produced the rules; rejecting it drops them.
         self._rule_index: int | None = None
 
     def compose(self) -> ComposeResult:
@@ -298,18 +299,21 @@ class ApprovalScreen(ModalScreen[ApprovalDecision | None]):
         self.set_class(bool(message), "-message")
         self._refit()
 
-    def watch_rule(self, rule: RuleDraft | None) -> None:
-        """Show the rule that will be saved with the decision."""
-        text = "" if rule is None else f"Rule: allow {rule.describe()} — {SCOPE_LABELS[rule.scope]}"
+    def watch_rules(self, rules: tuple[RuleDraft, ...]) -> None:
+        """Show the rules that will be saved with the decision."""
+        text = ""
+        if rules:
+            label = "Rule" if len(rules) == 1 else "Rules"
+            text = f"{label}: allow {describe_rules(rules)} — {SCOPE_LABELS[rules[0].scope]}"
         self.query_one("#rule", Static).update(text)
-        self.set_class(rule is not None, "-rule")
+        self.set_class(bool(rules), "-rule")
         self._refit()
 
     def _set_mark(self, index: int, mark: Mark) -> None:
         self.rows[index].mark = mark
         if index == self._rule_index and mark != "approve":
-            # The rule came from approving this action; rejecting it must not keep the rule.
-            self.rule = None
+            # The rules came from approving this action; rejecting it must not keep them.
+            self.rules = ()
             self._rule_index = None
         if self.message == UNDECIDED_MESSAGE and "undecided" not in self.marks.values():
             self.message = ""
@@ -322,7 +326,7 @@ class ApprovalScreen(ModalScreen[ApprovalDecision | None]):
             approved=tuple(approved),
             rejected=tuple(rejected),
             reason=reason,
-            rule=self.rule if approved else None,
+            rules=self.rules if approved else (),
             policy=self.policy if self.policy != self._initial_policy else None,
             outside_sandbox=tuple(i for i in approved if marks.get(i) == "outside"),
         )
@@ -417,18 +421,21 @@ class ApprovalScreen(ModalScreen[ApprovalDecision | None]):
         if action is None:
             return
         index = self.cursor
-        draft = action.suggested_rule or RuleDraft(tool=action.tool)
+        drafts = action.suggested_rules or (RuleDraft(tool=action.tool),)
+        note = ""
+        if action.no_rule_reason:
+            note = f"No rule is suggested: {action.no_rule_reason}. Type one only if you mean it."
 
-        def saved(rule: RuleDraft | None) -> None:
-            if rule is None:
+        def saved(rules: tuple[RuleDraft, ...] | None) -> None:
+            if rules is None:
                 return
             self._set_mark(index, "approve")
-            self.rule = rule
+            self.rules = rules
             self._rule_index = index
             if all(mark == "approve" for mark in self.marks.values()):
                 self.action_approve_all()
 
-        self.app.push_screen(RuleEditorScreen(draft), saved)
+        self.app.push_screen(RuleEditorScreen(drafts, note), saved)
 
     def action_pick_policy(self) -> None:
         """Choose another confirmation policy; it goes out with the decision."""
