@@ -773,3 +773,20 @@ def test_diff_preview_colours_lines_with_theme_variables() -> None:
     assert [span.style for span in lines[4].spans] == ["$text-error"]
     assert [span.style for span in lines[5].spans] == ["$text-success"]
     assert [span.style for span in lines[6].spans] == ["$text-error"]  # "--" in a hunk
+
+
+@pytest.mark.parametrize(
+    ("count", "text"),
+    [
+        (1, "1 action waits for your approval"),
+        (2, "2 actions wait for your approval"),
+        (1200, "1,200 actions wait for your approval"),
+    ],
+)
+def test_counts_read_as_words(count: int, text: str) -> None:
+    from ohtui.tui.display import plural
+    from ohtui.tui.screens.approval import actions_title
+
+    assert actions_title(count) == text
+    assert plural(1, "rule") == "1 rule"
+    assert plural(3, "match", "matches") == "3 matches"

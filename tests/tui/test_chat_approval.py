@@ -38,7 +38,7 @@ from ohtui.tui.screens.rules import RulesScreen
 pytestmark = pytest.mark.anyio
 
 WAITING = "⏸ waiting for your approval"
-BANNER = "⏸ 1 action(s) wait for your approval. Press Ctrl+O to review them."
+BANNER = "⏸ 1 action waits for your approval. Press Ctrl+O to review them."
 
 
 class RecordingApp(OhtuiApp):
@@ -107,6 +107,17 @@ async def test_y_approves_and_the_action_runs(
         assert "approved-run" in cell_text(cell)
         assert WAITING not in cell_text(cell)
         assert "approved-run" in tool_message_texts(llm_server.requests[1])[0]
+
+
+async def test_the_modal_gives_the_reason_in_words_not_class_names(
+    always: AppOptions, llm_server: ScriptedLLMServer, wait: Any
+) -> None:
+    llm_server.reply_tool_call("terminal", {"command": "npm test"}, usage=USAGE)
+    app = OhtuiApp(always)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask_for_approval(app, pilot, wait)
+        assert static_text(app, "#detail-reason") == "no rule matched; the model gave no rating"
+        assert "Analyzer" not in screen_text(app)
 
 
 async def test_n_with_a_reason_rejects_and_the_agent_reads_it(
@@ -371,7 +382,7 @@ async def test_the_bell_rings_and_a_notification_is_posted_when_approval_is_need
         assert len(llm_server.requests) <= 1 and app.bells == 0
         await wait(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the modal")
         assert app.bells == 1
-        assert ("Approval needed", "1 action(s) wait for your approval.") in app.notes
+        assert ("Approval needed", "1 action waits for your approval.") in app.notes
         await wait(pilot, lambda: "Approval needed" in screen_text(app), what="the toast")
 
 

@@ -25,6 +25,7 @@ from ohtui.tui.approval_types import (
     RuleDraft,
     describe_rules,
 )
+from ohtui.tui.display import waiting_text
 from ohtui.tui.options import POLICY_LABELS
 from ohtui.tui.render import diff_content
 from ohtui.tui.screens.policy_picker import PolicyPickerScreen
@@ -54,9 +55,7 @@ _LEGEND: tuple[tuple[str, str, str], ...] = (
 
 def actions_title(count: int) -> str:
     """E.g. "1 action waits for your approval", "3 actions wait for your approval"."""
-    if count == 1:
-        return "1 action waits for your approval"
-    return f"{count} actions wait for your approval"
+    return f"{waiting_text(count)} for your approval"
 
 
 class KeyLegend(Widget):

@@ -16,6 +16,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static, TextArea
 
 from ohtui.tui.commands import SLASH_COMMANDS
+from ohtui.tui.display import waiting_text
 from ohtui.tui.history import PromptHistory
 from ohtui.tui.options import POLICY_LABELS, POLICY_ORDER, AppOptions
 from ohtui.tui.widgets.composer import Composer
@@ -267,7 +268,7 @@ class ChatScreen(Screen[None]):
         self.app.bell()
         if self._user_away():
             self.notify(
-                f"{len(message.pending)} action(s) wait for your approval.",
+                f"{waiting_text(len(message.pending))} for your approval.",
                 title="Approval needed",
                 severity="warning",
             )
@@ -338,7 +339,7 @@ class ChatScreen(Screen[None]):
     def _show_banner(self, visible: bool) -> None:
         banner = self.query_one("#banner", Static)
         count = len(self._pending)
-        banner.update(f"⏸ {count} action(s) wait for your approval. Press Ctrl+O to review them.")
+        banner.update(f"⏸ {waiting_text(count)} for your approval. Press Ctrl+O to review them.")
         banner.set_class(visible, "-visible")
 
     # --- keys ------------------------------------------------------------------------------
