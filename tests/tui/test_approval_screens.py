@@ -718,7 +718,11 @@ async def test_rules_screen_removes_two_rules() -> None:
         assert str(option_list.get_option("r1").prompt).startswith("✗ allow")
         assert str(option_list.get_option("r4").prompt).startswith("  allow")
         lines = rendered(option_list).splitlines()
-        assert any(line.startswith("✗ deny") for line in lines)
+        # A mark column in front: the highlighted rule is marked without colour (NO_COLOR).
+        assert any(line[2:].startswith("✗ deny") for line in lines)
+        assert [line[2:] for line in lines if line.startswith("❯ ")] == [
+            "  allow  every think action"
+        ]
         await pilot.press("enter")
         await pilot.pause()
     assert app.result == ["r1", "r3"]

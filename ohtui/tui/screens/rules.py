@@ -14,6 +14,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from ohtui.tui.approval_types import SCOPE_LABELS, RuleRow
+from ohtui.tui.widgets.marked import MarkedOptionList
 
 EMPTY_TEXT = "No approval rules yet. Press `a` in the approval dialog to add one."
 _SCOPE_ORDER = ("session", "workspace", "user")
@@ -71,7 +72,7 @@ class RulesScreen(ModalScreen[list[str] | None]):
                     for rule in self._rules.values()
                     if rule.scope == scope
                 )
-            yield OptionList(*options, id="rules")
+            yield MarkedOptionList(*options, id="rules")
             yield Static(
                 "d/del mark for removal · enter done · esc close",
                 id="legend",
