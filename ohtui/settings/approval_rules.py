@@ -73,7 +73,7 @@ class ApprovalRuleStore:
             except OSError:
                 aside = self.path
             self.problem = (
-                f"The approval rules file {self.path} is damaged ({type(exc).__name__}); it was "
+                f"The approval rules file {self.path} is damaged ({_first_line(exc)}); it was "
                 f"moved to {aside} and no saved rule is applied. Add your rules again."
             )
             logger.warning(self.problem)
@@ -126,3 +126,9 @@ class ApprovalRuleStore:
             kept = [r for r in rules if r.id not in rule_ids]
             if len(kept) != len(rules):
                 self._write(kept)
+
+
+def _first_line(exc: Exception) -> str:
+    """What went wrong, in the error's own words (not its class name)."""
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else "it cannot be read"

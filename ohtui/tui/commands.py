@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from ohtui.settings.choices import ConfirmationPolicy
+from ohtui.tui.display import plural
 from ohtui.tui.slash import SlashCommand
 
 if TYPE_CHECKING:
@@ -46,7 +47,7 @@ def _rules(screen: ChatScreen, argument: str) -> None:
     def closed(removed: list[str] | None) -> None:
         if removed:
             screen.session.remove_rules(removed)
-            screen.notify(f"Removed {len(removed)} rule(s).", timeout=3)
+            screen.notify(f"Removed {plural(len(removed), 'rule')}.", timeout=3)
 
     screen.app.push_screen(RulesScreen(screen.session.rules()), closed)
 

@@ -16,3 +16,13 @@ def short_path(path: str | None, home: Path) -> str:
     if path.startswith(home_text.rstrip("/") + "/"):
         return "~/" + path[len(home_text.rstrip("/")) + 1 :]
     return path
+
+
+def plural(count: int, noun: str, many: str | None = None) -> str:
+    """ "1 action", "3 actions" (`many` for irregular plurals)."""
+    return f"{count:,} {noun if count == 1 else many or noun + 's'}"
+
+
+def waiting_text(count: int) -> str:
+    """ "1 action waits", "3 actions wait"."""
+    return f"{plural(count, 'action')} {'waits' if count == 1 else 'wait'}"

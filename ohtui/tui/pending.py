@@ -13,8 +13,9 @@ if TYPE_CHECKING:
 
 def pending_views(conversation: BaseConversation) -> list[PendingActionView]:
     """One view per action the conversation waits on, with a suggested "always allow" rule."""
-    from ohtui.sdk import ApprovalRule, ConversationState
+    from ohtui.sdk import ConversationState
     from ohtui.sdk.sandbox import SandboxMode
+    from ohtui.sdk.security import suggest_rules
 
     working_dir = conversation.workspace.working_dir
     sandbox = conversation.sandbox
@@ -24,7 +25,7 @@ def pending_views(conversation: BaseConversation) -> list[PendingActionView]:
     views = []
     for action in ConversationState.get_unmatched_actions(conversation.state.events):
         summary, detail = action_summary(action)
-        rule = ApprovalRule.suggest(action, working_dir)
+        suggestion = suggest_rules(action, working_dir)
         views.append(
             PendingActionView(
                 action_id=action.id,
@@ -34,9 +35,11 @@ def pending_views(conversation: BaseConversation) -> list[PendingActionView]:
                 risk=action.security_risk.value,
                 risk_reason=action.security_risk_reason,
                 diff=edit_preview(action),
-                suggested_rule=RuleDraft(
-                    tool=rule.tool, command_prefix=rule.command_prefix, path_glob=rule.path_glob
+                suggested_rules=tuple(
+                    RuleDraft(tool=r.tool, command_prefix=r.command_prefix, path_glob=r.path_glob)
+                    for r in suggestion.rules
                 ),
+                no_rule_reason=suggestion.reason,
                 sandboxed=action.tool_name in confined,
             )
         )

@@ -11,6 +11,8 @@ from typing import Any
 
 from textual.content import Content
 
+from ohtui.tui.display import plural
+
 RISK_STYLES = {
     "HIGH": "bold $text-error on $error-muted",
     "MEDIUM": "bold $text-warning on $warning-muted",
@@ -57,7 +59,7 @@ def action_summary(action_event: Any) -> tuple[str, str]:
         return f"{verb} {path}", f"{verb} {path}"
     if tool == "task_tracker":
         count = len(args.get("task_list") or [])
-        text = "view the plan" if args.get("command") == "view" else f"plan {count} tasks"
+        text = "view the plan" if args.get("command") == "view" else f"plan {plural(count, 'task')}"
         return text, text
     if tool == "think":
         thought = str(args.get("thought", ""))
@@ -121,7 +123,7 @@ def diff_content(diff: str, max_lines: int | None = None, indent: int = 0) -> Co
             style = "$foreground-muted"
         parts.append(Content.styled(" " * indent + line, style))
     if hidden:
-        parts.append(Content.styled(f"{' ' * indent}… {hidden} more lines", "italic dim"))
+        parts.append(Content.styled(f"{' ' * indent}… {plural(hidden, 'more line')}", "italic dim"))
     return Content("\n").join(parts)
 
 

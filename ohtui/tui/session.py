@@ -458,8 +458,8 @@ class Session:
             assert self._safety is not None
             if decision.policy:
                 self._safety.set_policy(decision.policy)
-            if decision.rule is not None:
-                self._safety.add_rule(decision.rule)
+            for rule in decision.rules:
+                self._safety.add_rule(rule)
             if decision.rejected:
                 reason = decision.reason or "The user rejected this action."
                 conversation.reject_pending_actions(reason, action_ids=decision.rejected)

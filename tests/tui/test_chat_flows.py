@@ -115,7 +115,7 @@ async def test_a_run_with_tools_folds_each_result_into_its_action(
     )
     tasks = [
         {"title": "read the code", "status": "done"},
-        {"title": "fix the bug", "status": "in_progress"},
+        {"title": "fix the bug", "status": "in_progress", "notes": "off by one\nin tokens()"},
         {"title": "run the tests"},
     ]
     llm_server.reply_tool_call("task_tracker", {"command": "plan", "task_list": tasks}, usage=USAGE)
@@ -146,7 +146,7 @@ async def test_a_run_with_tools_folds_each_result_into_its_action(
 
         tracker = action_cells(app, "task_tracker")[0]
         assert "☑ read the code" in cell_text(tracker)
-        assert "◐ fix the bug" in cell_text(tracker)
+        assert "◐ fix the bug\n      off by one\n      in tokens()\n" in cell_text(tracker)
         assert "☐ run the tests" in cell_text(tracker)
 
         think = action_cells(app, "think")[0]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -54,6 +55,23 @@ def recent_events(
     Only those events are read and parsed. Raises ConversationNotFoundError if there is none.
     """
     return history_tail(persistence_dir, conversation_id, limit)[0]
+
+
+def saved_cost(persistence_dir: str | Path, conversation_id: str) -> float | None:
+    """What a saved conversation's LLM calls cost in all (None: not known), without opening it."""
+    store = _open(persistence_dir)
+    try:
+        stored = None if store is None else store.load(conversation_id)
+    finally:
+        if store is not None:
+            store.close()
+    if stored is None:
+        return None
+    try:
+        metrics = json.loads(stored.state_json).get("stats", {}).get("usage_to_metrics", {})
+        return float(sum(m.get("accumulated_cost") or 0.0 for m in metrics.values()))
+    except (ValueError, AttributeError, TypeError):
+        return None  # a state this version cannot read: the preview just leaves cost out
 
 
 def history_tail(

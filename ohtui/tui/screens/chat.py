@@ -17,6 +17,7 @@ from textual.widgets import Footer, Static, TextArea
 
 from ohtui.settings.choices import ConfirmationPolicy
 from ohtui.tui import commands
+from ohtui.tui.display import waiting_text
 from ohtui.tui.history import PromptHistory
 from ohtui.tui.options import AppOptions
 from ohtui.tui.status import RunStatus
@@ -265,7 +266,7 @@ class ChatScreen(Screen[None]):
         self.app.bell()
         if self._user_away():
             self.notify(
-                f"{len(message.pending)} action(s) wait for your approval.",
+                f"{waiting_text(len(message.pending))} for your approval.",
                 title="Approval needed",
                 severity="warning",
             )
@@ -326,7 +327,9 @@ class ChatScreen(Screen[None]):
 
     def _decided(self, decision: ApprovalDecision | None) -> None:
         self._approval_open = False
-        if decision is None:
+        if decision is None or decision.later:
+            if decision is not None and decision.policy:
+                self.set_policy(decision.policy)
             self._show_banner(True)
             return
         self._pending = []
@@ -339,7 +342,7 @@ class ChatScreen(Screen[None]):
     def _show_banner(self, visible: bool) -> None:
         banner = self.query_one("#banner", Static)
         count = len(self._pending)
-        banner.update(f"⏸ {count} action(s) wait for your approval. Press Ctrl+O to review them.")
+        banner.update(f"⏸ {waiting_text(count)} for your approval. Press Ctrl+O to review them.")
         banner.set_class(visible, "-visible")
 
     # --- keys ------------------------------------------------------------------------------

@@ -339,10 +339,11 @@ class PickerScreen(Screen[str | None]):
 
     def _read_preview(self, conversation_id: str) -> _PreviewLoaded:
         """On a worker: the last events of a conversation, formatted."""
-        from ohtui.sdk.conversation import recent_events
+        from ohtui.sdk.conversation.listing import recent_events, saved_cost
 
         events = recent_events(self._dir, conversation_id, limit=PREVIEW_EVENTS)
-        return self._PreviewLoaded(conversation_id, preview_content(events))
+        cost = saved_cost(self._dir, conversation_id)
+        return self._PreviewLoaded(conversation_id, preview_content(events, cost))
 
     @on(_PreviewLoaded)
     def _preview_loaded(self, message: _PreviewLoaded) -> None:

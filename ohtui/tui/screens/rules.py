@@ -15,6 +15,7 @@ from textual.widgets.option_list import Option
 
 from ohtui.settings.choices import RuleScope
 from ohtui.tui.approval_types import RuleRow
+from ohtui.tui.widgets.marked import MarkedOptionList
 
 EMPTY_TEXT = "No approval rules yet. Press `a` in the approval dialog to add one."
 
@@ -70,7 +71,7 @@ class RulesScreen(ModalScreen[list[str] | None]):
                     for rule in self._rules.values()
                     if rule.scope == scope
                 )
-            yield OptionList(*options, id="rules")
+            yield MarkedOptionList(*options, id="rules")
             yield Static(
                 "d/del mark for removal · enter done · esc close",
                 id="legend",

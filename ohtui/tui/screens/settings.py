@@ -110,7 +110,7 @@ class SettingsScreen(Screen[SettingsSaved | None]):
                     yield Label("Base URL", classes="label")
                     yield Input(
                         llm.base_url or "",
-                        placeholder="the provider's own · for a server: http://127.0.0.1:8000/v1",
+                        placeholder="default · or http://host:port/v1",
                         id="base-url",
                     )
                 with Horizontal(classes="row"):

@@ -30,7 +30,7 @@ from ohtui.tui.slash import SlashCommand, filter_commands
 
 __all__ = ["Composer", "ComposerInput", "SlashCommand"]
 
-PLACEHOLDER = "Message the agent · Enter sends · Shift+Enter new line · / commands · @ files"
+PLACEHOLDER = "Message the agent · Shift+Enter new line · / commands · @ files"
 INDEXING_LABEL = "indexing files…"
 MAX_MATCHES = 20
 NEWLINE_KEYS = frozenset({"shift+enter", "ctrl+j"})
