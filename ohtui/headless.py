@@ -130,15 +130,7 @@ def run_headless(
 
 
 def _open(options: HeadlessOptions, output: _Output) -> LocalConversation | ExitCode:
-    from ohtui.logs import mask_in_logs
-    from ohtui.opening import (
-        Callbacks,
-        SetupError,
-        Target,
-        install_safety,
-        missing_key,
-        open_conversation,
-    )
+    from ohtui.opening import Callbacks, SetupError, Target, start
     from ohtui.sdk import (
         ConversationLockedError,
         ConversationNotFoundError,
@@ -158,13 +150,15 @@ def _open(options: HeadlessOptions, output: _Output) -> LocalConversation | Exit
     if profile.problem:
         output.problem(profile.problem)
         return ExitCode.CONFIGURATION
+    rules = ApprovalRuleStore(paths.approval_rules_file(), profile if profile.config_path else None)
     try:
-        opened = open_conversation(
+        started = start(
             profile,
             options.workspace,
             options.persistence_dir or profile.conversations_dir,
             Target(options.resume_id, options.continue_latest),
             Callbacks(on_event=output.event),
+            rules=rules,
             stream=False,
         )
     except ConversationNotFoundError as exc:
@@ -181,19 +175,12 @@ def _open(options: HeadlessOptions, output: _Output) -> LocalConversation | Exit
     except (SetupError, PersistenceError, WorkspaceError, OSError) as exc:
         output.problem(str(exc))
         return ExitCode.CONFIGURATION
-    mask_in_logs(opened.conversation)
-    output.mask_with(opened.conversation.state.secret_registry)
-    if opened.sandbox_notice:
-        output.problem(opened.sandbox_notice)
-    output.run_info(opened.conversation, opened.model, opened.sandbox_notice)
-    missing = missing_key(profile, opened)
-    if missing:
-        output.problem(missing)
-    store = ApprovalRuleStore(paths.approval_rules_file(), profile if profile.config_path else None)
-    problem = install_safety(opened.conversation, profile.settings.confirmation.policy, store)
-    if problem:
-        output.problem(problem)
-    return opened.conversation
+    conversation = started.conversation
+    output.mask_with(conversation.state.secret_registry)
+    for notice in started.notices:
+        output.problem(notice)
+    output.run_info(conversation, started.opened.model, started.opened.sandbox_notice)
+    return conversation
 
 
 def _run(conversation: LocalConversation, options: HeadlessOptions, output: _Output) -> int:

@@ -1,5 +1,9 @@
 """Opening a conversation as the user's settings say: new, resumed by id, or the latest of a
-workspace. Shared by the TUI and headless runs; blocking (it reads the database)."""
+workspace. Shared by the TUI and headless runs; blocking (it reads the database).
+
+`start` is the whole opening sequence both front ends run: open (read-only when another ohtui
+has it), mask the secrets in logs, install the safety (analyzers, policy, rules), and collect
+what to tell the user (sandbox, missing key, rules file)."""
 
 from __future__ import annotations
 
@@ -14,7 +18,7 @@ from ohtui.settings.secrets import NO_KEY
 
 if TYPE_CHECKING:
     from ohtui.sdk import ConfirmationPolicyBase, Event, LocalConversation
-    from ohtui.sdk.conversation import ConversationSummary
+    from ohtui.sdk.conversation import ConversationSummary, LeaseHolder
     from ohtui.sdk.llm import LLMStreamChunk
     from ohtui.sdk.sandbox import SandboxConfig
     from ohtui.settings.approval_rules import ApprovalRuleStore
@@ -60,6 +64,76 @@ class Callbacks:
     on_event: Callable[[Event], None] | None = None
     on_token: Callable[[LLMStreamChunk], None] | None = None
     on_retry: Callable[[int, float, Exception], None] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Started:
+    """What `start` gives: the opened conversation, and what to tell the user."""
+
+    opened: Opened
+    notices: tuple[str, ...] = ()
+    """Warnings to show, in order (sandbox, missing key, rules file)."""
+    held_by: LeaseHolder | None = None
+    """Who runs the conversation when another ohtui does: it is open read-only here."""
+
+    @property
+    def conversation(self) -> LocalConversation:
+        """The conversation."""
+        return self.opened.conversation
+
+
+def start(
+    profile: Profile,
+    workspace: Path,
+    persistence_dir: Path,
+    target: Target = Target(),
+    callbacks: Callbacks = Callbacks(),
+    *,
+    rules: ApprovalRuleStore | None = None,
+    api_key: str | None = None,
+    stream: bool = True,
+    read_only_when_held: bool = False,
+) -> Started:
+    """The whole opening sequence: open the conversation, mask its secrets in logs, install
+    the safety (the saved policy of a resumed conversation, unless this run chose one) and
+    collect the warnings to show.
+
+    `read_only_when_held`: when another ohtui runs the conversation, open it read-only
+    instead of raising ConversationLockedError. Raises as `open_conversation` does.
+    """
+    from ohtui.logs import mask_in_logs
+    from ohtui.sdk import ConversationLockedError
+
+    def open_it(read_only: bool) -> Opened:
+        return open_conversation(
+            profile,
+            workspace,
+            persistence_dir,
+            target,
+            callbacks,
+            api_key=api_key,
+            stream=stream,
+            read_only=read_only,
+        )
+
+    held_by = None
+    try:
+        opened = open_it(read_only=False)
+    except ConversationLockedError as exc:
+        if not read_only_when_held:
+            raise
+        opened = open_it(read_only=True)
+        held_by = exc.holder
+    conversation = opened.conversation
+    mask_in_logs(conversation)
+    if held_by is not None:
+        return Started(opened, (), held_by)  # its policy and rules stay as they were saved
+    notices = [opened.sandbox_notice, missing_key(profile, opened)]
+    chosen = ("confirmation", "policy") in profile.overrides
+    saved = policy_name(conversation.state.confirmation_policy)
+    policy = saved if opened.resumed and not chosen else profile.settings.confirmation.policy
+    notices.append(install_safety(conversation, policy, rules))
+    return Started(opened, tuple(n for n in notices if n))
 
 
 def open_conversation(

@@ -17,16 +17,7 @@ from typing import TYPE_CHECKING
 from textual.message import Message
 from textual.message_pump import MessagePump
 
-from ohtui.logs import mask_in_logs
-from ohtui.opening import (
-    Callbacks,
-    NoModelError,
-    Opened,
-    Target,
-    find_target,
-    missing_key,
-    open_conversation,
-)
+from ohtui.opening import Callbacks, NoModelError, Target, find_target, start
 from ohtui.settings.approval_rules import ApprovalRuleStore
 from ohtui.tui import messages as msg
 from ohtui.tui.approval_types import ApprovalDecision, PendingActionView, RuleRow
@@ -188,45 +179,26 @@ class Session:
 
     def _create_conversation(self) -> tuple[LocalConversation, bool]:
         """Open the conversation; read-only when another ohtui has it open."""
-        from ohtui.sdk import ConversationLockedError
-
         options, profile = self.options, self.profile.load()
-
-        def open_it(read_only: bool) -> Opened:
-            return open_conversation(
-                profile,
-                options.workspace,
-                options.persistence_dir or profile.conversations_dir,
-                Target(options.resume_id, options.continue_latest, options.conversation_id),
-                Callbacks(self._on_event, self._on_token, self._on_retry),
-                api_key=options.api_key,
-                stream=options.stream,
-                read_only=read_only,
-            )
-
-        try:
-            opened = open_it(read_only=False)
-        except ConversationLockedError as exc:
-            opened = open_it(read_only=True)
-            self.held_by = exc.holder
-        conversation = opened.conversation
-        mask_in_logs(conversation)
-        self.model = opened.model
-        if self.held_by is not None:
-            return conversation, opened.resumed  # its policy and rules stay as they are
-        self._safety = ConversationSafety(conversation, self._rule_store)
-        chosen = ("confirmation", "policy") in profile.overrides
-        saved = policy_name(conversation.state.confirmation_policy)
-        policy = saved if opened.resumed and not chosen else profile.settings.confirmation.policy
-        problem = self._safety.install(policy)
-        if problem:
-            self._post(msg.Notice(problem, "warning"))
-        missing = missing_key(profile, opened)
-        if missing:
-            self._post(msg.Notice(missing, "warning"))
-        if opened.sandbox_notice:
-            self._post(msg.Notice(opened.sandbox_notice, "warning"))
-        return conversation, opened.resumed
+        started = start(
+            profile,
+            options.workspace,
+            options.persistence_dir or profile.conversations_dir,
+            Target(options.resume_id, options.continue_latest, options.conversation_id),
+            Callbacks(self._on_event, self._on_token, self._on_retry),
+            rules=self._rule_store,
+            api_key=options.api_key,
+            stream=options.stream,
+            read_only_when_held=True,
+        )
+        conversation = started.conversation
+        self.model = started.opened.model
+        self.held_by = started.held_by
+        if self.held_by is None:
+            self._safety = ConversationSafety(conversation, self._rule_store)
+        for notice in started.notices:
+            self._post(msg.Notice(notice, "warning"))
+        return conversation, started.opened.resumed
 
     # --- engine callbacks (worker threads) ------------------------------------------------
 
