@@ -158,6 +158,8 @@ def open_conversation(
 
     settings = profile.settings
     conversation_id, saved_model, saved_workspace = _find(persistence_dir, workspace, target)
+    if not read_only:
+        check_workspace(saved_workspace or workspace, saved=saved_workspace is not None)
     model = settings.llm.model or saved_model
     if not model:
         raise NoModelError(
@@ -209,6 +211,24 @@ def open_conversation(
         conversation.state.stuck_detection = agent_settings.stuck_detection  # the setting rules
     notice = None if read_only else install_sandbox(conversation, settings.sandbox.config())
     return Opened(conversation, model, resumed, key_source, notice)
+
+
+def check_workspace(path: Path, *, saved: bool = False) -> None:
+    """Raise SetupError naming `path` unless it is an existing folder (`saved`: the one a
+    resumed conversation works in). ohtui never creates a workspace the user mistyped."""
+    if path.is_dir():
+        return
+    if path.exists():
+        raise SetupError(f"The workspace '{path}' is a file, not a folder. Pass a folder with -w.")
+    if saved:
+        raise SetupError(
+            f"The folder this conversation works in, '{path}', no longer exists. Restore it "
+            f"(mkdir -p '{path}'), or start a new conversation in another folder."
+        )
+    raise SetupError(
+        f"The workspace folder '{path}' does not exist. Create it (mkdir -p '{path}') or pass "
+        "an existing folder with -w."
+    )
 
 
 def install_sandbox(conversation: LocalConversation, config: SandboxConfig) -> str | None:

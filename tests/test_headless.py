@@ -350,13 +350,28 @@ def test_only_the_actions_needing_approval_are_rejected(
     assert "headless" not in touch and "headless" in remove
 
 
-def test_a_workspace_that_cannot_be_made_exits_3(ohtui: Run, home: Path) -> None:
+def test_a_workspace_inside_a_file_exits_3(ohtui: Run, home: Path) -> None:
     blocker = home / "a-file"
     blocker.write_text("not a directory", encoding="utf-8")
     result = ohtui("-p", "x", "-w", str(blocker / "sub"))
     assert result.code == 3
-    assert result.err.startswith("ohtui: Cannot create the workspace directory")
+    assert result.err.startswith(f"ohtui: The workspace folder '{blocker / 'sub'}' does not exist")
     assert "Traceback" not in result.err
+
+
+@pytest.mark.parametrize("headless", [True, False])
+def test_a_workspace_that_does_not_exist_is_named_not_created(
+    ohtui: Run, home: Path, llm_server: ScriptedLLMServer, headless: bool
+) -> None:
+    """-w with a mistyped folder: a clear error naming it (headless and the TUI, which does
+    not even start), never a silent mkdir."""
+    missing = home / "projet"
+    result = ohtui(*(("-p", "x") if headless else ()), "-w", str(missing))
+    assert result.code == 3
+    assert f"The workspace folder '{missing}' does not exist" in result.err
+    assert "mkdir -p" in result.err and "-w" in result.err
+    assert not missing.exists()
+    assert llm_server.requests == []
 
 
 @pytest.mark.parametrize(
