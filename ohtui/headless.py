@@ -147,9 +147,13 @@ def _open(options: HeadlessOptions, output: _Output) -> LocalConversation | Exit
         use_keyring=options.use_keyring,
         environ=options.environ,
     ).load()
-    if profile.problem:
-        output.problem(profile.problem)
+    if profile.override_problem:
+        output.problem(profile.override_problem)
         return ExitCode.CONFIGURATION
+    if profile.loaded.error is not None:  # a broken file never stops ohtui: its valid part runs
+        output.problem(f"warning: {profile.loaded.error}")
+    for warning in profile.loaded.warnings:
+        output.problem(f"warning: {warning}")
     rules = ApprovalRuleStore(paths.approval_rules_file(), profile if profile.config_path else None)
     try:
         started = start(
@@ -257,14 +261,21 @@ def _finish(conversation: LocalConversation, output: _Output) -> int:
             output.out.write(f"{response}\n" if response else "")
             output.out.flush()
         return ExitCode.FINISHED
+    go_on = f'Continue with: ohtui --resume {conversation.id.hex} -p "<what to do next>"'
     if status is Status.STUCK:
-        output.problem("stopped: the agent is stuck (it repeats itself without progress).")
+        output.problem(
+            f"stopped: the agent is stuck (it repeats itself without progress). {go_on}, "
+            "saying how to get unstuck."
+        )
         return ExitCode.STOPPED
     last_error = next(
         (e for e in reversed(events[-20:]) if isinstance(e, ConversationErrorEvent)), None
     )
     if last_error is not None and last_error.code == "MaxIterationsReached":
-        output.problem(f"stopped: {last_error.detail}")
+        output.problem(
+            f"stopped: {last_error.detail} {go_on} (OHTUI_MAX_ITERATIONS or [agent] "
+            "max_iteration_per_run in config.toml raises the limit)."
+        )
         return ExitCode.STOPPED
     output.problem(last_error.detail if last_error else f"the run ended as {status}.")
     return ExitCode.RUN_ERROR
