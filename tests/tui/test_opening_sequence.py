@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from chat_helpers import chat_ready, screen_text, status
+from chat_helpers import SIZE, chat_ready, screen_text, status
 from llm_server import ScriptedLLMServer
 
 from ohtui.tui.app import OhtuiApp
@@ -35,3 +35,27 @@ async def test_a_workspace_that_does_not_exist_is_named_and_not_created(
         )
     assert not missing.exists()
     assert llm_server.requests == []
+
+
+@pytest.mark.parametrize("answer", ["escape", "s"])
+async def test_an_invalid_config_without_a_model_shows_the_problem_before_the_welcome_form(
+    app_options: AppOptions, wait: Any, answer: str
+) -> None:
+    """The problem comes first; however it is closed, the first-run form follows (once)."""
+    from ohtui.tui.screens.config_problem import ConfigProblemScreen
+    from ohtui.tui.screens.settings import SettingsScreen
+
+    assert app_options.config_file is not None
+    app_options.config_file.write_text('[llm]\ntemperature = "hot"\n', encoding="utf-8")
+    app = OhtuiApp(replace(app_options, model=None, base_url=None, api_key=None))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait(pilot, lambda: status(app) == "setup", what="the setup status")
+        await wait(pilot, lambda: isinstance(app.screen, ConfigProblemScreen), what="the problem")
+        await pilot.pause(0.2)
+        assert isinstance(app.screen, ConfigProblemScreen)  # nothing covers it
+        assert not any(isinstance(s, SettingsScreen) for s in app.screen_stack)
+        await pilot.press(answer)
+        await wait(pilot, lambda: isinstance(app.screen, SettingsScreen), what="the form")
+        screen = app.screen
+        assert isinstance(screen, SettingsScreen) and screen.first_run
+        assert sum(isinstance(s, SettingsScreen) for s in app.screen_stack) == 1

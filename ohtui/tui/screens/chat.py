@@ -191,11 +191,14 @@ class ChatScreen(Screen[None]):
         self.view.load_history(message.history, message.total_events, message.has_older)
         self._shown_total = message.total_events
 
-    def _settings_loaded(self) -> None:
+    def _settings_loaded(self, then: Callable[[], None] | None = None) -> None:
+        """Apply the loaded settings; `then` runs once a problem with them has been shown."""
         self.view.set_expand_outputs(self.profile.settings.ui.expand_outputs)
         loaded = getattr(self.app, "profile_loaded", None)
         if callable(loaded):
-            loaded()
+            loaded(then)
+        elif then is not None:
+            then()
 
     def on_session_ready(self, message: msg.SessionReady) -> None:
         self._settings_loaded()
@@ -519,9 +522,8 @@ class ChatScreen(Screen[None]):
             self.notify("Settings saved and applied.", timeout=3)
 
     def on_setup_needed(self, message: msg.SetupNeeded) -> None:
-        self._settings_loaded()
         self._set_status("setup")
-        self.open_settings(first_run=True)
+        self._settings_loaded(then=lambda: self.open_settings(first_run=True))
 
     def prefill(self, text: str) -> None:
         """Put text in the composer and focus it (e.g. `/ask ` from the palette)."""
