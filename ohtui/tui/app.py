@@ -12,12 +12,13 @@ from textual.binding import Binding, BindingType
 
 from ohtui.settings.profile import Profile
 from ohtui.tui.commands import SlashCommandProvider
+from ohtui.tui.key_order import OrderedKeys
 from ohtui.tui.options import AppOptions
 from ohtui.tui.preload import load_engine
 from ohtui.tui.screens.chat import ChatScreen
 
 
-class OhtuiApp(App[None]):
+class OhtuiApp(OrderedKeys, App[None]):
     """A chat with a coding agent that works in your project."""
 
     CSS_PATH = "ohtui.tcss"

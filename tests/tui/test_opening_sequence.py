@@ -59,3 +59,104 @@ async def test_an_invalid_config_without_a_model_shows_the_problem_before_the_we
         screen = app.screen
         assert isinstance(screen, SettingsScreen) and screen.first_run
         assert sum(isinstance(s, SettingsScreen) for s in app.screen_stack) == 1
+
+
+def burst(app: Any, *keys: str) -> None:
+    """Keys as a fast typist or a paste sends them: all queued before the first is handled."""
+    from textual import events
+
+    for key in keys:
+        character = key if len(key) == 1 else None
+        app.post_message(events.Key(key, character))
+
+
+async def test_keys_typed_right_after_opening_the_settings_land_in_the_settings(
+    app_options: AppOptions, llm_server: ScriptedLLMServer, wait: Any
+) -> None:
+    from ohtui.tui.screens.settings import SettingsScreen
+    from ohtui.tui.widgets.composer import Composer
+    from ohtui.tui.widgets.model_input import ModelInput
+
+    app = OhtuiApp(app_options)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait(pilot, lambda: chat_ready(app), what="the conversation to open")
+        assert app.chat is not None
+        app.chat.query_one(Composer).text = "/settings"
+        burst(app, "enter", "ctrl+a", "ctrl+k", "g", "p", "t")
+        await wait(pilot, lambda: isinstance(app.screen, SettingsScreen), what="the settings")
+        await pilot.pause(0.3)
+        assert app.screen.query_one(ModelInput).value == "gpt"
+        assert app.chat.query_one(Composer).text == ""
+
+
+async def test_keys_typed_right_after_a_key_that_opens_a_picker_go_to_the_picker(
+    app_options: AppOptions, llm_server: ScriptedLLMServer, wait: Any
+) -> None:
+    """`/confirm` Enter ↓ Enter, typed at once: the policy picker opens and takes ↓ Enter."""
+    from ohtui.tui.options import POLICY_ORDER
+    from ohtui.tui.widgets.composer import Composer
+
+    app = OhtuiApp(app_options)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait(pilot, lambda: chat_ready(app), what="the conversation to open")
+        assert app.chat is not None
+        before = app.chat.status_bar.policy
+        expected = POLICY_ORDER[(POLICY_ORDER.index(before) + 1) % len(POLICY_ORDER)]
+        app.chat.query_one(Composer).text = "/confirm"
+        burst(app, "enter", "down", "enter")
+        await wait(pilot, lambda: app.screen is app.chat, what="the picker to close")
+        await pilot.pause(0.2)
+        assert app.chat.status_bar.policy == expected
+        assert app.chat.query_one(Composer).text == ""
+
+
+async def test_keys_typed_right_after_tab_follow_the_focus(wait: Any) -> None:
+    """The mechanism on its own: Tab moves on, the next key goes where the focus went."""
+    from textual.app import App, ComposeResult
+    from textual.widgets import Input
+
+    from ohtui.tui.key_order import OrderedKeys
+
+    class Form(OrderedKeys, App[None]):
+        def compose(self) -> ComposeResult:
+            yield Input(id="first", select_on_focus=False)
+            yield Input(id="second", select_on_focus=False)
+
+    app = Form()
+    async with app.run_test() as pilot:
+        app.query_one("#first", Input).focus()
+        await pilot.pause()
+        burst(app, "a", "tab", "b", "c", "shift+tab", "d")  # type: ignore[arg-type]
+        await pilot.pause(0.5)
+        assert app.query_one("#first", Input).value == "ad"
+        assert app.query_one("#second", Input).value == "bc"
+
+
+async def test_the_provider_follows_a_typed_provider_and_model(
+    app_options: AppOptions, wait: Any
+) -> None:
+    from textual.widgets import Select
+
+    from ohtui.tui.screens.settings import SettingsScreen
+
+    app = OhtuiApp(replace(app_options, model=None, base_url=None, api_key=None))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait(pilot, lambda: isinstance(app.screen, SettingsScreen), what="the first run")
+        screen = app.screen
+        assert isinstance(screen, SettingsScreen)
+        await wait(pilot, lambda: screen._catalog is not None, what="the settings to load")
+        provider = screen.query_one("#provider", Select)
+        assert provider.value == "anthropic"
+        await pilot.press(*"gemini/gem")
+        await pilot.pause()
+        assert provider.value == "gemini"
+        for _ in range(len("gemini/gem")):
+            await pilot.press("backspace")
+        await pilot.press(*"bedrock/")  # not a featured provider: it joins the list
+        await pilot.pause()
+        assert provider.value == "bedrock"
+        for _ in range(len("bedrock/")):
+            await pilot.press("backspace")
+        await pilot.press(*"nosuch/model")  # not a provider: the choice stays
+        await pilot.pause()
+        assert provider.value == "bedrock"

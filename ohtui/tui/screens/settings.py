@@ -92,7 +92,7 @@ class SettingsScreen(Screen[SettingsSaved | None]):
                 with Horizontal(classes="row"):
                     yield Label("Provider", classes="label")
                     yield Select(
-                        [(provider_label(p), p) for p in dict.fromkeys([*FEATURED, provider])],
+                        self._provider_options(provider),
                         value=provider,
                         allow_blank=False,
                         compact=True,
@@ -288,6 +288,29 @@ class SettingsScreen(Screen[SettingsSaved | None]):
         self._sync_matcher()
         if provider == CUSTOM and not self.query_one("#base-url", Input).value:
             self.query_one("#base-url", Input).placeholder = "required: http://host:port/v1"
+
+    @on(ModelInput.Changed)
+    def _model_typed(self, event: ModelInput.Changed) -> None:
+        """A typed "provider/model" chooses its provider (an openai/… name on a custom
+        server stays with the server)."""
+        model = event.value.strip()
+        prefix = model.split("/", 1)[0] if "/" in model else ""
+        select = self.query_one("#provider", Select)
+        if not prefix or prefix == select.value or not self._known_provider(prefix):
+            return
+        if prefix == "openai" and select.value == CUSTOM:
+            return
+        select.set_options(self._provider_options(prefix))
+        select.value = prefix
+
+    def _known_provider(self, name: str) -> bool:
+        catalog = self._catalog
+        return name in FEATURED or (catalog is not None and name in catalog.models)
+
+    @staticmethod
+    def _provider_options(provider: str) -> list[tuple[str, str]]:
+        """The featured providers, and `provider` when it is another one."""
+        return [(provider_label(p), p) for p in dict.fromkeys([*FEATURED, provider])]
 
     def _sync_matcher(self) -> None:
         catalog = self._catalog
