@@ -160,3 +160,52 @@ async def test_the_provider_follows_a_typed_provider_and_model(
         await pilot.press(*"nosuch/model")  # not a provider: the choice stays
         await pilot.pause()
         assert provider.value == "bedrock"
+
+
+async def test_behaviour_rows_come_from_the_settings_fields_and_save_to_the_file(
+    app_options: AppOptions, llm_server: ScriptedLLMServer, wait: Any
+) -> None:
+    """Every behaviour field has a row labelled with its title; what the rows say is saved
+    (invalid values named by their row, nothing saved); the file's other keys stay."""
+    import tomllib
+
+    from textual.widgets import Input, Label, Select, Switch
+
+    from ohtui.settings.schema import Settings
+    from ohtui.tui.screens.settings import SettingsScreen
+    from ohtui.tui.widgets.setting_rows import BEHAVIOUR
+
+    assert app_options.config_file is not None
+    app_options.config_file.write_text(
+        '[ui]\nauto_title = false\n[agent]\ntools = ["terminal"]\n', encoding="utf-8"
+    )
+    app = OhtuiApp(app_options)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait(pilot, lambda: chat_ready(app), what="the conversation to open")
+        assert app.chat is not None
+        app.chat.open_settings()
+        await wait(pilot, lambda: isinstance(app.screen, SettingsScreen), what="the settings")
+        screen = app.screen
+        labels = [str(label.render()) for label in screen.query(".setting Label").results(Label)]
+        defaults = Settings()
+        assert labels == [field.title(defaults) for field in BEHAVIOUR]
+        assert "Steps per run" in labels and "Sandbox" in labels
+        steps = screen.query_one("#setting-agent-max-iteration-per-run", Input)
+        assert steps.value == "500"
+        steps.value = "0"
+        await pilot.press("ctrl+s")
+        await wait(
+            pilot,
+            lambda: "Steps per run: expected a number at least 1" in screen_text(app),
+            what="the error",
+        )
+        assert app.screen is screen
+        steps.value = "40"
+        screen.query_one("#setting-sandbox-mode", Select).value = "read-only"
+        screen.query_one("#setting-sandbox-network", Switch).value = True
+        await pilot.press("ctrl+s")
+        await wait(pilot, lambda: app.screen is app.chat, what="back to the chat")
+    saved = tomllib.loads(app_options.config_file.read_text(encoding="utf-8"))
+    assert saved["agent"] == {"tools": ["terminal"], "max_iteration_per_run": 40}
+    assert saved["sandbox"] == {"mode": "read-only", "network": True}
+    assert saved["ui"] == {"auto_title": False}
