@@ -59,11 +59,13 @@ class Opened:
 
 @dataclass(frozen=True, slots=True)
 class Callbacks:
-    """What the engine calls back: events, streamed tokens, retries."""
+    """What the engine calls back: events, streamed tokens, LLM attempts and retries."""
 
     on_event: Callable[[Event], None] | None = None
     on_token: Callable[[LLMStreamChunk], None] | None = None
     on_retry: Callable[[int, float, Exception], None] | None = None
+    on_attempt: Callable[[int], None] | None = None
+    """An LLM call's attempt (1, 2, ...) starts: its connection is being made."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,6 +184,7 @@ def open_conversation(
         temperature=llm_settings.temperature,
         max_output_tokens=llm_settings.max_output_tokens,
         timeout=llm_settings.timeout,
+        connect_timeout=llm_settings.connect_timeout,
         num_retries=llm_settings.num_retries,
         reasoning_effort=llm_settings.reasoning_effort,
         stream=stream,
@@ -189,6 +192,8 @@ def open_conversation(
     )
     if callbacks.on_retry is not None:
         llm.add_retry_listener(callbacks.on_retry)
+    if callbacks.on_attempt is not None:
+        llm.add_attempt_listener(callbacks.on_attempt)
     agent_settings = settings.agent
     agent = Agent(llm=llm, tools=[Tool(name=name) for name in agent_settings.tools])
     conversation = LocalConversation(

@@ -45,6 +45,9 @@ class LLMSettings(Section):
     temperature: float | None = Field(default=None, ge=0, le=2, description="0 to 2.")
     max_output_tokens: int | None = Field(default=None, gt=0, description="Per answer.")
     timeout: float = Field(default=300.0, gt=0, description="Seconds to wait for one answer.")
+    connect_timeout: float = Field(
+        default=10.0, gt=0, description="Seconds to wait to connect to the server."
+    )
     num_retries: int = Field(default=4, ge=0, le=20, description="Retries on 429, 5xx, timeouts.")
     reasoning_effort: ReasoningEffort | None = Field(
         default=None,

@@ -147,3 +147,15 @@ class Notice(Message):
 
     text: str
     severity: str = "information"
+
+
+@dataclass
+class CallActivity(Message):
+    """What the LLM call of a run is doing, for the status bar: "connecting…", "retrying
+    2/5 in 4 s: …", the error that ended it; "" once the model answers."""
+
+    text: str
+    until: float | None = None
+    """time.monotonic() at which a retry starts: the status counts down to it."""
+    reason: str = ""
+    """Why it retries, in words."""

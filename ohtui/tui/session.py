@@ -11,6 +11,7 @@ from __future__ import annotations
 import gc
 import logging
 import threading
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -83,6 +84,8 @@ class Session:
         )
         self._safety: ConversationSafety | None = None
         self._titled = False
+        self._calling = False
+        """An LLM call of the run is connecting (no answer from it yet)."""
 
     # --- plumbing -------------------------------------------------------------------------
 
@@ -185,7 +188,7 @@ class Session:
             options.workspace,
             options.persistence_dir or profile.conversations_dir,
             Target(options.resume_id, options.continue_latest, options.conversation_id),
-            Callbacks(self._on_event, self._on_token, self._on_retry),
+            Callbacks(self._on_event, self._on_token, self._on_retry, self._on_attempt),
             rules=self._rule_store,
             api_key=options.api_key,
             stream=options.stream,
@@ -205,6 +208,8 @@ class Session:
     def _on_event(self, event: Event) -> None:
         from ohtui.sdk import ConversationStateUpdateEvent
 
+        if not isinstance(event, ConversationStateUpdateEvent):
+            self._answered()
         if isinstance(event, ConversationStateUpdateEvent):
             if event.key == "execution_status":
                 self._post(msg.StatusChanged(str(getattr(event.value, "value", event.value))))
@@ -215,16 +220,42 @@ class Session:
             return
         self._post(msg.EngineEvent(event))
 
-    def _on_retry(self, attempt: int, wait: float, error: Exception) -> None:
+    def _on_attempt(self, attempt: int) -> None:
+        if not self._running:
+            return  # a title or a side question: not the run the status bar follows
+        self._calling = True
+        total = self._attempts()
         self._post(
-            msg.Notice(f"{error} Retrying in {wait:.0f} s (attempt {attempt + 1}).", "warning")
+            msg.CallActivity("connecting…" if attempt == 1 else f"connecting… ({attempt}/{total})")
         )
+
+    def _on_retry(self, attempt: int, wait: float, error: Exception) -> None:
+        if not self._running:
+            return
+        self._post(
+            msg.CallActivity(
+                f"retrying {attempt + 1}/{self._attempts()}",
+                until=time.monotonic() + wait,
+                reason=in_words(error),
+            )
+        )
+
+    def _attempts(self) -> int:
+        conversation = self._conversation
+        return conversation.agent.llm.num_retries + 1 if conversation is not None else 1
+
+    def _answered(self) -> None:
+        """The model answered (a token or an event): the call is no longer connecting."""
+        if self._calling:
+            self._calling = False
+            self._post(msg.CallActivity(""))
 
     def _on_token(self, chunk: LLMStreamChunk) -> None:
         # Chunks are buffered and announced once until the UI takes them: however fast they
         # come, the UI's queue holds one message, and each redraw shows all that arrived.
         if not (chunk.content or chunk.reasoning_content):
             return
+        self._answered()
         if chunk.response_id != self._settled_response:
             self._settled_response = chunk.response_id
             settle_heap()  # the history this call was built from is in memory now
@@ -354,6 +385,8 @@ class Session:
                 conversation.run()
             except ConversationRunError as exc:
                 logger.warning("run failed: %s", exc)  # its ConversationErrorEvent is on screen
+                self._calling = False
+                self._post(msg.CallActivity(in_words(exc.original_exception)))
             except Exception as exc:  # never let the worker die silently
                 logger.exception("run crashed")
                 self._post(msg.SessionFailed(_describe(exc)))
@@ -588,6 +621,20 @@ def settle_heap() -> None:
     Frozen objects are skipped; they are the history and the UI, which live on anyway.
     """
     gc.freeze()
+
+
+def in_words(error: BaseException, limit: int = 80) -> str:
+    """What went wrong, short enough for the status bar (the whole message is in the
+    conversation): an LLM error's summary, else the message's first sentence."""
+    from ohtui.sdk.llm import LLMError
+
+    if isinstance(error, LLMError):
+        return error.summary
+    text = str(error).strip()
+    line = text.splitlines()[0] if text else type(error).__name__
+    end = line.find(". ")
+    sentence = line[: end + 1] if end >= 0 else line
+    return sentence if len(sentence) <= limit else sentence[: limit - 1] + "…"
 
 
 def _describe(exc: BaseException) -> str:

@@ -209,3 +209,41 @@ async def test_behaviour_rows_come_from_the_settings_fields_and_save_to_the_file
     assert saved["agent"] == {"tools": ["terminal"], "max_iteration_per_run": 40}
     assert saved["sandbox"] == {"mode": "read-only", "network": True}
     assert saved["ui"] == {"auto_title": False}
+
+
+async def test_an_unreachable_server_shows_connecting_retrying_and_the_error_in_words(
+    app_options: AppOptions, wait: Any
+) -> None:
+    from chat_helpers import submit
+
+    from ohtui.tui.widgets.status_bar import StatusBar
+
+    assert app_options.config_file is not None
+    app_options.config_file.write_text(
+        "[ui]\nauto_title = false\n[llm]\nnum_retries = 1\n", encoding="utf-8"
+    )
+    app = OhtuiApp(replace(app_options, base_url="http://127.0.0.1:9/v1"))  # nothing listens
+    shown: list[str] = []
+    async with app.run_test(size=(120, 30)) as pilot:
+        await wait(pilot, lambda: chat_ready(app), what="the conversation to open")
+        assert app.chat is not None
+        bar = app.chat.query_one(StatusBar)
+        original = bar.show_activity
+
+        def record(text: str, until: float | None = None, reason: str = "") -> None:
+            original(text, until, reason)
+            if text:
+                shown.append(bar._activity_text())
+
+        bar.show_activity = record  # type: ignore[method-assign]
+        await submit(pilot, "hello")
+        await wait(pilot, lambda: any(s.startswith("retrying 2/2 in") for s in shown), what="retry")
+        line = screen_text(app).splitlines()[0]
+        assert "running" in line and "retrying 2/2 in" in line
+        assert "cannot reach http://127.0.0.1:9/v1" in line
+        await wait(pilot, lambda: status(app) == "error", timeout=20, what="the error")
+        words = "error · cannot reach http://127.0.0.1:9/v1"
+        await wait(pilot, lambda: words in screen_text(app).splitlines()[0], what="the words")
+    assert shown[0] == "connecting…"
+    assert "connecting… (2/2)" in shown
+    assert shown[-1] == "cannot reach http://127.0.0.1:9/v1"

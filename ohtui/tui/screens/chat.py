@@ -300,6 +300,9 @@ class ChatScreen(Screen[None]):
         self.sub_title = message.title
         self.notify(f"Title: {message.title}", timeout=3)
 
+    def on_call_activity(self, message: msg.CallActivity) -> None:
+        self.status_bar.show_activity(message.text, message.until, message.reason)
+
     def on_notice(self, message: msg.Notice) -> None:
         self.notify(message.text, severity=message.severity)  # type: ignore[arg-type]
 
