@@ -18,7 +18,7 @@ from ohtui.settings.secrets import NO_KEY
 
 if TYPE_CHECKING:
     from ohtui.sdk import ConfirmationPolicyBase, Event, LocalConversation
-    from ohtui.sdk.conversation import ConversationSummary, LeaseHolder
+    from ohtui.sdk.conversation import ConversationSummary, LeaseHolder, StorageReadOnlyError
     from ohtui.sdk.llm import LLMStreamChunk
     from ohtui.sdk.sandbox import SandboxConfig
     from ohtui.settings.approval_rules import ApprovalRuleStore
@@ -77,6 +77,8 @@ class Started:
     """Warnings to show, in order (sandbox, missing key, rules file)."""
     held_by: LeaseHolder | None = None
     """Who runs the conversation when another ohtui does: it is open read-only here."""
+    read_only_reason: str | None = None
+    """Why it is open read-only when no other ohtui has it (its folder cannot be written)."""
 
     @property
     def conversation(self) -> LocalConversation:
@@ -94,17 +96,19 @@ def start(
     rules: ApprovalRuleStore | None = None,
     api_key: str | None = None,
     stream: bool = True,
-    read_only_when_held: bool = False,
+    read_only_fallback: bool = False,
 ) -> Started:
     """The whole opening sequence: open the conversation, mask its secrets in logs, install
     the safety (the saved policy of a resumed conversation, unless this run chose one) and
     collect the warnings to show.
 
-    `read_only_when_held`: when another ohtui runs the conversation, open it read-only
-    instead of raising ConversationLockedError. Raises as `open_conversation` does.
+    `read_only_fallback`: when another ohtui runs the saved conversation, or its folder
+    cannot be written, open it read-only instead of raising ConversationLockedError or
+    SetupError. Raises as `open_conversation` does; a folder that cannot be written is a
+    SetupError naming the setting that moves it.
     """
     from ohtui.logs import mask_in_logs
-    from ohtui.sdk import ConversationLockedError
+    from ohtui.sdk import ConversationLockedError, StorageReadOnlyError
 
     def open_it(read_only: bool) -> Opened:
         return open_conversation(
@@ -119,17 +123,29 @@ def start(
         )
 
     held_by = None
+    read_only_reason = None
     try:
         opened = open_it(read_only=False)
     except ConversationLockedError as exc:
-        if not read_only_when_held:
+        if not read_only_fallback:
             raise
         opened = open_it(read_only=True)
         held_by = exc.holder
+    except StorageReadOnlyError as exc:
+        advice = storage_advice(profile, exc)
+        resuming = bool(target.resume_id or target.continue_latest)
+        if not (resuming and read_only_fallback):
+            what = (
+                "this conversation cannot run" if resuming else "a new conversation cannot be saved"
+            )
+            raise SetupError(f"{exc} So {what} there. {advice}") from exc
+        opened = open_it(read_only=True)
+        read_only_reason = f"Read-only: {exc} {advice}"
     conversation = opened.conversation
     mask_in_logs(conversation)
-    if held_by is not None:
-        return Started(opened, (), held_by)  # its policy and rules stay as they were saved
+    if held_by is not None or read_only_reason is not None:
+        # Its policy and rules stay as they were saved.
+        return Started(opened, (), held_by, read_only_reason)
     notices = [opened.sandbox_notice, missing_key(profile, opened)]
     chosen = ("confirmation", "policy") in profile.overrides
     saved = policy_name(conversation.state.confirmation_policy)
@@ -216,6 +232,23 @@ def open_conversation(
         conversation.state.stuck_detection = agent_settings.stuck_detection  # the setting rules
     notice = None if read_only else install_sandbox(conversation, settings.sandbox.config())
     return Opened(conversation, model, resumed, key_source, notice)
+
+
+def storage_advice(profile: Profile, error: StorageReadOnlyError) -> str:
+    """Which setting moves the conversations to a folder that can be written."""
+    if profile.settings.storage.conversations_dir is not None:
+        where = "conversations_dir in the [storage] table of config.toml"
+        if ("storage", "conversations_dir") in profile.overrides:
+            where = profile.overrides[("storage", "conversations_dir")].origin
+        return (
+            f"Set {where} to a folder you can write (or make '{error.base_dir}' writable); "
+            "saved conversations still open read-only (/resume, ohtui --resume)."
+        )
+    return (
+        "Set OHTUI_DATA_DIR (or conversations_dir in the [storage] table of config.toml) to "
+        f"a folder you can write, or make '{error.base_dir}' writable; saved conversations "
+        "still open read-only (/resume, ohtui --resume)."
+    )
 
 
 def check_workspace(path: Path, *, saved: bool = False) -> None:

@@ -173,7 +173,7 @@ def test_start_opens_a_conversation_another_ohtui_runs_read_only_when_asked(
             workspace,
             persistence_dir,
             target,
-            read_only_when_held=True,
+            read_only_fallback=True,
         )
         assert reader.held_by is not None and reader.conversation.state.read_only
         assert reader.notices == ()

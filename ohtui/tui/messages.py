@@ -35,6 +35,9 @@ class SessionReady(Message):
     held_by: Any = None
     """Who runs the conversation (an engine LeaseHolder) when another ohtui does: it is open
     read-only here."""
+    read_only: str | None = None
+    """Why it is open read-only although no other ohtui has it (its folder cannot be
+    written), and what to change."""
 
 
 @dataclass

@@ -64,6 +64,8 @@ class Session:
         self._conversation: LocalConversation | None = None
         self.held_by: LeaseHolder | None = None
         """Who runs the conversation when another ohtui does: it is open read-only here."""
+        self.read_only_reason: str | None = None
+        """Why the conversation is open read-only when no other ohtui has it."""
         self._lock = threading.Lock()
         self._running = False
         self._rerun = False
@@ -151,11 +153,12 @@ class Session:
                 resumed=resumed,
                 sandbox=self.sandbox,
                 held_by=self.held_by,
+                read_only=self.read_only_reason,
             )
         )
         self._post_stats()
         settle_heap()
-        if self.held_by is not None:
+        if self.held_by is not None or self.read_only_reason is not None:
             return  # nothing here may run, approve or send: the chat screen says so
         if state.execution_status.value == "waiting_for_confirmation":
             self._post(msg.ApprovalNeeded(self.pending_views()))
@@ -192,12 +195,13 @@ class Session:
             rules=self._rule_store,
             api_key=options.api_key,
             stream=options.stream,
-            read_only_when_held=True,
+            read_only_fallback=True,
         )
         conversation = started.conversation
         self.model = started.opened.model
         self.held_by = started.held_by
-        if self.held_by is None:
+        self.read_only_reason = started.read_only_reason
+        if self.held_by is None and self.read_only_reason is None:
             self._safety = ConversationSafety(conversation, self._rule_store)
         for notice in started.notices:
             self._post(msg.Notice(notice, "warning"))

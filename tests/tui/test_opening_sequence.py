@@ -247,3 +247,38 @@ async def test_an_unreachable_server_shows_connecting_retrying_and_the_error_in_
     assert shown[0] == "connecting…"
     assert "connecting… (2/2)" in shown
     assert shown[-1] == "cannot reach http://127.0.0.1:9/v1"
+
+
+def test_a_read_only_data_folder_still_opens_old_conversations_and_names_the_setting(
+    tmp_path: Path, config_file: Path
+) -> None:
+    """In bubblewrap, the data folder bound read-only: `--resume` shows the conversation
+    read-only and says which setting moves the folder; sending is refused with that reason;
+    /new says why it cannot start one."""
+    import json
+    import sys
+
+    from read_only_storage import run_read_only, save_conversation
+
+    workspace = tmp_path / "project"
+    workspace.mkdir()
+    data = tmp_path / "data"
+    conversation_id = save_conversation(data / "conversations", workspace, "hello there")
+    script = Path(__file__).with_name("read_only_app.py")
+    result = run_read_only(
+        data,
+        [sys.executable, str(script), str(data), str(workspace), str(config_file), conversation_id],
+        {"PYTHONPATH": f"{Path(__file__).parent}:{Path(__file__).parents[1]}"},
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    said = json.loads(result.stdout.strip().splitlines()[-1])
+    assert said["status"] == "read_only"
+    assert said["history"] == ["hello there"]
+    assert "Read-only: the conversations folder cannot be written" in said["screen"]
+    first, refused = said["notices"][0], said["notices"][1]
+    assert f"The conversations folder '{data / 'conversations'}' cannot be written" in first
+    assert "Set OHTUI_DATA_DIR (or conversations_dir in the [storage] table" in first
+    assert refused == first  # sending says the same
+    assert "❯ more please" not in said["after_send"]
+    assert said["new_status"] == "error"
+    assert any("a new conversation cannot be saved there" in n for n in said["notices"][2:])

@@ -45,6 +45,7 @@ READ_ONLY = (
 )
 READ_ONLY_HINT = "Read-only: ohtui pid {pid} has it open · /new · /resume"
 """The composer's placeholder, short enough for a narrow terminal."""
+READ_ONLY_FOLDER_HINT = "Read-only: the conversations folder cannot be written · /help"
 
 
 class ChatScreen(Screen[None]):
@@ -208,12 +209,17 @@ class ChatScreen(Screen[None]):
         status.policy = message.policy
         status.sandbox = message.sandbox
         holder = message.held_by
-        self._set_status("read_only" if holder is not None else message.status)
+        read_only = holder is not None or message.read_only is not None
+        self._set_status("read_only" if read_only else message.status)
+        hint = READ_ONLY_HINT.format(pid=holder.pid or "?") if holder is not None else None
         self.query_one(Composer).say_why_blocked(
-            None if holder is None else READ_ONLY_HINT.format(pid=holder.pid or "?")
+            READ_ONLY_FOLDER_HINT if message.read_only is not None else hint
         )
         if holder is not None:
             self.notify(READ_ONLY.format(holder=holder.describe()), severity="warning", timeout=8)
+        elif message.read_only is not None:
+            self.notify(message.read_only, severity="warning", timeout=12)
+        if read_only:
             unsent = self.session.take_queue()  # typed while it opened: give it back
             if unsent:
                 self.view.show_queued([])
@@ -538,10 +544,13 @@ class ChatScreen(Screen[None]):
 
     def refuse_read_only(self) -> bool:
         """Say why nothing can change when the conversation is open read-only; True then."""
-        holder = self._session.held_by if self._session is not None else None
-        if holder is None:
+        session = self._session
+        holder = session.held_by if session is not None else None
+        reason = session.read_only_reason if session is not None else None
+        if reason is None and holder is None:
             return False
-        self.notify(READ_ONLY.format(holder=holder.describe()), severity="warning", timeout=6)
+        why = reason if holder is None else READ_ONLY.format(holder=holder.describe())
+        self.notify(why or "", severity="warning", timeout=6)
         return True
 
     def _set_status(self, status: str) -> None:
