@@ -148,6 +148,14 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     # The agent's commands run as the user: keep them out of this process's keys.
     make_process_private()
+    if args.workspace is not None and not args.workspace.expanduser().is_dir():
+        from ohtui.opening import SetupError, check_workspace
+
+        try:
+            check_workspace(args.workspace.expanduser().absolute())
+        except SetupError as exc:
+            print(f"ohtui: {exc}", file=sys.stderr)
+            return 3
     if args.prompt is not None:
         return _headless(parser, args)
     if args.json or args.yes:

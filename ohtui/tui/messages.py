@@ -37,6 +37,9 @@ class SessionReady(Message):
     held_by: Any = None
     """Who runs the conversation (an engine LeaseHolder) when another ohtui does: it is open
     read-only here."""
+    read_only: str | None = None
+    """Why it is open read-only although no other ohtui has it (its folder cannot be
+    written), and what to change."""
 
 
 @dataclass
@@ -149,3 +152,15 @@ class Notice(Message):
 
     text: str
     severity: str = "information"
+
+
+@dataclass
+class CallActivity(Message):
+    """What the LLM call of a run is doing, for the status bar: "connecting…", "retrying
+    2/5 in 4 s: …", the error that ended it; "" once the model answers."""
+
+    text: str
+    until: float | None = None
+    """time.monotonic() at which a retry starts: the status counts down to it."""
+    reason: str = ""
+    """Why it retries, in words."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ohtui.opening import fallback_policy, install_safety, policy_name
+from ohtui.opening import fallback_policy, policy_name
 from ohtui.settings.choices import ConfirmationPolicy, RuleScope
 from ohtui.tui.approval_types import RuleDraft, RuleRow
 
@@ -21,10 +21,6 @@ class ConversationSafety:
     def __init__(self, conversation: BaseConversation, store: ApprovalRuleStore | None) -> None:
         self.conversation = conversation
         self.store = store
-
-    def install(self, policy: ConfirmationPolicy) -> str | None:
-        """Rate actions, apply `policy` with the saved rules; returns a problem to tell."""
-        return install_safety(self.conversation, policy, self.store)
 
     @property
     def policy(self) -> ConfirmationPolicy:

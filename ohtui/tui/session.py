@@ -11,22 +11,14 @@ from __future__ import annotations
 import gc
 import logging
 import threading
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from textual.message import Message
 from textual.message_pump import MessagePump
 
-from ohtui.logs import mask_in_logs
-from ohtui.opening import (
-    Callbacks,
-    NoModelError,
-    Opened,
-    Target,
-    find_target,
-    missing_key,
-    open_conversation,
-)
+from ohtui.opening import Callbacks, NoModelError, Target, find_target, install_safety, start
 from ohtui.settings.approval_rules import ApprovalRuleStore
 from ohtui.settings.choices import ConfirmationPolicy
 from ohtui.tui import messages as msg
@@ -74,6 +66,8 @@ class Session:
         self._conversation: BaseConversation | None = None
         self.held_by: LeaseHolder | None = None
         """Who runs the conversation when another ohtui does: it is open read-only here."""
+        self.read_only_reason: str | None = None
+        """Why the conversation is open read-only when no other ohtui has it."""
         self._lock = threading.Lock()
         self._running = False
         self._rerun = False
@@ -94,6 +88,8 @@ class Session:
         )
         self._safety: ConversationSafety | None = None
         self._titled = False
+        self._calling = False
+        """An LLM call of the run is connecting (no answer from it yet)."""
 
     # --- plumbing -------------------------------------------------------------------------
 
@@ -159,11 +155,12 @@ class Session:
                 resumed=resumed,
                 sandbox=self.sandbox,
                 held_by=self.held_by,
+                read_only=self.read_only_reason,
             )
         )
         self._post_stats()
         settle_heap()
-        if self.held_by is not None:
+        if self.held_by is not None or self.read_only_reason is not None:
             return  # nothing here may run, approve or send: the chat screen says so
         if run_status(conversation) is RunStatus.WAITING_FOR_CONFIRMATION:
             self._post(msg.ApprovalNeeded(self.pending_views()))
@@ -190,47 +187,35 @@ class Session:
 
     def _create_conversation(self) -> tuple[BaseConversation, bool]:
         """Open the conversation: the options' factory's, or the local one the settings
-        describe (read-only when another ohtui has it open)."""
-        from ohtui.sdk import ConversationLockedError
-
+        describe (read-only when another ohtui has it open or its folder cannot be written)."""
         options, profile = self.options, self.profile.load()
-        callbacks = Callbacks(self._on_event, self._on_token, self._on_retry)
+        callbacks = Callbacks(self._on_event, self._on_token, self._on_retry, self._on_attempt)
         if options.conversation_factory is not None:
             conversation = options.conversation_factory(callbacks)
             self.model = conversation.agent.llm.model
             resumed = len(conversation.state.events) > 0
             self._install_safety(conversation, profile, resumed)
             return conversation, resumed
-
-        def open_it(read_only: bool) -> Opened:
-            return open_conversation(
-                profile,
-                options.workspace,
-                options.persistence_dir or profile.conversations_dir,
-                Target(options.resume_id, options.continue_latest, options.conversation_id),
-                callbacks,
-                api_key=options.api_key,
-                stream=options.stream,
-                read_only=read_only,
-            )
-
-        try:
-            opened = open_it(read_only=False)
-        except ConversationLockedError as exc:
-            opened = open_it(read_only=True)
-            self.held_by = exc.holder
-        conversation = opened.conversation
-        mask_in_logs(conversation)
-        self.model = opened.model
-        if self.held_by is not None:
-            return conversation, opened.resumed  # its policy and rules stay as they are
-        self._install_safety(conversation, profile, opened.resumed)
-        missing = missing_key(profile, opened)
-        if missing:
-            self._post(msg.Notice(missing, "warning"))
-        if opened.sandbox_notice:
-            self._post(msg.Notice(opened.sandbox_notice, "warning"))
-        return conversation, opened.resumed
+        started = start(
+            profile,
+            options.workspace,
+            options.persistence_dir or profile.conversations_dir,
+            Target(options.resume_id, options.continue_latest, options.conversation_id),
+            callbacks,
+            rules=self._rule_store,
+            api_key=options.api_key,
+            stream=options.stream,
+            read_only_fallback=True,
+        )
+        conversation = started.conversation
+        self.model = started.opened.model
+        self.held_by = started.held_by
+        self.read_only_reason = started.read_only_reason
+        if self.held_by is None and self.read_only_reason is None:
+            self._safety = ConversationSafety(conversation, self._rule_store)
+        for notice in started.notices:
+            self._post(msg.Notice(notice, "warning"))
+        return conversation, started.opened.resumed
 
     def _install_safety(
         self, conversation: BaseConversation, profile: Profile, resumed: bool
@@ -241,7 +226,7 @@ class Session:
         chosen = ("confirmation", "policy") in profile.overrides
         saved = policy_of(conversation)
         policy = saved if resumed and not chosen else profile.settings.confirmation.policy
-        problem = self._safety.install(policy)
+        problem = install_safety(conversation, policy, self._rule_store)
         if problem:
             self._post(msg.Notice(problem, "warning"))
 
@@ -250,6 +235,8 @@ class Session:
     def _on_event(self, event: Event) -> None:
         from ohtui.sdk import ConversationExecutionStatus, ConversationStateUpdateEvent
 
+        if not isinstance(event, ConversationStateUpdateEvent):
+            self._answered()
         if isinstance(event, ConversationStateUpdateEvent):
             if event.key == "execution_status":
                 engine_status = ConversationExecutionStatus(event.value)
@@ -261,16 +248,42 @@ class Session:
             return
         self._post(msg.EngineEvent(event))
 
-    def _on_retry(self, attempt: int, wait: float, error: Exception) -> None:
+    def _on_attempt(self, attempt: int) -> None:
+        if not self._running:
+            return  # a title or a side question: not the run the status bar follows
+        self._calling = True
+        total = self._attempts()
         self._post(
-            msg.Notice(f"{error} Retrying in {wait:.0f} s (attempt {attempt + 1}).", "warning")
+            msg.CallActivity("connecting…" if attempt == 1 else f"connecting… ({attempt}/{total})")
         )
+
+    def _on_retry(self, attempt: int, wait: float, error: Exception) -> None:
+        if not self._running:
+            return
+        self._post(
+            msg.CallActivity(
+                f"retrying {attempt + 1}/{self._attempts()}",
+                until=time.monotonic() + wait,
+                reason=in_words(error),
+            )
+        )
+
+    def _attempts(self) -> int:
+        conversation = self._conversation
+        return conversation.agent.llm.num_retries + 1 if conversation is not None else 1
+
+    def _answered(self) -> None:
+        """The model answered (a token or an event): the call is no longer connecting."""
+        if self._calling:
+            self._calling = False
+            self._post(msg.CallActivity(""))
 
     def _on_token(self, chunk: LLMStreamChunk) -> None:
         # Chunks are buffered and announced once until the UI takes them: however fast they
         # come, the UI's queue holds one message, and each redraw shows all that arrived.
         if not (chunk.content or chunk.reasoning_content):
             return
+        self._answered()
         if chunk.response_id != self._settled_response:
             self._settled_response = chunk.response_id
             settle_heap()  # the history this call was built from is in memory now
@@ -400,6 +413,8 @@ class Session:
                 conversation.run()
             except ConversationRunError as exc:
                 logger.warning("run failed: %s", exc)  # its ConversationErrorEvent is on screen
+                self._calling = False
+                self._post(msg.CallActivity(in_words(exc.original_exception)))
             except Exception as exc:  # never let the worker die silently
                 logger.exception("run crashed")
                 self._post(msg.SessionFailed(_describe(exc)))
@@ -639,6 +654,20 @@ def settle_heap() -> None:
     Frozen objects are skipped; they are the history and the UI, which live on anyway.
     """
     gc.freeze()
+
+
+def in_words(error: BaseException, limit: int = 80) -> str:
+    """What went wrong, short enough for the status bar (the whole message is in the
+    conversation): an LLM error's summary, else the message's first sentence."""
+    from ohtui.sdk.llm import LLMError
+
+    if isinstance(error, LLMError):
+        return error.summary
+    text = str(error).strip()
+    line = text.splitlines()[0] if text else type(error).__name__
+    end = line.find(". ")
+    sentence = line[: end + 1] if end >= 0 else line
+    return sentence if len(sentence) <= limit else sentence[: limit - 1] + "…"
 
 
 def _describe(exc: BaseException) -> str:

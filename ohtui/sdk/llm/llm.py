@@ -57,6 +57,8 @@ T = TypeVar("T")
 ToolsArg = Sequence[dict[str, Any]]
 RetryListener = Callable[[int, float, LLMError], None]
 """Told (attempt number, seconds until the retry, the error) before each retry."""
+AttemptListener = Callable[[int], None]
+"""Told the attempt number (1 for the first) as each attempt of a call starts."""
 ChatMessages = Sequence[Message | dict[str, Any]]
 
 
@@ -117,6 +119,12 @@ class LLM(BaseModel):
         default=None, gt=0, description="Context window; looked up from litellm when unset."
     )
     timeout: float = Field(default=300.0, gt=0, description="Seconds to wait for one answer.")
+    connect_timeout: float = Field(
+        default=10.0,
+        gt=0,
+        description="Seconds to wait for the connection to the server (an unreachable one "
+        "fails fast); the answer itself may take `timeout`.",
+    )
     num_retries: int = Field(default=4, ge=0)
     retry_min_wait: float = Field(default=2.0, ge=0)
     retry_max_wait: float = Field(default=30.0, ge=0)
@@ -146,6 +154,7 @@ class LLM(BaseModel):
 
     _metrics: Metrics | None = PrivateAttr(default=None)
     _retry_listeners: list[RetryListener] = PrivateAttr(default_factory=list)
+    _attempt_listeners: list[AttemptListener] = PrivateAttr(default_factory=list)
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
     _price_unknown: bool = PrivateAttr(default=False)
     _call_context: LLMCallContext = PrivateAttr(default_factory=LLMCallContext)
@@ -205,6 +214,16 @@ class LLM(BaseModel):
     def add_retry_listener(self, listener: RetryListener) -> None:
         """Be told before each retry, e.g. to show "rate limited, retrying in 8 s"."""
         self._retry_listeners.append(listener)
+
+    def add_attempt_listener(self, listener: AttemptListener) -> None:
+        """Be told as each attempt of a call starts, e.g. to show "connecting…"."""
+        self._attempt_listeners.append(listener)
+
+    def _timeouts(self) -> Any:
+        """The HTTP timeouts: a short one to connect, the long one to answer."""
+        import httpx
+
+        return httpx.Timeout(self.timeout, connect=min(self.connect_timeout, self.timeout))
 
     def restore_metrics(self, metrics: Metrics) -> None:
         """Continue accumulating into saved metrics (used when a conversation resumes)."""
@@ -312,6 +331,8 @@ class LLM(BaseModel):
         tries = 0
         while True:
             started = time.monotonic()
+            for announce in self._attempt_listeners:
+                announce(tries + 1)
             try:
                 if cancel is None:
                     answer = attempt(None)
@@ -342,7 +363,7 @@ class LLM(BaseModel):
         """The keyword arguments of a chat-completions call, but its messages and streaming."""
         request: dict[str, Any] = {
             "model": self.model,
-            "timeout": self.timeout,
+            "timeout": self._timeouts(),
             "drop_params": self.drop_params,
             "num_retries": 0,  # we retry ourselves, once, with backoff
             "max_retries": 0,  # and the openai client must not retry either
@@ -443,7 +464,7 @@ class LLM(BaseModel):
             with openai.OpenAI(
                 api_key=self.api_key.get_secret_value() if self.api_key else None,
                 base_url=self.base_url,
-                timeout=self.timeout,
+                timeout=self._timeouts(),
                 max_retries=0,  # we retry ourselves
                 default_headers=self.extra_headers,
             ) as client:

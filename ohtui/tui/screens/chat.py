@@ -43,6 +43,7 @@ READ_ONLY = (
 )
 READ_ONLY_HINT = "Read-only: ohtui pid {pid} has it open · /new · /resume"
 """The composer's placeholder, short enough for a narrow terminal."""
+READ_ONLY_FOLDER_HINT = "Read-only: the conversations folder cannot be written · /help"
 
 
 class ChatScreen(Screen[None]):
@@ -191,11 +192,14 @@ class ChatScreen(Screen[None]):
         self.view.load_history(message.history, message.total_events, message.has_older)
         self._shown_total = message.total_events
 
-    def _settings_loaded(self) -> None:
+    def _settings_loaded(self, then: Callable[[], None] | None = None) -> None:
+        """Apply the loaded settings; `then` runs once a problem with them has been shown."""
         self.view.set_expand_outputs(self.profile.settings.ui.expand_outputs)
         loaded = getattr(self.app, "profile_loaded", None)
         if callable(loaded):
-            loaded()
+            loaded(then)
+        elif then is not None:
+            then()
 
     def on_session_ready(self, message: msg.SessionReady) -> None:
         self._settings_loaded()
@@ -205,12 +209,17 @@ class ChatScreen(Screen[None]):
         status.policy = message.policy
         status.sandbox = message.sandbox
         holder = message.held_by
-        self._set_status(RunStatus.READ_ONLY if holder is not None else message.status)
+        read_only = holder is not None or message.read_only is not None
+        self._set_status(RunStatus.READ_ONLY if read_only else message.status)
+        hint = READ_ONLY_HINT.format(pid=holder.pid or "?") if holder is not None else None
         self.query_one(Composer).say_why_blocked(
-            None if holder is None else READ_ONLY_HINT.format(pid=holder.pid or "?")
+            READ_ONLY_FOLDER_HINT if message.read_only is not None else hint
         )
         if holder is not None:
             self.notify(READ_ONLY.format(holder=holder.describe()), severity="warning", timeout=8)
+        elif message.read_only is not None:
+            self.notify(message.read_only, severity="warning", timeout=12)
+        if read_only:
             unsent = self.session.take_queue()  # typed while it opened: give it back
             if unsent:
                 self.view.show_queued([])
@@ -300,6 +309,9 @@ class ChatScreen(Screen[None]):
         """Show the conversation's title (the terminal's title and the status bar)."""
         self.sub_title = title or ""
         self.status_bar.title = title or ""
+
+    def on_call_activity(self, message: msg.CallActivity) -> None:
+        self.status_bar.show_activity(message.text, message.until, message.reason)
 
     def on_notice(self, message: msg.Notice) -> None:
         self.notify(message.text, severity=message.severity)  # type: ignore[arg-type]
@@ -528,9 +540,8 @@ class ChatScreen(Screen[None]):
             self.notify("Settings saved and applied.", timeout=3)
 
     def on_setup_needed(self, message: msg.SetupNeeded) -> None:
-        self._settings_loaded()
         self._set_status(RunStatus.SETUP)
-        self.open_settings(first_run=True)
+        self._settings_loaded(then=lambda: self.open_settings(first_run=True))
 
     def prefill(self, text: str) -> None:
         """Put text in the composer and focus it (e.g. `/ask ` from the palette)."""
@@ -542,10 +553,13 @@ class ChatScreen(Screen[None]):
 
     def refuse_read_only(self) -> bool:
         """Say why nothing can change when the conversation is open read-only; True then."""
-        holder = self._session.held_by if self._session is not None else None
-        if holder is None:
+        session = self._session
+        holder = session.held_by if session is not None else None
+        reason = session.read_only_reason if session is not None else None
+        if reason is None and holder is None:
             return False
-        self.notify(READ_ONLY.format(holder=holder.describe()), severity="warning", timeout=6)
+        why = reason if holder is None else READ_ONLY.format(holder=holder.describe())
+        self.notify(why or "", severity="warning", timeout=6)
         return True
 
     def _set_status(self, status: RunStatus) -> None:

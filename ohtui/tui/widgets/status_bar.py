@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import math
 import os
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -36,6 +38,11 @@ class StatusBar(Widget):
     context_used: reactive[int] = reactive(0)
     context_window: reactive[int | None] = reactive(None)
     queued: reactive[int] = reactive(0)
+    activity: reactive[str] = reactive("")
+    """What the run's LLM call is doing ("connecting…", "retrying 2/5"), or why it failed."""
+    activity_until: reactive[float | None] = reactive(None)
+    """time.monotonic() the activity counts down to (a retry's start)."""
+    activity_reason: reactive[str] = reactive("")
 
     def __init__(self, clock: Callable[[], float], id: str | None = None) -> None:
         super().__init__(id=id)
@@ -43,7 +50,13 @@ class StatusBar(Widget):
         self._run_started: float | None = None
         self._ticker: Timer | None = None
 
+    def show_activity(self, text: str, until: float | None = None, reason: str = "") -> None:
+        """Say what the LLM call is doing (cleared when the status changes)."""
+        self.activity, self.activity_until, self.activity_reason = text, until, reason
+
     def watch_status(self, old: RunStatus, new: RunStatus) -> None:
+        if new != old:
+            self.show_activity("")
         if new is RunStatus.RUNNING and old is not RunStatus.RUNNING:
             self._run_started = self._clock()
             if self._ticker is None:
@@ -56,6 +69,9 @@ class StatusBar(Widget):
         label, style = self.status.label, self.status.style
         if self.status is RunStatus.RUNNING and self._run_started is not None:
             label = f"{label} {_duration(self._clock() - self._run_started)}"
+        activity = self._activity_text()
+        if activity:
+            label = f"{label} · {activity}"
         policy = Content.styled(f" {self.policy.label} ", f"{POLICY_STYLES[self.policy]} reverse")
         # (priority, piece): on a narrow terminal the least useful pieces go first.
         pieces: list[tuple[int, Content]] = [(0, Content.styled(f"● {label}", style))]
@@ -79,7 +95,26 @@ class StatusBar(Widget):
             if pieces[drop][0] == 0:
                 break
             pieces.pop(drop)
+        if activity and _width(pieces) > width:  # the activity's words give way first
+            pieces[0] = (0, self._fitted(pieces, width, style))
         return Content("  ").join(piece for _, piece in pieces)
+
+    def _fitted(self, pieces: list[tuple[int, Content]], width: int, style: str) -> Content:
+        """The status piece made to fit: without the reason, then cut short."""
+        status = pieces[0][1].plain
+        room = len(status) - (_width(pieces) - width)
+        reason = f": {self.activity_reason}" if self.activity_reason else ""
+        if reason and status.endswith(reason) and len(status) - len(reason) <= room:
+            return Content.styled(status[: len(status) - len(reason)], style)
+        return Content.styled(f"{status[: max(3, room - 1)]}…", style)
+
+    def _activity_text(self) -> str:
+        text = self.activity
+        if not text:
+            return ""
+        if self.activity_until is not None:
+            text += f" in {max(0, math.ceil(self.activity_until - time.monotonic()))} s"
+        return f"{text}: {self.activity_reason}" if self.activity_reason else text
 
 
 def _sandbox_badge(sandbox: str) -> Content:
