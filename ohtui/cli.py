@@ -12,8 +12,9 @@ from pathlib import Path
 
 from ohtui import __version__
 from ohtui.hardening import make_process_private
+from ohtui.settings.choices import ConfirmationPolicy
 from ohtui.settings.overrides import ENV_VARS, run_overrides
-from ohtui.tui.options import POLICY_ORDER, AppOptions
+from ohtui.tui.options import AppOptions
 
 DESCRIPTION = "A terminal chat app for an AI coding agent that works in your project."
 SANDBOX_MODES = ("workspace-write", "read-only", "off")
@@ -63,7 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--base-url", help="an OpenAI-compatible endpoint")
     parser.add_argument(
         "--confirm",
-        choices=POLICY_ORDER,
+        choices=[policy.value for policy in ConfirmationPolicy],
         default=None,
         help="which actions wait for approval: always, risky (medium risk and up, or unrated) "
         "or never (default: as configured, else risky)",
@@ -147,6 +148,14 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     # The agent's commands run as the user: keep them out of this process's keys.
     make_process_private()
+    if args.workspace is not None and not args.workspace.expanduser().is_dir():
+        from ohtui.opening import SetupError, check_workspace
+
+        try:
+            check_workspace(args.workspace.expanduser().absolute())
+        except SetupError as exc:
+            print(f"ohtui: {exc}", file=sys.stderr)
+            return 3
     if args.prompt is not None:
         return _headless(parser, args)
     if args.json or args.yes:

@@ -130,15 +130,7 @@ def run_headless(
 
 
 def _open(options: HeadlessOptions, output: _Output) -> LocalConversation | ExitCode:
-    from ohtui.logs import mask_in_logs
-    from ohtui.opening import (
-        Callbacks,
-        SetupError,
-        Target,
-        install_safety,
-        missing_key,
-        open_conversation,
-    )
+    from ohtui.opening import Callbacks, SetupError, Target, start
     from ohtui.sdk import (
         ConversationLockedError,
         ConversationNotFoundError,
@@ -155,16 +147,22 @@ def _open(options: HeadlessOptions, output: _Output) -> LocalConversation | Exit
         use_keyring=options.use_keyring,
         environ=options.environ,
     ).load()
-    if profile.problem:
-        output.problem(profile.problem)
+    if profile.override_problem:
+        output.problem(profile.override_problem)
         return ExitCode.CONFIGURATION
+    if profile.loaded.error is not None:  # a broken file never stops ohtui: its valid part runs
+        output.problem(f"warning: {profile.loaded.error}")
+    for warning in profile.loaded.warnings:
+        output.problem(f"warning: {warning}")
+    rules = ApprovalRuleStore(paths.approval_rules_file(), profile if profile.config_path else None)
     try:
-        opened = open_conversation(
+        started = start(
             profile,
             options.workspace,
             options.persistence_dir or profile.conversations_dir,
             Target(options.resume_id, options.continue_latest),
             Callbacks(on_event=output.event),
+            rules=rules,
             stream=False,
         )
     except ConversationNotFoundError as exc:
@@ -181,19 +179,12 @@ def _open(options: HeadlessOptions, output: _Output) -> LocalConversation | Exit
     except (SetupError, PersistenceError, WorkspaceError, OSError) as exc:
         output.problem(str(exc))
         return ExitCode.CONFIGURATION
-    mask_in_logs(opened.conversation)
-    output.mask_with(opened.conversation.state.secret_registry)
-    if opened.sandbox_notice:
-        output.problem(opened.sandbox_notice)
-    output.run_info(opened.conversation, opened.model, opened.sandbox_notice)
-    missing = missing_key(profile, opened)
-    if missing:
-        output.problem(missing)
-    store = ApprovalRuleStore(paths.approval_rules_file(), profile if profile.config_path else None)
-    problem = install_safety(opened.conversation, profile.settings.confirmation.policy, store)
-    if problem:
-        output.problem(problem)
-    return opened.conversation
+    conversation = started.conversation
+    output.mask_with(conversation.state.secret_registry)
+    for notice in started.notices:
+        output.problem(notice)
+    output.run_info(conversation, started.opened.model, started.opened.sandbox_notice)
+    return conversation
 
 
 def _run(conversation: LocalConversation, options: HeadlessOptions, output: _Output) -> int:
@@ -270,14 +261,21 @@ def _finish(conversation: LocalConversation, output: _Output) -> int:
             output.out.write(f"{response}\n" if response else "")
             output.out.flush()
         return ExitCode.FINISHED
+    go_on = f'Continue with: ohtui --resume {conversation.id.hex} -p "<what to do next>"'
     if status is Status.STUCK:
-        output.problem("stopped: the agent is stuck (it repeats itself without progress).")
+        output.problem(
+            f"stopped: the agent is stuck (it repeats itself without progress). {go_on}, "
+            "saying how to get unstuck."
+        )
         return ExitCode.STOPPED
     last_error = next(
         (e for e in reversed(events[-20:]) if isinstance(e, ConversationErrorEvent)), None
     )
     if last_error is not None and last_error.code == "MaxIterationsReached":
-        output.problem(f"stopped: {last_error.detail}")
+        output.problem(
+            f"stopped: {last_error.detail} {go_on} (OHTUI_MAX_ITERATIONS or [agent] "
+            "max_iteration_per_run in config.toml raises the limit)."
+        )
         return ExitCode.STOPPED
     output.problem(last_error.detail if last_error else f"the run ended as {status}.")
     return ExitCode.RUN_ERROR

@@ -1,5 +1,9 @@
 """Opening a conversation as the user's settings say: new, resumed by id, or the latest of a
-workspace. Shared by the TUI and headless runs; blocking (it reads the database)."""
+workspace. Shared by the TUI and headless runs; blocking (it reads the database).
+
+`start` is the whole opening sequence both front ends run: open (read-only when another ohtui
+has it), mask the secrets in logs, install the safety (analyzers, policy, rules), and collect
+what to tell the user (sandbox, missing key, rules file)."""
 
 from __future__ import annotations
 
@@ -13,8 +17,8 @@ from ohtui.settings.profile import Profile
 from ohtui.settings.secrets import NO_KEY
 
 if TYPE_CHECKING:
-    from ohtui.sdk import ConfirmationPolicyBase, Event, LocalConversation
-    from ohtui.sdk.conversation import ConversationSummary
+    from ohtui.sdk import BaseConversation, ConfirmationPolicyBase, Event, LocalConversation
+    from ohtui.sdk.conversation import ConversationSummary, LeaseHolder, StorageReadOnlyError
     from ohtui.sdk.llm import LLMStreamChunk
     from ohtui.sdk.sandbox import SandboxConfig
     from ohtui.settings.approval_rules import ApprovalRuleStore
@@ -55,11 +59,99 @@ class Opened:
 
 @dataclass(frozen=True, slots=True)
 class Callbacks:
-    """What the engine calls back: events, streamed tokens, retries."""
+    """What the engine calls back: events, streamed tokens, LLM attempts and retries."""
 
     on_event: Callable[[Event], None] | None = None
     on_token: Callable[[LLMStreamChunk], None] | None = None
     on_retry: Callable[[int, float, Exception], None] | None = None
+    on_attempt: Callable[[int], None] | None = None
+    """An LLM call's attempt (1, 2, ...) starts: its connection is being made."""
+
+
+@dataclass(frozen=True, slots=True)
+class Started:
+    """What `start` gives: the opened conversation, and what to tell the user."""
+
+    opened: Opened
+    notices: tuple[str, ...] = ()
+    """Warnings to show, in order (sandbox, missing key, rules file)."""
+    held_by: LeaseHolder | None = None
+    """Who runs the conversation when another ohtui does: it is open read-only here."""
+    read_only_reason: str | None = None
+    """Why it is open read-only when no other ohtui has it (its folder cannot be written)."""
+
+    @property
+    def conversation(self) -> LocalConversation:
+        """The conversation."""
+        return self.opened.conversation
+
+
+def start(
+    profile: Profile,
+    workspace: Path,
+    persistence_dir: Path,
+    target: Target = Target(),
+    callbacks: Callbacks = Callbacks(),
+    *,
+    rules: ApprovalRuleStore | None = None,
+    api_key: str | None = None,
+    stream: bool = True,
+    read_only_fallback: bool = False,
+) -> Started:
+    """The whole opening sequence: open the conversation, mask its secrets in logs, install
+    the safety (the saved policy of a resumed conversation, unless this run chose one) and
+    collect the warnings to show.
+
+    `read_only_fallback`: when another ohtui runs the saved conversation, or its folder
+    cannot be written, open it read-only instead of raising ConversationLockedError or
+    SetupError. Raises as `open_conversation` does; a folder that cannot be written is a
+    SetupError naming the setting that moves it.
+    """
+    from ohtui.logs import mask_in_logs
+    from ohtui.sdk import ConversationLockedError, StorageReadOnlyError
+
+    def open_it(read_only: bool) -> Opened:
+        return open_conversation(
+            profile,
+            workspace,
+            persistence_dir,
+            target,
+            callbacks,
+            api_key=api_key,
+            stream=stream,
+            read_only=read_only,
+        )
+
+    held_by = None
+    read_only_reason = None
+    try:
+        opened = open_it(read_only=False)
+    except ConversationLockedError as exc:
+        if not read_only_fallback:
+            raise
+        opened = open_it(read_only=True)
+        held_by = exc.holder
+    except StorageReadOnlyError as exc:
+        advice = storage_advice(profile, exc)
+        resuming = bool(target.resume_id or target.continue_latest)
+        if not (resuming and read_only_fallback):
+            what = (
+                "this conversation cannot run" if resuming else "a new conversation cannot be saved"
+            )
+            raise SetupError(f"{exc} So {what} there. {advice}") from exc
+        opened = open_it(read_only=True)
+        read_only_reason = f"Read-only: {exc} {advice}"
+    conversation = opened.conversation
+    mask_in_logs(conversation)
+    if held_by is not None or read_only_reason is not None:
+        # Its policy and rules stay as they were saved.
+        return Started(opened, (), held_by, read_only_reason)
+    notices = [opened.sandbox_notice, missing_key(profile, opened)]
+    chosen = ("confirmation", "policy") in profile.overrides
+    saved = policy_name(conversation.state.confirmation_policy)
+    policy = saved if opened.resumed and not chosen else profile.settings.confirmation.policy
+    notices.append(install_safety(conversation, policy, rules))
+    return Started(opened, tuple(n for n in notices if n))
 
 
 def open_conversation(
@@ -84,6 +176,8 @@ def open_conversation(
 
     settings = profile.settings
     conversation_id, saved_model, saved_workspace = _find(persistence_dir, workspace, target)
+    if not read_only:
+        check_workspace(saved_workspace or workspace, saved=saved_workspace is not None)
     model = settings.llm.model or saved_model
     if not model:
         raise NoModelError(
@@ -106,6 +200,7 @@ def open_conversation(
         temperature=llm_settings.temperature,
         max_output_tokens=llm_settings.max_output_tokens,
         timeout=llm_settings.timeout,
+        connect_timeout=llm_settings.connect_timeout,
         num_retries=llm_settings.num_retries,
         reasoning_effort=llm_settings.reasoning_effort,
         stream=stream,
@@ -113,6 +208,8 @@ def open_conversation(
     )
     if callbacks.on_retry is not None:
         llm.add_retry_listener(callbacks.on_retry)
+    if callbacks.on_attempt is not None:
+        llm.add_attempt_listener(callbacks.on_attempt)
     agent_settings = settings.agent
     agent = Agent(llm=llm, tools=[Tool(name=name) for name in agent_settings.tools])
     conversation = LocalConversation(
@@ -137,7 +234,42 @@ def open_conversation(
     return Opened(conversation, model, resumed, key_source, notice)
 
 
-def install_sandbox(conversation: LocalConversation, config: SandboxConfig) -> str | None:
+def storage_advice(profile: Profile, error: StorageReadOnlyError) -> str:
+    """Which setting moves the conversations to a folder that can be written."""
+    if profile.settings.storage.conversations_dir is not None:
+        where = "conversations_dir in the [storage] table of config.toml"
+        if ("storage", "conversations_dir") in profile.overrides:
+            where = profile.overrides[("storage", "conversations_dir")].origin
+        return (
+            f"Set {where} to a folder you can write (or make '{error.base_dir}' writable); "
+            "saved conversations still open read-only (/resume, ohtui --resume)."
+        )
+    return (
+        "Set OHTUI_DATA_DIR (or conversations_dir in the [storage] table of config.toml) to "
+        f"a folder you can write, or make '{error.base_dir}' writable; saved conversations "
+        "still open read-only (/resume, ohtui --resume)."
+    )
+
+
+def check_workspace(path: Path, *, saved: bool = False) -> None:
+    """Raise SetupError naming `path` unless it is an existing folder (`saved`: the one a
+    resumed conversation works in). ohtui never creates a workspace the user mistyped."""
+    if path.is_dir():
+        return
+    if path.exists():
+        raise SetupError(f"The workspace '{path}' is a file, not a folder. Pass a folder with -w.")
+    if saved:
+        raise SetupError(
+            f"The folder this conversation works in, '{path}', no longer exists. Restore it "
+            f"(mkdir -p '{path}'), or start a new conversation in another folder."
+        )
+    raise SetupError(
+        f"The workspace folder '{path}' does not exist. Create it (mkdir -p '{path}') or pass "
+        "an existing folder with -w."
+    )
+
+
+def install_sandbox(conversation: BaseConversation, config: SandboxConfig) -> str | None:
     """Confine the conversation's tools as `config` says, where bubblewrap works; else run
     with `off` and return what to tell the user (what is missing, how to install it)."""
     from ohtui.sdk.sandbox import SandboxMode, probe
@@ -201,7 +333,7 @@ def find_target(
 
 
 def install_safety(
-    conversation: LocalConversation, policy: str, store: ApprovalRuleStore | None
+    conversation: BaseConversation, policy: str, store: ApprovalRuleStore | None
 ) -> str | None:
     """Rate actions with the model and pattern rules; apply `policy` ("always", "risky",
     "never") with the conversation's rules and the saved ones. Returns a problem to tell."""

@@ -216,14 +216,35 @@ def test_an_unknown_conversation_id_exits_2(ohtui: Run, llm_server: ScriptedLLMS
     assert llm_server.requests == []
 
 
-def test_an_invalid_config_exits_3_naming_file_line_and_key(
+def test_an_invalid_config_value_warns_naming_file_line_and_key_and_runs_with_the_default(
     ohtui: Run, home: Path, llm_server: ScriptedLLMServer
 ) -> None:
-    (home / "config.toml").write_text('[llm]\ntemperature = "hot"\n', encoding="utf-8")
+    """A broken file never stops ohtui (the README's promise): stderr says what is wrong,
+    the key takes its default, the rest of the file applies."""
+    (home / "config.toml").write_text(
+        '[llm]\ntemperature = "hot"\nmax_output_tokens = 77\n', encoding="utf-8"
+    )
+    llm_server.reply_text("Done.")
     result = ohtui("-p", "x")
-    assert result.code == 3
-    assert f"{home / 'config.toml'}, line 2: llm.temperature: expected a number" in result.err
-    assert llm_server.requests == []
+    assert result.code == 0, result.err
+    assert result.out == "Done.\n"
+    assert (
+        f"ohtui: warning: {home / 'config.toml'}, line 2: llm.temperature: expected a number"
+        in result.err
+    )
+    (request,) = llm_server.requests
+    assert "temperature" not in request  # the default: the provider's own
+    assert request.get("max_tokens", request.get("max_completion_tokens")) == 77
+
+
+def test_a_config_file_that_is_not_toml_warns_and_runs_with_the_defaults(
+    ohtui: Run, home: Path, llm_server: ScriptedLLMServer
+) -> None:
+    (home / "config.toml").write_text("[llm\nmodel = \n", encoding="utf-8")
+    llm_server.reply_text("Done.")
+    result = ohtui("-p", "x")
+    assert result.code == 0, result.err
+    assert "warning:" in result.err and "this is not valid TOML" in result.err
 
 
 def test_a_bad_environment_variable_exits_3(
@@ -263,8 +284,8 @@ def test_a_refused_request_exits_1(ohtui: Run, llm_server: ScriptedLLMServer) ->
     assert "refused the request" in result.err
 
 
-def test_max_iterations_exits_5(
-    ohtui: Run, llm_server: ScriptedLLMServer, monkeypatch: pytest.MonkeyPatch
+def test_max_iterations_exits_5_naming_the_conversation_to_continue(
+    ohtui: Run, llm_server: ScriptedLLMServer, monkeypatch: pytest.MonkeyPatch, home: Path
 ) -> None:
     monkeypatch.setenv("OHTUI_MAX_ITERATIONS", "2")
     for i in range(3):
@@ -272,13 +293,17 @@ def test_max_iterations_exits_5(
     result = ohtui("-p", "loop")
     assert result.code == 5
     assert "max_iteration_per_run=2" in result.err
+    (summary,) = list_conversations(home / "data" / "conversations")
+    assert f'Continue with: ohtui --resume {summary.id} -p "' in result.err
 
 
-def test_a_stuck_agent_exits_5(ohtui: Run, llm_server: ScriptedLLMServer) -> None:
+def test_a_stuck_agent_exits_5(ohtui: Run, llm_server: ScriptedLLMServer, home: Path) -> None:
     llm_server.set_default(_same_call)
     result = ohtui("-p", "loop")
     assert result.code == 5
     assert "stuck" in result.err
+    (summary,) = list_conversations(home / "data" / "conversations")
+    assert f"ohtui --resume {summary.id} -p" in result.err
 
 
 def _same_call(body: dict[str, Any]) -> Any:
@@ -350,13 +375,28 @@ def test_only_the_actions_needing_approval_are_rejected(
     assert "headless" not in touch and "headless" in remove
 
 
-def test_a_workspace_that_cannot_be_made_exits_3(ohtui: Run, home: Path) -> None:
+def test_a_workspace_inside_a_file_exits_3(ohtui: Run, home: Path) -> None:
     blocker = home / "a-file"
     blocker.write_text("not a directory", encoding="utf-8")
     result = ohtui("-p", "x", "-w", str(blocker / "sub"))
     assert result.code == 3
-    assert result.err.startswith("ohtui: Cannot create the workspace directory")
+    assert result.err.startswith(f"ohtui: The workspace folder '{blocker / 'sub'}' does not exist")
     assert "Traceback" not in result.err
+
+
+@pytest.mark.parametrize("headless", [True, False])
+def test_a_workspace_that_does_not_exist_is_named_not_created(
+    ohtui: Run, home: Path, llm_server: ScriptedLLMServer, headless: bool
+) -> None:
+    """-w with a mistyped folder: a clear error naming it (headless and the TUI, which does
+    not even start), never a silent mkdir."""
+    missing = home / "projet"
+    result = ohtui(*(("-p", "x") if headless else ()), "-w", str(missing))
+    assert result.code == 3
+    assert f"The workspace folder '{missing}' does not exist" in result.err
+    assert "mkdir -p" in result.err and "-w" in result.err
+    assert not missing.exists()
+    assert llm_server.requests == []
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ohtui.opening import NoModelError, SetupError, Target, open_conversation
+from ohtui.opening import NoModelError, SetupError, Target, open_conversation, policy_name, start
 from ohtui.settings.profile import Profile
 from ohtui.settings.secrets import SecretStore, probe_keyring
 
@@ -112,3 +112,71 @@ def test_a_resumed_conversation_follows_the_current_stuck_detection_setting(
         assert again.conversation.stuck_detector is None
     finally:
         again.conversation.close()
+
+
+def test_start_installs_the_safety_and_keeps_a_resumed_conversations_policy(
+    tmp_path: Path, workspace: Path, persistence_dir: Path, no_keyring: None
+) -> None:
+    """One call does the opening sequence: safety installed, the saved policy of a resumed
+    conversation kept unless this run chose one, the warnings collected in order."""
+    from ohtui.sdk import ApprovalRulesPolicy, NeverConfirm
+    from ohtui.settings.overrides import Override
+
+    started = start(profile(tmp_path, use_keyring=False), workspace, persistence_dir)
+    conversation = started.conversation
+    policy = conversation.state.confirmation_policy
+    assert isinstance(policy, ApprovalRulesPolicy)
+    assert conversation.state.security_analyzer is not None
+    assert started.held_by is None
+    assert all("API key" not in notice for notice in started.notices)  # a base URL needs none
+    conversation.set_confirmation_policy(policy.model_copy(update={"fallback": NeverConfirm()}))
+    conversation.send_message("hello")
+    conversation_id = conversation.id.hex
+    conversation.close()
+
+    again = start(
+        profile(tmp_path, use_keyring=False),
+        workspace,
+        persistence_dir,
+        Target(resume_id=conversation_id),
+    )
+    assert again.opened.resumed
+    assert policy_name(again.conversation.state.confirmation_policy) == "never"
+    again.conversation.close()
+
+    chosen = Profile(
+        tmp_path / "config.toml",
+        {("confirmation", "policy"): Override("always", "--confirm")},
+        use_keyring=False,
+        environ={},
+    ).load()
+    third = start(chosen, workspace, persistence_dir, Target(resume_id=conversation_id))
+    try:
+        assert policy_name(third.conversation.state.confirmation_policy) == "always"
+    finally:
+        third.conversation.close()
+
+
+def test_start_opens_a_conversation_another_ohtui_runs_read_only_when_asked(
+    tmp_path: Path, workspace: Path, persistence_dir: Path
+) -> None:
+    from ohtui.sdk import ConversationLockedError
+
+    first = start(profile(tmp_path, use_keyring=False), workspace, persistence_dir)
+    first.conversation.send_message("hello")
+    target = Target(resume_id=first.conversation.id.hex)
+    try:
+        with pytest.raises(ConversationLockedError):
+            start(profile(tmp_path, use_keyring=False), workspace, persistence_dir, target)
+        reader = start(
+            profile(tmp_path, use_keyring=False),
+            workspace,
+            persistence_dir,
+            target,
+            read_only_fallback=True,
+        )
+        assert reader.held_by is not None and reader.conversation.state.read_only
+        assert reader.notices == ()
+        reader.conversation.close()
+    finally:
+        first.conversation.close()

@@ -18,6 +18,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from ohtui.settings.choices import RuleScope
+
 if TYPE_CHECKING:
     from ohtui.sdk.security import ApprovalRule
 
@@ -36,7 +38,7 @@ class UserRules(Protocol):
 
 logger = logging.getLogger(__name__)
 
-LASTING_SCOPES = ("user", "workspace")
+LASTING_SCOPES = tuple(scope for scope in RuleScope if scope.lasting)
 
 
 class ApprovalRuleStore:
@@ -71,7 +73,7 @@ class ApprovalRuleStore:
             except OSError:
                 aside = self.path
             self.problem = (
-                f"The approval rules file {self.path} is damaged ({type(exc).__name__}); it was "
+                f"The approval rules file {self.path} is damaged ({_first_line(exc)}); it was "
                 f"moved to {aside} and no saved rule is applied. Add your rules again."
             )
             logger.warning(self.problem)
@@ -95,8 +97,8 @@ class ApprovalRuleStore:
             saved = [
                 r
                 for r in self._read()
-                if (r.scope == "user" and self.user is None)
-                or (r.scope == "workspace" and r.workspace == workspace)
+                if (r.scope == RuleScope.USER and self.user is None)
+                or (r.scope == RuleScope.WORKSPACE and r.workspace == workspace)
             ]
         return saved if self.user is None else [*self.user.user_rules(), *saved]
 
@@ -104,7 +106,7 @@ class ApprovalRuleStore:
         """Save a lasting rule (replacing one with the same id)."""
         if rule.scope not in LASTING_SCOPES:
             return
-        if rule.scope == "user" and self.user is not None:
+        if rule.scope == RuleScope.USER and self.user is not None:
             kept = [r for r in self.user.user_rules() if r.id != rule.id]
             self.user.set_user_rules([*kept, rule])
             return
@@ -124,3 +126,9 @@ class ApprovalRuleStore:
             kept = [r for r in rules if r.id not in rule_ids]
             if len(kept) != len(rules):
                 self._write(kept)
+
+
+def _first_line(exc: Exception) -> str:
+    """What went wrong, in the error's own words (not its class name)."""
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else "it cannot be read"

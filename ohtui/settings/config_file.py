@@ -147,6 +147,8 @@ class ConfigFile:
 
     def _invalid(self, exc: ValidationError, text: str) -> ConfigError:
         problems = [_problem(error, text) for error in exc.errors(include_url=False)]
+        # In the order they are written, not the order of the settings' fields.
+        problems.sort(key=lambda problem: (problem[0] is None, problem[0] or 0))
         if len(problems) == 1:
             line, message = problems[0]
             return ConfigError(
@@ -331,7 +333,7 @@ def _expected(error: Any) -> str:
     }
     if kind in plain:
         return plain[kind]
-    if kind == "literal_error":
+    if kind in ("literal_error", "enum"):
         return f"expected one of {ctx.get('expected', '')}"
     bounds = {
         "greater_than": "greater than",

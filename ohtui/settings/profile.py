@@ -51,6 +51,9 @@ class Profile:
         """The user agreed to keep secrets in memory for this run (no keyring works)."""
         self.problem: str | None = None
         """What is wrong with config.toml or an override, for the user; None when all is well."""
+        self.override_problem: str | None = None
+        """What is wrong with an environment variable or a flag (None: nothing). Unlike a
+        broken file, whose valid part still applies, this is a mistake in this very run."""
 
     # --- loading --------------------------------------------------------------------------
 
@@ -92,6 +95,9 @@ class Profile:
         except OverrideError as exc:
             problems.append(str(exc))
             self._settings = loaded.settings
+            self.override_problem = str(exc)
+        else:
+            self.override_problem = None
         self.problem = "\n".join(problems) or None
 
     def _open_secrets(self) -> SecretStore:

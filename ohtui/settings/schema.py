@@ -16,8 +16,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from ohtui.sdk.conversation.stuck_detector import StuckDetectionThresholds
 from ohtui.sdk.sandbox import DEFAULT_HIDDEN, SandboxConfig, SandboxMode
 from ohtui.sdk.security.approval_rules import ApprovalRule
+from ohtui.settings.choices import ConfirmationPolicy
 
-PolicyName = Literal["always", "risky", "never"]
 ReasoningEffort = Literal["none", "minimal", "low", "medium", "high"]
 KNOWN_TOOLS = ("terminal", "file_editor", "task_tracker")
 
@@ -32,18 +32,27 @@ class LLMSettings(Section):
     """[llm]: which model answers, and how it is called."""
 
     model: str | None = Field(
-        default=None, description="litellm model name, e.g. 'anthropic/claude-sonnet-4-5'."
+        default=None,
+        title="Model",
+        description="litellm model name, e.g. 'anthropic/claude-sonnet-4-5'.",
     )
     base_url: str | None = Field(
-        default=None, description="An OpenAI-compatible endpoint; unset: the provider's own."
+        default=None,
+        title="Base URL",
+        description="An OpenAI-compatible endpoint; unset: the provider's own.",
     )
     api_version: str | None = Field(default=None, description="For providers that need one.")
     temperature: float | None = Field(default=None, ge=0, le=2, description="0 to 2.")
     max_output_tokens: int | None = Field(default=None, gt=0, description="Per answer.")
     timeout: float = Field(default=300.0, gt=0, description="Seconds to wait for one answer.")
+    connect_timeout: float = Field(
+        default=10.0, gt=0, description="Seconds to wait to connect to the server."
+    )
     num_retries: int = Field(default=4, ge=0, le=20, description="Retries on 429, 5xx, timeouts.")
     reasoning_effort: ReasoningEffort | None = Field(
-        default=None, description="For reasoning models: none, minimal, low, medium or high."
+        default=None,
+        title="Reasoning",
+        description="For reasoning models: none, minimal, low, medium or high.",
     )
 
     @field_validator("model", "base_url", "api_version")
@@ -67,9 +76,14 @@ class AgentSettings(Section):
         description="Any of terminal, file_editor, task_tracker.",
     )
     max_iteration_per_run: int = Field(
-        default=500, ge=1, description="Steps one run may take before it stops."
+        default=500,
+        ge=1,
+        title="Steps per run",
+        description="Steps one run may take before it stops.",
     )
-    stuck_detection: bool = Field(default=True, description="Stop an agent that loops.")
+    stuck_detection: bool = Field(
+        default=True, title="Stuck agents", description="Stop an agent that loops."
+    )
     stuck_thresholds: StuckDetectionThresholds = Field(
         default_factory=StuckDetectionThresholds,
         description="Repetitions that count as stuck, per pattern.",
@@ -87,8 +101,10 @@ class AgentSettings(Section):
 class ConfirmationSettings(Section):
     """[confirmation]: which actions wait for approval, and the user's standing rules."""
 
-    policy: PolicyName = Field(
-        default="risky", description="always, risky (medium risk and up) or never."
+    policy: ConfirmationPolicy = Field(
+        default=ConfirmationPolicy.RISKY,
+        title="Confirmation",
+        description="always, risky (medium risk and up) or never.",
     )
     rules: list[ApprovalRule] = Field(
         default_factory=list, description="Approval rules of scope user (every workspace)."
@@ -107,10 +123,13 @@ class SandboxSettings(Section):
 
     mode: SandboxMode = Field(
         default=SandboxMode.WORKSPACE_WRITE,
+        title="Sandbox",
         description="workspace-write (only the workspace is writable), read-only, or off. "
         "Without a working bubblewrap, commands run with off, and ohtui says so.",
     )
-    network: bool = Field(default=False, description="Let sandboxed commands reach the network.")
+    network: bool = Field(
+        default=False, title="Network", description="Let sandboxed commands reach the network."
+    )
     writable: list[str] = Field(
         default_factory=list, description="More paths commands may write, e.g. '~/.cache/pip'."
     )
@@ -132,10 +151,14 @@ class SandboxSettings(Section):
 class UISettings(Section):
     """[ui]: how the app looks."""
 
-    theme: str = Field(default="textual-dark", description="A Textual theme name.")
-    expand_outputs: bool = Field(default=False, description="Show tool outputs expanded.")
+    theme: str = Field(default="textual-dark", title="Theme", description="A Textual theme name.")
+    expand_outputs: bool = Field(
+        default=False, title="Tool outputs", description="Show tool outputs expanded."
+    )
     auto_title: bool = Field(
-        default=True, description="Have the model title a conversation after its first reply."
+        default=True,
+        title="Titles",
+        description="Have the model title a conversation after its first reply.",
     )
 
 

@@ -4,6 +4,7 @@ the engine is imported on a worker thread once the first frame is on screen."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import ClassVar
 
 from textual.app import App
@@ -11,12 +12,13 @@ from textual.binding import Binding, BindingType
 
 from ohtui.settings.profile import Profile
 from ohtui.tui.commands import SlashCommandProvider
+from ohtui.tui.key_order import OrderedKeys
 from ohtui.tui.options import AppOptions
 from ohtui.tui.preload import load_engine
 from ohtui.tui.screens.chat import ChatScreen
 
 
-class OhtuiApp(App[None]):
+class OhtuiApp(OrderedKeys, App[None]):
     """A chat with a coding agent that works in your project."""
 
     CSS_PATH = "ohtui.tcss"
@@ -56,22 +58,31 @@ class OhtuiApp(App[None]):
             self.theme = theme
         self.call_after_refresh(self._configure_logging)
 
-    def profile_loaded(self) -> None:
-        """The settings are loaded: apply them; tell what is wrong with them (once)."""
+    def profile_loaded(self, then: Callable[[], None] | None = None) -> None:
+        """The settings are loaded: apply them; tell what is wrong with them (once), before
+        anything else. `then` runs after that (the first-run form): once the problem dialog
+        is closed, however it is closed."""
         if self._profile_seen:
+            if then is not None:
+                then()
             return
         self._profile_seen = True
         self.apply_ui_settings()
-        if self.profile.problem:
-            from ohtui.tui.screens.config_problem import ConfigProblemScreen
-
-            self.push_screen(ConfigProblemScreen(self.profile.problem), self._config_problem_seen)
         for warning in self.profile.loaded.warnings:
             self.notify(warning, severity="warning", timeout=8, markup=False)
+        if not self.profile.problem:
+            if then is not None:
+                then()
+            return
+        from ohtui.tui.screens.config_problem import ConfigProblemScreen
 
-    def _config_problem_seen(self, open_settings: bool | None) -> None:
-        if open_settings and self.chat is not None:
-            self.chat.open_settings()
+        def seen(open_settings: bool | None) -> None:
+            if then is not None:
+                then()  # the first-run form is the settings: one screen, not two
+            elif open_settings and self.chat is not None:
+                self.chat.open_settings()
+
+        self.push_screen(ConfigProblemScreen(self.profile.problem), seen)
 
     def apply_ui_settings(self) -> None:
         """Switch to the theme the settings name (an unknown one is reported, not applied)."""

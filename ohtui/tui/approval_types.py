@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-RuleScope = Literal["session", "workspace", "user"]
+from ohtui.settings.choices import ConfirmationPolicy, RuleScope
+
 Risk = Literal["UNKNOWN", "LOW", "MEDIUM", "HIGH"]
-SCOPE_LABELS: dict[str, str] = {
-    "session": "this session",
-    "workspace": "this workspace",
-    "user": "always (all workspaces)",
-}
 
 
 @dataclass(frozen=True)
@@ -21,7 +18,10 @@ class RuleDraft:
     tool: str
     command_prefix: str | None = None
     path_glob: str | None = None
-    scope: RuleScope = "session"
+    scope: RuleScope = RuleScope.SESSION
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "scope", RuleScope(self.scope))  # also from plain text
 
     def describe(self) -> str:
         """E.g. "terminal commands starting with `git status`"."""
@@ -30,6 +30,14 @@ class RuleDraft:
         if self.path_glob:
             return f"{self.tool} on paths matching `{self.path_glob}`"
         return f"every {self.tool} action"
+
+
+def describe_rules(drafts: Sequence[RuleDraft]) -> str:
+    """E.g. "terminal commands starting with `cd` or `npm test`"."""
+    prefixes = [d.command_prefix for d in drafts if d.command_prefix]
+    if len(drafts) > 1 and len(prefixes) == len(drafts) and len({d.tool for d in drafts}) == 1:
+        return f"{drafts[0].tool} commands starting with " + " or ".join(f"`{p}`" for p in prefixes)
+    return "; ".join(d.describe() for d in drafts)
 
 
 @dataclass(frozen=True)
@@ -46,7 +54,10 @@ class PendingActionView:
     risk_reason: str | None = None
     diff: str | None = None
     """A unified diff preview for file edits."""
-    suggested_rule: RuleDraft | None = None
+    suggested_rules: tuple[RuleDraft, ...] = ()
+    """The "always allow" rules that would cover it: one per part of a command."""
+    no_rule_reason: str = ""
+    """Why no rule is suggested (when `suggested_rules` is empty)."""
     sandboxed: bool = False
     """It would run in the sandbox, so it may be approved to run outside it instead."""
 
@@ -59,12 +70,14 @@ class ApprovalDecision:
     rejected: tuple[str, ...] = ()
     reason: str = ""
     """The rejection reason sent to the agent (empty: a default is used)."""
-    rule: RuleDraft | None = None
-    """An "always allow" rule to save; the actions it covers are approved too."""
-    policy: str | None = None
-    """A new confirmation policy ("always", "risky", "never"), if the user switched."""
+    rules: tuple[RuleDraft, ...] = ()
+    """"Always allow" rules to save; the actions they cover are approved too."""
+    policy: ConfirmationPolicy | None = None
+    """A new confirmation policy, if the user switched."""
     outside_sandbox: tuple[str, ...] = ()
     """Approved actions that run outside the sandbox, once."""
+    later: bool = False
+    """Nothing was decided (the actions keep waiting); only `policy` applies."""
 
 
 @dataclass(frozen=True)
@@ -75,3 +88,6 @@ class RuleRow:
     description: str
     scope: RuleScope
     decision: Literal["allow", "deny"] = "allow"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "scope", RuleScope(self.scope))  # also from plain text

@@ -3,63 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
+from ohtui.settings.choices import ConfirmationPolicy
+from ohtui.tui.display import plural
 from ohtui.tui.slash import SlashCommand
 
 if TYPE_CHECKING:
     from ohtui.tui.screens.chat import ChatScreen
-
-SLASH_COMMANDS: tuple[SlashCommand, ...] = (
-    SlashCommand("new", "start a new conversation in this workspace"),
-    SlashCommand("resume", "pick a saved conversation to go back to"),
-    SlashCommand("settings", "model, API key, secrets, look"),
-    SlashCommand("confirm", "choose which actions wait for your approval"),
-    SlashCommand("rules", "list and remove your approval rules"),
-    SlashCommand(
-        "sandbox",
-        "confine commands: workspace-write, read-only or off (this session)",
-        takes_argument=True,
-    ),
-    SlashCommand("ask", "ask a side question; the agent keeps working", takes_argument=True),
-    SlashCommand(
-        "title", "rename the conversation (no name: let the model suggest one)", takes_argument=True
-    ),
-    SlashCommand("help", "keys and commands"),
-    SlashCommand("exit", "quit ohtui"),
-)
-
-
-CHANGE_THE_CONVERSATION = frozenset({"confirm", "rules", "sandbox", "ask", "title"})
-"""Commands a conversation open read-only refuses (/ask calls its model)."""
-
-
-def run_slash_command(screen: ChatScreen, name: str, argument: str) -> None:
-    """Run `/name argument` on the chat screen."""
-    handlers: dict[str, Callable[[ChatScreen, str], None]] = {
-        "new": _new,
-        "resume": _resume,
-        "settings": _settings,
-        "confirm": _confirm,
-        "rules": _rules,
-        "sandbox": _sandbox,
-        "ask": _ask,
-        "title": _title,
-        "help": _help,
-        "exit": _exit,
-        "quit": _exit,
-    }
-    handler = handlers.get(name)
-    if handler is None:
-        screen.notify(
-            f"There is no command /{name}. Type / to see the commands.", severity="warning"
-        )
-        return
-    if name in CHANGE_THE_CONVERSATION and screen.refuse_read_only():
-        return
-    handler(screen, argument)
 
 
 def _new(screen: ChatScreen, argument: str) -> None:
@@ -82,7 +36,7 @@ def _confirm(screen: ChatScreen, argument: str) -> None:
 
     def chosen(name: str | None) -> None:
         if name:
-            screen.set_policy(name)
+            screen.set_policy(ConfirmationPolicy(name))
 
     screen.app.push_screen(PolicyPickerScreen(screen.session.policy), chosen)
 
@@ -93,7 +47,7 @@ def _rules(screen: ChatScreen, argument: str) -> None:
     def closed(removed: list[str] | None) -> None:
         if removed:
             screen.session.remove_rules(removed)
-            screen.notify(f"Removed {len(removed)} rule(s).", timeout=3)
+            screen.notify(f"Removed {plural(len(removed), 'rule')}.", timeout=3)
 
     screen.app.push_screen(RulesScreen(screen.session.rules()), closed)
 
@@ -140,6 +94,82 @@ def _help(screen: ChatScreen, argument: str) -> None:
 
 def _exit(screen: ChatScreen, argument: str) -> None:
     screen.quit_app()
+
+
+@dataclass(frozen=True, kw_only=True)
+class Command(SlashCommand):
+    """A slash command with what it does: the one list below feeds the composer's menu,
+    the command palette, /help and the dispatch."""
+
+    run: Callable[[ChatScreen, str], None]
+    """Runs `/name argument` on the chat screen."""
+    changes_conversation: bool = False
+    """Refused while the conversation is open read-only (/ask counts: it calls its model)."""
+    aliases: tuple[str, ...] = ()
+    """Other names it answers to (not offered in the menus)."""
+
+
+SLASH_COMMANDS: tuple[Command, ...] = (
+    Command(name="new", description="start a new conversation in this workspace", run=_new),
+    Command(name="resume", description="pick a saved conversation to go back to", run=_resume),
+    Command(name="settings", description="model, API key, secrets, look", run=_settings),
+    Command(
+        name="confirm",
+        description="choose which actions wait for your approval",
+        run=_confirm,
+        changes_conversation=True,
+    ),
+    Command(
+        name="rules",
+        description="list and remove your approval rules",
+        run=_rules,
+        changes_conversation=True,
+    ),
+    Command(
+        name="sandbox",
+        description="confine commands: workspace-write, read-only or off (this session)",
+        takes_argument=True,
+        run=_sandbox,
+        changes_conversation=True,
+    ),
+    Command(
+        name="ask",
+        description="ask a side question; the agent keeps working",
+        takes_argument=True,
+        run=_ask,
+        changes_conversation=True,
+    ),
+    Command(
+        name="title",
+        description="rename the conversation (no name: let the model suggest one)",
+        takes_argument=True,
+        run=_title,
+        changes_conversation=True,
+    ),
+    Command(name="help", description="keys and commands", run=_help),
+    Command(name="exit", description="quit ohtui", run=_exit, aliases=("quit",)),
+)
+
+
+def find_command(name: str) -> Command | None:
+    """The command called `name` (or one of its aliases); None if there is none."""
+    for command in SLASH_COMMANDS:
+        if name == command.name or name in command.aliases:
+            return command
+    return None
+
+
+def run_slash_command(screen: ChatScreen, name: str, argument: str) -> None:
+    """Run `/name argument` on the chat screen."""
+    command = find_command(name)
+    if command is None:
+        screen.notify(
+            f"There is no command /{name}. Type / to see the commands.", severity="warning"
+        )
+        return
+    if command.changes_conversation and screen.refuse_read_only():
+        return
+    command.run(screen, argument)
 
 
 class SlashCommandProvider(Provider):

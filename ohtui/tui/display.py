@@ -18,6 +18,16 @@ def short_path(path: str | None, home: Path) -> str:
     return path
 
 
+def plural(count: int, noun: str, many: str | None = None) -> str:
+    """ "1 action", "3 actions" (`many` for irregular plurals)."""
+    return f"{count:,} {noun if count == 1 else many or noun + 's'}"
+
+
+def waiting_text(count: int) -> str:
+    """ "1 action waits", "3 actions wait"."""
+    return f"{plural(count, 'action')} {'waits' if count == 1 else 'wait'}"
+
+
 def clip_lines(text: str, limit: int) -> tuple[str, int]:
     """The first `limit` lines of text, and how many lines were left out."""
     lines = text.splitlines()
@@ -28,4 +38,4 @@ def clip_lines(text: str, limit: int) -> tuple[str, int]:
 
 def more_lines(count: int) -> str:
     """ "1 more line", "2 more lines"."""
-    return f"{count:,} more line{'' if count == 1 else 's'}"
+    return plural(count, "more line")

@@ -11,7 +11,9 @@ from typing import Any
 
 from textual.message import Message
 
+from ohtui.settings.choices import ConfirmationPolicy
 from ohtui.tui.approval_types import PendingActionView
+from ohtui.tui.status import RunStatus
 
 
 @dataclass
@@ -22,8 +24,8 @@ class SessionReady(Message):
     title: str | None
     model: str
     workspace: str
-    status: str
-    policy: str
+    status: RunStatus
+    policy: ConfirmationPolicy
     history: list[Any]
     """The newest events (engine Event objects), oldest first."""
     has_older: bool
@@ -35,6 +37,9 @@ class SessionReady(Message):
     held_by: Any = None
     """Who runs the conversation (an engine LeaseHolder) when another ohtui does: it is open
     read-only here."""
+    read_only: str | None = None
+    """Why it is open read-only although no other ohtui has it (its folder cannot be
+    written), and what to change."""
 
 
 @dataclass
@@ -58,8 +63,8 @@ class SavedHistory(Message):
     history: list[Any]
     total_events: int
     has_older: bool
-    status: str | None = None
-    """The run status it was saved with (e.g. "waiting_for_confirmation")."""
+    status: RunStatus | None = None
+    """The run status it was saved with (e.g. waiting for approval)."""
 
 
 @dataclass
@@ -83,9 +88,9 @@ class TokensReady(Message):
 
 @dataclass
 class StatusChanged(Message):
-    """The run status changed (a ConversationExecutionStatus value)."""
+    """The run status changed."""
 
-    status: str
+    status: RunStatus
 
 
 @dataclass
@@ -115,7 +120,7 @@ class QueueChanged(Message):
 class RunFinished(Message):
     """A run ended (finished, paused, waiting, stuck or failed)."""
 
-    status: str
+    status: RunStatus
     final_response: str = ""
 
 
@@ -149,3 +154,15 @@ class Notice(Message):
 
     text: str
     severity: str = "information"
+
+
+@dataclass
+class CallActivity(Message):
+    """What the LLM call of a run is doing, for the status bar: "connecting…", "retrying
+    2/5 in 4 s: …", the error that ended it; "" once the model answers."""
+
+    text: str
+    until: float | None = None
+    """time.monotonic() at which a retry starts: the status counts down to it."""
+    reason: str = ""
+    """Why it retries, in words."""

@@ -6,17 +6,17 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING
 
+from ohtui.settings.choices import ConfirmationPolicy
 from ohtui.settings.overrides import Key, Override, run_overrides
 
-PolicyName = Literal["always", "risky", "never"]
-POLICY_LABELS: dict[str, str] = {
-    "always": "always confirm",
-    "risky": "confirm risky",
-    "never": "never confirm",
-}
-POLICY_ORDER: tuple[PolicyName, ...] = ("always", "risky", "never")
+if TYPE_CHECKING:
+    from ohtui.opening import Callbacks
+    from ohtui.sdk import BaseConversation
+
+ConversationFactory = Callable[["Callbacks"], "BaseConversation"]
+"""Opens a conversation that calls back through the given callbacks."""
 
 
 @dataclass
@@ -37,7 +37,7 @@ class AppOptions:
     base_url: str | None = None
     api_key: str | None = None
     """An API key that wins over the environment and the keyring (tests)."""
-    policy: PolicyName | None = None
+    policy: ConfirmationPolicy | None = None
     """--confirm: the confirmation policy for this run (None: as the settings say)."""
     sandbox: str | None = None
     """--sandbox: the sandbox mode for this run (None: as the settings say)."""
@@ -53,6 +53,14 @@ class AppOptions:
     """A fixed id for a new conversation (tests); None picks a random one."""
     rules_file: Path | None = None
     """Where approval rules of scope workspace are kept (None: not kept)."""
+    conversation_factory: ConversationFactory | None = None
+    """Opens the conversation instead of the local one the settings describe (any
+    BaseConversation: e.g. a remote one, or a test's own)."""
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if name == "policy" and isinstance(value, str):  # the command line gives plain text
+            value = ConfirmationPolicy(value)
+        super().__setattr__(name, value)
 
     def overrides(self) -> dict[Key, Override]:
         """Settings this run overrides: environment variables, then flags."""

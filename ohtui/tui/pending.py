@@ -8,21 +8,24 @@ from ohtui.tui.approval_types import PendingActionView, RuleDraft
 from ohtui.tui.render import action_summary, edit_preview
 
 if TYPE_CHECKING:
-    from ohtui.sdk import LocalConversation
+    from ohtui.sdk import BaseConversation
 
 
-def pending_views(conversation: LocalConversation) -> list[PendingActionView]:
+def pending_views(conversation: BaseConversation) -> list[PendingActionView]:
     """One view per action the conversation waits on, with a suggested "always allow" rule."""
-    from ohtui.sdk import ApprovalRule
+    from ohtui.sdk import ConversationState
+    from ohtui.sdk.sandbox import SandboxMode
+    from ohtui.sdk.security import suggest_rules
 
-    state = conversation.state
     working_dir = conversation.workspace.working_dir
-    sandbox = state.sandbox
-    confined = {"terminal"} if sandbox is not None and sandbox.active else set()
+    sandbox = conversation.sandbox
+    confined = (
+        {"terminal"} if sandbox is not None and sandbox.mode is not SandboxMode.OFF else set()
+    )
     views = []
-    for action in state.get_unmatched_actions(state.events):
+    for action in ConversationState.get_unmatched_actions(conversation.state.events):
         summary, detail = action_summary(action)
-        rule = ApprovalRule.suggest(action, working_dir)
+        suggestion = suggest_rules(action, working_dir)
         views.append(
             PendingActionView(
                 action_id=action.id,
@@ -32,9 +35,11 @@ def pending_views(conversation: LocalConversation) -> list[PendingActionView]:
                 risk=action.security_risk.value,
                 risk_reason=action.security_risk_reason,
                 diff=edit_preview(action),
-                suggested_rule=RuleDraft(
-                    tool=rule.tool, command_prefix=rule.command_prefix, path_glob=rule.path_glob
+                suggested_rules=tuple(
+                    RuleDraft(tool=r.tool, command_prefix=r.command_prefix, path_glob=r.path_glob)
+                    for r in suggestion.rules
                 ),
+                no_rule_reason=suggestion.reason,
                 sandboxed=action.tool_name in confined,
             )
         )

@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING
 from textual.content import Content
 
 from ohtui.tui.display import short_path
+from ohtui.tui.markdown_text import markdown_content
 from ohtui.tui.render import TOOL_ICONS, action_summary
+from ohtui.tui.status import RunStatus
 
 if TYPE_CHECKING:
     from ohtui.sdk.conversation.summary import ConversationSummary
@@ -24,16 +26,16 @@ _MESSAGE_LINES = 6
 _MESSAGE_CHARS = 400
 
 STATUS_BADGES: dict[str, tuple[str, str]] = {
-    "waiting_for_confirmation": (
+    RunStatus.WAITING_FOR_CONFIRMATION: (
         " ⏸ waiting for approval ",
         "bold $text-warning on $warning-muted",
     ),
-    "error": ("✗ error", "bold $text-error"),
-    "stuck": ("✗ stuck", "bold $text-error"),
-    "running": ("▶ running", "$text-accent"),
-    "paused": ("‖ paused", "$text-warning"),
-    "finished": ("✓ finished", "$foreground-muted"),
-    "idle": ("idle", "$foreground-muted"),
+    RunStatus.ERROR: ("✗ error", "bold $text-error"),
+    RunStatus.STUCK: ("✗ stuck", "bold $text-error"),
+    RunStatus.RUNNING: ("▶ running", "$text-accent"),
+    RunStatus.PAUSED: ("‖ paused", "$text-warning"),
+    RunStatus.FINISHED: ("✓ finished", "$foreground-muted"),
+    RunStatus.IDLE: ("idle", "$foreground-muted"),
 }
 """How each saved status shows: waiting for approval stands out, failures in the error colour;
 the usual resting states (finished, idle) stay muted, as most rows have one."""
@@ -165,8 +167,9 @@ def _clip(text: str) -> str:
     return clipped + " …" if clipped != text.strip() else clipped
 
 
-def preview_content(events: Sequence[Event]) -> Content:
-    """The last exchanges: user and agent messages as text, each tool call as one line."""
+def preview_content(events: Sequence[Event], cost: float | None = None) -> Content:
+    """What it cost, then the last exchanges: user messages as text, agent messages as
+    rendered Markdown, each tool call as one line."""
     from ohtui.sdk.event import (
         ActionEvent,
         AgentErrorEvent,
@@ -186,7 +189,7 @@ def preview_content(events: Sequence[Event]) -> Content:
                     Content.assemble(("› ", "bold $text-primary"), (_clip(event.text), "bold"))
                 )
             elif event.text.strip():
-                blocks.append(Content(_clip(event.text)))
+                blocks.append(markdown_content(_clip(event.text)))
         elif isinstance(event, ActionEvent):
             line, detail = action_summary(event)
             if event.tool_name == "finish":
@@ -202,7 +205,12 @@ def preview_content(events: Sequence[Event]) -> Content:
         elif isinstance(event, AgentErrorEvent | ConversationErrorEvent):
             blocks.append(Content.styled(_first_line(event.visualize.plain), "$text-error"))
     if not blocks:
-        return Content.styled("No messages yet.", "$foreground-muted")
+        blocks.append(Content.styled("No messages yet.", "$foreground-muted"))
+    if cost is not None:
+        blocks[:0] = [
+            Content.assemble(("cost      ", "$foreground-muted"), f"${cost:.2f}"),
+            Content(""),
+        ]
     return Content("\n").join(blocks)
 
 

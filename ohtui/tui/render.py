@@ -20,7 +20,7 @@ from ohtui.sdk.tools.file_editor import FileEditorAction
 from ohtui.sdk.tools.file_editor.render import DiffLine, diff_lines, unified_diff
 from ohtui.sdk.tools.task_tracker import TaskTrackerAction
 from ohtui.sdk.tools.terminal import TerminalAction
-from ohtui.tui.display import more_lines
+from ohtui.tui.display import more_lines, plural
 
 RISK_STYLES = {
     "HIGH": "bold $text-error on $error-muted",
@@ -83,7 +83,7 @@ def _(action: FileEditorAction, event: ActionEvent) -> tuple[str, str]:
 @_summary.register
 def _(action: TaskTrackerAction, event: ActionEvent) -> tuple[str, str]:
     count = len(action.task_list)
-    text = "view the plan" if action.command == "view" else f"plan {count} tasks"
+    text = "view the plan" if action.command == "view" else f"plan {plural(count, 'task')}"
     return text, text
 
 

@@ -6,35 +6,30 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ohtui.opening import fallback_policy, install_safety, policy_name
+from ohtui.opening import fallback_policy, policy_name
+from ohtui.settings.choices import ConfirmationPolicy, RuleScope
 from ohtui.tui.approval_types import RuleDraft, RuleRow
 
-__all__ = ["ConversationSafety", "policy_name"]
-
 if TYPE_CHECKING:
-    from ohtui.sdk import ApprovalRulesPolicy, LocalConversation
+    from ohtui.sdk import ApprovalRulesPolicy, BaseConversation
     from ohtui.settings.approval_rules import ApprovalRuleStore
 
 
 class ConversationSafety:
     """Reads and changes how one conversation decides which actions wait for the user."""
 
-    def __init__(self, conversation: LocalConversation, store: ApprovalRuleStore | None) -> None:
+    def __init__(self, conversation: BaseConversation, store: ApprovalRuleStore | None) -> None:
         self.conversation = conversation
         self.store = store
 
-    def install(self, policy: str) -> str | None:
-        """Rate actions, apply `policy` with the saved rules; returns a problem to tell."""
-        return install_safety(self.conversation, policy, self.store)
-
     @property
-    def policy(self) -> str:
-        """The current policy's name: "always", "risky" or "never"."""
-        return policy_name(self.conversation.state.confirmation_policy)
+    def policy(self) -> ConfirmationPolicy:
+        """The current confirmation policy."""
+        return policy_of(self.conversation)
 
-    def set_policy(self, name: str) -> None:
+    def set_policy(self, policy: ConfirmationPolicy) -> None:
         """Switch the policy, keeping the rules."""
-        self.conversation.set_confirmation_policy(self._rules_policy(name))
+        self.conversation.set_confirmation_policy(self._rules_policy(policy))
 
     def add_rule(self, draft: RuleDraft) -> None:
         """Add an approval rule (lasting ones are saved in the store too)."""
@@ -45,8 +40,8 @@ class ConversationSafety:
             tool=draft.tool,
             command_prefix=draft.command_prefix,
             path_glob=draft.path_glob,
-            scope=draft.scope,
-            workspace=workspace if draft.scope == "workspace" else None,
+            scope=draft.scope.value,
+            workspace=workspace if draft.scope is RuleScope.WORKSPACE else None,
         )
         self.conversation.set_confirmation_policy(self._rules_policy(self.policy).with_rule(rule))
         if self.store is not None:
@@ -58,7 +53,7 @@ class ConversationSafety:
             RuleRow(
                 r.id,
                 RuleDraft(r.tool, r.command_prefix, r.path_glob).describe(),
-                r.scope,
+                RuleScope(r.scope),
                 r.decision,
             )
             for r in self._rules_policy(self.policy).rules
@@ -73,10 +68,16 @@ class ConversationSafety:
         if self.store is not None:
             self.store.remove(rule_ids)
 
-    def _rules_policy(self, name: str) -> ApprovalRulesPolicy:
-        """The conversation's rules under the policy `name`."""
+    def _rules_policy(self, policy: ConfirmationPolicy) -> ApprovalRulesPolicy:
+        """The conversation's rules under `policy`."""
         from ohtui.sdk import ApprovalRulesPolicy
 
         current = self.conversation.state.confirmation_policy
         rules = current.rules if isinstance(current, ApprovalRulesPolicy) else []
-        return ApprovalRulesPolicy(rules=rules, fallback=fallback_policy(name))
+        return ApprovalRulesPolicy(rules=rules, fallback=fallback_policy(policy))
+
+
+def policy_of(conversation: BaseConversation) -> ConfirmationPolicy:
+    """The conversation's confirmation policy, in the user's terms (a rules policy: its
+    fallback)."""
+    return ConfirmationPolicy(policy_name(conversation.state.confirmation_policy))

@@ -11,31 +11,25 @@ from __future__ import annotations
 import gc
 import logging
 import threading
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from textual.message import Message
 from textual.message_pump import MessagePump
 
-from ohtui.logs import mask_in_logs
-from ohtui.opening import (
-    Callbacks,
-    NoModelError,
-    Opened,
-    Target,
-    find_target,
-    missing_key,
-    open_conversation,
-)
+from ohtui.opening import Callbacks, NoModelError, Target, find_target, install_safety, start
 from ohtui.settings.approval_rules import ApprovalRuleStore
+from ohtui.settings.choices import ConfirmationPolicy
 from ohtui.tui import messages as msg
 from ohtui.tui.approval_types import ApprovalDecision, PendingActionView, RuleRow
 from ohtui.tui.options import AppOptions
 from ohtui.tui.preload import load_engine
-from ohtui.tui.safety import ConversationSafety, policy_name
+from ohtui.tui.safety import ConversationSafety, policy_of
+from ohtui.tui.status import RunStatus
 
 if TYPE_CHECKING:
-    from ohtui.sdk import Event, LocalConversation
+    from ohtui.sdk import BaseConversation, Event
     from ohtui.sdk.conversation import LeaseHolder
     from ohtui.sdk.llm import LLMStreamChunk
     from ohtui.settings.profile import Profile
@@ -69,9 +63,11 @@ class Session:
         self._target = target
         self._after = after
         self._closer: threading.Thread | None = None
-        self._conversation: LocalConversation | None = None
+        self._conversation: BaseConversation | None = None
         self.held_by: LeaseHolder | None = None
         """Who runs the conversation when another ohtui does: it is open read-only here."""
+        self.read_only_reason: str | None = None
+        """Why the conversation is open read-only when no other ohtui has it."""
         self._lock = threading.Lock()
         self._running = False
         self._rerun = False
@@ -92,6 +88,8 @@ class Session:
         )
         self._safety: ConversationSafety | None = None
         self._titled = False
+        self._calling = False
+        """An LLM call of the run is connecting (no answer from it yet)."""
 
     # --- plumbing -------------------------------------------------------------------------
 
@@ -104,7 +102,7 @@ class Session:
         threading.Thread(target=work, name=name, daemon=True).start()
 
     @property
-    def conversation(self) -> LocalConversation | None:
+    def conversation(self) -> BaseConversation | None:
         """The open conversation (None until it has opened)."""
         return self._conversation
 
@@ -149,7 +147,7 @@ class Session:
                 title=state.title,
                 model=conversation.agent.llm.model,
                 workspace=conversation.workspace.working_dir,
-                status=state.execution_status.value,
+                status=run_status(conversation),
                 policy=self.policy,
                 history=list(history),
                 has_older=total > HISTORY_TAIL,
@@ -157,13 +155,14 @@ class Session:
                 resumed=resumed,
                 sandbox=self.sandbox,
                 held_by=self.held_by,
+                read_only=self.read_only_reason,
             )
         )
         self._post_stats()
         settle_heap()
-        if self.held_by is not None:
+        if self.held_by is not None or self.read_only_reason is not None:
             return  # nothing here may run, approve or send: the chat screen says so
-        if state.execution_status.value == "waiting_for_confirmation":
+        if run_status(conversation) is RunStatus.WAITING_FOR_CONFIRMATION:
             self._post(msg.ApprovalNeeded(self.pending_views()))
         with self._lock:
             queued = bool(self._queue)
@@ -184,58 +183,65 @@ class Session:
         if summary is None:
             return
         events, total = history_tail(directory, summary.id, HISTORY_TAIL)
-        self._post(msg.SavedHistory(events, total, total > len(events), summary.status))
+        status = RunStatus(summary.status) if summary.status else None
+        self._post(msg.SavedHistory(events, total, total > len(events), status))
 
-    def _create_conversation(self) -> tuple[LocalConversation, bool]:
-        """Open the conversation; read-only when another ohtui has it open."""
-        from ohtui.sdk import ConversationLockedError
-
+    def _create_conversation(self) -> tuple[BaseConversation, bool]:
+        """Open the conversation: the options' factory's, or the local one the settings
+        describe (read-only when another ohtui has it open or its folder cannot be written)."""
         options, profile = self.options, self.profile.load()
+        callbacks = Callbacks(self._on_event, self._on_token, self._on_retry, self._on_attempt)
+        if options.conversation_factory is not None:
+            conversation = options.conversation_factory(callbacks)
+            self.model = conversation.agent.llm.model
+            resumed = len(conversation.state.events) > 0
+            self._install_safety(conversation, profile, resumed)
+            return conversation, resumed
+        started = start(
+            profile,
+            options.workspace,
+            options.persistence_dir or profile.conversations_dir,
+            Target(options.resume_id, options.continue_latest, options.conversation_id),
+            callbacks,
+            rules=self._rule_store,
+            api_key=options.api_key,
+            stream=options.stream,
+            read_only_fallback=True,
+        )
+        conversation = started.conversation
+        self.model = started.opened.model
+        self.held_by = started.held_by
+        self.read_only_reason = started.read_only_reason
+        if self.held_by is None and self.read_only_reason is None:
+            self._safety = ConversationSafety(conversation, self._rule_store)
+        for notice in started.notices:
+            self._post(msg.Notice(notice, "warning"))
+        return conversation, started.opened.resumed
 
-        def open_it(read_only: bool) -> Opened:
-            return open_conversation(
-                profile,
-                options.workspace,
-                options.persistence_dir or profile.conversations_dir,
-                Target(options.resume_id, options.continue_latest, options.conversation_id),
-                Callbacks(self._on_event, self._on_token, self._on_retry),
-                api_key=options.api_key,
-                stream=options.stream,
-                read_only=read_only,
-            )
-
-        try:
-            opened = open_it(read_only=False)
-        except ConversationLockedError as exc:
-            opened = open_it(read_only=True)
-            self.held_by = exc.holder
-        conversation = opened.conversation
-        mask_in_logs(conversation)
-        self.model = opened.model
-        if self.held_by is not None:
-            return conversation, opened.resumed  # its policy and rules stay as they are
+    def _install_safety(
+        self, conversation: BaseConversation, profile: Profile, resumed: bool
+    ) -> None:
+        """Rate actions and apply the policy: a resumed conversation keeps its own unless
+        this run chose one."""
         self._safety = ConversationSafety(conversation, self._rule_store)
         chosen = ("confirmation", "policy") in profile.overrides
-        saved = policy_name(conversation.state.confirmation_policy)
-        policy = saved if opened.resumed and not chosen else profile.settings.confirmation.policy
-        problem = self._safety.install(policy)
+        saved = policy_of(conversation)
+        policy = saved if resumed and not chosen else profile.settings.confirmation.policy
+        problem = install_safety(conversation, policy, self._rule_store)
         if problem:
             self._post(msg.Notice(problem, "warning"))
-        missing = missing_key(profile, opened)
-        if missing:
-            self._post(msg.Notice(missing, "warning"))
-        if opened.sandbox_notice:
-            self._post(msg.Notice(opened.sandbox_notice, "warning"))
-        return conversation, opened.resumed
 
     # --- engine callbacks (worker threads) ------------------------------------------------
 
     def _on_event(self, event: Event) -> None:
-        from ohtui.sdk import ConversationStateUpdateEvent
+        from ohtui.sdk import ConversationExecutionStatus, ConversationStateUpdateEvent
 
+        if not isinstance(event, ConversationStateUpdateEvent):
+            self._answered()
         if isinstance(event, ConversationStateUpdateEvent):
             if event.key == "execution_status":
-                self._post(msg.StatusChanged(str(getattr(event.value, "value", event.value))))
+                engine_status = ConversationExecutionStatus(event.value)
+                self._post(msg.StatusChanged(RunStatus(engine_status.value)))
             elif event.key == "stats":
                 self._post_stats()
             elif event.key == "title" and event.value:
@@ -243,16 +249,42 @@ class Session:
             return
         self._post(msg.EngineEvent(event))
 
-    def _on_retry(self, attempt: int, wait: float, error: Exception) -> None:
+    def _on_attempt(self, attempt: int) -> None:
+        if not self._running:
+            return  # a title or a side question: not the run the status bar follows
+        self._calling = True
+        total = self._attempts()
         self._post(
-            msg.Notice(f"{error} Retrying in {wait:.0f} s (attempt {attempt + 1}).", "warning")
+            msg.CallActivity("connecting…" if attempt == 1 else f"connecting… ({attempt}/{total})")
         )
+
+    def _on_retry(self, attempt: int, wait: float, error: Exception) -> None:
+        if not self._running:
+            return
+        self._post(
+            msg.CallActivity(
+                f"retrying {attempt + 1}/{self._attempts()}",
+                until=time.monotonic() + wait,
+                reason=in_words(error),
+            )
+        )
+
+    def _attempts(self) -> int:
+        conversation = self._conversation
+        return conversation.agent.llm.num_retries + 1 if conversation is not None else 1
+
+    def _answered(self) -> None:
+        """The model answered (a token or an event): the call is no longer connecting."""
+        if self._calling:
+            self._calling = False
+            self._post(msg.CallActivity(""))
 
     def _on_token(self, chunk: LLMStreamChunk) -> None:
         # Chunks are buffered and announced once until the UI takes them: however fast they
         # come, the UI's queue holds one message, and each redraw shows all that arrived.
         if not (chunk.content or chunk.reasoning_content):
             return
+        self._answered()
         if chunk.response_id != self._settled_response:
             self._settled_response = chunk.response_id
             settle_heap()  # the history this call was built from is in memory now
@@ -318,7 +350,7 @@ class Session:
         if conversation is None:
             return
         try:
-            if conversation.state.execution_status.value == "waiting_for_confirmation":
+            if run_status(conversation) is RunStatus.WAITING_FOR_CONFIRMATION:
                 # run() would take the waiting actions as approved: a reply is not a yes.
                 conversation.reject_pending_actions(NOT_APPROVED)
                 self._post(msg.Notice("The waiting actions were not run: you replied instead."))
@@ -382,6 +414,8 @@ class Session:
                 conversation.run()
             except ConversationRunError as exc:
                 logger.warning("run failed: %s", exc)  # its ConversationErrorEvent is on screen
+                self._calling = False
+                self._post(msg.CallActivity(in_words(exc.original_exception)))
             except Exception as exc:  # never let the worker die silently
                 logger.exception("run crashed")
                 self._post(msg.SessionFailed(_describe(exc)))
@@ -391,16 +425,16 @@ class Session:
                     continue
                 self._running = False
             break
-        status = conversation.state.execution_status.value
+        status = run_status(conversation)
         final = ""
-        if status == "finished":
+        if status is RunStatus.FINISHED:
             final = get_agent_final_response(conversation.state.events[-20:])
         self._post(msg.RunFinished(status, final))
-        if status == "waiting_for_confirmation":
+        if status is RunStatus.WAITING_FOR_CONFIRMATION:
             self._post(msg.ApprovalNeeded(self.pending_views()))
         self._title_once(conversation)
 
-    def _title_once(self, conversation: LocalConversation) -> None:
+    def _title_once(self, conversation: BaseConversation) -> None:
         """After the first exchange, have the model title an untitled conversation."""
         if self._titled or conversation.state.title or not self.profile.settings.ui.auto_title:
             return
@@ -414,7 +448,7 @@ class Session:
             self._titled = False
             return
         if not self._closed and not conversation.state.title:
-            conversation.state.title = title
+            conversation.set_title(title)
 
     # --- control --------------------------------------------------------------------------
 
@@ -440,8 +474,8 @@ class Session:
             assert self._safety is not None
             if decision.policy:
                 self._safety.set_policy(decision.policy)
-            if decision.rule is not None:
-                self._safety.add_rule(decision.rule)
+            for rule in decision.rules:
+                self._safety.add_rule(rule)
             if decision.rejected:
                 reason = decision.reason or "The user rejected this action."
                 conversation.reject_pending_actions(reason, action_ids=decision.rejected)
@@ -453,11 +487,11 @@ class Session:
             return
         self.start_run()
 
-    def set_policy(self, name: str) -> None:
+    def set_policy(self, policy: ConfirmationPolicy) -> None:
         """Switch the confirmation policy, keeping the rules."""
         safety = self._safety
         if safety is not None:
-            self._spawn(lambda: safety.set_policy(name), "ohtui-policy")
+            self._spawn(lambda: safety.set_policy(policy), "ohtui-policy")
 
     @property
     def sandbox(self) -> str:
@@ -477,9 +511,13 @@ class Session:
             from ohtui.sdk.sandbox import SandboxMode
 
             config = self.profile.settings.sandbox.config()
-            problem = install_sandbox(
-                conversation, config.model_copy(update={"mode": SandboxMode(mode)})
-            )
+            try:
+                problem = install_sandbox(
+                    conversation, config.model_copy(update={"mode": SandboxMode(mode)})
+                )
+            except NotImplementedError as exc:  # its tools run elsewhere
+                self._post(msg.Notice(str(exc), "warning"))
+                return
             if problem:
                 self._post(msg.Notice(problem, "warning"))
             self._post(msg.SandboxChanged(self.sandbox))
@@ -496,13 +534,13 @@ class Session:
             self._safety.remove_rules(rule_ids)
 
     @property
-    def policy(self) -> str:
-        """The current policy's name."""
+    def policy(self) -> ConfirmationPolicy:
+        """The current confirmation policy."""
         if self._safety is not None:
             return self._safety.policy
         if self._conversation is not None:  # read-only: the one it was saved with
-            return policy_name(self._conversation.state.confirmation_policy)
-        return self.options.policy or "risky"
+            return policy_of(self._conversation)
+        return self.options.policy or ConfirmationPolicy.RISKY
 
     def pending_views(self) -> list[PendingActionView]:
         """The actions waiting for approval, as the modal shows them."""
@@ -532,13 +570,6 @@ class Session:
 
         self._spawn(work, "ohtui-ask")
 
-    def rename(self, title: str) -> None:
-        """Set the title through the open conversation, its one writer (blocking: call it off
-        the UI thread). ConversationReadOnlyError when it is open read-only."""
-        conversation = self._conversation
-        if conversation is not None:
-            conversation.state.title = title
-
     def take_queue(self) -> list[str]:
         """Take back the messages queued for the conversation (it will not get them)."""
         with self._lock:
@@ -557,7 +588,10 @@ class Session:
             except ValueError:
                 self._post(msg.Notice("Nothing to title yet: send a message first.", "warning"))
                 return
-            conversation.state.title = new
+            try:
+                conversation.set_title(new)
+            except Exception as exc:  # noqa: BLE001 - e.g. read-only, or the disk is full
+                self._post(msg.Notice(f"The title was not changed: {_describe(exc)}", "error"))
 
         self._spawn(work, "ohtui-title")
 
@@ -604,6 +638,11 @@ class Session:
             self._closer.join(timeout)
 
 
+def run_status(conversation: BaseConversation) -> RunStatus:
+    """The conversation's execution status, in the UI's terms."""
+    return RunStatus(conversation.state.execution_status.value)
+
+
 NOT_APPROVED = "Not approved: the user answered with a new message instead (read it)."
 
 
@@ -616,6 +655,20 @@ def settle_heap() -> None:
     Frozen objects are skipped; they are the history and the UI, which live on anyway.
     """
     gc.freeze()
+
+
+def in_words(error: BaseException, limit: int = 80) -> str:
+    """What went wrong, short enough for the status bar (the whole message is in the
+    conversation): an LLM error's summary, else the message's first sentence."""
+    from ohtui.sdk.llm import LLMError
+
+    if isinstance(error, LLMError):
+        return error.summary
+    text = str(error).strip()
+    line = text.splitlines()[0] if text else type(error).__name__
+    end = line.find(". ")
+    sentence = line[: end + 1] if end >= 0 else line
+    return sentence if len(sentence) <= limit else sentence[: limit - 1] + "…"
 
 
 def _describe(exc: BaseException) -> str:

@@ -233,6 +233,19 @@ def test_several_problems_are_listed_and_valid_keys_still_apply(tmp_path: Path) 
     assert loaded.settings.agent.max_iteration_per_run == 500
 
 
+def test_several_problems_are_listed_in_line_order(tmp_path: Path) -> None:
+    config = write(
+        tmp_path,
+        "[agent]\nmax_iteration_per_run = 0\n\n"
+        '[llm]\nmodel = "openai/gpt-4o"\ntemperature = "hot"\n',
+    )
+    loaded = config.load()
+    assert loaded.error is not None
+    text = str(loaded.error)
+    assert text.index("line 2: agent.max_iteration_per_run") < text.index("line 6: llm.temperature")
+    assert loaded.error.line == 2
+
+
 def test_saving_over_an_invalid_file_keeps_a_backup_first(tmp_path: Path) -> None:
     original = '[llm]\nmodel = "openai/gpt-4o"\ntemperature = "hot"\n[mine]\nx = 1\n'
     config = write(tmp_path, original)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -48,7 +49,7 @@ PUSH = PendingActionView(
     detail="git push --force origin main\n  && echo pushed-and-done",
     risk="HIGH",
     risk_reason="pattern analyzer: rule `force-push` matched `git push --force`",
-    suggested_rule=RuleDraft(tool="terminal", command_prefix="git push"),
+    suggested_rules=(RuleDraft(tool="terminal", command_prefix="git push"),),
 )
 EDIT = PendingActionView(
     action_id="a2",
@@ -244,13 +245,14 @@ async def test_always_allow_edits_the_rule_and_approves_the_action() -> None:
         await pilot.pause()
         editor = app.screen
         assert isinstance(editor, RuleEditorScreen)
-        pattern = editor.query_one("#pattern", Input)
+        pattern = editor.query_one("#pattern-0", Input)
         assert pattern.value == "git push"
         assert "Tool: terminal" in static_text(editor, "#tool")
         await pilot.press("ctrl+u")
         await type_text(pilot, "git status")
-        await pilot.press("tab", "down", "space")  # scope list: this workspace
+        await pilot.press("down")  # the scope: this workspace, the prefix keeps focus
         await pilot.pause()
+        assert editor.focused is pattern
         assert editor.query_one("#scope-workspace", RadioButton).value
         preview = static_text(editor, "#preview")
         assert "Allow terminal commands starting with `git status` — this workspace" in preview
@@ -262,7 +264,7 @@ async def test_always_allow_edits_the_rule_and_approves_the_action() -> None:
         await pilot.press("y")
         await pilot.pause()
     expected_rule = RuleDraft(tool="terminal", command_prefix="git status", scope="workspace")
-    assert app.result == ApprovalDecision(approved=("a1", "a2", "a3"), rule=expected_rule)
+    assert app.result == ApprovalDecision(approved=("a1", "a2", "a3"), rules=(expected_rule,))
 
 
 async def test_always_allow_on_the_only_action_closes_at_once() -> None:
@@ -276,7 +278,7 @@ async def test_always_allow_on_the_only_action_closes_at_once() -> None:
         await pilot.press("enter")
         await pilot.pause()
     rule = RuleDraft(tool="terminal", command_prefix="git push origin", scope="session")
-    assert app.result == ApprovalDecision(approved=("a1",), rule=rule)
+    assert app.result == ApprovalDecision(approved=("a1",), rules=(rule,))
 
 
 async def test_always_allow_without_a_suggestion_starts_from_the_tool() -> None:
@@ -286,8 +288,8 @@ async def test_always_allow_without_a_suggestion_starts_from_the_tool() -> None:
         await pilot.pause()
         editor = app.screen
         assert isinstance(editor, RuleEditorScreen)
-        assert editor.query_one("#pattern", Input).value == ""
-        assert editor.current_draft() == RuleDraft(tool="terminal")
+        assert editor.query_one("#pattern-0", Input).value == ""
+        assert editor.current_drafts() == (RuleDraft(tool="terminal"),)
 
 
 async def test_always_allow_then_cancel_changes_nothing() -> None:
@@ -301,7 +303,7 @@ async def test_always_allow_then_cancel_changes_nothing() -> None:
         approval = app.screen
         assert isinstance(approval, ApprovalScreen)
         assert approval.marks["a1"] == "undecided"
-        assert approval.rule is None
+        assert approval.rules == ()
         await pilot.press("y")
         await pilot.pause()
     assert app.result == ApprovalDecision(approved=("a1", "a2", "a3"))
@@ -314,10 +316,10 @@ async def test_rejecting_the_rules_action_drops_the_rule() -> None:
         await pilot.pause()
         approval = app.screen
         assert isinstance(approval, ApprovalScreen)
-        assert approval.rule is not None
+        assert approval.rules != ()
         await pilot.press("space")  # a1: approve -> reject
         await pilot.pause()
-        assert approval.rule is None
+        assert approval.rules == ()
 
 
 async def test_empty_prefix_is_refused() -> None:
@@ -341,7 +343,7 @@ async def test_empty_prefix_is_refused() -> None:
         await pilot.press("enter")
         await pilot.pause()
         assert isinstance(app.screen, ApprovalScreen)
-        assert app.screen.rule == RuleDraft(tool="terminal", command_prefix="ls")
+        assert app.screen.rules == (RuleDraft(tool="terminal", command_prefix="ls"),)
 
 
 async def test_p_changes_the_policy_for_the_decision() -> None:
@@ -386,6 +388,17 @@ async def test_p_then_escape_keeps_the_policy() -> None:
         await pilot.pause()
     assert isinstance(app.result, ApprovalDecision)
     assert app.result.policy is None
+
+
+async def test_policy_chosen_then_escape_goes_out_with_the_later_decision() -> None:
+    app = approval_host()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("p", "down", "enter")  # risky -> never
+        await pilot.pause()
+        assert isinstance(app.screen, ApprovalScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+    assert app.result == ApprovalDecision(policy="never", later=True)
 
 
 # -- ApprovalScreen: what it shows -----------------------------------------------------------
@@ -528,7 +541,7 @@ async def test_reject_reason_escape_gives_none() -> None:
 
 async def test_rule_editor_for_a_path_glob() -> None:
     draft = RuleDraft(tool="file_editor", path_glob="src/**", scope="user")
-    app = Host(lambda: RuleEditorScreen(draft))
+    app = Host(lambda: RuleEditorScreen((draft,)))
     async with app.run_test(size=SIZE) as pilot:
         editor = app.screen
         assert "Path glob" in rendered(editor.query_one(".field-label"))
@@ -537,23 +550,111 @@ async def test_rule_editor_for_a_path_glob() -> None:
         await type_text(pilot, "/*.py")
         await pilot.click("#save")
         await pilot.pause()
-    assert app.result == RuleDraft(tool="file_editor", path_glob="src/**/*.py", scope="user")
+    assert app.result == (RuleDraft(tool="file_editor", path_glob="src/**/*.py", scope="user"),)
 
 
 async def test_rule_editor_without_a_pattern_notes_it_covers_every_action() -> None:
-    app = Host(lambda: RuleEditorScreen(RuleDraft(tool="browser")))
+    app = Host(lambda: RuleEditorScreen((RuleDraft(tool="browser"),)))
     async with app.run_test(size=SIZE) as pilot:
         editor = app.screen
         assert not editor.query(Input)
-        assert "allows every browser action" in static_text(editor, "#note")
+        assert "allows every browser action" in static_text(editor, "#every")
         assert "Allow every browser action — this session" in static_text(editor, "#preview")
         await pilot.press("enter")
         await pilot.pause()
-    assert app.result == RuleDraft(tool="browser")
+    assert app.result == (RuleDraft(tool="browser"),)
+
+
+async def test_rule_editor_up_and_down_choose_the_scope_from_the_prefix_field() -> None:
+    draft = RuleDraft(tool="terminal", command_prefix="git status")
+    app = Host(lambda: RuleEditorScreen((draft,)))
+    async with app.run_test(size=SIZE) as pilot:
+        editor = app.screen
+        assert isinstance(editor, RuleEditorScreen)
+        field = editor.query_one("#pattern-0", Input)
+        assert editor.focused is field
+        scopes = []
+        for key in ("down", "down", "down", "up"):
+            await pilot.press(key)
+            await pilot.pause()
+            scopes.append(editor.scope)
+        assert scopes == ["workspace", "user", "user", "workspace"]
+        assert editor.focused is field
+        assert "— this workspace" in static_text(editor, "#preview")
+        # The choice reads without colour: a filled dot for the chosen scope only.
+        assert ["●" in rendered(b) for b in editor.query(RadioButton)] == [False, True, False]
+        assert ["○" in rendered(b) for b in editor.query(RadioButton)] == [True, False, True]
+        assert "↑↓ scope" in static_text(editor, "#legend")
+        await pilot.press("enter")
+        await pilot.pause()
+    assert app.result == (replace(draft, scope="workspace"),)
+
+
+async def test_rule_editor_edits_one_prefix_per_part() -> None:
+    drafts = (
+        RuleDraft(tool="terminal", command_prefix="cd"),
+        RuleDraft(tool="terminal", command_prefix="npm test"),
+    )
+    app = Host(lambda: RuleEditorScreen(drafts))
+    async with app.run_test(size=SIZE) as pilot:
+        editor = app.screen
+        assert [f.value for f in editor.query(Input)] == ["cd", "npm test"]
+        assert "one for each part" in static_text(editor, ".field-label")
+        preview = static_text(editor, "#preview")
+        assert "Allow terminal commands starting with `cd` or `npm test`" in preview
+        await pilot.press("tab", "end")
+        await type_text(pilot, " -- --ci")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+    assert app.result == (drafts[0], RuleDraft(tool="terminal", command_prefix="npm test -- --ci"))
+
+
+async def test_always_allow_with_no_suggestion_says_why() -> None:
+    rm = PendingActionView(
+        action_id="a9",
+        tool="terminal",
+        summary="rm -rf build && npm test",
+        detail="rm -rf build && npm test",
+        no_rule_reason="`rm` deletes or changes what it cannot undo",
+    )
+    app = approval_host((rm,))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("a")
+        await pilot.pause()
+        editor = app.screen
+        assert isinstance(editor, RuleEditorScreen)
+        note = static_text(editor, "#note")
+        assert "No rule is suggested: `rm` deletes or changes what it cannot undo." in note
+        assert [f.value for f in editor.query(Input)] == [""]
+
+
+async def test_always_allow_with_two_rules_shows_both_and_sends_both() -> None:
+    drafts = (
+        RuleDraft(tool="terminal", command_prefix="cd"),
+        RuleDraft(tool="terminal", command_prefix="npm test"),
+    )
+    both = PendingActionView(
+        action_id="a8",
+        tool="terminal",
+        summary="cd build && npm test",
+        detail="cd build && npm test",
+        suggested_rules=drafts,
+    )
+    app = approval_host((both, LIST))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("a", "enter")
+        await pilot.pause()
+        approval = app.screen
+        assert isinstance(approval, ApprovalScreen)
+        text = static_text(approval, "#rule")
+        assert "Rules: allow terminal commands starting with `cd` or `npm test`" in text
+        await pilot.press("y")
+        await pilot.pause()
+    assert app.result == ApprovalDecision(approved=("a8", "a3"), rules=drafts)
 
 
 async def test_rule_editor_cancel_button() -> None:
-    app = Host(lambda: RuleEditorScreen(RuleDraft(tool="terminal", command_prefix="make")))
+    app = Host(lambda: RuleEditorScreen((RuleDraft(tool="terminal", command_prefix="make"),)))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.click("#cancel")
         await pilot.pause()
@@ -617,7 +718,11 @@ async def test_rules_screen_removes_two_rules() -> None:
         assert str(option_list.get_option("r1").prompt).startswith("✗ allow")
         assert str(option_list.get_option("r4").prompt).startswith("  allow")
         lines = rendered(option_list).splitlines()
-        assert any(line.startswith("✗ deny") for line in lines)
+        # A mark column in front: the highlighted rule is marked without colour (NO_COLOR).
+        assert any(line[2:].startswith("✗ deny") for line in lines)
+        assert [line[2:] for line in lines if line.startswith("❯ ")] == [
+            "  allow  every think action"
+        ]
         await pilot.press("enter")
         await pilot.pause()
     assert app.result == ["r1", "r3"]
@@ -672,3 +777,20 @@ def test_diff_preview_colours_lines_with_theme_variables() -> None:
     assert [span.style for span in lines[4].spans] == ["$text-error"]
     assert [span.style for span in lines[5].spans] == ["$text-success"]
     assert [span.style for span in lines[6].spans] == ["$text-error"]  # "--" in a hunk
+
+
+@pytest.mark.parametrize(
+    ("count", "text"),
+    [
+        (1, "1 action waits for your approval"),
+        (2, "2 actions wait for your approval"),
+        (1200, "1,200 actions wait for your approval"),
+    ],
+)
+def test_counts_read_as_words(count: int, text: str) -> None:
+    from ohtui.tui.display import plural
+    from ohtui.tui.screens.approval import actions_title
+
+    assert actions_title(count) == text
+    assert plural(1, "rule") == "1 rule"
+    assert plural(3, "match", "matches") == "3 matches"

@@ -13,6 +13,7 @@ from chat_helpers import (
     action_cells,
     cell_text,
     chat_ready,
+    joined,
     screen_text,
     static_text,
     status,
@@ -25,7 +26,7 @@ from textual import events
 from textual.widgets import Input, OptionList
 
 import ohtui.tui.app as app_module
-from ohtui.sdk import ApprovalRulesPolicy, NeverConfirm
+from ohtui.sdk import ApprovalRulesPolicy, ConfirmRisky, NeverConfirm
 from ohtui.tui.app import OhtuiApp
 from ohtui.tui.options import AppOptions
 from ohtui.tui.screens.approval import ApprovalScreen
@@ -37,7 +38,7 @@ from ohtui.tui.screens.rules import RulesScreen
 pytestmark = pytest.mark.anyio
 
 WAITING = "⏸ waiting for your approval"
-BANNER = "⏸ 1 action(s) wait for your approval. Press Ctrl+O to review them."
+BANNER = "⏸ 1 action waits for your approval. Press Ctrl+O to review them."
 
 
 class RecordingApp(OhtuiApp):
@@ -106,6 +107,17 @@ async def test_y_approves_and_the_action_runs(
         assert "approved-run" in cell_text(cell)
         assert WAITING not in cell_text(cell)
         assert "approved-run" in tool_message_texts(llm_server.requests[1])[0]
+
+
+async def test_the_modal_gives_the_reason_in_words_not_class_names(
+    always: AppOptions, llm_server: ScriptedLLMServer, wait: Any
+) -> None:
+    llm_server.reply_tool_call("terminal", {"command": "npm test"}, usage=USAGE)
+    app = OhtuiApp(always)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask_for_approval(app, pilot, wait)
+        assert static_text(app, "#detail-reason") == "no rule matched; the model gave no rating"
+        assert "Analyzer" not in screen_text(app)
 
 
 async def test_n_with_a_reason_rejects_and_the_agent_reads_it(
@@ -202,6 +214,40 @@ async def test_always_allow_saves_a_rule_that_rules_lists_and_the_engine_applies
         assert not isinstance(app.screen, RulesScreen)
 
 
+async def test_always_allow_suggests_one_rule_per_part_and_none_for_rm(
+    always: AppOptions, project: Path, llm_server: ScriptedLLMServer, wait: Any
+) -> None:
+    (project / "build").mkdir()
+    llm_server.reply_tool_call("terminal", {"command": "rm -rf build && echo cleaned"})
+    llm_server.reply_text("Not yet.", usage=USAGE)
+    llm_server.reply_tool_call("terminal", {"command": "cd build && git status"})
+    llm_server.reply_text("Done.", usage=USAGE)
+    app = OhtuiApp(always)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask_for_approval(app, pilot, wait, "clean")
+        await pilot.press("a")
+        await wait(pilot, lambda: isinstance(app.screen, RuleEditorScreen), what="the editor")
+        editor = app.screen
+        assert [field.value for field in editor.query(Input)] == [""]
+        assert "No rule is suggested: `rm` deletes or changes what it cannot undo" in joined(
+            screen_text(app).splitlines()
+        )
+        await pilot.press("escape", "n", "enter")  # no rule; reject
+        await wait(pilot, lambda: status(app) == "finished", what="the rejection")
+        assert (project / "build").exists()
+
+        await ask_for_approval(app, pilot, wait, "status")
+        await pilot.press("a")
+        await wait(pilot, lambda: isinstance(app.screen, RuleEditorScreen), what="the editor")
+        assert [field.value for field in app.screen.query(Input)] == ["cd", "git status"]
+        await pilot.press("enter")
+        await wait(pilot, lambda: status(app) == "finished", what="the run")
+        assert app.chat is not None and app.chat.session.conversation is not None
+        policy = app.chat.session.conversation.state.confirmation_policy
+        assert isinstance(policy, ApprovalRulesPolicy)
+        assert [rule.command_prefix for rule in policy.rules] == ["cd", "git status"]
+
+
 def rule_rows(app: OhtuiApp) -> list[str]:
     """The rules dialog's rule rows (not its scope headings), as plain text."""
     options = app.screen.query_one(OptionList)
@@ -289,6 +335,39 @@ async def test_p_in_the_modal_switches_the_policy(
         assert "never confirm" in screen_text(app).splitlines()[0]
 
 
+async def test_a_policy_chosen_in_the_modal_survives_escape(
+    always: AppOptions, llm_server: ScriptedLLMServer, wait: Any
+) -> None:
+    llm_server.reply_tool_call("terminal", {"command": "echo one"}, usage=USAGE)
+    app = OhtuiApp(always)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask_for_approval(app, pilot, wait)
+        await pilot.press("p")
+        await wait(pilot, lambda: isinstance(app.screen, PolicyPickerScreen), what="the picker")
+        await pilot.press("down", "enter")  # always → risky
+        await wait(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the modal")
+        await pilot.press("escape")
+        assert not isinstance(app.screen, ApprovalScreen)
+        assert app.chat is not None and app.chat.status_bar.policy == "risky"
+        assert static_text(app, "#banner") == BANNER
+        conversation = app.chat.session.conversation
+        assert conversation is not None
+
+        def switched() -> bool:
+            policy = conversation.state.confirmation_policy
+            return isinstance(policy, ApprovalRulesPolicy) and isinstance(
+                policy.fallback, ConfirmRisky
+            )
+
+        await wait(pilot, switched, what="the conversation to take the policy")
+        assert status(app) == "waiting_for_confirmation"
+        # Reopened, the modal starts from the policy kept.
+        await pilot.press("ctrl+o")
+        await wait(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the modal")
+        assert "policy: confirm risky" in screen_text(app)
+        assert "(changed)" not in screen_text(app)
+
+
 async def test_the_bell_rings_and_a_notification_is_posted_when_approval_is_needed(
     always: AppOptions, llm_server: ScriptedLLMServer, wait: Any
 ) -> None:
@@ -303,7 +382,7 @@ async def test_the_bell_rings_and_a_notification_is_posted_when_approval_is_need
         assert len(llm_server.requests) <= 1 and app.bells == 0
         await wait(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the modal")
         assert app.bells == 1
-        assert ("Approval needed", "1 action(s) wait for your approval.") in app.notes
+        assert ("Approval needed", "1 action waits for your approval.") in app.notes
         await wait(pilot, lambda: "Approval needed" in screen_text(app), what="the toast")
 
 

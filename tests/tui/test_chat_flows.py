@@ -115,7 +115,7 @@ async def test_a_run_with_tools_folds_each_result_into_its_action(
     )
     tasks = [
         {"title": "read the code", "status": "done"},
-        {"title": "fix the bug", "status": "in_progress"},
+        {"title": "fix the bug", "status": "in_progress", "notes": "off by one\nin tokens()"},
         {"title": "run the tests"},
     ]
     llm_server.reply_tool_call("task_tracker", {"command": "plan", "task_list": tasks}, usage=USAGE)
@@ -146,7 +146,7 @@ async def test_a_run_with_tools_folds_each_result_into_its_action(
 
         tracker = action_cells(app, "task_tracker")[0]
         assert "☑ read the code" in cell_text(tracker)
-        assert "◐ fix the bug" in cell_text(tracker)
+        assert "◐ fix the bug\n      off by one\n      in tokens()\n" in cell_text(tracker)
         assert "☐ run the tests" in cell_text(tracker)
 
         think = action_cells(app, "think")[0]
@@ -179,9 +179,9 @@ async def test_enter_and_space_fold_a_focused_cell_and_c_copies_it(
         assert "14 more lines" in collapsed
         assert "\n  20" not in collapsed
 
-        await pilot.press("tab")  # from the composer to the first cell
-        assert isinstance(app.focused, UserCell)
-        await pilot.press("tab")
+        await pilot.press("tab")  # from the composer to the newest cell: the answer
+        assert isinstance(app.focused, AgentCell)
+        await pilot.press("up")
         assert app.focused is cell
         await pilot.press("enter")
         assert cell.expanded
@@ -202,7 +202,7 @@ async def test_enter_and_space_fold_a_focused_cell_and_c_copies_it(
         await pilot.press("c")
         numbers = "\n".join(str(n) for n in range(1, 21))
         assert app.clipboard == f"seq 1 20\n{numbers}"  # without the status line the cell hides
-        await pilot.press("tab")  # the agent's answer
+        await pilot.press("down")  # the agent's answer
         assert isinstance(app.focused, AgentCell)
         await pilot.press("c")
         assert app.clipboard == "Counted."

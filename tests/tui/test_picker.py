@@ -7,6 +7,7 @@ tmp directory, so workspaces show as ~/project whatever the tmp path is.
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -376,6 +377,24 @@ async def test_preview_shows_the_last_exchanges_of_the_highlighted_one(
         assert preview_text(screen).endswith("› Wrap up.\n✓ Answered.")
         assert second in text(app, "#preview-head")
         assert "✓ finished" in text(app, "#preview-head")
+
+
+async def test_preview_renders_markdown_and_shows_the_cost(
+    save: Saver, conversations_dir: Path, project: Path, wait: Any
+) -> None:
+    save.llm = save.llm.model_copy(update={"input_cost_per_token": 0.001})
+    reply = "## Plan\n**Renamed** the module to `core.py`:\n- one\n- [docs](https://x.example)"
+    save(project, [("Rename it", reply)], ago=MINUTE)
+
+    app = picker(conversations_dir, project)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await listed(pilot, wait, 1)
+        shown = preview_text(screen)
+        assert "Plan\nRenamed the module to core.py:\n• one\n• docs" in shown
+        assert "**" not in shown and "`" not in shown and "##" not in shown
+        # The scripted server reports its prompt tokens; each costs $0.001 here.
+        assert re.search(r"^cost +\$\d+\.\d\d$", shown.splitlines()[0])
+        assert not shown.startswith("cost      $0.00")
 
 
 # --- delete ---------------------------------------------------------------------------------

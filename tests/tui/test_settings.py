@@ -222,7 +222,7 @@ async def test_invalid_fields_are_named_and_nothing_is_saved(
         screen = await open_settings(pilot, wait)
         fill(screen, model="openai/x", base_url="localhost:8000")
         await press(pilot, "#save")  # the button, as a mouse user would
-        assert "llm.base_url: must start with http:// or https://" in screen_text(app)
+        assert "Base URL: must start with http:// or https://" in screen_text(app)
         fill(screen, provider=CUSTOM, base_url="", model="x")
         await pilot.press("ctrl+s")
         assert "needs its base URL" in screen_text(app)
@@ -263,8 +263,8 @@ async def test_settings_from_the_chat_apply_to_the_open_conversation(
         await wait(pilot, lambda: status(app) == "finished", what="the first run")
         await submit(pilot, "/settings")
         screen = await open_settings(pilot, wait)
-        screen.query_one("#policy").value = "always"  # type: ignore[attr-defined]
-        screen.query_one("#theme").value = "nord"  # type: ignore[attr-defined]
+        screen.query_one("#setting-confirmation-policy").value = "always"  # type: ignore[attr-defined]
+        screen.query_one("#setting-ui-theme").value = "nord"  # type: ignore[attr-defined]
         await pilot.press("ctrl+s")
         await wait(pilot, lambda: app.screen is app.chat, what="back to the chat")
         assert app.theme == "nord"
@@ -408,7 +408,7 @@ async def test_outputs_can_be_shown_expanded_by_default(
         assert "30" in cell_text(cell).split() and "more lines" not in cell_text(cell)
         await submit(pilot, "/settings")  # and back to folded, for this conversation too
         screen = await open_settings(pilot, wait)
-        screen.query_one("#expand").value = False  # type: ignore[attr-defined]
+        screen.query_one("#setting-ui-expand-outputs").value = False  # type: ignore[attr-defined]
         await pilot.press("ctrl+s")
         await wait(pilot, lambda: app.screen is app.chat, what="back to the chat")
         await wait(pilot, lambda: not action_cells(app, "terminal")[0].expanded, what="folded")

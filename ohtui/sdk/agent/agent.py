@@ -303,7 +303,7 @@ class Agent(AgentBase):
                 logger.exception("tool %s failed", event.tool_name)
                 on_event(
                     AgentErrorEvent(
-                        error=f"Tool '{event.tool_name}' failed: {type(exc).__name__}: {exc}",
+                        error=f"Tool '{event.tool_name}' failed: {_error_text(exc)}",
                         tool_name=event.tool_name,
                         tool_call_id=event.tool_call_id,
                     )
@@ -412,3 +412,10 @@ def _risk_of(value: object) -> SecurityRisk:
         return SecurityRisk(str(value).upper()) if value is not None else SecurityRisk.UNKNOWN
     except ValueError:
         return SecurityRisk.UNKNOWN
+
+
+def _error_text(exc: Exception) -> str:
+    """Our own errors say what happened in words; others keep their type (`KeyError: 'x'`)."""
+    if type(exc).__module__.startswith("ohtui.") and str(exc):
+        return str(exc)
+    return f"{type(exc).__name__}: {exc}"

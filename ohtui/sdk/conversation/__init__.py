@@ -9,6 +9,7 @@ from ohtui.sdk.conversation.exceptions import (
     ConversationReadOnlyError,
     ConversationRunError,
     PersistenceError,
+    StorageReadOnlyError,
 )
 from ohtui.sdk.conversation.impl.local_conversation import LocalConversation
 from ohtui.sdk.conversation.lease import LeaseHolder
@@ -81,6 +82,7 @@ __all__ = [
     "SecretValue",
     "SecretsUnavailableWarning",
     "StaticSecret",
+    "StorageReadOnlyError",
     "StuckDetectionThresholds",
     "StuckDetector",
     "StuckReport",

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from ohtui.sdk.event.base import Event
     from ohtui.sdk.llm.llm import LLM
     from ohtui.sdk.llm.message import Message
+    from ohtui.sdk.sandbox import SandboxConfig
     from ohtui.sdk.security.analyzer import SecurityAnalyzerBase
     from ohtui.sdk.security.confirmation_policy import ConfirmationPolicyBase
     from ohtui.sdk.tool.schema import Action, Observation
@@ -46,10 +47,25 @@ class ConversationStateProtocol(Protocol):
     def persistence_dir(self) -> str | None: ...
     @property
     def title(self) -> str | None: ...
+    @property
+    def confirmation_policy(self) -> ConfirmationPolicyBase: ...
+    @property
+    def security_analyzer(self) -> SecurityAnalyzerBase | None: ...
 
 
 class BaseConversation(ABC):
-    """Sends messages to an agent, runs it, and exposes its state."""
+    """Sends messages to an agent, runs it, and exposes its state.
+
+    Front ends use only this surface and the state protocol, so a conversation running
+    elsewhere (a RemoteConversation) drops in for a LocalConversation unchanged.
+    """
+
+    agent: AgentBase
+    """The agent running the conversation (set by every implementation)."""
+    workspace: BaseWorkspace
+    """Where the agent's tools work (set by every implementation)."""
+    delete_on_close: bool = False
+    """Delete the saved conversation when it is closed (e.g. nothing was said in it)."""
 
     @property
     @abstractmethod
@@ -107,6 +123,16 @@ class BaseConversation(ABC):
         """Ask the agent to pause between steps (from any thread)."""
 
     @abstractmethod
+    def interrupt(self) -> None:
+        """Stop now, from any thread: abandon the LLM call and the running command; the
+        conversation pauses, and `run()` continues it later."""
+
+    @abstractmethod
+    def set_title(self, title: str) -> None:
+        """Rename the conversation: its one writer of `state.title`, which notifies the
+        callbacks. ValueError for an empty title."""
+
+    @abstractmethod
     def close(self) -> None:
         """Release resources; idempotent."""
 
@@ -125,6 +151,24 @@ class BaseConversation(ABC):
     @abstractmethod
     def execute_tool(self, tool_name: str, action: Action) -> Observation:
         """Run one tool directly, outside the agent loop; KeyError for an unknown tool."""
+
+    @property
+    def sandbox(self) -> SandboxConfig | None:
+        """How the tools are confined (None: not by this process; a remote agent's tools
+        run where its server runs them)."""
+        return None
+
+    def set_sandbox(self, config: SandboxConfig | None) -> None:
+        """Confine the agent's tools from their next action on (None: no sandbox).
+        NotImplementedError where this process does not run the tools."""
+        raise NotImplementedError(
+            f"{type(self).__name__} runs its tools elsewhere: ohtui cannot sandbox them here"
+        )
+
+    def approve_outside_sandbox(self, action_ids: Iterable[str]) -> None:
+        """Let these waiting actions run outside the sandbox, once each. ValueError where
+        there is no sandbox to run them outside of."""
+        raise ValueError(f"{type(self).__name__} has no sandbox to run actions outside of")
 
     @staticmethod
     def get_persistence_dir(

@@ -59,6 +59,15 @@ class ConversationReadOnlyError(PersistenceError):
     """A conversation opened read-only was asked to change; the message says what to do."""
 
 
+class StorageReadOnlyError(PersistenceError):
+    """The folder (or database) conversations are kept in cannot be written: saved ones can
+    still be read, with a read-only open."""
+
+    def __init__(self, message: str, base_dir: Path) -> None:
+        super().__init__(message)
+        self.base_dir = base_dir
+
+
 def current_log_file() -> str | None:
     """The file the logging configuration writes to, if any."""
     for name in ("ohtui", ""):

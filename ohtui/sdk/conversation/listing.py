@@ -2,22 +2,30 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from ohtui.sdk.conversation.event_store import EventLog
-from ohtui.sdk.conversation.exceptions import ConversationNotFoundError
+from ohtui.sdk.conversation.exceptions import ConversationNotFoundError, StorageReadOnlyError
 from ohtui.sdk.conversation.store import DB_NAME, ConversationStore
 from ohtui.sdk.conversation.summary import ConversationSummary, SearchHit
 from ohtui.sdk.event.base import Event
 
 
-def _open(persistence_dir: str | Path) -> ConversationStore | None:
+def _open(persistence_dir: str | Path, *, to_read: bool = True) -> ConversationStore | None:
+    """The store (None: no database yet). `to_read`: in a folder that cannot be written,
+    a read-only store, so saved conversations can still be listed, searched and shown."""
     if not (Path(persistence_dir).expanduser() / DB_NAME).exists():
         return None
-    return ConversationStore(persistence_dir)
+    try:
+        return ConversationStore(persistence_dir)
+    except StorageReadOnlyError:
+        if not to_read:
+            raise
+        return ConversationStore(persistence_dir, read_only=True)
 
 
 def list_conversations(
@@ -54,6 +62,23 @@ def recent_events(
     Only those events are read and parsed. Raises ConversationNotFoundError if there is none.
     """
     return history_tail(persistence_dir, conversation_id, limit)[0]
+
+
+def saved_cost(persistence_dir: str | Path, conversation_id: str) -> float | None:
+    """What a saved conversation's LLM calls cost in all (None: not known), without opening it."""
+    store = _open(persistence_dir)
+    try:
+        stored = None if store is None else store.load(conversation_id)
+    finally:
+        if store is not None:
+            store.close()
+    if stored is None:
+        return None
+    try:
+        metrics = json.loads(stored.state_json).get("stats", {}).get("usage_to_metrics", {})
+        return float(sum(m.get("accumulated_cost") or 0.0 for m in metrics.values()))
+    except (ValueError, AttributeError, TypeError):
+        return None  # a state this version cannot read: the preview just leaves cost out
 
 
 def history_tail(
@@ -118,7 +143,7 @@ def delete_conversation(persistence_dir: str | Path, conversation_id: str) -> No
 @contextmanager
 def _taken(persistence_dir: str | Path, conversation_id: str) -> Iterator[ConversationStore]:
     """The store, with the saved conversation's lease held (ConversationNotFoundError if none)."""
-    store = _open(persistence_dir)
+    store = _open(persistence_dir, to_read=False)
     try:
         if store is None or store.load(conversation_id) is None:
             raise ConversationNotFoundError(f"No saved conversation {conversation_id}.")

@@ -56,13 +56,19 @@ class SecretsUnavailableWarning(UserWarning):
 class SecretRegistry(_BaseModel):
     """Secrets by name. A command gets, as environment variables, only the secrets it names;
     every value known so far, and its encoded forms (see `utils.masking`), is masked
-    as `<secret-hidden>` in text given to `mask_*`."""
+    as `<secret-hidden>` in text given to `mask_*`.
+
+    Masking never fetches a value: a fixed value is masked from the start, a looked-up one
+    once it has been handed out (`_exported_values` holds the latest value handed out per
+    name; it is not saved). Earlier values stay masked after a secret changes.
+    """
 
     model_config = ConfigDict(defer_build=True, extra="forbid")
 
     secret_sources: dict[str, SerializeAsAny[SecretSource]] = Field(default_factory=dict)
 
     _known: set[str] = PrivateAttr(default_factory=set)
+    _exported_values: dict[str, str] = PrivateAttr(default_factory=dict)
     _forms: tuple[str, ...] | None = PrivateAttr(default=None)
     _lock: threading.RLock = PrivateAttr(default_factory=threading.RLock)
     _unavailable: dict[str, str] = PrivateAttr(default_factory=dict)
@@ -125,10 +131,12 @@ class SecretRegistry(_BaseModel):
                 self._learn(value)
 
     def track_exported_values(self, values: Mapping[str, str]) -> None:
-        """Mask these values (of secrets handed out by some other way) from now on."""
+        """Record these secrets' values as handed out (by name), and mask them from now on;
+        empty values are ignored (masking "" would splice the mask between characters)."""
         with self._lock:
-            for value in values.values():
+            for name, value in values.items():
                 if value:
+                    self._exported_values[name] = value
                     self._learn(value)
 
     def find_secrets_in_text(self, text: str) -> set[str]:
@@ -170,8 +178,7 @@ class SecretRegistry(_BaseModel):
             logger.warning("the secret %s could not be fetched", name, exc_info=True)
             return None
         if value:
-            with self._lock:
-                self._learn(value)
+            self.track_exported_values({name: value})
         return value
 
     def get_secret_infos(self) -> list[dict[str, str | None]]:

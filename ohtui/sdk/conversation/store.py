@@ -23,8 +23,14 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
+from urllib.parse import quote
 
-from ohtui.sdk.conversation.exceptions import ConversationReadOnlyError, PersistenceError
+from ohtui.sdk.conversation.exceptions import (
+    ConversationNotFoundError,
+    ConversationReadOnlyError,
+    PersistenceError,
+    StorageReadOnlyError,
+)
 from ohtui.sdk.conversation.lease import ConversationLease, LeaseHolder, holder_of
 from ohtui.sdk.conversation.summary import ConversationSummary, SearchHit
 
@@ -130,9 +136,13 @@ class ConversationStore:
         return f"the conversation database '{self.path}'"
 
     def _connect(self) -> sqlite3.Connection:
+        if self.read_only:
+            return self._connect_read_only()
         try:
             self.base_dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
+            if self.base_dir.is_dir():  # it exists, but cannot be written
+                raise self._read_only_error(exc.strerror or str(exc)) from exc
             raise PersistenceError(
                 f"Cannot store conversations in '{self.base_dir}': {exc.strerror or exc}. "
                 "Choose another persistence directory or fix its permissions."
@@ -147,15 +157,71 @@ class ConversationStore:
                 check_same_thread=False,
             )
         except sqlite3.Error as exc:
+            if not os.access(self.base_dir, os.W_OK):
+                raise self._read_only_error(str(exc)) from exc
             raise PersistenceError(
                 f"Cannot open '{self.path}': {exc}. Check the directory's permissions."
             ) from exc
         try:
             self._check_or_create(conn)
-        except BaseException:
+        except BaseException as exc:
             conn.close()
+            if isinstance(exc, PersistenceError) and not os.access(self.base_dir, os.W_OK):
+                raise self._read_only_error(str(exc)) from exc
             raise
         return conn
+
+    def _connect_read_only(self) -> sqlite3.Connection:
+        """Open the database for reading only, even in a folder nobody may write: SQLite
+        then cannot make the files a WAL database shares between readers, so the file is
+        read as it is (`immutable`), which is true there (nothing can change it)."""
+        if not self.path.is_file():
+            raise ConversationNotFoundError(
+                f"No saved conversations in '{self.base_dir}' to open read-only."
+            )
+        uri = f"file:{quote(str(self.path))}?mode=ro"
+        last: sqlite3.Error | None = None
+        for options in ("", "&immutable=1"):
+            conn = None
+            try:
+                conn = sqlite3.connect(
+                    uri + options,
+                    uri=True,
+                    timeout=LOCK_TIMEOUT_SECONDS,
+                    isolation_level=None,
+                    check_same_thread=False,
+                )
+                self._check_readable(conn)
+                return conn
+            except sqlite3.Error as exc:
+                if conn is not None:
+                    conn.close()
+                last = exc
+        raise PersistenceError(f"Cannot read '{self.path}': {last}.")
+
+    def _check_readable(self, conn: sqlite3.Connection) -> None:
+        """Refuse a file that is not ours, or not of this schema (it cannot be upgraded)."""
+        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if app_id != APPLICATION_ID:
+            raise PersistenceError(f"'{self.path}' is not an ohtui conversation database.")
+        if version != SCHEMA_VERSION:
+            raise PersistenceError(
+                f"'{self.path}' has schema {version}, this ohtui reads {SCHEMA_VERSION}, and it "
+                "cannot be upgraded while it is read-only."
+            )
+
+    def _read_only_error(self, detail: str) -> StorageReadOnlyError:
+        logger.info("%s cannot be written: %s", self.base_dir, detail)
+        try:
+            on_read_only_fs = bool(os.statvfs(self.base_dir).f_flag & os.ST_RDONLY)
+        except OSError:
+            on_read_only_fs = False
+        reason = "a read-only file system" if on_read_only_fs else "no permission to write it"
+        return StorageReadOnlyError(
+            f"The conversations folder '{self.base_dir}' cannot be written ({reason}).",
+            self.base_dir,
+        )
 
     def _check_or_create(self, conn: sqlite3.Connection) -> None:
         """Refuse files that are not ours; create the schema in a new file.
@@ -231,10 +297,7 @@ class ConversationStore:
     def _open_error(self, exc: sqlite3.OperationalError) -> PersistenceError | TimeoutError:
         text = str(exc)
         if "readonly" in text or "read-only" in text:
-            return PersistenceError(
-                f"'{self.path}' is read-only. Fix its permissions or choose another "
-                "persistence directory."
-            )
+            return self._read_only_error(f"'{self.path}' is read-only")
         if "locked" in text or "busy" in text:
             return TimeoutError(f"{self} stayed locked for {LOCK_TIMEOUT_SECONDS:g} s")
         return PersistenceError(f"Cannot prepare '{self.path}': {exc}")

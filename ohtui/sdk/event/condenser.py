@@ -8,6 +8,7 @@ from rich.text import Text
 from ohtui.sdk.event.base import Event, LLMConvertibleEvent
 from ohtui.sdk.event.types import EventID, SourceType
 from ohtui.sdk.llm.message import Message, TextContent
+from ohtui.sdk.utils.text import plural
 
 
 class Condensation(Event):
@@ -30,7 +31,8 @@ class Condensation(Event):
     def visualize(self) -> Text:
         """A quiet one-liner."""
         text = Text(
-            f"Condensed history: {len(self.forgotten_event_ids)} events forgotten", style="dim"
+            f"Condensed history: {plural(len(self.forgotten_event_ids), 'event')} forgotten",
+            style="dim",
         )
         if self.summary:
             text.append(f"\nSummary: {self.summary}", style="dim")

@@ -187,4 +187,17 @@ def map_error(exc: BaseException, llm: LLM) -> LLMError:
         message, model=model, status_code=None if category == "unreachable" else status
     )
     error.retry_after = _retry_after(exc)
+    server = llm.base_url or "the provider"
+    summaries = {
+        "context": "the conversation no longer fits the context window",
+        "auth": "the API key was rejected",
+        "no_key": "no API key",
+        "rate_limit": "rate limited by the provider",
+        "timeout": f"no answer within {llm.timeout:g} s",
+        "not_found": f"unknown model '{model}'",
+        "unreachable": f"cannot reach {server}",
+        "server": f"{server} failed ({status or 'server error'})",
+        "bad_request": "the request was refused",
+    }
+    error.summary = summaries.get(category, error.summary)
     return error

@@ -14,6 +14,8 @@ class LLMError(Exception):
         self.model = model
         self.status_code = status_code
         self.retry_after: float | None = None  # seconds the provider asked us to wait
+        self.summary = "the LLM call failed"
+        """What went wrong in a few words, for a status line ("cannot reach <url>")."""
 
     def __str__(self) -> str:
         return self.message

@@ -32,6 +32,8 @@ from ohtui.sdk.llm.exceptions import (
 )
 from ohtui.sdk.llm.message import Message
 from ohtui.sdk.llm.metrics import Metrics, MetricsSnapshot, TokenUsage
+from ohtui.sdk.llm.prompt_cache import mark_cache_points, needs_cache_marks
+from ohtui.sdk.llm.prompted_tools import parse_answer, to_prompted
 from ohtui.sdk.llm.responses_api import (
     message_from_response,
     to_responses_input,
@@ -55,6 +57,8 @@ T = TypeVar("T")
 ToolsArg = Sequence[dict[str, Any]]
 RetryListener = Callable[[int, float, LLMError], None]
 """Told (attempt number, seconds until the retry, the error) before each retry."""
+AttemptListener = Callable[[int], None]
+"""Told the attempt number (1 for the first) as each attempt of a call starts."""
 ChatMessages = Sequence[Message | dict[str, Any]]
 
 
@@ -115,6 +119,12 @@ class LLM(BaseModel):
         default=None, gt=0, description="Context window; looked up from litellm when unset."
     )
     timeout: float = Field(default=300.0, gt=0, description="Seconds to wait for one answer.")
+    connect_timeout: float = Field(
+        default=10.0,
+        gt=0,
+        description="Seconds to wait for the connection to the server (an unreachable one "
+        "fails fast); the answer itself may take `timeout`.",
+    )
     num_retries: int = Field(default=4, ge=0)
     retry_min_wait: float = Field(default=2.0, ge=0)
     retry_max_wait: float = Field(default=30.0, ge=0)
@@ -131,9 +141,20 @@ class LLM(BaseModel):
         description="Which OpenAI API `uses_responses_api` advises: 'auto' picks the Responses "
         "API for OpenAI's GPT-5 family on OpenAI itself.",
     )
+    caching_prompt: bool = Field(
+        default=True,
+        description="Use the provider's prompt cache: mark cache breakpoints where the model "
+        "needs them (Claude), key OpenAI's cache by conversation.",
+    )
+    native_tool_calling: bool = Field(
+        default=True,
+        description="Send tools as the API's `tools`; False describes them in the system "
+        "prompt and reads calls from the answer's text (for servers without tool calling).",
+    )
 
     _metrics: Metrics | None = PrivateAttr(default=None)
     _retry_listeners: list[RetryListener] = PrivateAttr(default_factory=list)
+    _attempt_listeners: list[AttemptListener] = PrivateAttr(default_factory=list)
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
     _price_unknown: bool = PrivateAttr(default=False)
     _call_context: LLMCallContext = PrivateAttr(default_factory=LLMCallContext)
@@ -168,6 +189,11 @@ class LLM(BaseModel):
             setattr(copied, name, copy.deepcopy(value) if deep else value)
         return copied
 
+    def is_caching_prompt_active(self) -> bool:
+        """Whether requests mark prompt-cache breakpoints: `caching_prompt` is on and the
+        model caches only up to marked blocks (Claude, under any provider)."""
+        return self.caching_prompt and needs_cache_marks(self.model)
+
     @property
     def maskable_key(self) -> str | None:
         """The API key, to hide wherever it could show (None: none, or a placeholder)."""
@@ -188,6 +214,16 @@ class LLM(BaseModel):
     def add_retry_listener(self, listener: RetryListener) -> None:
         """Be told before each retry, e.g. to show "rate limited, retrying in 8 s"."""
         self._retry_listeners.append(listener)
+
+    def add_attempt_listener(self, listener: AttemptListener) -> None:
+        """Be told as each attempt of a call starts, e.g. to show "connecting…"."""
+        self._attempt_listeners.append(listener)
+
+    def _timeouts(self) -> Any:
+        """The HTTP timeouts: a short one to connect, the long one to answer."""
+        import httpx
+
+        return httpx.Timeout(self.timeout, connect=min(self.connect_timeout, self.timeout))
 
     def restore_metrics(self, metrics: Metrics) -> None:
         """Continue accumulating into saved metrics (used when a conversation resumes)."""
@@ -222,15 +258,23 @@ class LLM(BaseModel):
         server errors and timeouts with exponential backoff. Streams deltas to `on_token`
         when `stream` is on (`stream=False` turns it off for this call). Setting `cancel`
         abandons the call at once (LLMCancelledError). `call_context` replaces the one set
-        with `set_call_context` for this call. Failures raise an LLMError subclass with an
-        actionable message.
+        with `set_call_context` for this call. With `native_tool_calling` off, the tools go
+        into the system prompt and calls are read from the answer (see `prompted_tools`).
+        Failures raise an LLMError subclass with an actionable message.
         """
         stream = kwargs.pop("stream", None)
         enable_streaming = self.stream if stream is None else bool(stream)
         chat = [m if isinstance(m, dict) else m.to_chat_dict() for m in messages]
+        prompted = bool(tools) and not self.native_tool_calling
+        if prompted:
+            chat, tools = to_prompted(chat, tools or ()), None
+        if self.is_caching_prompt_active():
+            chat = mark_cache_points(chat)
         request = self._request(tools, call_context or self._call_context, kwargs)
         return self._with_retries(
-            lambda cancel_: self._call_once(chat, request, enable_streaming, on_token, cancel_),
+            lambda cancel_: self._call_once(
+                chat, request, enable_streaming, on_token, cancel_, prompted
+            ),
             cancel,
         )
 
@@ -275,7 +319,7 @@ class LLM(BaseModel):
         if self.reasoning_effort or model.lower().startswith(REASONING_FAMILIES):
             request["include"] = ["reasoning.encrypted_content"]
         context = call_context or self._call_context
-        if context.prompt_cache_key and self._is_openai_itself():
+        if context.prompt_cache_key and self.caching_prompt and self._is_openai_itself():
             request["prompt_cache_key"] = context.prompt_cache_key
         request.update(kwargs)
         return self._with_retries(lambda cancel_: self._respond_once(request), cancel)
@@ -287,6 +331,8 @@ class LLM(BaseModel):
         tries = 0
         while True:
             started = time.monotonic()
+            for announce in self._attempt_listeners:
+                announce(tries + 1)
             try:
                 if cancel is None:
                     answer = attempt(None)
@@ -317,7 +363,7 @@ class LLM(BaseModel):
         """The keyword arguments of a chat-completions call, but its messages and streaming."""
         request: dict[str, Any] = {
             "model": self.model,
-            "timeout": self.timeout,
+            "timeout": self._timeouts(),
             "drop_params": self.drop_params,
             "num_retries": 0,  # we retry ourselves, once, with backoff
             "max_retries": 0,  # and the openai client must not retry either
@@ -336,7 +382,7 @@ class LLM(BaseModel):
         request.update({k: v for k, v in optional.items() if v is not None})
         if tools:
             request["tools"] = list(tools)
-        if context.prompt_cache_key and self._is_openai_itself():
+        if context.prompt_cache_key and self.caching_prompt and self._is_openai_itself():
             request["prompt_cache_key"] = context.prompt_cache_key
         request.update(extra)
         return request
@@ -361,8 +407,9 @@ class LLM(BaseModel):
         enable_streaming: bool,
         on_token: TokenCallbackType | None,
         cancel: threading.Event | None,
+        prompted: bool = False,
     ) -> _Answer:
-        """One chat-completions attempt."""
+        """One chat-completions attempt; `prompted`: read tool calls from the text."""
         try:
             response = self._transport_call(
                 messages=messages,
@@ -397,6 +444,9 @@ class LLM(BaseModel):
             ]
             or None,
         }
+        if prompted:
+            message["content"], calls = parse_answer(_text_of(message["content"]))
+            message["tool_calls"] = calls or None
         answer = Message.from_llm_chat_message(message)
         self._require_answer(answer)
         return _Answer(
@@ -414,7 +464,7 @@ class LLM(BaseModel):
             with openai.OpenAI(
                 api_key=self.api_key.get_secret_value() if self.api_key else None,
                 base_url=self.base_url,
-                timeout=self.timeout,
+                timeout=self._timeouts(),
                 max_retries=0,  # we retry ourselves
                 default_headers=self.extra_headers,
             ) as client:
@@ -552,6 +602,18 @@ def litellm_completion(**request: Any) -> Any:
     `unittest.mock.patch`) replaces the provider.
     """
     return litellm().completion(**request, **call_options())
+
+
+def _text_of(content: Any) -> str | None:
+    """An answer's content as text (providers may answer with a list of text parts)."""
+    if isinstance(content, list):
+        return "".join(str(_part_text(part)) for part in content)
+    return content if content is None else str(content)
+
+
+def _part_text(part: Any) -> str:
+    text = part.get("text") if isinstance(part, dict) else getattr(part, "text", None)
+    return str(text or "")
 
 
 def _token_counts(usage: Any) -> dict[str, int]:

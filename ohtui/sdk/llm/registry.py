@@ -56,6 +56,11 @@ class LLMRegistry:
                 raise KeyError(f"no LLM registered with usage_id '{usage_id}'")
             return self._llms[usage_id]
 
+    def remove(self, usage_id: str) -> None:
+        """Forget the LLM under `usage_id`, if any (its metrics stay in the stats)."""
+        with self._lock:
+            self._llms.pop(usage_id, None)
+
     def list_usage_ids(self) -> list[str]:
         """All registered usage ids."""
         with self._lock:

@@ -22,6 +22,7 @@ from ohtui.sdk.security.confirmation_policy import (
 from ohtui.sdk.security.pattern_analyzer import PatternSecurityAnalyzer
 from ohtui.sdk.security.policy_rails import PolicyRailSecurityAnalyzer
 from ohtui.sdk.security.risk import SecurityRisk
+from ohtui.sdk.security.rule_suggestion import RuleSuggestion, suggest_rules
 
 __all__ = [
     "AlwaysConfirm",
@@ -38,6 +39,8 @@ __all__ = [
     "RiskAssessment",
     "RuleDecision",
     "RuleScope",
+    "RuleSuggestion",
     "SecurityAnalyzerBase",
     "SecurityRisk",
+    "suggest_rules",
 ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -34,8 +35,10 @@ class RiskAssessment:
 
     @property
     def explanation(self) -> str:
-        """ "Analyzer: reason" for display."""
-        return f"{self.analyzer}: {self.reason}" if self.reason else self.analyzer
+        """ "Analyzer: reason" for display (just the reason when several analyzers gave it)."""
+        if self.reason and self.analyzer:
+            return f"{self.analyzer}: {self.reason}"
+        return self.reason or self.analyzer
 
 
 class SecurityAnalyzerBase(DiscriminatedUnionMixin, ABC):
@@ -76,8 +79,9 @@ class SecurityAnalyzerBase(DiscriminatedUnionMixin, ABC):
 
     @property
     def name(self) -> str:
-        """How the analyzer is named in explanations."""
-        return type(self).__name__
+        """How the analyzer is named in explanations: words, never a class name on screen."""
+        words = re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z0-9]+", type(self).__name__)
+        return " ".join(w if w.isupper() else w.lower() for w in words)
 
     @property
     def wants_model_rating(self) -> bool:
@@ -95,9 +99,8 @@ class SecurityAnalyzerBase(DiscriminatedUnionMixin, ABC):
             return self._assess(action)
         except Exception as exc:  # a broken analyzer must fail safe
             logger.exception("security analyzer %s failed on %s", self.name, action.tool_name)
-            return RiskAssessment(
-                SecurityRisk.HIGH, f"the analyzer failed ({type(exc).__name__}: {exc})", self.name
-            )
+            reason = f"the analyzer failed ({exc or 'no message'}; see the log)"
+            return RiskAssessment(SecurityRisk.HIGH, reason, self.name)
 
     def analyze_event(self, event: Event) -> SecurityRisk | None:
         """The risk of an action event (a failing analyzer: HIGH); None for other events."""
@@ -161,7 +164,15 @@ class EnsembleSecurityAnalyzer(SecurityAnalyzerBase):
         assessments = [a.assess(action) for a in self.analyzers]
         known = [a for a in assessments if a.risk is not SecurityRisk.UNKNOWN]
         if not known:
-            return RiskAssessment(SecurityRisk.UNKNOWN, "no analyzer could rate it", self.name)
+            # What the rules said, then what the model said: "no rule matched; the model gave
+            # no rating". No analyzer name: the reasons are the members', not the ensemble's.
+            members = sorted(
+                zip(self.analyzers, assessments, strict=True),
+                key=lambda pair: pair[0].wants_model_rating,
+            )
+            reasons = [a.reason for _, a in members if a.reason]
+            reason = "; ".join(dict.fromkeys(reasons)) or "no analyzer could rate it"
+            return RiskAssessment(SecurityRisk.UNKNOWN, reason)
         if self.propagate_unknown and len(known) < len(assessments):
             silent = ", ".join(a.analyzer for a in assessments if a.risk is SecurityRisk.UNKNOWN)
             return RiskAssessment(SecurityRisk.UNKNOWN, f"{silent} could not rate it", self.name)

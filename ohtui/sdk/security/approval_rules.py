@@ -52,42 +52,6 @@ SCOPE_LABELS: dict[str, str] = {
     "workspace": "this workspace",
     "user": "always",
 }
-SUBCOMMAND_TOOLS = frozenset(
-    {
-        "git",
-        "npm",
-        "pnpm",
-        "yarn",
-        "bun",
-        "cargo",
-        "go",
-        "docker",
-        "kubectl",
-        "pip",
-        "pip3",
-        "uv",
-        "poetry",
-        "pdm",
-        "hatch",
-        "make",
-        "just",
-        "gh",
-        "brew",
-        "apt",
-        "apt-get",
-        "dotnet",
-        "mvn",
-        "gradle",
-        "terraform",
-        "helm",
-        "conda",
-        "rustup",
-        "deno",
-        "composer",
-        "bundle",
-    }
-)
-"""Commands whose second word picks what they do: a rule covers that subcommand only."""
 TERMINAL = "terminal"
 FILE_EDITOR = "file_editor"
 
@@ -182,40 +146,6 @@ class ApprovalRule(BaseModel):
         except ValueError:
             return False  # relative globs never reach outside the workspace
         return _glob_regex(glob).fullmatch(relative) is not None
-
-    @classmethod
-    def suggest(
-        cls, action: ActionEvent, working_dir: str, scope: RuleScope = "session"
-    ) -> ApprovalRule:
-        """The allow rule a user most likely means by "always allow this"."""
-        arguments = _arguments(action)
-        workspace = working_dir if scope == "workspace" else None
-        if action.tool_name == TERMINAL and isinstance(arguments.get("command"), str):
-            commands = parse_command(arguments["command"]).commands
-            words = list(commands[0].words) if commands else []
-            prefix = words[:1]
-            if (
-                len(words) > 1
-                and command_name(words) in SUBCOMMAND_TOOLS
-                and re.fullmatch(r"[a-z][a-z0-9_:-]*", words[1])
-            ):
-                prefix = words[:2]  # a subcommand: `git status`, `npm test`
-            if prefix:
-                return cls(
-                    tool=TERMINAL,
-                    command_prefix=shlex.join(prefix),
-                    scope=scope,
-                    workspace=workspace,
-                )
-        if action.tool_name == FILE_EDITOR and isinstance(arguments.get("path"), str):
-            path = resolve_path(arguments["path"], working_dir)
-            try:
-                relative = path.relative_to(working_dir).parent.as_posix()
-                glob = "**" if relative == "." else f"{relative}/**"
-            except ValueError:
-                glob = path.as_posix()  # outside the workspace: exactly this file
-            return cls(tool=FILE_EDITOR, path_glob=glob, scope=scope, workspace=workspace)
-        return cls(tool=action.tool_name, scope=scope, workspace=workspace)
 
 
 class ApprovalRulesPolicy(ConfirmationPolicyBase):

@@ -272,7 +272,7 @@ class PatternSecurityAnalyzer(SecurityAnalyzerBase):
             return [_Finding(SecurityRisk.LOW, "runs nothing", "")]
         if line.commands and not line.writes_files and all(map(is_read_only, line.commands)):
             return [_Finding(SecurityRisk.LOW, "only reads", "")]
-        return [_Finding(SecurityRisk.UNKNOWN, "no rule knows what it does", "")]
+        return [_Finding(SecurityRisk.UNKNOWN, "no rule matched", "")]
 
     def _edit(self, command: str, path: str) -> list[_Finding]:
         resolved = str(resolve_path(path, self.workspace or "/"))

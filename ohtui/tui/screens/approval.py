@@ -18,13 +18,14 @@ from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Static
 
+from ohtui.settings.choices import ConfirmationPolicy
 from ohtui.tui.approval_types import (
-    SCOPE_LABELS,
     ApprovalDecision,
     PendingActionView,
     RuleDraft,
+    describe_rules,
 )
-from ohtui.tui.options import POLICY_LABELS
+from ohtui.tui.display import waiting_text
 from ohtui.tui.render import diff_content
 from ohtui.tui.screens.policy_picker import PolicyPickerScreen
 from ohtui.tui.screens.reject_reason import RejectReasonScreen
@@ -53,9 +54,7 @@ _LEGEND: tuple[tuple[str, str, str], ...] = (
 
 def actions_title(count: int) -> str:
     """E.g. "1 action waits for your approval", "3 actions wait for your approval"."""
-    if count == 1:
-        return "1 action waits for your approval"
-    return f"{count} actions wait for your approval"
+    return f"{waiting_text(count)} for your approval"
 
 
 class KeyLegend(Widget):
@@ -151,7 +150,7 @@ class ActionRow(HorizontalGroup):
 
 
 class ApprovalScreen(ModalScreen[ApprovalDecision | None]):
-    """Approve or reject pending actions; None means "decide later"."""
+    """Approve or reject pending actions; None or a `later` decision leaves them waiting."""
 
     CSS_PATH = "approval.tcss"
     BINDINGS = [
@@ -170,16 +169,16 @@ class ApprovalScreen(ModalScreen[ApprovalDecision | None]):
     ]
 
     cursor: var[int] = var(0, init=False)
-    policy: reactive[str] = reactive("risky", init=False)
+    policy: reactive[ConfirmationPolicy] = reactive(ConfirmationPolicy.RISKY, init=False)
     message: reactive[str] = reactive("", init=False)
-    rule: reactive[RuleDraft | None] = reactive[RuleDraft | None](None, init=False)
+    rules: reactive[tuple[RuleDraft, ...]] = reactive[tuple[RuleDraft, ...]]((), init=False)
 
-    def __init__(self, pending: Sequence[PendingActionView], policy: str) -> None:
+    def __init__(self, pending: Sequence[PendingActionView], policy: ConfirmationPolicy) -> None:
         super().__init__()
         self._pending = tuple(pending)
-        self._initial_policy = policy
+        self._initial_policy = policy = ConfirmationPolicy(policy)
         self.set_reactive(ApprovalScreen.policy, policy)
-        # The action whose "always allow" produced the rule; rejecting it drops the rule.
+        # The action whose "always allow" produced the rules; rejecting it drops them.
         self._rule_index: int | None = None
 
     def compose(self) -> ComposeResult:
@@ -247,7 +246,7 @@ class ApprovalScreen(ModalScreen[ApprovalDecision | None]):
 
     def _policy_text(self) -> str:
         changed = " (changed)" if self.policy != self._initial_policy else ""
-        return f"policy: {POLICY_LABELS.get(self.policy, self.policy)}{changed}"
+        return f"policy: {self.policy.label}{changed}"
 
     def _show(self, index: int) -> None:
         """Move the highlight to `index` and fill the detail pane."""
@@ -298,18 +297,21 @@ class ApprovalScreen(ModalScreen[ApprovalDecision | None]):
         self.set_class(bool(message), "-message")
         self._refit()
 
-    def watch_rule(self, rule: RuleDraft | None) -> None:
-        """Show the rule that will be saved with the decision."""
-        text = "" if rule is None else f"Rule: allow {rule.describe()} — {SCOPE_LABELS[rule.scope]}"
+    def watch_rules(self, rules: tuple[RuleDraft, ...]) -> None:
+        """Show the rules that will be saved with the decision."""
+        text = ""
+        if rules:
+            label = "Rule" if len(rules) == 1 else "Rules"
+            text = f"{label}: allow {describe_rules(rules)} — {rules[0].scope.label}"
         self.query_one("#rule", Static).update(text)
-        self.set_class(rule is not None, "-rule")
+        self.set_class(bool(rules), "-rule")
         self._refit()
 
     def _set_mark(self, index: int, mark: Mark) -> None:
         self.rows[index].mark = mark
         if index == self._rule_index and mark != "approve":
-            # The rule came from approving this action; rejecting it must not keep the rule.
-            self.rule = None
+            # The rules came from approving this action; rejecting it must not keep them.
+            self.rules = ()
             self._rule_index = None
         if self.message == UNDECIDED_MESSAGE and "undecided" not in self.marks.values():
             self.message = ""
@@ -322,7 +324,7 @@ class ApprovalScreen(ModalScreen[ApprovalDecision | None]):
             approved=tuple(approved),
             rejected=tuple(rejected),
             reason=reason,
-            rule=self.rule if approved else None,
+            rules=self.rules if approved else (),
             policy=self.policy if self.policy != self._initial_policy else None,
             outside_sandbox=tuple(i for i in approved if marks.get(i) == "outside"),
         )
@@ -417,31 +419,37 @@ class ApprovalScreen(ModalScreen[ApprovalDecision | None]):
         if action is None:
             return
         index = self.cursor
-        draft = action.suggested_rule or RuleDraft(tool=action.tool)
+        drafts = action.suggested_rules or (RuleDraft(tool=action.tool),)
+        note = ""
+        if action.no_rule_reason:
+            note = f"No rule is suggested: {action.no_rule_reason}. Type one only if you mean it."
 
-        def saved(rule: RuleDraft | None) -> None:
-            if rule is None:
+        def saved(rules: tuple[RuleDraft, ...] | None) -> None:
+            if rules is None:
                 return
             self._set_mark(index, "approve")
-            self.rule = rule
+            self.rules = rules
             self._rule_index = index
             if all(mark == "approve" for mark in self.marks.values()):
                 self.action_approve_all()
 
-        self.app.push_screen(RuleEditorScreen(draft), saved)
+        self.app.push_screen(RuleEditorScreen(drafts, note), saved)
 
     def action_pick_policy(self) -> None:
         """Choose another confirmation policy; it goes out with the decision."""
 
         def picked(policy: str | None) -> None:
             if policy is not None:
-                self.policy = policy
+                self.policy = ConfirmationPolicy(policy)
 
         self.app.push_screen(PolicyPickerScreen(self.policy), picked)
 
     def action_later(self) -> None:
-        """Close without deciding; the actions keep waiting."""
-        self.dismiss(None)
+        """Close without deciding; the actions keep waiting, a policy chosen here applies."""
+        if self.policy != self._initial_policy:
+            self.dismiss(ApprovalDecision(policy=self.policy, later=True))
+        else:
+            self.dismiss(None)
 
     @on(ActionRow.Clicked)
     def _row_clicked(self, event: ActionRow.Clicked) -> None:

@@ -15,15 +15,19 @@ from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.widgets import Footer, Static, TextArea
 
-from ohtui.tui.commands import SLASH_COMMANDS
+from ohtui.settings.choices import ConfirmationPolicy
+from ohtui.tui import commands
+from ohtui.tui.display import waiting_text
 from ohtui.tui.history import PromptHistory
-from ohtui.tui.options import POLICY_LABELS, POLICY_ORDER, AppOptions
+from ohtui.tui.options import AppOptions
+from ohtui.tui.status import RunStatus
 from ohtui.tui.widgets.composer import Composer
 from ohtui.tui.widgets.conversation_view import ConversationView
 from ohtui.tui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:
     # Imported when the session starts, after the first frame: start-up is measured.
+    from ohtui.sdk import BaseConversation
     from ohtui.settings.profile import Profile
     from ohtui.tui import messages as msg
     from ohtui.tui.approval_types import ApprovalDecision, PendingActionView
@@ -33,20 +37,13 @@ if TYPE_CHECKING:
 DOUBLE_PRESS_SECONDS = 2.0
 IDLE_AFTER_SECONDS = 30.0
 """With no key pressed for this long, the user is probably elsewhere: ring the bell."""
-HELP_TEXT = """\
-Keys: Enter send · Shift+Enter / Ctrl+J new line · ↑/↓ history · Esc pause (twice: stop now)
-A long paste shows as a chip: Ctrl+G expands it to edit, Backspace removes it
-Ctrl+C stop now (twice: quit) · Ctrl+Q quit · Shift+Tab cycle confirmation policy
-Ctrl+O review waiting actions · Ctrl+P command palette
-PgUp/PgDn scroll the conversation · Ctrl+Home/Ctrl+End its top/bottom
-Tab the newest cell · on a cell: ↑/↓ older/newer cell · Enter expand/collapse · c copy
-Commands: """
 READ_ONLY = (
     "Read-only: another ohtui runs this conversation ({holder}). /new starts another one; "
     "/resume it once that ohtui has closed it."
 )
 READ_ONLY_HINT = "Read-only: ohtui pid {pid} has it open · /new · /resume"
 """The composer's placeholder, short enough for a narrow terminal."""
+READ_ONLY_FOLDER_HINT = "Read-only: the conversations folder cannot be written · /help"
 
 
 class ChatScreen(Screen[None]):
@@ -77,7 +74,7 @@ class ChatScreen(Screen[None]):
         self._last_ctrl_c = 0.0
         self._last_key = time.monotonic()
         self._approval_open = False
-        self._status = "opening"
+        self._status = RunStatus.OPENING
         self._shown_total: int | None = None
         """Events shown from the saved history before the conversation opened."""
 
@@ -90,14 +87,14 @@ class ChatScreen(Screen[None]):
             yield Composer(
                 workspace=self.options.workspace,
                 history=self.history,
-                commands=SLASH_COMMANDS,
+                commands=commands.SLASH_COMMANDS,
                 id="composer",
             )
         yield Footer()
 
     def on_mount(self) -> None:
         status = self.query_one(StatusBar)
-        status.policy = self.options.policy or ""
+        status.policy = self.options.policy or ConfirmationPolicy.RISKY
         status.workspace = str(self.options.workspace)
         status.model = self.options.model or ""
         self.query_one(Composer).focus_input()
@@ -188,33 +185,38 @@ class ChatScreen(Screen[None]):
         if self.refuse_read_only():
             self.prefill(text)  # kept for another conversation, or for later
             return
-        if self.session.conversation is None and self._status in ("error", "setup"):
+        if self.session.conversation is None and self._status in (RunStatus.ERROR, RunStatus.SETUP):
             self.prefill(text)  # nothing could take it: keep it for when something can
-            fix = "/settings to choose a model" if self._status == "setup" else "/new or /resume"
+            fix = (
+                "/settings to choose a model"
+                if self._status is RunStatus.SETUP
+                else "/new or /resume"
+            )
             self.notify(f"No conversation is open: {fix}.", severity="warning")
             return
         self.session.submit(text)
         if not self.session.running and self.session.conversation is not None:
-            self._set_status("running")
+            self._set_status(RunStatus.RUNNING)
 
     def run_slash(self, name: str, argument: str = "") -> None:
         """Run a slash command (from the composer or the command palette)."""
-        from ohtui.tui.commands import run_slash_command
-
-        run_slash_command(self, name, argument)
+        commands.run_slash_command(self, name, argument)
 
     # --- session messages ------------------------------------------------------------------
 
     def on_saved_history(self, message: msg.SavedHistory) -> None:
-        waiting = message.status == "waiting_for_confirmation"
+        waiting = message.status is RunStatus.WAITING_FOR_CONFIRMATION
         self.view.load_history(message.history, message.total_events, message.has_older, waiting)
         self._shown_total = message.total_events
 
-    def _settings_loaded(self) -> None:
+    def _settings_loaded(self, then: Callable[[], None] | None = None) -> None:
+        """Apply the loaded settings; `then` runs once a problem with them has been shown."""
         self.view.set_expand_outputs(self.profile.settings.ui.expand_outputs)
         loaded = getattr(self.app, "profile_loaded", None)
         if callable(loaded):
-            loaded()
+            loaded(then)
+        elif then is not None:
+            then()
 
     def on_session_ready(self, message: msg.SessionReady) -> None:
         self._settings_loaded()
@@ -224,12 +226,17 @@ class ChatScreen(Screen[None]):
         status.policy = message.policy
         status.sandbox = message.sandbox
         holder = message.held_by
-        self._set_status("read_only" if holder is not None else message.status)
+        read_only = holder is not None or message.read_only is not None
+        self._set_status(RunStatus.READ_ONLY if read_only else message.status)
+        hint = READ_ONLY_HINT.format(pid=holder.pid or "?") if holder is not None else None
         self.query_one(Composer).say_why_blocked(
-            None if holder is None else READ_ONLY_HINT.format(pid=holder.pid or "?")
+            READ_ONLY_FOLDER_HINT if message.read_only is not None else hint
         )
         if holder is not None:
             self.notify(READ_ONLY.format(holder=holder.describe()), severity="warning", timeout=8)
+        elif message.read_only is not None:
+            self.notify(message.read_only, severity="warning", timeout=12)
+        if read_only:
             unsent = self.session.take_queue()  # typed while it opened: give it back
             if unsent:
                 self.view.show_queued([])
@@ -239,13 +246,12 @@ class ChatScreen(Screen[None]):
             if self._shown_total is not None:
                 self.view.remove_children()
                 self.view.reset()
-            waiting = message.status == "waiting_for_confirmation"
+            waiting = message.status is RunStatus.WAITING_FOR_CONFIRMATION
             self.view.load_history(
                 message.history, message.total_events, message.has_older, waiting
             )
         self._shown_total = None
-        if message.title:
-            self.sub_title = message.title
+        self._show_title(message.title)
 
     def on_session_failed(self, message: msg.SessionFailed) -> None:
         if self.profile.is_loaded:
@@ -253,7 +259,7 @@ class ChatScreen(Screen[None]):
         self.view.show_error("ohtui could not go on", message.error)
         self.notify(message.error, severity="error", timeout=10)
         if self.session.conversation is None:
-            self._set_status("error")
+            self._set_status(RunStatus.ERROR)
 
     def on_engine_event(self, message: msg.EngineEvent) -> None:
         self.view.add_event(message.event)
@@ -277,9 +283,9 @@ class ChatScreen(Screen[None]):
 
     def on_run_finished(self, message: msg.RunFinished) -> None:
         self._set_status(message.status)
-        if message.status in ("finished", "error", "stuck") and self._user_away():
+        if message.status.is_terminal() and self._user_away():
             self.app.bell()
-            self.notify(f"The agent has {message.status}.", title="ohtui")
+            self.notify(f"The agent has {message.status.label}.", title="ohtui")
 
     def on_approval_needed(self, message: msg.ApprovalNeeded) -> None:
         self._pending = message.pending
@@ -289,7 +295,7 @@ class ChatScreen(Screen[None]):
         self.app.bell()
         if self._user_away():
             self.notify(
-                f"{len(message.pending)} action(s) wait for your approval.",
+                f"{waiting_text(len(message.pending))} for your approval.",
                 title="Approval needed",
                 severity="warning",
             )
@@ -316,8 +322,16 @@ class ChatScreen(Screen[None]):
         panel.add_class("-visible")
 
     def on_title_changed(self, message: msg.TitleChanged) -> None:
-        self.sub_title = message.title
+        self._show_title(message.title)
         self.notify(f"Title: {message.title}", timeout=3)
+
+    def _show_title(self, title: str | None) -> None:
+        """Show the conversation's title (the terminal's title and the status bar)."""
+        self.sub_title = title or ""
+        self.status_bar.title = title or ""
+
+    def on_call_activity(self, message: msg.CallActivity) -> None:
+        self.status_bar.show_activity(message.text, message.until, message.reason)
 
     def on_notice(self, message: msg.Notice) -> None:
         self.notify(message.text, severity=message.severity)  # type: ignore[arg-type]
@@ -345,20 +359,22 @@ class ChatScreen(Screen[None]):
 
     def _decided(self, decision: ApprovalDecision | None) -> None:
         self._approval_open = False
-        if decision is None:
+        if decision is None or decision.later:
+            if decision is not None and decision.policy:
+                self.set_policy(decision.policy)
             self._show_banner(True)
             return
         self._pending = []
         self.view.mark_waiting(set())
         if decision.policy:
             self.status_bar.policy = decision.policy
-        self._set_status("running")
+        self._set_status(RunStatus.RUNNING)
         self.session.decide(decision)
 
     def _show_banner(self, visible: bool) -> None:
         banner = self.query_one("#banner", Static)
         count = len(self._pending)
-        banner.update(f"⏸ {count} action(s) wait for your approval. Press Ctrl+O to review them.")
+        banner.update(f"⏸ {waiting_text(count)} for your approval. Press Ctrl+O to review them.")
         banner.set_class(visible, "-visible")
 
     # --- keys ------------------------------------------------------------------------------
@@ -398,18 +414,15 @@ class ChatScreen(Screen[None]):
 
     def action_cycle_policy(self) -> None:
         """Shift+Tab: always → risky → never → always."""
-        current = self.status_bar.policy
-        index = POLICY_ORDER.index(current) if current in POLICY_ORDER else 0
-        new = POLICY_ORDER[(index + 1) % len(POLICY_ORDER)]
-        self.set_policy(new)
+        self.set_policy(self.status_bar.policy.next())
 
-    def set_policy(self, name: str) -> None:
+    def set_policy(self, policy: ConfirmationPolicy) -> None:
         """Switch the confirmation policy."""
         if self.refuse_read_only():
             return
-        self.status_bar.policy = name
-        self.session.set_policy(name)
-        self.notify(f"Confirmation: {POLICY_LABELS[name]}", timeout=2)
+        self.status_bar.policy = policy
+        self.session.set_policy(policy)
+        self.notify(f"Confirmation: {policy.label}", timeout=2)
 
     def set_sandbox(self, mode: str) -> None:
         """Confine commands as `mode` says for the rest of this session."""
@@ -455,10 +468,10 @@ class ChatScreen(Screen[None]):
         self.view.remove_children()
         self.view.reset()
         self.query_one(Composer).say_why_blocked(None)
-        self._set_status("opening")
+        self._set_status(RunStatus.OPENING)
         self.status_bar.cost = 0.0
         self.status_bar.context_used = 0
-        self.sub_title = ""
+        self._show_title(None)
         self.session.open()
         if kept and resume_id is None:
             self.notify(f"Started a new conversation. The last one is saved ({kept[:8]}).")
@@ -486,6 +499,7 @@ class ChatScreen(Screen[None]):
         """Choose a saved conversation to resume (a new one if none is chosen at start).
 
         It opens at once: where conversations live is known before the settings load."""
+        from ohtui.tui.saved import SavedConversations
         from ohtui.tui.screens.picker import PickerScreen
 
         directory = self.options.persistence_dir or self.profile.conversations_dir
@@ -494,9 +508,13 @@ class ChatScreen(Screen[None]):
             directory,
             self.options.workspace,
             current_id=session.conversation_id if session is not None else None,
-            rename_current=session.rename if session is not None else None,
+            saved=SavedConversations(directory, self._open_conversation),
         )
         self.app.push_screen(picker, self._picked)
+
+    def _open_conversation(self) -> BaseConversation | None:
+        """The conversation open now (None: none is)."""
+        return self._session.conversation if self._session is not None else None
 
     def _picked(self, conversation_id: str | None) -> None:
         current = self._session.conversation_id if self._session is not None else None
@@ -520,7 +538,7 @@ class ChatScreen(Screen[None]):
     def _saved(self, saved: SettingsSaved | None) -> None:
         conversation = self.session.conversation
         if saved is None:
-            if conversation is None and self._status == "setup":
+            if conversation is None and self._status is RunStatus.SETUP:
                 self.notify("No model is set: ohtui cannot start a conversation.", timeout=6)
             return
         apply_ui = getattr(self.app, "apply_ui_settings", None)
@@ -531,7 +549,8 @@ class ChatScreen(Screen[None]):
             self.switch_to(self.options.resume_id)
             return
         if saved.policy:
-            self.set_policy(saved.policy)  # kept by the conversation, so it survives a reopen
+            # Kept by the conversation, so it survives a reopen.
+            self.set_policy(ConfirmationPolicy(saved.policy))
         if not saved.engine_changed:
             self.notify("Settings saved.", timeout=3)
         elif self.session.running:
@@ -541,9 +560,8 @@ class ChatScreen(Screen[None]):
             self.notify("Settings saved and applied.", timeout=3)
 
     def on_setup_needed(self, message: msg.SetupNeeded) -> None:
-        self._settings_loaded()
-        self._set_status("setup")
-        self.open_settings(first_run=True)
+        self._set_status(RunStatus.SETUP)
+        self._settings_loaded(then=lambda: self.open_settings(first_run=True))
 
     def prefill(self, text: str) -> None:
         """Put text in the composer and focus it (e.g. `/ask ` from the palette)."""
@@ -555,18 +573,22 @@ class ChatScreen(Screen[None]):
 
     def refuse_read_only(self) -> bool:
         """Say why nothing can change when the conversation is open read-only; True then."""
-        holder = self._session.held_by if self._session is not None else None
-        if holder is None:
+        session = self._session
+        holder = session.held_by if session is not None else None
+        reason = session.read_only_reason if session is not None else None
+        if reason is None and holder is None:
             return False
-        self.notify(READ_ONLY.format(holder=holder.describe()), severity="warning", timeout=6)
+        why = reason if holder is None else READ_ONLY.format(holder=holder.describe())
+        self.notify(why or "", severity="warning", timeout=6)
         return True
 
-    def _set_status(self, status: str) -> None:
+    def _set_status(self, status: RunStatus) -> None:
         self._status = status
         self.status_bar.status = status
-        if status == "waiting_for_confirmation" and not self._approval_open and self._pending:
+        waiting = status is RunStatus.WAITING_FOR_CONFIRMATION
+        if waiting and not self._approval_open and self._pending:
             self._show_banner(True)
-        elif status != "waiting_for_confirmation":
+        elif not waiting:
             self._show_banner(False)
 
     def _user_away(self) -> bool:

@@ -14,6 +14,8 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from ohtui.tui.widgets.marked import MarkedOptionList
+
 
 @dataclass(frozen=True)
 class Choice:
@@ -51,7 +53,7 @@ class ChoicePickerScreen(ModalScreen[str | None]):
         """The heading, the choices and a key legend."""
         with Vertical(id="dialog"):
             yield Static(self._heading, id="heading")
-            yield OptionList(
+            yield MarkedOptionList(
                 *(
                     Option(choice_prompt(c, current=c.id == self._current), id=c.id)
                     for c in self._choices

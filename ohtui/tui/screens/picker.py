@@ -31,6 +31,7 @@ from textual.widgets.option_list import Option
 from ohtui.tui.display import short_path
 from ohtui.tui.picker_rows import display_title, preview_content, preview_heading, row_prompt
 from ohtui.tui.preload import load_engine
+from ohtui.tui.saved import DELETE_OPEN, SavedConversations
 from ohtui.tui.screens.confirm import ConfirmScreen
 from ohtui.tui.screens.text_prompt import TextPromptScreen
 
@@ -108,15 +109,16 @@ class PickerScreen(Screen[str | None]):
         workspace: Path,
         *,
         current_id: str | None = None,
-        rename_current: Callable[[str], None] | None = None,
+        saved: SavedConversations | None = None,
         now: Callable[[], float] = time.time,
     ) -> None:
-        """`rename_current` sets the open conversation's title through it (on a worker)."""
+        """`saved` renames and deletes (the open conversation through itself); without it,
+        no conversation is open."""
         super().__init__()
         self._dir = conversations_dir
         self._workspace = workspace
         self._current_id = current_id
-        self._rename_current = rename_current
+        self._saved = saved or SavedConversations(conversations_dir, lambda: None)
         self._now = now
         self._home = Path.home()
         self._rows: dict[str, ConversationSummary] = {}
@@ -337,10 +339,11 @@ class PickerScreen(Screen[str | None]):
 
     def _read_preview(self, conversation_id: str) -> _PreviewLoaded:
         """On a worker: the last events of a conversation, formatted."""
-        from ohtui.sdk.conversation import recent_events
+        from ohtui.sdk.conversation.listing import recent_events, saved_cost
 
         events = recent_events(self._dir, conversation_id, limit=PREVIEW_EVENTS)
-        return self._PreviewLoaded(conversation_id, preview_content(events))
+        cost = saved_cost(self._dir, conversation_id)
+        return self._PreviewLoaded(conversation_id, preview_content(events, cost))
 
     @on(_PreviewLoaded)
     def _preview_loaded(self, message: _PreviewLoaded) -> None:
@@ -464,10 +467,9 @@ class PickerScreen(Screen[str | None]):
         summary = self.highlighted
         if summary is None:
             return
-        if summary.id == self._current_id:
+        if summary.id == self._current_id or self._saved.is_open(summary.id):
             self.notify(
-                "This conversation is open now, so it cannot be deleted. "
-                "Start a new conversation first, then delete this one from the picker.",
+                DELETE_OPEN,
                 title="Not deleted",
                 severity="warning",
                 markup=False,
@@ -492,9 +494,7 @@ class PickerScreen(Screen[str | None]):
         )
 
     def _delete(self, conversation_id: str, title: str) -> Deleted:
-        from ohtui.sdk.conversation import delete_conversation
-
-        delete_conversation(self._dir, conversation_id)
+        self._saved.delete(conversation_id)
         return self.Deleted(conversation_id, title)
 
     @on(Deleted)
@@ -526,13 +526,8 @@ class PickerScreen(Screen[str | None]):
         )
 
     def _rename(self, conversation_id: str, title: str) -> Renamed:
-        from ohtui.sdk.conversation import rename_conversation
-
-        if conversation_id == self._current_id and self._rename_current is not None:
-            self._rename_current(title)
-        else:
-            rename_conversation(self._dir, conversation_id, title)
-        return self.Renamed(conversation_id, title)
+        self._saved.rename(conversation_id, title)
+        return self.Renamed(conversation_id, title.strip())
 
     def _refuse_held(self, summary: ConversationSummary, title: str) -> bool:
         """Say so when another ohtui has the conversation open (it alone may change it)."""

@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
-from ohtui.tui.options import POLICY_LABELS, POLICY_ORDER
+from ohtui.settings.choices import ConfirmationPolicy
 from ohtui.tui.screens.choice_picker import Choice, ChoicePickerScreen
-
-POLICY_HELP: dict[str, str] = {
-    "always": "every action waits for you",
-    "risky": "actions rated MEDIUM or HIGH, or unrated, wait",
-    "never": "actions run at once",
-}
 
 
 class PolicyPickerScreen(ChoicePickerScreen):
-    """Choose a confirmation policy: Enter gives its name ("always", "risky", "never")."""
+    """Choose a confirmation policy: Enter gives its value ("always", "risky", "never")."""
 
-    def __init__(self, current: str) -> None:
-        choices = [Choice(name, POLICY_LABELS[name], POLICY_HELP[name]) for name in POLICY_ORDER]
+    def __init__(self, current: ConfirmationPolicy) -> None:
+        choices = [Choice(policy, policy.label, policy.help) for policy in ConfirmationPolicy]
         super().__init__("Confirmation policy", choices, current)

@@ -1,7 +1,8 @@
-"""Edit an "always allow" rule before it is saved: pattern and scope."""
+"""Edit "always allow" rules before they are saved: one pattern per rule, one scope for all."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Literal
 
@@ -11,12 +12,14 @@ from textual.binding import Binding
 from textual.containers import HorizontalGroup, Vertical
 from textual.reactive import reactive
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, RadioButton, RadioSet, Static
+from textual.widgets import Button, Input, RadioSet, Static
 
-from ohtui.tui.approval_types import SCOPE_LABELS, RuleDraft, RuleScope
+from ohtui.settings.choices import RuleScope
+from ohtui.tui.approval_types import RuleDraft, describe_rules
+from ohtui.tui.widgets.marked import MarkedRadioButton
 
 PatternKind = Literal["prefix", "glob"]
-SCOPES: tuple[RuleScope, ...] = ("session", "workspace", "user")
+SCOPES: tuple[RuleScope, ...] = tuple(RuleScope)
 
 _FIELD_LABELS: dict[PatternKind, str] = {
     "prefix": "Command prefix",
@@ -37,71 +40,91 @@ def pattern_kind(draft: RuleDraft) -> PatternKind | None:
     return None
 
 
-class RuleEditorScreen(ModalScreen[RuleDraft | None]):
-    """Edit a RuleDraft: Save gives the edited draft, Cancel gives None."""
+class RuleEditorScreen(ModalScreen[tuple[RuleDraft, ...] | None]):
+    """Edit RuleDrafts (one per part of a command): Save gives them, Cancel gives None."""
 
     CSS_PATH = "rule_editor.tcss"
     BINDINGS = [
         Binding("escape", "cancel", "Cancel"),
         Binding("ctrl+s", "save", "Save"),
-        # Priority, so Enter saves from the scope list too (RadioSet would take it otherwise).
+        Binding("up", "scope(-1)", "Scope", show=False),
+        Binding("down", "scope(1)", "Scope", show=False),
+        # Priority, so Enter saves from anywhere but a focused button.
         Binding("enter", "submit", "Save", priority=True, show=False),
     ]
 
     error: reactive[str] = reactive("", init=False)
 
-    def __init__(self, draft: RuleDraft) -> None:
+    def __init__(self, drafts: Sequence[RuleDraft], note: str = "") -> None:
         super().__init__()
-        self._draft = draft
-        self._kind = pattern_kind(draft)
-        self._scope: RuleScope = draft.scope
+        if not drafts:
+            raise ValueError("RuleEditorScreen needs at least one draft")
+        self._drafts = tuple(drafts)
+        self._tool = self._drafts[0].tool
+        self._kind = pattern_kind(self._drafts[0])
+        self._note = note
+        self._scope: RuleScope = self._drafts[0].scope
 
     def compose(self) -> ComposeResult:
-        """Tool, pattern field (or a note), scope choice, preview, error, buttons, legend."""
+        """Tool, pattern fields (or a note), scope choice, preview, error, buttons, legend."""
         with Vertical(id="dialog") as dialog:
             dialog.border_title = "Always allow"
-            yield Static(f"Tool: {self._draft.tool}", id="tool", markup=False)
+            yield Static(f"Tool: {self._tool}", id="tool", markup=False)
+            if self._note:
+                yield Static(self._note, id="note", markup=False)
             if self._kind is None:
-                yield Static(
-                    f"This rule allows every {self._draft.tool} action.",
-                    id="note",
-                    markup=False,
-                )
+                yield Static(f"This rule allows every {self._tool} action.", id="every")
             else:
-                initial = (
-                    self._draft.command_prefix if self._kind == "prefix" else self._draft.path_glob
-                )
-                yield Static(_FIELD_LABELS[self._kind], classes="field-label")
-                yield Input(initial or "", id="pattern")
-            yield Static("Remember it for", classes="field-label")
-            with RadioSet(id="scope"):
+                label = _FIELD_LABELS[self._kind]
+                if len(self._drafts) > 1:
+                    label = f"{label}es, one for each part of the command"
+                yield Static(label, classes="field-label")
+                for index, draft in enumerate(self._drafts):
+                    initial = draft.command_prefix if self._kind == "prefix" else draft.path_glob
+                    yield Input(initial or "", id=f"pattern-{index}", classes="pattern")
+            yield Static("Remember it for (↑↓)", classes="field-label")
+            with RadioSet(id="scope") as scopes:
+                scopes.can_focus = False  # ↑↓ choose the scope from any field
                 for scope in SCOPES:
-                    yield RadioButton(
-                        SCOPE_LABELS[scope], value=scope == self._scope, id=f"scope-{scope}"
+                    yield MarkedRadioButton(
+                        scope.label, value=scope == self._scope, id=f"scope-{scope}"
                     )
             yield Static(id="preview", markup=False)
             yield Static(id="error", markup=False)
             with HorizontalGroup(id="buttons"):
                 yield Button("Save", id="save", variant="primary", compact=True)
                 yield Button("Cancel", id="cancel", compact=True)
-            yield Static("enter / ctrl+s save · esc cancel", id="legend", markup=False)
+            yield Static("↑↓ scope · enter / ctrl+s save · esc cancel", id="legend", markup=False)
 
     def on_mount(self) -> None:
-        """Show the preview for the draft as given."""
+        """Show the preview for the drafts as given."""
         self._update_preview()
 
-    def current_draft(self) -> RuleDraft:
-        """The draft as edited so far."""
+    @property
+    def patterns(self) -> list[Input]:
+        """The pattern fields, one per draft (none for a rule without a pattern)."""
+        return list(self.query(".pattern").results(Input))
+
+    @property
+    def scope(self) -> RuleScope:
+        """The scope chosen so far."""
+        return self._scope
+
+    def current_drafts(self) -> tuple[RuleDraft, ...]:
+        """The drafts as edited so far."""
         if self._kind is None:
-            return replace(self._draft, scope=self._scope)
-        value = self.query_one("#pattern", Input).value
-        if self._kind == "prefix":
-            return replace(self._draft, command_prefix=value or None, scope=self._scope)
-        return replace(self._draft, path_glob=value or None, scope=self._scope)
+            return tuple(replace(d, scope=self._scope) for d in self._drafts)
+        edited = []
+        for draft, field in zip(self._drafts, self.patterns, strict=True):
+            value = field.value.strip() or None
+            if self._kind == "prefix":
+                edited.append(replace(draft, command_prefix=value, scope=self._scope))
+            else:
+                edited.append(replace(draft, path_glob=value, scope=self._scope))
+        return tuple(edited)
 
     def _update_preview(self) -> None:
-        draft = self.current_draft()
-        preview = f"Allow {draft.describe()} — {SCOPE_LABELS[draft.scope]}"
+        preview = f"Allow {describe_rules(self.current_drafts())} — {self._scope.label}"
         self.query_one("#preview", Static).update(preview)
 
     def watch_error(self, error: str) -> None:
@@ -109,7 +132,7 @@ class RuleEditorScreen(ModalScreen[RuleDraft | None]):
         self.query_one("#error", Static).update(error)
         self.set_class(bool(error), "-error")
 
-    @on(Input.Changed, "#pattern")
+    @on(Input.Changed, ".pattern")
     def _pattern_changed(self) -> None:
         self.error = ""
         self._update_preview()
@@ -121,7 +144,7 @@ class RuleEditorScreen(ModalScreen[RuleDraft | None]):
                 self._scope = scope
         self._update_preview()
 
-    @on(Input.Submitted, "#pattern")
+    @on(Input.Submitted, ".pattern")
     def _pattern_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         self.action_save()
@@ -138,19 +161,24 @@ class RuleEditorScreen(ModalScreen[RuleDraft | None]):
         """Let a focused button take Enter itself (Enter on Cancel must not save)."""
         return not (action == "submit" and isinstance(self.focused, Button))
 
+    def action_scope(self, step: int) -> None:
+        """Choose the previous or next scope (they do not wrap around)."""
+        index = max(0, min(SCOPES.index(self._scope) + step, len(SCOPES) - 1))
+        self.query_one(f"#scope-{SCOPES[index]}", MarkedRadioButton).value = True
+
     def action_submit(self) -> None:
         """Enter: save."""
         self.action_save()
 
     def action_save(self) -> None:
-        """Save the rule, unless its pattern is empty (that would allow everything)."""
-        if self._kind is not None:
-            value = self.query_one("#pattern", Input).value
-            if not value.strip():
-                self.error = _EMPTY_ERRORS[self._kind].format(tool=self._draft.tool)
-                self.query_one("#pattern", Input).focus()
+        """Save the rules, unless a pattern is empty (that would allow everything)."""
+        for field in self.patterns:
+            if not field.value.strip():
+                assert self._kind is not None
+                self.error = _EMPTY_ERRORS[self._kind].format(tool=self._tool)
+                field.focus()
                 return
-        self.dismiss(self.current_draft())
+        self.dismiss(self.current_drafts())
 
     def action_cancel(self) -> None:
         """Leave without a rule."""

@@ -13,10 +13,11 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from ohtui.tui.approval_types import SCOPE_LABELS, RuleRow
+from ohtui.settings.choices import RuleScope
+from ohtui.tui.approval_types import RuleRow
+from ohtui.tui.widgets.marked import MarkedOptionList
 
 EMPTY_TEXT = "No approval rules yet. Press `a` in the approval dialog to add one."
-_SCOPE_ORDER = ("session", "workspace", "user")
 
 
 def rule_prompt(rule: RuleRow, *, marked: bool) -> Content:
@@ -30,9 +31,9 @@ def rule_prompt(rule: RuleRow, *, marked: bool) -> Content:
     return Content.assemble(("✗ ", "$text-error bold"), body.stylize("strike $foreground-muted"))
 
 
-def scope_heading(scope: str) -> Content:
+def scope_heading(scope: RuleScope) -> Content:
     """A group heading, e.g. "This workspace"."""
-    label = SCOPE_LABELS.get(scope, scope)
+    label = scope.label
     return Content.styled(label[:1].upper() + label[1:], "bold $text-primary")
 
 
@@ -61,8 +62,7 @@ class RulesScreen(ModalScreen[list[str] | None]):
                 yield Static("esc close", id="legend", markup=False)
                 return
             options: list[Option] = []
-            scopes = [s for s in _SCOPE_ORDER if any(r.scope == s for r in self._rules.values())]
-            scopes += sorted({r.scope for r in self._rules.values()} - set(_SCOPE_ORDER))
+            scopes = [s for s in RuleScope if any(r.scope == s for r in self._rules.values())]
             for scope in scopes:
                 # Disabled options are skipped by the cursor, which makes them headings.
                 options.append(Option(scope_heading(scope), disabled=True))
@@ -71,7 +71,7 @@ class RulesScreen(ModalScreen[list[str] | None]):
                     for rule in self._rules.values()
                     if rule.scope == scope
                 )
-            yield OptionList(*options, id="rules")
+            yield MarkedOptionList(*options, id="rules")
             yield Static(
                 "d/del mark for removal · enter done · esc close",
                 id="legend",

@@ -18,21 +18,28 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Button, Input, Label, Select, Static, Switch
+from textual.widgets import Button, Input, Label, Select, Static
 
 from ohtui.settings.catalog import CUSTOM, FEATURED, provider_label
+from ohtui.settings.choices import ConfirmationPolicy
 from ohtui.tui.display import short_path
-from ohtui.tui.options import POLICY_LABELS, POLICY_ORDER
 from ohtui.tui.preload import load_engine
 from ohtui.tui.widgets.model_input import ModelInput
 from ohtui.tui.widgets.secrets_editor import SecretsEditor
+from ohtui.tui.widgets.setting_rows import (
+    BEHAVIOUR,
+    SettingError,
+    SettingField,
+    choices_of,
+    collect,
+    make_row,
+    read_row,
+)
 
 if TYPE_CHECKING:
     from ohtui.settings.catalog import Catalog
     from ohtui.settings.profile import Profile
     from ohtui.settings.schema import Settings
-
-REASONING = ("none", "minimal", "low", "medium", "high")
 
 
 @dataclass
@@ -52,7 +59,7 @@ class SettingsSaved:
 
     engine_changed: bool
     """The model, its key, the agent or the secrets: the conversation must be reopened."""
-    policy: str | None
+    policy: ConfirmationPolicy | None
     """The new default confirmation policy, when it changed."""
 
 
@@ -92,7 +99,7 @@ class SettingsScreen(Screen[SettingsSaved | None]):
                 with Horizontal(classes="row"):
                     yield Label("Provider", classes="label")
                     yield Select(
-                        [(provider_label(p), p) for p in dict.fromkeys([*FEATURED, provider])],
+                        self._provider_options(provider),
                         value=provider,
                         allow_blank=False,
                         compact=True,
@@ -110,7 +117,7 @@ class SettingsScreen(Screen[SettingsSaved | None]):
                     yield Label("Base URL", classes="label")
                     yield Input(
                         llm.base_url or "",
-                        placeholder="the provider's own · for a server: http://127.0.0.1:8000/v1",
+                        placeholder="default · or http://host:port/v1",
                         id="base-url",
                     )
                 with Horizontal(classes="row"):
@@ -121,7 +128,7 @@ class SettingsScreen(Screen[SettingsSaved | None]):
                 with Horizontal(classes="row"):
                     yield Label("Reasoning", classes="label")
                     yield Select(
-                        [(level, level) for level in REASONING],
+                        [(level, level) for level in self._choices("llm", "reasoning_effort")],
                         value=llm.reasoning_effort or Select.NULL,
                         prompt="model default",
                         compact=True,
@@ -137,38 +144,7 @@ class SettingsScreen(Screen[SettingsSaved | None]):
                 yield SecretsEditor()
 
                 yield Static("Behaviour", classes="group")
-                behaviour = self._saved
-                with Horizontal(classes="row"):
-                    yield Label("Confirmation", classes="label")
-                    yield Select(
-                        [(POLICY_LABELS[p], p) for p in POLICY_ORDER],
-                        value=behaviour.confirmation.policy,
-                        allow_blank=False,
-                        compact=True,
-                        id="policy",
-                    )
-                with Horizontal(classes="row"):
-                    yield Label("Theme", classes="label")
-                    yield Select(
-                        [(name, name) for name in sorted(self.app.available_themes)],
-                        value=behaviour.ui.theme
-                        if behaviour.ui.theme in self.app.available_themes
-                        else Select.NULL,
-                        compact=True,
-                        id="theme",
-                    )
-                with Horizontal(classes="row"):
-                    yield Label("Tool outputs", classes="label")
-                    yield Switch(behaviour.ui.expand_outputs, id="expand")
-                    yield Static("shown expanded", classes="switch-label", markup=False)
-                with Horizontal(classes="row"):
-                    yield Label("Titles", classes="label")
-                    yield Switch(behaviour.ui.auto_title, id="auto-title")
-                    yield Static(
-                        "the model titles each conversation after its first reply",
-                        classes="switch-label",
-                        markup=False,
-                    )
+                yield from self._behaviour_rows()
                 yield Static(self._file_note(), id="file-note", classes="note", markup=False)
             yield Static("", id="error", markup=False)
             with Horizontal(id="buttons"):
@@ -186,6 +162,29 @@ class SettingsScreen(Screen[SettingsSaved | None]):
                 id="legend",
                 markup=False,
             )
+
+    def _choices(self, section: str, key: str) -> list[str]:
+        """The values a choice setting allows, from its type."""
+        return choices_of(SettingField(section, key).info(self._saved).annotation) or []
+
+    def _behaviour_rows(self) -> ComposeResult:
+        """One row per behaviour setting, generated from its field in the Settings model."""
+        saved = self._saved
+        for field in BEHAVIOUR:
+            override = self.profile.overrides.get((field.section, field.key))
+            note = f"{override.origin} sets it for this run." if override else ""
+            if (field.section, field.key) == ("confirmation", "policy"):
+                yield from make_row(
+                    field,
+                    saved,
+                    labels={p.value: p.label for p in ConfirmationPolicy},
+                    note=note,
+                )
+            elif (field.section, field.key) == ("ui", "theme"):
+                themes = sorted(self.app.available_themes)
+                yield from make_row(field, saved, options=themes, note=note)
+            else:
+                yield from make_row(field, saved, note=note)
 
     def _intro(self) -> str:
         if self.first_run:
@@ -288,6 +287,29 @@ class SettingsScreen(Screen[SettingsSaved | None]):
         self._sync_matcher()
         if provider == CUSTOM and not self.query_one("#base-url", Input).value:
             self.query_one("#base-url", Input).placeholder = "required: http://host:port/v1"
+
+    @on(ModelInput.Changed)
+    def _model_typed(self, event: ModelInput.Changed) -> None:
+        """A typed "provider/model" chooses its provider (an openai/… name on a custom
+        server stays with the server)."""
+        model = event.value.strip()
+        prefix = model.split("/", 1)[0] if "/" in model else ""
+        select = self.query_one("#provider", Select)
+        if not prefix or prefix == select.value or not self._known_provider(prefix):
+            return
+        if prefix == "openai" and select.value == CUSTOM:
+            return
+        select.set_options(self._provider_options(prefix))
+        select.value = prefix
+
+    def _known_provider(self, name: str) -> bool:
+        catalog = self._catalog
+        return name in FEATURED or (catalog is not None and name in catalog.models)
+
+    @staticmethod
+    def _provider_options(provider: str) -> list[tuple[str, str]]:
+        """The featured providers, and `provider` when it is another one."""
+        return [(provider_label(p), p) for p in dict.fromkeys([*FEATURED, provider])]
 
     def _sync_matcher(self) -> None:
         catalog = self._catalog
@@ -413,6 +435,7 @@ class SettingsScreen(Screen[SettingsSaved | None]):
         engine_changed = (
             before.llm != after.llm
             or before.agent != after.agent
+            or before.sandbox != after.sandbox
             or bool(typed_key)
             or self._forget_key
             or secrets is not None
@@ -428,9 +451,6 @@ class SettingsScreen(Screen[SettingsSaved | None]):
     def _collect(self) -> Settings | None:
         """The form as Settings (the config file's other keys unchanged), or None after
         showing what is wrong."""
-        from pydantic import ValidationError
-
-        from ohtui.settings.config_file import describe_error
 
         provider = str(self.query_one("#provider", Select).value)
         model = self.query_one(ModelInput).value
@@ -444,25 +464,18 @@ class SettingsScreen(Screen[SettingsSaved | None]):
             self._show_error("An OpenAI-compatible server needs its base URL.")
             return None
         reasoning = self.query_one("#reasoning", Select).value
-        theme = self.query_one("#theme", Select).value
-        data: dict[str, Any] = self._saved.model_dump()
-        data["llm"].update(
-            model=model or None,
-            base_url=base_url or None,
-            reasoning_effort=None if reasoning is Select.NULL else reasoning,
-        )
-        data["confirmation"]["policy"] = self.query_one("#policy", Select).value
-        data["ui"].update(
-            theme=self._saved.ui.theme if theme is Select.NULL else theme,
-            expand_outputs=self.query_one("#expand", Switch).value,
-            auto_title=self.query_one("#auto-title", Switch).value,
-        )
+        values: dict[SettingField, Any] = {
+            SettingField("llm", "model"): model or None,
+            SettingField("llm", "base_url"): base_url or None,
+            SettingField("llm", "reasoning_effort"): (
+                None if reasoning is Select.NULL else reasoning
+            ),
+        }
+        values.update((field, read_row(field, self)) for field in BEHAVIOUR)
         try:
-            settings = type(self._saved).model_validate(data)
-        except ValidationError as exc:
-            error = exc.errors(include_url=False)[0]
-            key = ".".join(str(p) for p in error["loc"])
-            self._show_error(f"{key}: {describe_error(error)}.")
+            settings = collect(self._saved, values)
+        except SettingError as exc:
+            self._show_error(str(exc))
             return None
         self._show_error("")
         return settings

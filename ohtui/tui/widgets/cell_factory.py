@@ -308,6 +308,8 @@ def checklist(tasks: list[TaskItem]) -> Content:
         if task.status == "done":
             text = text.stylize("dim")
         lines.append(text)
+        # Each line of the task's notes, indented under its title.
+        lines += [Content.styled(f"      {n}", "dim") for n in task.notes.splitlines() if n.strip()]
     return Content("\n").join(lines) if lines else Content.styled("  (no tasks)", "dim")
 
 

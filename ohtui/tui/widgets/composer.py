@@ -32,8 +32,8 @@ from ohtui.tui.widgets.pasted import PastedBlocks
 __all__ = ["Composer", "ComposerInput", "SlashCommand"]
 
 PASTE_HINT = "long paste collapsed · Ctrl+G expands it to edit"
-"""Under the input while it shows a pasted-text chip."""
-PLACEHOLDER = "Message the agent · Enter sends · Shift+Enter new line · / commands · @ files"
+"""Above the input while it shows a pasted-text chip."""
+PLACEHOLDER = "Message the agent · Shift+Enter new line · / commands · @ files"
 INDEXING_LABEL = "indexing files…"
 MAX_MATCHES = 20
 NEWLINE_KEYS = frozenset({"shift+enter", "ctrl+j"})

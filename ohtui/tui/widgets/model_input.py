@@ -7,6 +7,7 @@ from collections.abc import Callable
 from textual import events, on
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.message import Message
 from textual.widgets import Input, OptionList
 
 MENU_SIZE = 8
@@ -32,6 +33,19 @@ class _NameInput(Input):
 
 class ModelInput(Vertical):
     """Type a model name; ↓/↑ pick from the matches, Enter or Tab takes one, Esc closes."""
+
+    class Changed(Message):
+        """The user typed or chose a model name."""
+
+        def __init__(self, model_input: ModelInput, value: str) -> None:
+            super().__init__()
+            self.model_input = model_input
+            self.value = value
+
+        @property
+        def control(self) -> ModelInput:
+            """The ModelInput that changed."""
+            return self.model_input
 
     DEFAULT_CSS = """
     ModelInput {
@@ -87,8 +101,10 @@ class ModelInput(Vertical):
         return self
 
     @on(Input.Changed, "#model-name")
-    def _typed(self) -> None:
+    def _typed(self, event: Input.Changed) -> None:
+        event.stop()
         self._refresh_menu()
+        self.post_message(self.Changed(self, self.value))
 
     def on_descendant_blur(self) -> None:
         self._close()
@@ -123,6 +139,7 @@ class ModelInput(Vertical):
             chosen = str(menu.get_option_at_index(menu.highlighted).prompt)
             self.value = chosen
             self._input.cursor_position = len(chosen)
+            self.post_message(self.Changed(self, chosen))
             return True
         if key == "escape":
             self._close()

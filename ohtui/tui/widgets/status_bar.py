@@ -1,8 +1,10 @@
-"""StatusBar: model, workspace, run status, context use, cost, the sandbox and the policy."""
+"""StatusBar: run status, title, model, workspace, context use, cost, sandbox and policy."""
 
 from __future__ import annotations
 
+import math
 import os
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -11,35 +13,36 @@ from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widget import Widget
 
-from ohtui.tui.options import POLICY_LABELS
+from ohtui.settings.choices import ConfirmationPolicy
+from ohtui.tui.status import RunStatus
 
-STATUS_LABELS = {
-    "idle": ("ready", "dim"),
-    "running": ("running", "bold $text-accent"),
-    "paused": ("paused", "bold $text-warning"),
-    "waiting_for_confirmation": ("waiting for approval", "bold $text-warning"),
-    "finished": ("finished", "$text-success"),
-    "error": ("error", "bold $text-error"),
-    "stuck": ("stuck", "bold $text-error"),
-    "opening": ("opening…", "dim"),
-    "setup": ("choose a model in /settings", "bold $text-warning"),
-    "read_only": ("read-only", "bold $text-warning"),
+TITLE_WIDTH = 32
+"""Characters of the conversation's title the status bar shows at most."""
+POLICY_STYLES = {
+    ConfirmationPolicy.ALWAYS: "$text-success",
+    ConfirmationPolicy.RISKY: "$text-warning",
+    ConfirmationPolicy.NEVER: "$text-error",
 }
-POLICY_STYLES = {"always": "$text-success", "risky": "$text-warning", "never": "$text-error"}
 
 
 class StatusBar(Widget):
     """One line of facts about the conversation; the run time ticks while it runs."""
 
+    title: reactive[str] = reactive("")
     model: reactive[str] = reactive("")
     workspace: reactive[str] = reactive("")
-    status: reactive[str] = reactive("opening")
-    policy: reactive[str] = reactive("risky")
+    status: reactive[RunStatus] = reactive(RunStatus.OPENING)
+    policy: reactive[ConfirmationPolicy] = reactive(ConfirmationPolicy.RISKY)
     sandbox: reactive[str] = reactive("")
     cost: reactive[float] = reactive(0.0)
     context_used: reactive[int] = reactive(0)
     context_window: reactive[int | None] = reactive(None)
     queued: reactive[int] = reactive(0)
+    activity: reactive[str] = reactive("")
+    """What the run's LLM call is doing ("connecting…", "retrying 2/5"), or why it failed."""
+    activity_until: reactive[float | None] = reactive(None)
+    """time.monotonic() the activity counts down to (a retry's start)."""
+    activity_reason: reactive[str] = reactive("")
 
     def __init__(self, clock: Callable[[], float], id: str | None = None) -> None:
         super().__init__(id=id)
@@ -47,33 +50,41 @@ class StatusBar(Widget):
         self._run_started: float | None = None
         self._ticker: Timer | None = None
 
-    def watch_status(self, old: str, new: str) -> None:
-        if new == "running" and old != "running":
+    def show_activity(self, text: str, until: float | None = None, reason: str = "") -> None:
+        """Say what the LLM call is doing (cleared when the status changes)."""
+        self.activity, self.activity_until, self.activity_reason = text, until, reason
+
+    def watch_status(self, old: RunStatus, new: RunStatus) -> None:
+        if new != old:
+            self.show_activity("")
+        if new is RunStatus.RUNNING and old is not RunStatus.RUNNING:
             self._run_started = self._clock()
             if self._ticker is None:
                 self._ticker = self.set_interval(1.0, self.refresh)
-        elif new != "running" and self._ticker is not None:
+        elif new is not RunStatus.RUNNING and self._ticker is not None:
             self._ticker.stop()
             self._ticker = None
 
     def render(self) -> Content:
-        label, style = STATUS_LABELS.get(self.status, (self.status, ""))
-        if self.status == "running" and self._run_started is not None:
+        label, style = self.status.label, self.status.style
+        if self.status is RunStatus.RUNNING and self._run_started is not None:
             label = f"{label} {_duration(self._clock() - self._run_started)}"
-        policy = Content.styled(
-            f" {POLICY_LABELS.get(self.policy, self.policy)} ",
-            f"{POLICY_STYLES.get(self.policy, '')} reverse",
-        )
+        activity = self._activity_text()
+        if activity:
+            label = f"{label} · {activity}"
+        policy = Content.styled(f" {self.policy.label} ", f"{POLICY_STYLES[self.policy]} reverse")
         # (priority, piece): on a narrow terminal the least useful pieces go first.
         pieces: list[tuple[int, Content]] = [(0, Content.styled(f"● {label}", style))]
         if self.queued:
             pieces.append((0, Content.styled(f"{self.queued} queued", "$text-accent")))
+        if self.title:
+            pieces.append((3, Content.styled(_clip(self.title, TITLE_WIDTH), "italic")))
         pieces.append((2, Content.styled(self.model or "no model", "bold")))
         if self.workspace:
-            pieces.append((4, Content.styled(_short_path(self.workspace), "dim")))
+            pieces.append((5, Content.styled(_short_path(self.workspace), "dim")))
         if self.context_used:
             window = f"/{_tokens(self.context_window)}" if self.context_window else ""
-            pieces.append((3, Content.styled(f"ctx {_tokens(self.context_used)}{window}", "dim")))
+            pieces.append((4, Content.styled(f"ctx {_tokens(self.context_used)}{window}", "dim")))
         pieces.append((1, Content.styled(f"${self.cost:.2f}", "dim")))
         if self.sandbox:
             pieces.append((0, _sandbox_badge(self.sandbox)))
@@ -84,7 +95,26 @@ class StatusBar(Widget):
             if pieces[drop][0] == 0:
                 break
             pieces.pop(drop)
+        if activity and _width(pieces) > width:  # the activity's words give way first
+            pieces[0] = (0, self._fitted(pieces, width, style))
         return Content("  ").join(piece for _, piece in pieces)
+
+    def _fitted(self, pieces: list[tuple[int, Content]], width: int, style: str) -> Content:
+        """The status piece made to fit: without the reason, then cut short."""
+        status = pieces[0][1].plain
+        room = len(status) - (_width(pieces) - width)
+        reason = f": {self.activity_reason}" if self.activity_reason else ""
+        if reason and status.endswith(reason) and len(status) - len(reason) <= room:
+            return Content.styled(status[: len(status) - len(reason)], style)
+        return Content.styled(f"{status[: max(3, room - 1)]}…", style)
+
+    def _activity_text(self) -> str:
+        text = self.activity
+        if not text:
+            return ""
+        if self.activity_until is not None:
+            text += f" in {max(0, math.ceil(self.activity_until - time.monotonic()))} s"
+        return f"{text}: {self.activity_reason}" if self.activity_reason else text
 
 
 def _sandbox_badge(sandbox: str) -> Content:
@@ -94,6 +124,11 @@ def _sandbox_badge(sandbox: str) -> Content:
     mode, _, network = sandbox.partition(", ")
     text = f"sandbox: {mode}" + (" +net" if network == "network" else "")
     return Content.styled(text, "$text-success")
+
+
+def _clip(text: str, width: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1].rstrip() + "…"
 
 
 def _width(pieces: list[tuple[int, Content]]) -> int:

@@ -222,6 +222,31 @@ def test_a_value_a_callable_returned_stays_masked_after_it_fails_or_changes() ->
     assert registry.mask_secrets_in_output(text) == f"old {MASK} new {MASK}"
 
 
+def test_values_handed_out_are_recorded_by_name_and_masked() -> None:
+    registry = SecretRegistry()
+    registry.update_secrets({"TOKEN": lambda: "looked-up-token", "FIXED": "fixed-value"})
+    assert registry._exported_values == {}  # a fixed value is masked, but not handed out
+    assert registry.mask_secrets_in_output("looked-up-token") == "looked-up-token"
+    assert registry.get_secret_value("TOKEN") == "looked-up-token"
+    assert registry.get_secret_value("MISSING") is None
+    assert registry._exported_values == {"TOKEN": "looked-up-token"}
+    assert registry.mask_secrets_in_output("a looked-up-token b") == f"a {MASK} b"
+
+
+def test_tracked_values_skip_empty_ones_and_are_not_saved() -> None:
+    registry = SecretRegistry()
+    registry.update_secrets({"GH": "github_pat_VALUE123"})
+    registry.track_exported_values({"REAL": "tracked-value", "EMPTY": ""})
+    assert registry._exported_values == {"REAL": "tracked-value"}
+    assert registry.mask_secrets_in_output("hello") == "hello"
+    assert registry.mask_secrets_in_output("x tracked-value") == f"x {MASK}"
+    restored = SecretRegistry.model_validate_json(
+        registry.model_dump_json(context={"expose_secrets": True})
+    )
+    assert restored._exported_values == {}
+    assert restored.mask_secrets_in_output("url github_pat_VALUE123") == f"url {MASK}"
+
+
 def test_replacing_a_static_value_keeps_masking_the_old_one() -> None:
     registry = SecretRegistry()
     registry.update_secrets({"KEY": "old-value"})

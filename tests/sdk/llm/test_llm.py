@@ -8,6 +8,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -606,3 +607,47 @@ def test_context_window_is_reported_in_usage(llm_server: ScriptedLLMServer) -> N
     llm = make_llm(llm_server, max_input_tokens=4096)
     llm_server.reply_text("ok")
     assert llm.completion(USER).usage.context_window == 4096
+
+
+# ------------------------------------------------------------------ connecting
+
+
+@pytest.fixture
+def black_hole() -> Iterator[str]:
+    """A base URL whose server never takes the connection (its accept queue is full), as
+    behind a firewall that drops packets: connecting hangs until the client gives up."""
+    import socket
+
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(0)
+    filler = socket.create_connection(server.getsockname())  # fills the queue of one
+    try:
+        yield f"http://127.0.0.1:{server.getsockname()[1]}/v1"
+    finally:
+        filler.close()
+        server.close()
+
+
+def test_an_unreachable_server_fails_after_the_connect_timeout_not_the_answer_timeout(
+    llm_server: ScriptedLLMServer, black_hole: str
+) -> None:
+    from ohtui.sdk.llm import LLMError
+
+    llm = make_llm(llm_server, base_url=black_hole, timeout=60, connect_timeout=1)
+    started = time.monotonic()
+    with pytest.raises(LLMError):
+        llm.completion(USER)
+    assert time.monotonic() - started < 10
+
+
+def test_attempts_and_retries_are_announced(llm_server: ScriptedLLMServer) -> None:
+    llm = make_llm(llm_server, num_retries=2, retry_min_wait=0.01, retry_max_wait=0.01)
+    heard: list[str] = []
+    llm.add_attempt_listener(lambda attempt: heard.append(f"attempt {attempt}"))
+    llm.add_retry_listener(lambda attempt, wait, error: heard.append(f"retry {attempt}"))
+    llm_server.reply_error(503, "overloaded")
+    llm_server.reply_error(503, "overloaded")
+    llm_server.reply_text("at last")
+    assert llm.completion(USER).message.text == "at last"
+    assert heard == ["attempt 1", "retry 1", "attempt 2", "retry 2", "attempt 3"]

@@ -343,7 +343,16 @@ def test_ensemble_all_unknown_stays_unknown(workspace: Path) -> None:
     ).with_workspace(str(workspace))
     result = ensemble.assess(terminal("npm test"))
     assert result.risk is UNKNOWN
-    assert result.reason == "no analyzer could rate it"
+    # The members' own words, the rules first; no class name anywhere.
+    assert result.reason == "no rule matched; the model gave no rating"
+    assert result.explanation == "no rule matched; the model gave no rating"
+
+
+def test_an_analyzer_without_a_name_of_its_own_is_named_in_words() -> None:
+    assert ExplodingAnalyzerForAnalyzerTests().name == "exploding analyzer for analyzer tests"
+    assert EnsembleSecurityAnalyzer(analyzers=[LLMSecurityAnalyzer()]).name == (
+        "ensemble security analyzer"
+    )
 
 
 def test_failing_analyzer_counts_as_high() -> None:
@@ -359,7 +368,7 @@ def test_failing_member_makes_the_ensemble_high(workspace: Path) -> None:
     ).with_workspace(str(workspace))
     result = ensemble.assess(terminal("ls -la"))
     assert result.risk is HIGH
-    assert result.analyzer == "ExplodingAnalyzerForAnalyzerTests"
+    assert result.analyzer == "exploding analyzer for analyzer tests"
     assert "failed" in (result.reason or "")
 
 

@@ -29,6 +29,7 @@ from ohtui.sdk import (
     Tool,
     UserRejectObservation,
 )
+from ohtui.sdk.security import suggest_rules
 from ohtui.sdk.tools.file_editor import FileEditorAction
 from ohtui.sdk.tools.terminal import TerminalAction
 
@@ -270,22 +271,59 @@ def test_workspace_glob_does_not_cover_home_paths() -> None:
 
 
 @pytest.mark.parametrize(
-    ("command", "prefix"),
+    ("command", "prefixes"),
     [
-        ("git status -s", "git status"),
-        ("npm test --watch", "npm test"),
-        ("ls -la", "ls"),
-        ("python -m pytest", "python"),
-        ("sudo apt update", "sudo"),
-        ("make", "make"),
+        ("git status -s", ["git status"]),
+        ("npm test --watch", ["npm test"]),
+        ("ls -la", ["ls"]),
+        ("/usr/bin/git diff HEAD", ["git diff"]),
+        ("python -m pytest -x", ["python -m pytest"]),
+        ("python tools/gen.py --fast", ["python tools/gen.py"]),
+        ("make", ["make"]),
+        ("cd build && npm test", ["cd", "npm test"]),
+        ("git add . && git commit -m 'x' && git add -p", ["git add", "git commit"]),
+        ("ls | grep foo", ["ls", "grep"]),
+        ("timeout 10 npm test", ["timeout", "npm test"]),
     ],
 )
-def test_suggest_for_commands(command: str, prefix: str) -> None:
-    rule = ApprovalRule.suggest(terminal(command), WS)
-    assert rule.tool == "terminal"
-    assert rule.command_prefix == prefix
-    assert rule.decision == "allow"
-    assert rule.scope == "session"
+def test_suggest_one_rule_per_part(command: str, prefixes: list[str]) -> None:
+    suggestion = suggest_rules(terminal(command), WS)
+    assert [r.command_prefix for r in suggestion.rules] == prefixes
+    assert all(r.tool == "terminal" and r.decision == "allow" for r in suggestion.rules)
+    assert all(r.scope == "session" for r in suggestion.rules)
+    assert suggestion.reason == ""
+    # Together the rules allow the action they came from.
+    rules = ApprovalRulesPolicy(rules=list(suggestion.rules), fallback=AlwaysConfirm())
+    assert verdict(rules, terminal(command)) == "allow"
+
+
+@pytest.mark.parametrize(
+    ("command", "reason"),
+    [
+        ("rm -rf build && npm test", "`rm` deletes or changes what it cannot undo"),
+        ("rm -rf build", "`rm` deletes or changes what it cannot undo"),
+        ("sudo apt update", "`sudo` runs commands with other rights"),
+        ("find . | xargs grep x", "`xargs` runs whatever it is given"),
+        ("python -c 'print(1)'", "`python` without a script or module runs any code"),
+        ("./build.sh", "`./build.sh` is not a program on PATH"),
+        ("git -C sub status", "`git` is followed by `-C`, not a subcommand"),
+        ("bash build.sh", "no rule can cover this command (the shell runs the script `build.sh`)"),
+        ("echo hi > notes.txt", "no rule can cover this command (it writes to notes.txt)"),
+        ('eval "$CMD"', "no rule can cover this command"),
+    ],
+)
+def test_suggest_nothing_when_a_part_has_no_useful_rule(command: str, reason: str) -> None:
+    suggestion = suggest_rules(terminal(command), WS)
+    assert suggestion.rules == ()
+    assert reason in suggestion.reason
+
+
+def test_a_high_risk_action_gets_no_broad_rule() -> None:
+    high = SecurityRisk.HIGH
+    assert suggest_rules(terminal("curl https://x.example", high), WS).rules == ()
+    assert "HIGH-risk" in suggest_rules(terminal("curl https://x.example", high), WS).reason
+    narrow = suggest_rules(terminal("git push --force", high), WS)
+    assert [r.command_prefix for r in narrow.rules] == ["git push"]
 
 
 @pytest.mark.parametrize(
@@ -298,7 +336,7 @@ def test_suggest_for_commands(command: str, prefix: str) -> None:
     ],
 )
 def test_suggest_for_file_edits(path: str, glob: str) -> None:
-    rule = ApprovalRule.suggest(edit(path), WS)
+    (rule,) = suggest_rules(edit(path), WS).rules
     assert rule.tool == "file_editor"
     assert rule.path_glob == glob
     assert rule.matches_path(path, WS)
@@ -306,15 +344,16 @@ def test_suggest_for_file_edits(path: str, glob: str) -> None:
 
 def test_suggested_rule_allows_the_action_it_came_from() -> None:
     for action in (terminal("git status -s"), edit("src/pkg/a.py")):
-        suggested = ApprovalRule.suggest(action, WS)
+        (suggested,) = suggest_rules(action, WS).rules
         assert verdict(policy(suggested), action) == "allow"
 
 
 def test_suggest_with_workspace_scope_records_the_workspace() -> None:
-    rule = ApprovalRule.suggest(terminal("git status"), WS, scope="workspace")
+    (rule,) = suggest_rules(terminal("git status"), WS, scope="workspace").rules
     assert rule.scope == "workspace"
     assert rule.workspace == WS
-    assert ApprovalRule.suggest(terminal("git status"), WS, scope="user").workspace is None
+    (user_rule,) = suggest_rules(terminal("git status"), WS, scope="user").rules
+    assert user_rule.workspace is None
 
 
 def test_describe() -> None:

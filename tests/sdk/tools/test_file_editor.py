@@ -82,6 +82,13 @@ def test_action_visualize_leaves_out_file_text(tmp_path: Path) -> None:
     assert "SECRET" not in shown
 
 
+def test_one_line_is_one_line_not_one_lines(editor: FileEditorTool, tmp_path: Path) -> None:
+    obs = ok(editor, command="create", path="one.txt", file_text="hello\n")
+    assert "Created" in obs.text and "(1 line)." in obs.text
+    action = FileEditorAction(command="create", path="x.py", file_text="only\n")
+    assert "(1 line)" in action.visualize.plain
+
+
 def test_observation_visualize_colours_the_diff(editor: FileEditorTool, tmp_path: Path) -> None:
     (tmp_path / "f.txt").write_text("one\ntwo\n")
     obs = ok(editor, command="str_replace", path="f.txt", old_str="two", new_str="TWO")

@@ -248,12 +248,49 @@ def test_large_output_is_truncated_and_saved(tool: TerminalTool, obs_dir: Path) 
     assert obs.text.startswith("1\n2\n3\n")
     assert obs.text.endswith("199999\n200000\n[exit code 0]")
     assert len(obs.text) < 30_000 + 400
-    marker = re.search(r"\[\.\.\. ([\d,]+) characters \(([\d,]+) lines\) omitted", obs.text)
+    marker = re.search(r"\(([\d,]+) lines, ([\d,]+) characters\)", obs.text)
     assert marker is not None
     shown = len(obs.text) - len(marker.group(0))
-    omitted = int(marker.group(1).replace(",", ""))
+    omitted = int(marker.group(2).replace(",", ""))
     assert omitted > len(expected) - shown - 400
     assert str(saved) in obs.text
+
+
+def test_long_output_is_cut_at_line_boundaries_saying_which_lines_are_left_out(
+    tool: TerminalTool, obs_dir: Path
+) -> None:
+    """`seq 1 100000`: the model sees only whole lines (no fake "97" from "97001") and is
+    told which lines are left out and where the whole output is."""
+    obs = run(tool, "seq 1 100000")
+    body, _, exit_line = obs.text.rpartition("\n")
+    assert exit_line == "[exit code 0]"
+    lines = body.split("\n")
+    (at,) = [i for i, line in enumerate(lines) if line.startswith("[...")]
+    head = [int(line) for line in lines[:at]]
+    tail = [int(line) for line in lines[at + 1 :]]
+    assert head == list(range(1, len(head) + 1))
+    assert tail == list(range(100_001 - len(tail), 100_001))
+    first, last = len(head) + 1, 100_000 - len(tail)
+    marker = lines[at]
+    assert f"lines {first:,}-{last:,} of 100,000 left out ({last - first + 1:,} lines," in marker
+    assert f"sed -n '{first},{last}p'" in marker
+    assert obs.full_output_path is not None and Path(obs.full_output_path).parent == obs_dir
+    assert f"saved in {obs.full_output_path}" in marker
+
+
+def test_a_line_longer_than_the_budget_is_left_out_whole_or_cut_inside_saying_so(
+    tmp_path: Path,
+) -> None:
+    capture = OutputCapture(1000, lambda binary: (tmp_path / "1", (tmp_path / "1").open("xb")))
+    capture.feed(b"short\n" + b"x" * 5000 + b"\nend\n")
+    assert capture.finish().text.startswith(
+        "short\n[... line 2 of 3 left out (1 line, 5,001 characters); the full output"
+    )
+    capture = OutputCapture(1000, lambda binary: (tmp_path / "2", (tmp_path / "2").open("xb")))
+    capture.feed(b"x" * 5000)
+    text = capture.finish().text
+    assert "characters left out, from inside a very long line" in text
+    assert text.startswith("x" * 100) and text.endswith("x" * 100)
 
 
 def test_saved_output_is_capped(tmp_path: Path) -> None:

@@ -473,6 +473,14 @@ class LocalConversation(BaseConversation):
             if tool.executor is not None:
                 tool.executor.interrupt()
 
+    def set_title(self, title: str) -> None:
+        """Rename the conversation (saved, and told to the callbacks); ValueError if empty."""
+        title = title.strip()
+        if not title:
+            raise ValueError("a title cannot be empty")
+        self._writable("be renamed")
+        self._state.title = title
+
     @property
     def sandbox(self) -> SandboxConfig | None:
         """How the tools are confined (None: not at all)."""
@@ -596,6 +604,39 @@ class LocalConversation(BaseConversation):
         answer = str(ask(question, self._state, llm=self._ask_agent_llm()))
         return self._state.secret_registry.mask_secrets_in_output(answer)
 
+    def switch_llm(self, llm: LLM) -> None:
+        """Think with `llm` from the next LLM call on (a running step finishes first).
+
+        `llm` is registered under its usage_id, so its cost and tokens are counted apart;
+        an LLM already registered under that id is reused if configured the same, and a
+        different one is a ValueError (give the new LLM its own usage_id). The switch is
+        saved with the conversation, and side questions (`ask_agent`) follow it.
+        """
+        self._writable("switch its LLM")
+        if not isinstance(llm, LLM):
+            raise TypeError(f"switch_llm takes an LLM, not {type(llm).__name__}")
+        new_llm = self._registered(llm)
+        with self._state:
+            self.agent = self.agent.model_copy(update={"llm": new_llm})
+            self._state.agent = self.agent
+            with self._ask_llm_lock:
+                self.llm_registry.remove(ASK_AGENT_LLM_USAGE_ID)  # re-copied from the new LLM
+
+    def _registered(self, llm: LLM) -> LLM:
+        """`llm`, or the same-configured LLM already registered under its usage_id."""
+        try:
+            existing = self.llm_registry.get(llm.usage_id)
+        except KeyError:
+            self.llm_registry.add(llm)
+            return llm
+        if existing is llm or _same_llm(existing, llm):
+            return existing
+        raise ValueError(
+            f"usage_id '{llm.usage_id}' already names another LLM in this conversation "
+            f"('{existing.model}'); give the LLM to switch to its own usage_id, e.g. "
+            f"LLM(model='{llm.model}', usage_id='{llm.model.rsplit('/', 1)[-1]}', ...)"
+        )
+
     def _ask_agent_llm(self) -> LLM:
         """The agent's LLM, copied once under its own usage id and without streaming."""
         with self._ask_llm_lock:
@@ -650,6 +691,12 @@ class LocalConversation(BaseConversation):
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+def _same_llm(a: LLM, b: LLM) -> bool:
+    """Whether two LLMs are configured alike, API key included."""
+    key = {"expose_secrets": True}
+    return type(a) is type(b) and a.model_dump(context=key) == b.model_dump(context=key)
 
 
 def _latest_error(events: Sequence[Event], since: int = 0) -> ConversationErrorEvent | None:

@@ -11,6 +11,7 @@ from rich.text import Text
 from ohtui.sdk.tool.schema import Action, Observation
 from ohtui.sdk.tool.tool import ToolAnnotations, ToolDefinition
 from ohtui.sdk.tools.file_editor.render import diff_lines
+from ohtui.sdk.utils.text import plural
 
 if TYPE_CHECKING:
     from ohtui.sdk.conversation.state import ConversationState
@@ -74,7 +75,7 @@ class FileEditorAction(Action):
         if self.command == "view" and self.view_range:
             text.append(f" lines {self.view_range}", style="dim")
         elif self.command == "create" and self.file_text is not None:
-            text.append(f" ({len(self.file_text.splitlines())} lines)", style="dim")
+            text.append(f" ({plural(len(self.file_text.splitlines()), 'line')})", style="dim")
         elif self.command == "insert" and self.insert_line is not None:
             text.append(f" after line {self.insert_line}", style="dim")
         return text

@@ -24,6 +24,7 @@ from ohtui.sdk.tools.file_editor.fileio import (
 )
 from ohtui.sdk.tools.file_editor.matching import find_unique
 from ohtui.sdk.tools.file_editor.render import list_directory, numbered, unified_diff
+from ohtui.sdk.utils.text import plural
 
 if TYPE_CHECKING:
     from ohtui.sdk.sandbox import Sandbox
@@ -124,7 +125,7 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, FileEditorObservation]):
             if not lines:
                 return self._ok(action, path, f"{path} is empty.", prev_exist=True)
             body = numbered(lines)
-            header = f"{path} ({len(lines)} lines):"
+            header = f"{path} ({plural(len(lines), 'line')}):"
         else:
             start, end = _check_view_range(action.view_range, len(lines))
             body = numbered(lines[start - 1 : end], first=start)
@@ -149,7 +150,7 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, FileEditorObservation]):
         return self._ok(
             action,
             path,
-            f"Created {path} ({len(split_lines(text))} lines).",
+            f"Created {path} ({plural(len(split_lines(text)), 'line')}).",
             prev_exist=False,
             diff=unified_diff(None, text, self._label(path)),
         )
@@ -238,7 +239,7 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, FileEditorObservation]):
         return self._ok(
             action,
             path,
-            f"Undid the last edit of {path}. It now reads ({len(lines)} lines):\n"
+            f"Undid the last edit of {path}. It now reads ({plural(len(lines), 'line')}):\n"
             + numbered(lines),
             prev_exist=current is not None,
             diff=unified_diff(current_text, restored, label),

@@ -10,6 +10,7 @@ from rich.text import Text
 
 from ohtui.sdk.tool.schema import Action, Observation
 from ohtui.sdk.tool.tool import ToolAnnotations, ToolDefinition
+from ohtui.sdk.utils.text import plural
 
 if TYPE_CHECKING:
     from ohtui.sdk.conversation.state import ConversationState
@@ -54,7 +55,7 @@ class TaskTrackerAction(Action):
         """The command, and for a plan how many tasks it has."""
         text = Text(self.command, style="bold")
         if self.command == "plan":
-            text.append(f" ({len(self.task_list)} tasks)", style="dim")
+            text.append(f" ({plural(len(self.task_list), 'task')})", style="dim")
         return text
 
 

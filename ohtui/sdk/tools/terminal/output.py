@@ -47,7 +47,9 @@ class OutputCapture:
 
     Up to `max_chars` characters are kept whole. Past that (or once NUL bytes show the output
     is binary) every byte is streamed to a file from `open_file`, and only the first 40% and
-    the last 60% of the character budget stay in memory.
+    the last 60% of the character budget stay in memory. What is shown is cut at line
+    boundaries (a model reading a half line takes it for a whole one); only a single line
+    longer than its share is cut inside it.
     """
 
     def __init__(
@@ -70,6 +72,7 @@ class OutputCapture:
         self._total_bytes = 0
         self._total_chars = 0
         self._total_lines = 0
+        self._last_char = ""
         self._binary = False
         self._spilling = False
         self._file: BinaryIO | None = None
@@ -120,8 +123,9 @@ class OutputCapture:
         elif not self._spilling:
             shown, truncated = mask("".join(self._text), False, False), False
         else:
-            head, tail = mask(self._head, False, True), mask(self._tail, True, False)
-            shown, truncated = head + self._marker(path) + tail, True
+            head, tail = self._whole_lines()
+            marker = self._marker(path, head, tail)
+            shown, truncated = mask(head, False, True) + marker + mask(tail, True, False), True
         return CapturedOutput(
             text=shown,
             total_bytes=self._total_bytes,
@@ -148,19 +152,21 @@ class OutputCapture:
             return
         self._total_chars += len(text)
         self._total_lines += text.count("\n")
+        self._last_char = text[-1]
         if not self._spilling:
             self._text.append(text)
             return
-        if len(self._head) < self._head_chars:
-            self._head += text[: self._head_chars - len(self._head)]
-        self._tail = (self._tail + text)[-self._tail_chars :]
+        # One character more than each share: it tells whether the cut falls on a line end.
+        if len(self._head) <= self._head_chars:
+            self._head += text[: self._head_chars + 1 - len(self._head)]
+        self._tail = (self._tail + text)[-(self._tail_chars + 1) :]
 
     def _start_spilling(self) -> None:
         self._spilling = True
         whole = "".join(self._text)
         self._binary = self._binary or self._looks_binary(whole)
-        self._head = whole[: self._head_chars]
-        self._tail = whole[-self._tail_chars :]
+        self._head = whole[: self._head_chars + 1]
+        self._tail = whole[-(self._tail_chars + 1) :]
         self._text = []
         raw, self._raw = bytes(self._raw), bytearray()
         try:
@@ -191,25 +197,53 @@ class OutputCapture:
         odd = sum(1 for ch in sample if ch == "\ufffd" or (ch < " " and ch not in _TEXT_CONTROLS))
         return odd / len(sample) > _BINARY_RATIO
 
-    def _marker(self, path: str | None) -> str:
-        omitted_chars = self._total_chars - len(self._head) - len(self._tail)
-        omitted_lines = self._total_lines - self._head.count("\n") - self._tail.count("\n")
+    def _whole_lines(self) -> tuple[str, str]:
+        """The head and the tail to show, each cut at a line boundary within its share."""
+        head = self._head
+        if len(head) > self._head_chars:
+            end = head.rfind("\n", 0, self._head_chars + 1)
+            head = head[: end + 1] if end >= 0 else head[: self._head_chars]
+        tail = self._tail
+        if len(tail) > self._tail_chars:
+            start = tail.find("\n", 0, len(tail) - 1)
+            tail = tail[start + 1 :] if start >= 0 else tail[1:]
+        return head, tail
+
+    def _marker(self, path: str | None, head: str, tail: str) -> str:
+        """Where the output was cut: which lines are left out, and where they are."""
+        omitted_chars = self._total_chars - len(head) - len(tail)
+        lines = self._total_lines + (1 if self._last_char not in ("", "\n") else 0)
+        first = head.count("\n") + 1
+        last = lines - tail.count("\n") - (0 if tail.endswith("\n") or not tail else 1)
+        whole = head.endswith("\n") and (not tail or self._starts_a_line(tail))
+        if whole and last >= first:
+            count = last - first + 1
+            span = f"line {first:,}" if count == 1 else f"lines {first:,}-{last:,}"
+            left_out = (
+                f"{span} of {lines:,} left out ({count:,} line{'s' if count != 1 else ''}, "
+                f"{omitted_chars:,} characters)"
+            )
+            read = f"sed -n '{first},{last}p'"
+        else:  # a line longer than the budget was cut inside it
+            left_out = f"{omitted_chars:,} characters left out, from inside a very long line"
+            read = "sed -n, cut -c"
         if path is not None:
-            where = f"the full output ({format_size(self._total_bytes)}) is in {path}"
+            where = f"the full output ({format_size(self._total_bytes)}) is saved in {path}"
             if self._saved_bytes < self._total_bytes:
                 where += (
                     f" (only its first {format_size(self._saved_bytes)}: "
                     f"{self._total_bytes - self._saved_bytes:,} bytes more were discarded)"
                 )
-            where += "; read parts of it with sed -n, grep, head or tail"
+            where += f"; read parts of it with {read}, grep, head or tail"
         else:
             where = f"the full output could not be saved: {self._save_error}"
-        lead = "" if self._head.endswith("\n") or not self._head else "\n"
-        trail = "" if self._tail.startswith("\n") else "\n"
-        return (
-            f"{lead}[... {omitted_chars:,} characters ({max(omitted_lines, 0):,} lines) omitted; "
-            f"{where} ...]{trail}"
-        )
+        lead = "" if head.endswith("\n") or not head else "\n"
+        trail = "" if tail.startswith("\n") else "\n"
+        return f"{lead}[... {left_out}; {where} ...]{trail}"
+
+    def _starts_a_line(self, tail: str) -> bool:
+        """Whether the shown tail begins at a line start (it was cut after a newline)."""
+        return len(self._tail) > len(tail) and self._tail[-len(tail) - 1] == "\n"
 
 
 def format_size(size: int) -> str:

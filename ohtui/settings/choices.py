@@ -1,0 +1,67 @@
+"""The user's words for deciding on actions: confirmation policies and approval-rule scopes.
+
+Enums whose members carry their labels, as httpx's `codes` carry their phrase; a member is
+its config.toml value (a `str`). Standard library only: `ohtui --help` and the TUI's first
+frame use them without loading pydantic or the engine.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class ConfirmationPolicy(StrEnum):
+    """Which actions wait for the user's approval (config.toml: [confirmation] policy)."""
+
+    label: str
+    """Short words for the status bar and the pickers, e.g. "confirm risky"."""
+    help: str
+    """What the policy does, in one line."""
+
+    def __new__(cls, value: str, label: str = "", help: str = "") -> ConfirmationPolicy:
+        # (defaults only so that a lookup, `ConfirmationPolicy("risky")`, type-checks)
+        member = str.__new__(cls, value)
+        member._value_ = value
+        member.label = label
+        member.help = help
+        return member
+
+    ALWAYS = "always", "always confirm", "every action waits for you"
+    RISKY = "risky", "confirm risky", "actions rated MEDIUM or HIGH, or unrated, wait"
+    NEVER = "never", "never confirm", "actions run at once"
+
+    def next(self) -> ConfirmationPolicy:
+        """The policy after this one, in the order always → risky → never → always."""
+        members = list(ConfirmationPolicy)
+        return members[(members.index(self) + 1) % len(members)]
+
+    @classmethod
+    def parse(cls, text: str) -> ConfirmationPolicy:
+        """The policy named `text` (any case); ValueError naming the choices."""
+        try:
+            return cls(text.strip().lower())
+        except ValueError:
+            names = ", ".join(member.value for member in cls)
+            raise ValueError(f"unknown confirmation policy {text!r}; use {names}") from None
+
+
+class RuleScope(StrEnum):
+    """How long and where an "always allow" rule holds."""
+
+    label: str
+    """Where the rule holds, in the user's words."""
+
+    def __new__(cls, value: str, label: str = "") -> RuleScope:
+        member = str.__new__(cls, value)
+        member._value_ = value
+        member.label = label
+        return member
+
+    SESSION = "session", "this session"
+    WORKSPACE = "workspace", "this workspace"
+    USER = "user", "always (all workspaces)"
+
+    @property
+    def lasting(self) -> bool:
+        """Whether the rule is saved (outlives the conversation)."""
+        return self is not RuleScope.SESSION
