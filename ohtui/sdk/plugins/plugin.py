@@ -5,7 +5,8 @@ The layout is Claude Code's, which the OpenHands SDK reads too::
     my-plugin/
     ├── .plugin/plugin.json      (or .claude-plugin/plugin.json: name, version, description)
     ├── skills/                  (skill files, as in a project's .agents/skills/)
-    ├── hooks/hooks.json         (hooks, as in .openhands/hooks.json)
+    ├── hooks/hooks.json         (hooks, as in .openhands/hooks.json; ${CLAUDE_PLUGIN_ROOT}
+    │                             in a command is this folder)
     └── .mcp.json                ({"mcpServers": {name: settings}})
 
 Every part is optional; a part that is present but broken is a PluginLoadError naming the file.
@@ -20,9 +21,11 @@ from typing import Any
 
 from ohtui.sdk.context.skills.loader import load_skills_from_dir
 from ohtui.sdk.context.skills.skill import Skill
-from ohtui.sdk.hooks.config import HookConfig, HookConfigError
+from ohtui.sdk.hooks.config import HookConfig, HookConfigError, HookDefinition
 
 MANIFEST_PATHS = (".plugin/plugin.json", ".claude-plugin/plugin.json")
+ROOT_VARIABLES = ("CLAUDE_PLUGIN_ROOT", "PLUGIN_ROOT")
+"""Written in a hook's command, each stands for the plugin's folder."""
 
 
 class PluginLoadError(ValueError):
@@ -58,7 +61,7 @@ class Plugin:
             description=_optional_text(manifest, "description"),
             skills=list(skills.skills.values()),
             mcp_config=_mcp_servers(root / ".mcp.json"),
-            hooks=_hooks(root / "hooks" / "hooks.json"),
+            hooks=_hooks(root / "hooks" / "hooks.json", root),
             warnings=skills.warnings,
         )
 
@@ -100,11 +103,32 @@ def _mcp_servers(path: Path) -> dict[str, Any]:
     return servers
 
 
-def _hooks(path: Path) -> HookConfig | None:
+def _hooks(path: Path, root: Path) -> HookConfig | None:
+    """The plugin's hooks, `${CLAUDE_PLUGIN_ROOT}` / `${PLUGIN_ROOT}` in their commands
+    standing for the plugin's folder (so a hook can run a script the plugin ships)."""
     if not path.is_file():
         return None
     try:
         config = HookConfig.load(path)
     except HookConfigError as exc:
         raise PluginLoadError(str(exc)) from exc
-    return None if config.is_empty() else config
+    if config.is_empty():
+        return None
+
+    def rooted(hook: HookDefinition) -> HookDefinition:
+        if not hook.command:
+            return hook
+        command = hook.command
+        for name in ROOT_VARIABLES:
+            command = command.replace(f"${{{name}}}", str(root))
+        return hook.model_copy(update={"command": command})
+
+    return HookConfig.model_validate(
+        {
+            name: [
+                matcher.model_copy(update={"hooks": [rooted(h) for h in matcher.hooks]})
+                for matcher in getattr(config, name)
+            ]
+            for name in HookConfig.model_fields
+        }
+    )

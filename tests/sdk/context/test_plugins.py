@@ -225,6 +225,20 @@ def test_a_broken_plugin_file_is_a_clear_error(
         Plugin.load(tmp_path / "p")
 
 
+def test_a_plugin_hook_can_run_a_script_the_plugin_ships(open_conversation, tmp_path: Path) -> None:
+    root = tmp_path / "with-script"
+    script = write(root / "scripts" / "note.sh", f"#!/bin/sh\necho shipped >> {tmp_path}/log\n")
+    script.chmod(0o755)
+    command = "${CLAUDE_PLUGIN_ROOT}/scripts/note.sh"
+    hooks = {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": command}]}]}
+    write(root / "hooks" / "hooks.json", json.dumps(hooks))
+
+    conv = open_conversation(plugins=[PluginSource(source=str(root))])
+    conv.send_message("hi")
+
+    assert (tmp_path / "log").read_text() == "shipped\n"
+
+
 def test_a_broken_skill_in_a_plugin_is_a_warning(open_conversation, tmp_path: Path) -> None:
     folder = make_plugin(
         tmp_path / "p", "p", skills={"ok": skill("ok", "fine"), "bad": "---\ntriggers: x\n---\n"}
