@@ -67,8 +67,12 @@ def extend_agent(
         project = load_project_skills(working_dir)
         layers.append(project.skills.values())
         warnings.extend(project.warnings)
-    extended = agent.model_copy(
-        update={
+    # A new instance, not model_copy: that would share the agent's private per-conversation
+    # parts (history, tools) with the caller's object.
+    fields = {name: getattr(agent, name) for name in type(agent).model_fields}
+    extended = type(agent)(
+        **{
+            **fields,
             "agent_context": context.model_copy(update={"skills": _by_name(layers)}),
             "mcp_config": {**agent.mcp_config, **loaded.mcp_config},
         }
