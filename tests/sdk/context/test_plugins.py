@@ -5,6 +5,7 @@ clearly when a source cannot be used."""
 from __future__ import annotations
 
 import json
+import shutil
 import socket
 import subprocess
 import threading
@@ -27,6 +28,7 @@ from ohtui.sdk.plugins import (
     ResolvedPluginSource,
 )
 from ohtui.sdk.plugins import fetch as fetch_module
+from ohtui.sdk.plugins.fetch import git_url
 
 
 def write(path: Path, text: str) -> Path:
@@ -309,6 +311,30 @@ def test_a_resume_uses_the_pinned_commit_a_new_conversation_the_newest(
     assert fresh.resolved_plugins is not None
     assert fresh.resolved_plugins[0].resolved_ref == newest
     assert "version two" in recalled(fresh, "deploy")
+
+
+def test_a_resume_needs_no_network_once_the_commit_is_cached(
+    open_conversation, plugin_repo: Path
+) -> None:
+    spec = PluginSource(source=plugin_repo.as_uri())
+    first = open_conversation(plugins=[spec])
+    first.send_message("hello")
+    first_id, pinned = first.id, first.resolved_plugins
+    first.close()
+    shutil.rmtree(plugin_repo)  # the source is gone: only the cache has it
+
+    resumed = open_conversation(conversation_id=first_id, plugins=[spec])
+
+    assert resumed.resolved_plugins == pinned
+    assert "version one" in recalled(resumed, "deploy")
+
+
+def test_github_sources_become_https_urls() -> None:
+    assert git_url("github:org/plugin") == "https://github.com/org/plugin.git"
+    assert git_url("git@example.com:org/plugin.git") == "git@example.com:org/plugin.git"
+    assert git_url("./plugins/mine") is None
+    with pytest.raises(PluginFetchError, match="'github:owner/repo'"):
+        git_url("github:just-a-name")
 
 
 def test_a_tag_a_commit_and_a_repo_path_pick_the_plugin(
