@@ -128,11 +128,14 @@ class _Git:
         self.shown = shown
         self.timeout = timeout
 
-    def _run(self, *args: str, what: str, git_dir: bool = True) -> bytes:
+    def _run(
+        self, *args: str, what: str, git_dir: Path | None = None, no_repo: bool = False
+    ) -> bytes:
+        """Run git on `git_dir` (default: the cache's clone; `no_repo`: on none)."""
         command = ["git", "-c", "http.lowSpeedLimit=1000"]
         command += ["-c", f"http.lowSpeedTime={STALL_SECONDS}"]
-        if git_dir:
-            command.append(f"--git-dir={self.git_dir}")
+        if not no_repo:
+            command.append(f"--git-dir={git_dir or self.git_dir}")
         env = {
             **os.environ,
             "GIT_TERMINAL_PROMPT": "0",
@@ -177,7 +180,11 @@ class _Git:
                 url,
                 str(scratch / "repo.git"),
                 what="clone it",
-                git_dir=False,
+                no_repo=True,
+            )
+            # The URL may carry credentials: fetches name it each time, the cache never keeps it.
+            self._run(
+                "remote", "remove", "origin", what="forget its URL", git_dir=scratch / "repo.git"
             )
             try:
                 (scratch / "repo.git").rename(self.git_dir)
@@ -226,7 +233,7 @@ class _Git:
         scratch = Path(tempfile.mkdtemp(prefix=".tree-", dir=tree.parent))
         try:
             with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-                tar.extractall(scratch / "t", filter="data")
+                _extract(tar, scratch / "t")
             try:
                 (scratch / "t").rename(tree)
             except OSError:
@@ -234,3 +241,15 @@ class _Git:
                     raise
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _extract(tar: tarfile.TarFile, target: Path) -> None:
+    """Unpack a commit's files; nothing may land outside `target` (git archives never try)."""
+    if hasattr(tarfile, "data_filter"):  # Python 3.11.4 and later
+        tar.extractall(target, filter="data")
+        return
+    for member in tar.getmembers():
+        parts = Path(member.name).parts
+        if Path(member.name).is_absolute() or ".." in parts or member.islnk():
+            raise PluginFetchError(f"refusing to unpack {member.name!r}: it points outside")
+    tar.extractall(target)  # members checked above

@@ -282,6 +282,8 @@ def test_a_git_plugin_is_cloned_and_pinned_to_its_commit(
     assert conv.state.resolved_plugins == conv.resolved_plugins
     [clone] = cache_dir.iterdir()
     assert (clone / head / "skills" / "deploy.md").is_file()
+    remotes = git(clone / "repo.git", "remote")
+    assert remotes == ""  # the URL (and any credentials in it) is not kept in the cache
 
 
 def test_a_resume_uses_the_pinned_commit_a_new_conversation_the_newest(
