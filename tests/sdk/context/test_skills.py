@@ -98,6 +98,7 @@ def test_keywords_match_whole_words_whatever_the_case(
         ("---\nname: x\nbody without an end\n", "is never closed"),
         ("---\n- a\n- b\n---\nbody\n", "must be 'key: value' lines, not a list"),
         ("---\nname: [1, 2]\n---\nbody\n", "'name' must be a non-empty text"),
+        ("---\npaths: ['src/**']\n---\nbody\n", "path-scoped skills ('paths:') are not"),
     ],
 )
 def test_a_malformed_skill_file_is_a_skill_error_naming_the_file(

@@ -91,6 +91,11 @@ class Skill(BaseModel):
             default_name = path.relative_to(base_dir).with_suffix("").as_posix()
         else:
             default_name = path.stem
+        if metadata.get("paths"):
+            raise SkillError(
+                f"{path}: path-scoped skills ('paths:') are not supported yet; give it "
+                "'triggers:' keywords instead, or no triggers to have it always on"
+            )
         name = _text_field(metadata, "name", path) or default_name
         keywords = _keywords(metadata, path)
         if "inputs" in metadata and f"/{name}" not in keywords:
