@@ -67,13 +67,14 @@ class Skill(BaseModel):
         return next((k for k in self.trigger.keywords if keyword_matches(k, lowered)), None)
 
     @classmethod
-    def load(cls, path: Path, base_dir: Path | None = None) -> Skill:
+    def load(cls, path: str | Path, skill_base_dir: Path | None = None) -> Skill:
         """Read a skill file; SkillError (naming the file and the fault) if it is unusable.
 
-        Its name is the frontmatter's `name`, else the path under `base_dir` without `.md`
+        Its name is the frontmatter's `name`, else the path under `skill_base_dir` without `.md`
         (a SKILL.md: its directory's name); other agents' files (AGENTS.md...) have fixed
         names and no frontmatter.
         """
+        path = Path(path)
         try:
             text = path.read_text(encoding="utf-8")
         except UnicodeDecodeError as exc:
@@ -87,8 +88,8 @@ class Skill(BaseModel):
         agentskill = path.name.lower() == "skill.md"
         if agentskill:
             default_name = path.parent.name
-        elif base_dir is not None:
-            default_name = path.relative_to(base_dir).with_suffix("").as_posix()
+        elif skill_base_dir is not None:
+            default_name = path.relative_to(skill_base_dir).with_suffix("").as_posix()
         else:
             default_name = path.stem
         if metadata.get("paths"):
