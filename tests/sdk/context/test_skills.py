@@ -12,6 +12,7 @@ import pytest
 from ohtui.sdk import LLM, Agent, LocalConversation, MessageEvent
 from ohtui.sdk.context import AgentContext
 from ohtui.sdk.context.skills import (
+    KeywordTrigger,
     Skill,
     SkillError,
     load_project_skills,
@@ -287,3 +288,27 @@ def test_without_skill_loading_the_workspace_files_are_not_read(
     conv.send_message("hello")
     conv.run()
     assert "haiku" not in llm_server.requests[0]["messages"][0]["content"]
+
+
+def test_the_system_prompt_has_always_on_skills_whole_and_agentskills_by_name() -> None:
+    context = AgentContext(
+        skills=[
+            Skill(name="agents", content="Run make check.\n", source="/p/AGENTS.md"),
+            Skill(
+                name="pdf",
+                content="Long PDF instructions",
+                description="Read PDFs",
+                source="/p/.agents/skills/pdf/SKILL.md",
+                is_agentskills_format=True,
+            ),
+            Skill(name="deploy", content="recalled only", trigger=KeywordTrigger(keywords=["d"])),
+        ],
+        system_message_suffix="Answer in French.",
+    )
+    extension = context.system_message_extension()
+    assert extension is not None
+    assert '<skill name="agents" source="/p/AGENTS.md">\nRun make check.\n</skill>' in extension
+    assert "- pdf: Read PDFs (read /p/.agents/skills/pdf/SKILL.md)" in extension
+    assert "Long PDF instructions" not in extension
+    assert "recalled only" not in extension
+    assert extension.endswith("Answer in French.")
