@@ -9,6 +9,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from ohtui.sdk.agent.base import AgentBase
+from ohtui.sdk.agent.condensation import NO_CONDENSER
 from ohtui.sdk.conversation.base import BaseConversation
 from ohtui.sdk.conversation.exceptions import ConversationRunError
 from ohtui.sdk.conversation.impl.run_guards import RunGuards
@@ -657,9 +658,27 @@ class LocalConversation(BaseConversation):
         )
         return self._state.secret_registry.mask_secrets_in_output(title)
 
-    def condense(self) -> None:
-        """Force condensation; this agent has no condenser, so it raises ValueError."""
-        raise ValueError("this conversation's agent has no condenser configured")
+    def condense(self, focus: str | None = None) -> None:
+        """Condense the history now: record a CondensationRequest and let the agent's
+        condenser handle it at once (after a running step ends; callable from any thread).
+
+        `focus` tells a summarizing condenser what to keep above all. ValueError (saying
+        how to configure one) when the agent has no condenser that handles requests;
+        NoCondensationAvailableException when there is nothing to condense.
+        """
+        self._writable("be condensed")
+        condenser = self.agent.condenser
+        condense_now = getattr(self.agent, "condense_now", None)
+        if (
+            condense_now is None
+            or condenser is None
+            or not condenser.handles_condensation_requests()
+        ):
+            raise ValueError(NO_CONDENSER)
+        self._ensure_agent_ready()
+        with self._state:  # the run loop holds it for each step: a running step ends first
+            condense_now(self._state, self._on_event, focus=focus)
+            self._state.notify_stats_changed()
 
     def close(self) -> None:
         """Stop any run, close the tools (the shell is killed) and the store, and let go of
