@@ -280,3 +280,37 @@ def test_an_unknown_model_has_no_known_window(llm: LLM) -> None:
     assert LLM(model="openai/test-model", max_input_tokens=1234).context_window == 1234
     count = llm.get_token_count([{"role": "user", "content": "hello world " * 50}])
     assert 90 <= count <= 120
+
+
+def test_the_summaries_cost_is_counted_under_the_condensers_usage_id(
+    open_conversation, llm, llm_server
+) -> None:
+    llm_server.set_default(thinker(3))
+    conv = open_conversation(summarizer(llm, max_size=100))
+    conv.send_message(TASK)
+    conv.run()
+    conv.condense()
+    metrics = conv.state.stats.get_metrics_for_usage("condenser")
+    assert metrics.call_count == 1
+    assert conv.state.stats.get_metrics_for_usage("default").call_count == 4
+
+
+def test_condense_during_a_run_waits_for_the_step_to_end(open_conversation, llm, llm_server):
+    import threading
+    import time
+
+    for n in range(3):
+        llm_server.reply(Reply(tool_calls=(ToolCall("think", json.dumps({"thought": f"n={n}"})),)))
+    llm_server.reply(Reply(text="slow answer", delay=1.0))
+    llm_server.reply_text(SUMMARY)
+    conv = open_conversation(summarizer(llm, max_size=100))
+    conv.send_message(TASK)
+    runner = threading.Thread(target=conv.run)
+    runner.start()
+    while len(llm_server.requests) < 4:
+        time.sleep(0.01)
+    conv.condense()  # blocks until the slow step has recorded its answer
+    runner.join(5)
+    kinds = [type(e).__name__ for e in conv.state.events]
+    assert kinds[-3:] == ["MessageEvent", "CondensationRequest", "Condensation"]
+    assert conv.state.execution_status is ConversationExecutionStatus.FINISHED

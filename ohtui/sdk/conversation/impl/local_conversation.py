@@ -174,6 +174,7 @@ class LocalConversation(BaseConversation):
         self.llm_registry.subscribe(self._mask_llm_key)
         self.llm_registry.subscribe(self._bind_call_context)
         self.llm_registry.add(self.agent.llm)
+        self._register_condenser_llm()
 
         if isinstance(visualizer, type):
             visualizer = visualizer()
@@ -213,6 +214,17 @@ class LocalConversation(BaseConversation):
         self._cancel = threading.Event()
         self._closed = False
         self._guards = RunGuards(self._state, self.hooks, self._stuck_detector, self._on_event)
+
+    def _register_condenser_llm(self) -> None:
+        """Count the summarizing condenser's calls in this conversation's stats (under its
+        usage_id; an LLM sharing the agent's usage_id is counted with the agent's)."""
+        llm = getattr(self.agent.condenser, "llm", None)
+        if not isinstance(llm, LLM):
+            return
+        try:
+            self._registered(llm)
+        except ValueError as exc:
+            logger.warning("the condenser's LLM is not counted: %s", exc)
 
     # --- properties ----------------------------------------------------------------------
 
