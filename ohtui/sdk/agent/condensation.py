@@ -19,12 +19,21 @@ from ohtui.sdk.event.condenser import Condensation, CondensationRequest
 from ohtui.sdk.llm.exceptions import LLMContextWindowExceedError
 from ohtui.sdk.llm.llm import LLM
 
-NO_CONDENSER = (
-    "this conversation's agent has no condenser that handles condensation requests. "
-    "Configure one, e.g. Agent(llm=llm, tools=..., condenser=LLMSummarizingCondenser("
-    "llm=llm.model_copy(update={'usage_id': 'condenser'}), max_size=80, keep_first=4))"
+HOW_TO_CONFIGURE = (
+    "To condense, give the agent a condenser that does, e.g. Agent(llm=llm, tools=..., "
+    "condenser=LLMSummarizingCondenser(llm=llm.model_copy(update={'usage_id': 'condenser'}), "
+    "max_size=80, keep_first=4)) with LLMSummarizingCondenser from ohtui.sdk.context."
 )
-"""What `condense()` says without a condenser that can condense on request."""
+
+
+def no_condenser_message(condenser: CondenserBase | None) -> str:
+    """Why `condense()` cannot condense, and how to configure a condenser that can."""
+    why = (
+        "this conversation's agent has no condenser"
+        if condenser is None
+        else f"its condenser, {type(condenser).__name__}, does not handle condensation requests"
+    )
+    return f"Cannot condense the conversation: {why}. {HOW_TO_CONFIGURE}"
 
 
 class CondensedHistory:
@@ -79,7 +88,7 @@ class CondensedHistory:
         requests; NoCondensationAvailableException when nothing can be condensed.
         """
         if condenser is None or not condenser.handles_condensation_requests():
-            raise ValueError(NO_CONDENSER)
+            raise ValueError(no_condenser_message(condenser))
         on_event(CondensationRequest(focus=focus))
         condensation = self.maybe_condense(condenser, events, agent_llm, on_event, skip)
         if condensation is None:

@@ -9,7 +9,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from ohtui.sdk.agent.base import AgentBase
-from ohtui.sdk.agent.condensation import NO_CONDENSER
+from ohtui.sdk.agent.condensation import no_condenser_message
 from ohtui.sdk.conversation.base import BaseConversation
 from ohtui.sdk.conversation.exceptions import ConversationRunError
 from ohtui.sdk.conversation.impl.run_guards import RunGuards
@@ -686,7 +686,7 @@ class LocalConversation(BaseConversation):
             or condenser is None
             or not condenser.handles_condensation_requests()
         ):
-            raise ValueError(NO_CONDENSER)
+            raise ValueError(no_condenser_message(condenser))
         self._ensure_agent_ready()
         with self._state:  # the run loop holds it for each step: a running step ends first
             condense_now(self._state, self._on_event, focus=focus)
