@@ -14,11 +14,13 @@ from llm_server import Reply, ScriptedLLMServer, ToolCall
 from ohtui.sdk import (
     LLM,
     Agent,
+    AlwaysConfirm,
     Condensation,
     CondensationRequest,
     Conversation,
     ConversationExecutionStatus,
     LocalConversation,
+    Tool,
 )
 from ohtui.sdk.context import LLMSummarizingCondenser, NoOpCondenser, PipelineCondenser
 from ohtui.sdk.context.condenser.summary_prompt import SUMMARY_INSTRUCTIONS
@@ -85,8 +87,10 @@ def open_conversation(
 ) -> Iterator[Callable[..., LocalConversation]]:
     made: list[LocalConversation] = []
 
-    def make(condenser: Any = None, **kwargs: Any) -> LocalConversation:
-        agent = Agent(llm=llm, condenser=condenser)
+    def make(
+        condenser: Any = None, tools: tuple[str, ...] = (), **kwargs: Any
+    ) -> LocalConversation:
+        agent = Agent(llm=llm, condenser=condenser, tools=[Tool(name=name) for name in tools])
         conv = Conversation(
             agent=agent,
             workspace=workspace,
@@ -315,3 +319,26 @@ def test_condense_during_a_run_waits_for_the_step_to_end(open_conversation, llm,
     kinds = [type(e).__name__ for e in conv.state.events]
     assert kinds[-3:] == ["MessageEvent", "CondensationRequest", "Condensation"]
     assert conv.state.execution_status is ConversationExecutionStatus.FINISHED
+
+
+def test_condensing_while_an_action_waits_never_forgets_it(open_conversation, llm, llm_server):
+    for n in range(6):
+        llm_server.reply_tool_call("think", {"thought": f"n={n}"})
+    llm_server.reply_tool_call("terminal", {"command": "echo hi"})
+    llm_server.reply_text(SUMMARY)
+    conv = open_conversation(summarizer(llm, max_size=100), tools=("terminal",))
+    conv.send_message(TASK)
+    conv.set_confirmation_policy(AlwaysConfirm())
+    conv.run()
+    assert conv.state.execution_status is ConversationExecutionStatus.WAITING_FOR_CONFIRMATION
+    [pending] = conv.state.get_unmatched_actions(conv.state.events)
+    conv.condense()
+    condensation = conv.state.events[-1]
+    assert isinstance(condensation, Condensation)
+    assert pending.id not in condensation.forgotten_event_ids
+    assert condensation.forgotten_event_ids  # the thoughts before it were forgotten
+    llm_server.reply_text("ran it")
+    conv.run()  # approves and runs the waiting action, then asks the model
+    last = llm_server.requests[-1]
+    assert_calls_have_results(last)
+    assert SUMMARY in texts(last) and "echo hi" in json.dumps(last)
