@@ -29,11 +29,11 @@ HOW_TO_CONFIGURE = (
 def no_condenser_message(condenser: CondenserBase | None) -> str:
     """Why `condense()` cannot condense, and how to configure a condenser that can."""
     why = (
-        "this conversation's agent has no condenser"
+        "No condenser configured"
         if condenser is None
-        else f"its condenser, {type(condenser).__name__}, does not handle condensation requests"
+        else f"Condenser {type(condenser).__name__} does not handle condensation requests"
     )
-    return f"Cannot condense the conversation: {why}. {HOW_TO_CONFIGURE}"
+    return f"Cannot condense conversation: {why}. {HOW_TO_CONFIGURE}"
 
 
 class CondensedHistory:

@@ -238,6 +238,11 @@ class LLM(BaseModel):
             return self.max_input_tokens
         return lookup_context_window(self.model, self.custom_llm_provider)
 
+    @property
+    def effective_max_input_tokens(self) -> int | None:
+        """The SDK's name for `context_window`: the input tokens a request may hold."""
+        return self.context_window
+
     def get_token_count(
         self, messages: ChatMessages, tools: Sequence[dict[str, Any]] | None = None
     ) -> int:

@@ -150,10 +150,14 @@ def test_the_summary_request_holds_the_forgotten_events(open_conversation, llm, 
 
 def test_condense_without_a_condenser_says_how_to_configure_one(open_conversation) -> None:
     conv = open_conversation()
-    with pytest.raises(ValueError, match=r"has no condenser\..*condenser=LLMSummarizingCondenser"):
+    with pytest.raises(
+        ValueError, match=r"No condenser configured\..*condenser=LLMSummarizingCondenser"
+    ):
         conv.condense()
     conv_noop = open_conversation(NoOpCondenser())
-    with pytest.raises(ValueError, match="NoOpCondenser, does not handle condensation requests"):
+    with pytest.raises(
+        ValueError, match="Condenser NoOpCondenser does not handle condensation requests"
+    ):
         conv_noop.condense()
     assert not any(isinstance(e, CondensationRequest) for e in conv_noop.state.events)
 

@@ -82,12 +82,15 @@ class LLMSummarizingCondenser(RollingCondenser):
         return True
 
     def _effective_max_tokens(self, agent_llm: LLM | None) -> int | None:
-        limits = [self.max_tokens, agent_llm.context_window if agent_llm is not None else None]
+        limits = [
+            self.max_tokens,
+            agent_llm.effective_max_input_tokens if agent_llm is not None else None,
+        ]
         known = [limit for limit in limits if limit]
         return min(known) if known else None
 
     def _count(self, events: Sequence[LLMConvertibleEvent], llm: LLM) -> int:
-        return get_total_token_count(events, llm, self._token_cache)
+        return get_total_token_count(events, llm)
 
     def get_condensation_reasons(self, view: View, agent_llm: LLM | None = None) -> set[Reason]:
         """Every reason `view` should be condensed now (empty: none)."""

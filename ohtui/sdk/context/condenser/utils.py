@@ -41,11 +41,14 @@ def event_token_counts(
     return counts
 
 
-def get_total_token_count(
-    events: Sequence[LLMConvertibleEvent], llm: LLM, cache: dict[str, int] | None = None
-) -> int:
-    """The tokens of all `events` as the model would get them (tools included)."""
-    return sum(event_token_counts(events, llm, cache))
+def get_total_token_count(events: Sequence[LLMConvertibleEvent], llm: LLM) -> int:
+    """The tokens of all `events` as the model would get them, counted in one go (with the
+    tools of the first system prompt among them)."""
+    tools = next((e.tools for e in events if isinstance(e, SystemPromptEvent)), None)
+    return llm.get_token_count(
+        [e.to_llm_message() for e in events],
+        tools=[t.to_openai_tool() for t in tools] if tools else None,
+    )
 
 
 def get_suffix_length_for_token_reduction(
