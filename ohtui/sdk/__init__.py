@@ -5,7 +5,7 @@ script with no terminal UI. litellm is imported only when the first LLM call is 
 """
 
 from ohtui.sdk.agent import Agent, AgentBase
-from ohtui.sdk.context import AgentContext
+from ohtui.sdk.context import AgentContext, LLMSummarizingCondenser
 from ohtui.sdk.context.skills.skill import KeywordTrigger, Skill
 from ohtui.sdk.conversation import (
     BaseConversation,
@@ -137,6 +137,7 @@ __all__ = [
     "LLMRegistry",
     "LLMSecurityAnalyzer",
     "LLMStreamChunk",
+    "LLMSummarizingCondenser",
     "LocalConversation",
     "LocalWorkspace",
     "Message",

@@ -10,9 +10,14 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from pydantic import PrivateAttr
 
 from ohtui.sdk.agent.base import AgentBase, EventCallback
+from ohtui.sdk.agent.condensation import CondensedHistory, overflow_error
 from ohtui.sdk.agent.history import ChatHistory
 from ohtui.sdk.agent.prompts import render_secrets_context, render_system_prompt
+from ohtui.sdk.context.condenser.base import NoCondensationAvailableException
+from ohtui.sdk.context.view import View
+from ohtui.sdk.conversation.stats import ContextUsage
 from ohtui.sdk.conversation.stuck_detector import EMPTY_REPLY_SENDER
+from ohtui.sdk.event.condenser import Condensation
 from ohtui.sdk.event.llm_convertible.action import ActionEvent
 from ohtui.sdk.event.llm_convertible.message import MessageEvent
 from ohtui.sdk.event.llm_convertible.observation import (
@@ -22,7 +27,7 @@ from ohtui.sdk.event.llm_convertible.observation import (
 )
 from ohtui.sdk.event.llm_convertible.system import SystemPromptEvent
 from ohtui.sdk.hooks.runner import HookManager
-from ohtui.sdk.llm.exceptions import LLMNoResponseError
+from ohtui.sdk.llm.exceptions import LLMContextWindowExceedError, LLMNoResponseError
 from ohtui.sdk.llm.llm import LLM, LLMResponse
 from ohtui.sdk.llm.message import Message, MessageToolCall, TextContent
 from ohtui.sdk.llm.streaming import TokenCallbackType
@@ -54,7 +59,7 @@ EMPTY_REPLY = (
 class Agent(AgentBase):
     """Calls the LLM with the history and its tools, then runs the tool calls it returns."""
 
-    _history: ChatHistory = PrivateAttr(default_factory=ChatHistory)
+    _history: CondensedHistory = PrivateAttr(default_factory=CondensedHistory)
     _system_message: dict[str, Any] | None = PrivateAttr(default=None)
     _static_prompt: str = PrivateAttr(default="")
     _dynamic_context: str | None = PrivateAttr(default=None)
@@ -122,11 +127,13 @@ class Agent(AgentBase):
             return
         if self._system_message is None:
             raise RuntimeError("step() before init_state()")
-        history = self._history.update(state.events, skip=state.blocked_messages)
-        messages = [self._system_message, *history]
         tools = self._offered_tools(state)
+        self._condense_if_wanted(state, on_event)
         try:
-            response = self.llm.completion(messages, tools=tools, on_token=on_token, cancel=cancel)
+            try:
+                response = self._ask_model(state, tools, on_token, cancel)
+            except LLMContextWindowExceedError as exc:
+                response = self._retry_condensed(state, exc, tools, on_event, on_token, cancel)
         finally:
             state.notify_stats_changed()
         if not response.message.tool_calls:
@@ -146,6 +153,92 @@ class Agent(AgentBase):
         runnable = self._apply_policy(state, actions, on_event)
         if runnable is not None:
             self._execute(conversation, runnable, on_event, cancel)
+
+    def _messages(self, state: ConversationState) -> list[dict[str, Any]]:
+        """What the model gets: the system prompt, then the condensed view as messages."""
+        assert self._system_message is not None
+        history = self._history.messages(state.events, skip=state.blocked_messages)
+        return [self._system_message, *history]
+
+    def _ask_model(
+        self,
+        state: ConversationState,
+        tools: list[dict[str, Any]],
+        on_token: TokenCallbackType | None,
+        cancel: threading.Event | None,
+    ) -> LLMResponse:
+        """One call with the current view; records how full the context is after it."""
+        messages = self._messages(state)
+        response = self.llm.completion(messages, tools=tools, on_token=on_token, cancel=cancel)
+        usage = response.usage
+        tokens = usage.prompt_tokens + usage.completion_tokens if usage else 0
+        if not usage or not usage.prompt_tokens:  # the server did not say: count offline
+            reply = response.message.to_chat_dict()
+            tokens = self.llm.get_token_count([*messages, reply], tools=tools or None)
+        window = self.llm.context_window
+        state.stats.context = ContextUsage(tokens=tokens, window=window, model=self.llm.model)
+        return response
+
+    def _condense_if_wanted(self, state: ConversationState, on_event: EventCallback) -> None:
+        """Let the condenser condense the view before the call (a pending request, a
+        threshold passed); when it finds nothing to condense, the view goes as it is."""
+        try:
+            self._history.maybe_condense(
+                self.condenser, state.events, self.llm, on_event, state.blocked_messages
+            )
+        except NoCondensationAvailableException as exc:
+            logger.info("no condensation available, sending the whole view: %s", exc)
+
+    def _retry_condensed(
+        self,
+        state: ConversationState,
+        exc: LLMContextWindowExceedError,
+        tools: list[dict[str, Any]],
+        on_event: EventCallback,
+        on_token: TokenCallbackType | None,
+        cancel: threading.Event | None,
+    ) -> LLMResponse:
+        """After a context-window error: condense once, then ask again (once)."""
+        condenser = self.condenser
+        if condenser is None or not condenser.handles_condensation_requests():
+            raise overflow_error(
+                exc,
+                self.llm,
+                "This agent has no condenser to shorten it: configure one (e.g. "
+                "Agent(condenser=LLMSummarizingCondenser(llm=...))), or start a new "
+                "conversation.",
+            ) from exc
+        try:
+            self._history.condense_on_request(
+                condenser, state.events, self.llm, on_event, state.blocked_messages
+            )
+        except NoCondensationAvailableException as none:
+            raise overflow_error(
+                exc,
+                self.llm,
+                f"Condensing could not shorten it ({none}); start a new conversation.",
+            ) from exc
+        try:
+            return self._ask_model(state, tools, on_token, cancel)
+        except LLMContextWindowExceedError as again:
+            raise overflow_error(
+                again,
+                self.llm,
+                "It still does not fit after condensing the history: start a new "
+                "conversation, or use a model with a larger window.",
+            ) from again
+
+    def condense_now(
+        self, state: ConversationState, on_event: EventCallback, focus: str | None = None
+    ) -> Condensation:
+        """Record a CondensationRequest and condense at once (see `conversation.condense`).
+
+        ValueError without a condenser that handles requests; NoCondensationAvailableException
+        when there is nothing to condense.
+        """
+        return self._history.condense_on_request(
+            self.condenser, state.events, self.llm, on_event, state.blocked_messages, focus
+        )
 
     def _apply_policy(
         self, state: ConversationState, actions: list[ActionEvent], on_event: EventCallback
@@ -373,7 +466,7 @@ class Agent(AgentBase):
         told not to call them; an answer without text is an LLMNoResponseError.
         """
         history = ChatHistory()
-        history.update(state.events, skip=state.blocked_messages)
+        history.update(View.from_events(state.events, skip=state.blocked_messages).events)
         system = self._system_message or {"role": "system", "content": ""}
         messages = [Message.from_llm_chat_message(m) for m in (system, *history.answered())]
         prompt = SIDE_QUESTION.format(question=question)

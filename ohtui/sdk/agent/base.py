@@ -7,9 +7,10 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from pydantic import ConfigDict, Field, PrivateAttr, field_validator
+from pydantic import ConfigDict, Field, PrivateAttr, SerializeAsAny, field_validator
 
 from ohtui.sdk.context.agent_context import AgentContext
+from ohtui.sdk.context.condenser.base import CondenserBase
 from ohtui.sdk.llm.llm import LLM
 from ohtui.sdk.llm.streaming import TokenCallbackType
 from ohtui.sdk.tool.builtins import BUILT_IN_TOOLS
@@ -50,6 +51,10 @@ class AgentBase(DiscriminatedUnionMixin, ABC):
         default_factory=dict,
         description="MCP servers by name (settings as in .mcp.json's mcpServers); plugins add "
         "theirs, a later one replacing one of the same name.",
+    )
+    condenser: SerializeAsAny[CondenserBase] | None = Field(
+        default=None,
+        description="Keeps a long history within the model's window (None: never condensed).",
     )
 
     @field_validator("include_default_tools")

@@ -33,7 +33,7 @@ from ohtui.sdk.conversation.secret_registry import (
     StaticSecret,
 )
 from ohtui.sdk.conversation.state import ConversationExecutionStatus, ConversationState
-from ohtui.sdk.conversation.stats import ConversationStats
+from ohtui.sdk.conversation.stats import ContextUsage, ConversationStats
 from ohtui.sdk.conversation.stuck_detector import (
     StuckDetectionThresholds,
     StuckDetector,
@@ -55,6 +55,7 @@ __all__ = [
     "SECRET_MASK",
     "BaseConversation",
     "Cipher",
+    "ContextUsage",
     "Conversation",
     "ConversationCallbackType",
     "ConversationExecutionStatus",

@@ -145,8 +145,11 @@ class BaseConversation(ABC):
         """Answer a side question without recording anything (thread-safe)."""
 
     @abstractmethod
-    def condense(self) -> None:
-        """Force condensation of the history; ValueError without a suitable condenser."""
+    def condense(self, focus: str | None = None) -> None:
+        """Force condensation of the history; ValueError without a suitable condenser.
+
+        `focus` tells a summarizing condenser what to keep above all.
+        """
 
     @abstractmethod
     def execute_tool(self, tool_name: str, action: Action) -> Observation:

@@ -12,12 +12,42 @@ if TYPE_CHECKING:
     from ohtui.sdk.llm.registry import RegistryEvent
 
 
+class ContextUsage(BaseModel):
+    """How full the agent model's context is after its latest call."""
+
+    model_config = ConfigDict(defer_build=True, extra="forbid", frozen=True)
+
+    tokens: int = Field(
+        description="Tokens in context: the last request's input plus its answer (what the "
+        "next request starts from), as the provider reported them or counted offline. Not "
+        "cumulative usage."
+    )
+    window: int | None = Field(
+        default=None,
+        description="The model's context window in tokens (LLM.max_input_tokens, else "
+        "litellm's model map); None when unknown.",
+    )
+    model: str = Field(default="", description="The model the tokens were counted for.")
+
+    @property
+    def fraction(self) -> float | None:
+        """tokens / window, or None without a known window."""
+        return self.tokens / self.window if self.window else None
+
+
 class ConversationStats(BaseModel):
-    """Cost, tokens and latency per LLM usage_id, saved with the conversation."""
+    """Cost, tokens and latency per LLM usage_id, saved with the conversation.
+
+    `context` is how full the agent model's context is after its latest call (None before
+    the first): read `state.stats.context.tokens` and `.window` for a context meter.
+    """
 
     model_config = ConfigDict(defer_build=True, extra="forbid")
 
     usage_to_metrics: dict[str, Metrics] = Field(default_factory=dict)
+    context: ContextUsage | None = Field(
+        default=None, description="Tokens in context and the window, after the latest call."
+    )
 
     def register_llm(self, event: RegistryEvent) -> None:
         """Track the LLM a registry added; a resumed conversation keeps accumulating into its

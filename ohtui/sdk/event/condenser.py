@@ -43,6 +43,9 @@ class CondensationRequest(Event):
     """Asks the condenser to condense the history at the next step."""
 
     source: SourceType = "environment"
+    focus: str | None = Field(
+        default=None, description="What the summary should keep above all (the user's words)."
+    )
 
     @property
     def action(self) -> str:
@@ -58,6 +61,8 @@ class CondensationRequest(Event):
             "room in the model's context.",
             style="dim",
         )
+        if self.focus:
+            text.append(f"\nFocus: {self.focus}", style="dim")
         return text
 
 

@@ -136,7 +136,7 @@ def map_error(exc: BaseException, llm: LLM) -> LLMError:
         "context": (
             LLMContextWindowExceedError,
             f"The conversation no longer fits the context window of '{model}': {said} "
-            "Condense the history or start a new conversation.",
+            "Shorten it (an agent with a condenser condenses it) or start a new conversation.",
         ),
         "auth": (
             LLMAuthenticationError,

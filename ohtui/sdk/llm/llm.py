@@ -23,6 +23,7 @@ from pydantic import (
 )
 
 from ohtui.sdk.llm._litellm import call_options, litellm
+from ohtui.sdk.llm.counting import count_tokens, lookup_context_window
 from ohtui.sdk.llm.errors import map_error
 from ohtui.sdk.llm.exceptions import (
     LLMBadRequestError,
@@ -231,17 +232,24 @@ class LLM(BaseModel):
 
     @property
     def context_window(self) -> int | None:
-        """The model's input token limit, if known."""
+        """The model's input token limit: `max_input_tokens` when set, else litellm's model
+        map (offline); None for a model it does not know (set `max_input_tokens` then)."""
         if self.max_input_tokens:
             return self.max_input_tokens
-        try:
-            info = litellm().get_model_info(
-                self.model, custom_llm_provider=self.custom_llm_provider
-            )
-        except Exception:  # noqa: BLE001 - unknown models simply have no known window
-            return None
-        window = info.get("max_input_tokens") or info.get("max_tokens")
-        return int(window) if window else None
+        return lookup_context_window(self.model, self.custom_llm_provider)
+
+    @property
+    def effective_max_input_tokens(self) -> int | None:
+        """The SDK's name for `context_window`: the input tokens a request may hold."""
+        return self.context_window
+
+    def get_token_count(
+        self, messages: ChatMessages, tools: Sequence[dict[str, Any]] | None = None
+    ) -> int:
+        """How many tokens `messages` (Messages or chat dicts) and `tools` take for this
+        model, counted offline with litellm's bundled tokenizers."""
+        chat = [m if isinstance(m, dict) else m.to_chat_dict() for m in messages]
+        return count_tokens(self.model, chat, tools)
 
     def completion(
         self,
@@ -553,7 +561,7 @@ class LLM(BaseModel):
             metrics = self.metrics
             token_usage = metrics.add_token_usage(
                 **answer.counts,
-                context_window=self.max_input_tokens or 0,
+                context_window=self.context_window or 0,
                 response_id=response_id,
             )
             metrics.add_cost(self._cost(token_usage))

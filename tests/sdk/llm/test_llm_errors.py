@@ -119,7 +119,7 @@ def test_context_window_error(llm_server: ScriptedLLMServer) -> None:
     message = info.value.message
     assert f"'{MODEL}'" in message
     assert "8192" in message
-    assert "Condense" in message
+    assert "condenser" in message and "start a new conversation" in message
     assert not info.value.retryable
 
 

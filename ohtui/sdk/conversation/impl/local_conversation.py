@@ -9,6 +9,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from ohtui.sdk.agent.base import AgentBase
+from ohtui.sdk.agent.condensation import no_condenser_message
 from ohtui.sdk.conversation.base import BaseConversation
 from ohtui.sdk.conversation.exceptions import ConversationRunError
 from ohtui.sdk.conversation.impl.agent_extensions import extend_agent
@@ -217,6 +218,7 @@ class LocalConversation(BaseConversation):
         self.llm_registry.subscribe(self._mask_llm_key)
         self.llm_registry.subscribe(self._bind_call_context)
         self.llm_registry.add(self.agent.llm)
+        self._register_condenser_llm()
 
         if isinstance(visualizer, type):
             visualizer = visualizer()
@@ -256,6 +258,17 @@ class LocalConversation(BaseConversation):
         self._cancel = threading.Event()
         self._closed = False
         self._guards = RunGuards(self._state, self.hooks, self._stuck_detector, self._on_event)
+
+    def _register_condenser_llm(self) -> None:
+        """Count the summarizing condenser's calls in this conversation's stats (under its
+        usage_id; an LLM sharing the agent's usage_id is counted with the agent's)."""
+        llm = getattr(self.agent.condenser, "llm", None)
+        if not isinstance(llm, LLM):
+            return
+        try:
+            self._registered(llm)
+        except ValueError as exc:
+            logger.warning("the condenser's LLM is not counted: %s", exc)
 
     # --- properties ----------------------------------------------------------------------
 
@@ -713,9 +726,27 @@ class LocalConversation(BaseConversation):
         )
         return self._state.secret_registry.mask_secrets_in_output(title)
 
-    def condense(self) -> None:
-        """Force condensation; this agent has no condenser, so it raises ValueError."""
-        raise ValueError("this conversation's agent has no condenser configured")
+    def condense(self, focus: str | None = None) -> None:
+        """Condense the history now: record a CondensationRequest and let the agent's
+        condenser handle it at once (after a running step ends; callable from any thread).
+
+        `focus` tells a summarizing condenser what to keep above all. ValueError (saying
+        how to configure one) when the agent has no condenser that handles requests;
+        NoCondensationAvailableException when there is nothing to condense.
+        """
+        self._writable("be condensed")
+        condenser = self.agent.condenser
+        condense_now = getattr(self.agent, "condense_now", None)
+        if (
+            condense_now is None
+            or condenser is None
+            or not condenser.handles_condensation_requests()
+        ):
+            raise ValueError(no_condenser_message(condenser))
+        self._ensure_agent_ready()
+        with self._state:  # the run loop holds it for each step: a running step ends first
+            condense_now(self._state, self._on_event, focus=focus)
+            self._state.notify_stats_changed()
 
     def close(self) -> None:
         """Stop any run, close the tools (the shell is killed) and the store, and let go of

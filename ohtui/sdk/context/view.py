@@ -1,0 +1,176 @@
+"""View: what the model sees of a conversation, with every condensation applied.
+
+The event log is never changed. A `Condensation` event names the events the model no
+longer sees and, optionally, a summary that stands in for them; replaying the log through
+a View gives the same messages every time, so a resumed conversation sends what it would
+have sent before the restart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Container, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import overload
+
+from ohtui.sdk.event.base import Event, LLMConvertibleEvent
+from ohtui.sdk.event.condenser import Condensation, CondensationRequest, CondensationSummaryEvent
+from ohtui.sdk.event.llm_convertible.action import ActionEvent
+from ohtui.sdk.event.llm_convertible.message import MessageEvent
+from ohtui.sdk.event.llm_convertible.observation import ObservationBaseEvent
+from ohtui.sdk.event.llm_convertible.system import SystemPromptEvent
+
+
+def summary_event_id(condensation: Condensation) -> str:
+    """The id of the summary a condensation puts in the view: derived from its own id, so
+    a later condensation can forget it by id, before and after a restart alike."""
+    return f"{condensation.id}:summary"
+
+
+def apply_condensation(
+    events: Sequence[LLMConvertibleEvent], condensation: Condensation
+) -> list[LLMConvertibleEvent]:
+    """`events` without the forgotten ones, the summary (if any) at its offset."""
+    forgotten = condensation.forgotten_event_ids
+    kept = [event for event in events if event.id not in forgotten]
+    if condensation.summary is not None and condensation.summary_offset is not None:
+        summary = CondensationSummaryEvent(
+            id=summary_event_id(condensation),
+            timestamp=condensation.timestamp,
+            summary=condensation.summary,
+        )
+        offset = max(0, min(condensation.summary_offset, len(kept)))
+        kept.insert(offset, summary)
+    return kept
+
+
+@dataclass
+class View:
+    """The LLM-convertible events the model sees, in order, condensations applied.
+
+    `unhandled_condensation_request` is True when a `CondensationRequest` came after the
+    last `Condensation` (`condensation_focus` then holds its focus, if it gave one).
+    Indexing and `len` work as on the list of events.
+    """
+
+    events: list[LLMConvertibleEvent] = field(default_factory=list)
+    unhandled_condensation_request: bool = False
+    condensation_focus: str | None = None
+    """What the newest unhandled request asks a summary to keep above all."""
+    condensations: list[Condensation] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.events)
+
+    @overload
+    def __getitem__(self, key: int) -> LLMConvertibleEvent: ...
+
+    @overload
+    def __getitem__(self, key: slice) -> list[LLMConvertibleEvent]: ...
+
+    def __getitem__(self, key: int | slice) -> LLMConvertibleEvent | list[LLMConvertibleEvent]:
+        return self.events[key]
+
+    @property
+    def most_recent_condensation(self) -> Condensation | None:
+        """The last condensation applied, if any."""
+        return self.condensations[-1] if self.condensations else None
+
+    @property
+    def summary_event(self) -> CondensationSummaryEvent | None:
+        """The newest summary in the view, if any."""
+        for event in reversed(self.events):
+            if isinstance(event, CondensationSummaryEvent):
+                return event
+        return None
+
+    def append_event(self, event: Event) -> None:
+        """Take in one more event of the log, applying condensation semantics."""
+        if isinstance(event, Condensation):
+            self.events = apply_condensation(self.events, event)
+            self.condensations.append(event)
+            self.unhandled_condensation_request = False
+            self.condensation_focus = None
+        elif isinstance(event, CondensationRequest):
+            self.unhandled_condensation_request = True
+            self.condensation_focus = event.focus or self.condensation_focus
+        elif isinstance(event, LLMConvertibleEvent):
+            self.events.append(event)
+
+    @classmethod
+    def from_events(cls, events: Iterable[Event], skip: Container[str] = ()) -> View:
+        """The view of a whole log; events whose id is in `skip` (blocked messages) are
+        left out."""
+        view = cls()
+        for event in events:
+            if event.id not in skip:
+                view.append_event(event)
+        return view
+
+    @property
+    def protected_prefix(self) -> int:
+        """How many leading events are never forgotten: up to and including the first user
+        message (the system prompt and the task)."""
+        for index, event in enumerate(self.events):
+            if isinstance(event, MessageEvent) and event.source == "user":
+                return index + 1
+        return sum(1 for e in self.events[:1] if isinstance(e, SystemPromptEvent))
+
+    @property
+    def manipulation_indices(self) -> list[int]:
+        """The positions (0..len) where the view may be cut without separating a tool call
+        from its result, or the calls of one response from each other."""
+        indices = [0]
+        open_calls: set[str] = set()
+        batch: str | None = None
+        for index, event in enumerate(self.events):
+            if (
+                index
+                and not open_calls
+                and not (isinstance(event, ActionEvent) and event.llm_response_id == batch)
+            ):
+                indices.append(index)
+            if isinstance(event, ActionEvent):
+                open_calls.add(event.tool_call_id)
+                batch = event.llm_response_id
+            else:
+                batch = None
+                if isinstance(event, ObservationBaseEvent):
+                    open_calls.discard(event.tool_call_id)
+        if self.events and not open_calls:
+            indices.append(len(self.events))
+        return indices
+
+    def find_next_index(self, position: int) -> int:
+        """The smallest manipulation index at or after `position`; the last one when none
+        is (tool calls still waiting for their results are never cut into)."""
+        indices = self.manipulation_indices
+        for index in indices:
+            if index >= position:
+                return index
+        return indices[-1]
+
+
+class IncrementalView:
+    """A View kept up to date with an append-only log, reading each event once.
+
+    A step costs the events added since the last one, however long the history is.
+    """
+
+    def __init__(self) -> None:
+        self.view = View()
+        self._seen = 0
+        self.generation = 0
+        """Grows by one each time a condensation changes the view (not on appends)."""
+
+    def update(self, events: Sequence[Event], skip: Container[str] = ()) -> View:
+        """Take in the events added since the last call; return the view."""
+        total = len(events)
+        if self._seen < total:
+            for event in events[self._seen : total]:
+                if event.id in skip:
+                    continue
+                if isinstance(event, Condensation):
+                    self.generation += 1
+                self.view.append_event(event)
+            self._seen = total
+        return self.view
