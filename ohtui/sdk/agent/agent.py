@@ -7,11 +7,13 @@ import logging
 import threading
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from pydantic import PrivateAttr
+from pydantic import Field, PrivateAttr, model_validator
 
 from ohtui.sdk.agent.base import AgentBase, EventCallback
 from ohtui.sdk.agent.history import ChatHistory
 from ohtui.sdk.agent.prompts import render_secrets_context, render_system_prompt
+from ohtui.sdk.context.conversation_manager.config import ManagerField
+from ohtui.sdk.context.conversation_manager.view import ManagedView
 from ohtui.sdk.conversation.stuck_detector import EMPTY_REPLY_SENDER
 from ohtui.sdk.event.llm_convertible.action import ActionEvent
 from ohtui.sdk.event.llm_convertible.message import MessageEvent
@@ -54,11 +56,27 @@ EMPTY_REPLY = (
 class Agent(AgentBase):
     """Calls the LLM with the history and its tools, then runs the tool calls it returns."""
 
+    conversation_manager: ManagerField = Field(
+        default=None,
+        description="A Strands conversation manager keeping the messages sent within the "
+        "context window (instead of a condenser).",
+    )
+
     _history: ChatHistory = PrivateAttr(default_factory=ChatHistory)
+    _view: ManagedView | None = PrivateAttr(default=None)
     _system_message: dict[str, Any] | None = PrivateAttr(default=None)
     _static_prompt: str = PrivateAttr(default="")
     _dynamic_context: str | None = PrivateAttr(default=None)
     _tool_schemas: dict[bool, list[dict[str, Any]]] = PrivateAttr(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _one_context_strategy(self) -> Agent:
+        if self.conversation_manager is not None and getattr(self, "condenser", None) is not None:
+            raise ValueError(
+                "An agent takes either a condenser or a conversation_manager, not both: "
+                "drop one of them (see the README on when to choose which)."
+            )
+        return self
 
     @property
     def system_message(self) -> str:
@@ -123,10 +141,18 @@ class Agent(AgentBase):
         if self._system_message is None:
             raise RuntimeError("step() before init_state()")
         history = self._history.update(state.events, skip=state.blocked_messages)
-        messages = [self._system_message, *history]
         tools = self._offered_tools(state)
+
+        def call(messages: list[dict[str, Any]]) -> LLMResponse:
+            return self.llm.completion(messages, tools=tools, on_token=on_token, cancel=cancel)
+
         try:
-            response = self.llm.completion(messages, tools=tools, on_token=on_token, cancel=cancel)
+            view = self._managed_view(state)
+            if view is None:
+                response = call([self._system_message, *history])
+            else:
+                view.sync(history)
+                response = view.complete(state, self._system_message, call, tools)
         finally:
             state.notify_stats_changed()
         if not response.message.tool_calls:
@@ -146,6 +172,26 @@ class Agent(AgentBase):
         runnable = self._apply_policy(state, actions, on_event)
         if runnable is not None:
             self._execute(conversation, runnable, on_event, cancel)
+
+    def _managed_view(self, state: ConversationState) -> ManagedView | None:
+        """The conversation manager's view of the messages (restored on first use), if any."""
+        if self.conversation_manager is None:
+            return None
+        if self._view is None:
+            self._view = ManagedView(self.conversation_manager, self.llm)
+            self._view.restore(state)
+        self._view.llm = self.llm  # the conversation may have switched models
+        return self._view
+
+    def end_run(self, conversation: LocalConversation) -> None:
+        """After every run: the conversation manager applies its strategy."""
+        if self._view is not None:
+            self._view.end_run(conversation.state)
+
+    def close(self) -> None:
+        """Close the tools and forget the managed view (the next conversation has its own)."""
+        super().close()
+        self._view = None
 
     def _apply_policy(
         self, state: ConversationState, actions: list[ActionEvent], on_event: EventCallback

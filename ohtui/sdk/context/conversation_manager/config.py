@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import PlainSerializer, PlainValidator
 
 from ohtui.sdk.context.conversation_manager.conversation_manager import ConversationManager
 from ohtui.sdk.context.conversation_manager.null_conversation_manager import (
@@ -36,3 +38,26 @@ def manager_from_config(config: dict[str, Any]) -> ConversationManager:
         return cls(**options)
     except TypeError as exc:
         raise ValueError(f"invalid options for {kind}: {exc}") from exc
+
+
+def _validate(value: Any) -> ConversationManager | None:
+    if value is None or isinstance(value, ConversationManager):
+        return value
+    if isinstance(value, dict):
+        return manager_from_config(value)
+    raise ValueError(
+        "conversation_manager takes a ConversationManager (e.g. "
+        f"SlidingWindowConversationManager()), not {type(value).__name__}"
+    )
+
+
+def _serialize(value: ConversationManager | None) -> dict[str, Any] | None:
+    return value.to_config() if value is not None else None
+
+
+ManagerField = Annotated[
+    ConversationManager | None,
+    PlainValidator(_validate),
+    PlainSerializer(_serialize, return_type=dict[str, Any] | None),
+]
+"""A pydantic field holding a conversation manager, saved as its `to_config()` dict."""
