@@ -259,3 +259,53 @@ def test_agent_field_validation_and_serialization(llm: LLM) -> None:
     assert dumped["kind"] == "SlidingWindowConversationManager"
     assert dumped["window_size"] == 3
     assert Agent(llm=llm).model_dump(mode="json")["conversation_manager"] is None
+
+
+def test_proactive_compression_summarizes_before_the_call(llm_server, llm, workspace) -> None:
+    small = llm.model_copy(update={"max_input_tokens": 100})  # every request is over 70%
+    manager = SummarizingConversationManager(
+        summary_ratio=0.5, preserve_recent_messages=2, proactive_compression=True
+    )
+    agent = Agent(llm=small, conversation_manager=manager)
+    conv = Conversation(agent=agent, workspace=workspace, visualizer=None)
+    try:
+        exchange(conv, llm_server, "u1", "a1")  # too few messages: best effort, no summary
+        llm_server.reply_text("S1")
+        exchange(conv, llm_server, "u2", "a2")
+    finally:
+        conv.close()
+    assert sent(llm_server.requests[0]) == ["user:u1"]
+    assert sent(llm_server.requests[1]) == ["user:u1", "user:" + SUMMARY_REQUEST]
+    assert sent(llm_server.requests[2]) == ["user:S1", "assistant:a1", "user:u2"]
+
+
+def test_switching_strategy_on_resume_starts_from_the_whole_history(
+    make_conversation, llm_server, llm, workspace, persistence_dir
+) -> None:
+    conv = make_conversation(SlidingWindowConversationManager(window_size=2))
+    exchange(conv, llm_server, "u1", "a1")
+    exchange(conv, llm_server, "u2", "a2")
+    conv_id = conv.id
+    conv.close()
+    agent = Agent(llm=llm, conversation_manager=NullConversationManager())
+    resumed = Conversation(
+        agent=agent,
+        workspace=workspace,
+        persistence_dir=persistence_dir,
+        conversation_id=conv_id,
+        visualizer=None,
+    )
+    try:
+        exchange(resumed, llm_server, "u3", "a3")
+        assert resumed.state.agent_state["conversation_manager"]["__name__"] == (
+            "NullConversationManager"
+        )
+    finally:
+        resumed.close()
+    assert sent(llm_server.requests[2]) == [
+        "user:u1",
+        "assistant:a1",
+        "user:u2",
+        "assistant:a2",
+        "user:u3",
+    ]

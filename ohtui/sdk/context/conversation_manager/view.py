@@ -54,7 +54,12 @@ class ManagedView:
         saved = state.agent_state.get(STATE_KEY)
         if not saved:
             return
-        self._resumed = list(self.manager.restore_from_session(saved) or [])
+        try:
+            self._resumed = list(self.manager.restore_from_session(saved) or [])
+        except ValueError as exc:
+            # Another strategy managed this conversation before: start over from the whole
+            # history with this one (what the user chose now).
+            logger.warning("%s; %s starts from the whole history", exc, type(self.manager).__name__)
 
     def sync(self, history: Sequence[dict[str, Any]]) -> None:
         """Add the chat messages the history gained since the last call."""
