@@ -151,6 +151,7 @@ class Agent(AgentBase):
             if view is None:
                 response = call([self._system_message, *history])
             else:
+                view.cancel = cancel
                 view.sync(history)
                 response = view.complete(state, self._system_message, call, tools)
         finally:

@@ -3,6 +3,8 @@ receives before and after management, overflow recovery, hooks, and state across
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -19,6 +21,7 @@ from ohtui.sdk import (
     ConversationExecutionStatus,
     ConversationManager,
     ConversationRunError,
+    HookProvider,
     HookRegistry,
     LocalConversation,
     NullConversationManager,
@@ -309,3 +312,28 @@ def test_switching_strategy_on_resume_starts_from_the_whole_history(
         "assistant:a2",
         "user:u3",
     ]
+
+
+def test_an_interrupt_abandons_a_slow_summary(make_conversation, llm_server) -> None:
+    conv = make_conversation(SummarizingConversationManager(preserve_recent_messages=1))
+    exchange(conv, llm_server, "u1", "a1")
+    llm_server.reply_context_window_error()
+    llm_server.reply_text("a summary that takes long", delay=20)
+    conv.send_message("u2")
+    runner = threading.Thread(target=conv.run, daemon=True)
+    runner.start()
+    deadline = time.monotonic() + 10
+    while len(llm_server.requests) < 3 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert sent(llm_server.requests[2])[-1] == "user:" + SUMMARY_REQUEST
+    started = time.monotonic()
+    conv.interrupt()
+    runner.join(timeout=10)
+    assert not runner.is_alive()
+    assert time.monotonic() - started < 3
+    assert conv.state.execution_status is ConversationExecutionStatus.PAUSED
+    assert conv.state.agent_state["conversation_manager"]["summary_message"] is None
+
+
+def test_a_conversation_manager_is_a_hook_provider() -> None:
+    assert isinstance(SlidingWindowConversationManager(), HookProvider)

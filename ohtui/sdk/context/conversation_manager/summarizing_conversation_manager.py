@@ -163,7 +163,9 @@ class SummarizingConversationManager(ConversationManager):
             *messages,
             Message(role="user", content=[TextContent(text=SUMMARY_REQUEST)]),
         ]
-        response = llm.completion(request, tools=None, stream=False)
+        # The engine's agent view carries the run's cancel event: an interrupt abandons it.
+        cancel = getattr(agent, "cancel", None)
+        response = llm.completion(request, tools=None, stream=False, cancel=cancel)
         text = response.message.text.strip()
         if not text:
             raise RuntimeError(

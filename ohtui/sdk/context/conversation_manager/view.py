@@ -9,6 +9,7 @@ conversation (in `agent_state`) so a resumed conversation sends what it would ha
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -40,6 +41,8 @@ class ManagedView:
         self.manager = manager
         self.llm = llm
         self.messages: list[Message] = []
+        self.cancel: threading.Event | None = None
+        """Set when the user interrupts: a summary being written is abandoned."""
         self.registry = HookRegistry()
         self.registry.add_hook(manager)
         self._taken = 0  # chat-history messages already in `messages`
