@@ -141,19 +141,15 @@ class Agent(AgentBase):
         if self._system_message is None:
             raise RuntimeError("step() before init_state()")
         history = self._history.update(state.events, skip=state.blocked_messages)
+        messages = [self._system_message, *history]
         tools = self._offered_tools(state)
-
-        def call(messages: list[dict[str, Any]]) -> LLMResponse:
-            return self.llm.completion(messages, tools=tools, on_token=on_token, cancel=cancel)
-
         try:
-            view = self._managed_view(state)
-            if view is None:
-                response = call([self._system_message, *history])
+            if self.conversation_manager is not None:
+                response = self._managed_completion(state, history, tools, on_token, cancel)
             else:
-                view.cancel = cancel
-                view.sync(history)
-                response = view.complete(state, self._system_message, call, tools)
+                response = self.llm.completion(
+                    messages, tools=tools, on_token=on_token, cancel=cancel
+                )
         finally:
             state.notify_stats_changed()
         if not response.message.tool_calls:
@@ -174,15 +170,28 @@ class Agent(AgentBase):
         if runnable is not None:
             self._execute(conversation, runnable, on_event, cancel)
 
-    def _managed_view(self, state: ConversationState) -> ManagedView | None:
-        """The conversation manager's view of the messages (restored on first use), if any."""
-        if self.conversation_manager is None:
-            return None
+    def _managed_completion(
+        self,
+        state: ConversationState,
+        history: list[dict[str, Any]],
+        tools: list[dict[str, Any]],
+        on_token: TokenCallbackType | None,
+        cancel: threading.Event | None,
+    ) -> LLMResponse:
+        """Ask the model with the conversation manager's view of `history` (the chat
+        messages of all events): hooks first, overflows reduced and retried."""
+        assert self.conversation_manager is not None and self._system_message is not None
         if self._view is None:
             self._view = ManagedView(self.conversation_manager, self.llm)
-            self._view.restore(state)
-        self._view.llm = self.llm  # the conversation may have switched models
-        return self._view
+            self._view.restore(state)  # a resumed conversation: what was removed stays so
+        view = self._view
+        view.llm, view.cancel = self.llm, cancel  # the conversation may have switched models
+        view.sync(history)
+
+        def call(messages: list[dict[str, Any]]) -> LLMResponse:
+            return self.llm.completion(messages, tools=tools, on_token=on_token, cancel=cancel)
+
+        return view.complete(state, self._system_message, call, tools)
 
     def end_run(self, conversation: LocalConversation) -> None:
         """After every run: the conversation manager applies its strategy."""
