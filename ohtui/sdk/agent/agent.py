@@ -7,13 +7,15 @@ import logging
 import threading
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from pydantic import PrivateAttr
+from pydantic import Field, PrivateAttr, model_validator
 
 from ohtui.sdk.agent.base import AgentBase, EventCallback
 from ohtui.sdk.agent.condensation import CondensedHistory, overflow_error
 from ohtui.sdk.agent.history import ChatHistory
 from ohtui.sdk.agent.prompts import render_secrets_context, render_system_prompt
 from ohtui.sdk.context.condenser.base import NoCondensationAvailableException
+from ohtui.sdk.context.conversation_manager.config import ManagerField
+from ohtui.sdk.context.conversation_manager.view import ManagedView
 from ohtui.sdk.context.view import View
 from ohtui.sdk.conversation.stats import ContextUsage
 from ohtui.sdk.conversation.stuck_detector import EMPTY_REPLY_SENDER
@@ -59,11 +61,27 @@ EMPTY_REPLY = (
 class Agent(AgentBase):
     """Calls the LLM with the history and its tools, then runs the tool calls it returns."""
 
+    conversation_manager: ManagerField = Field(
+        default=None,
+        description="A Strands conversation manager keeping the messages sent within the "
+        "context window (instead of a condenser).",
+    )
+
     _history: CondensedHistory = PrivateAttr(default_factory=CondensedHistory)
+    _view: ManagedView | None = PrivateAttr(default=None)
     _system_message: dict[str, Any] | None = PrivateAttr(default=None)
     _static_prompt: str = PrivateAttr(default="")
     _dynamic_context: str | None = PrivateAttr(default=None)
     _tool_schemas: dict[bool, list[dict[str, Any]]] = PrivateAttr(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _one_context_strategy(self) -> Agent:
+        if self.conversation_manager is not None and getattr(self, "condenser", None) is not None:
+            raise ValueError(
+                "An agent takes either a condenser or a conversation_manager, not both: "
+                "drop one of them (see the README on when to choose which)."
+            )
+        return self
 
     @property
     def system_message(self) -> str:
@@ -130,10 +148,14 @@ class Agent(AgentBase):
         tools = self._offered_tools(state)
         self._condense_if_wanted(state, on_event)
         try:
-            try:
-                response = self._ask_model(state, tools, on_token, cancel)
-            except LLMContextWindowExceedError as exc:
-                response = self._retry_condensed(state, exc, tools, on_event, on_token, cancel)
+            if self.conversation_manager is not None:
+                history = self._history.messages(state.events, skip=state.blocked_messages)
+                response = self._managed_completion(state, history, tools, on_token, cancel)
+            else:
+                try:
+                    response = self._ask_model(state, tools, on_token, cancel)
+                except LLMContextWindowExceedError as exc:
+                    response = self._retry_condensed(state, exc, tools, on_event, on_token, cancel)
         finally:
             state.notify_stats_changed()
         if not response.message.tool_calls:
@@ -166,9 +188,11 @@ class Agent(AgentBase):
         tools: list[dict[str, Any]],
         on_token: TokenCallbackType | None,
         cancel: threading.Event | None,
+        messages: list[dict[str, Any]] | None = None,
     ) -> LLMResponse:
-        """One call with the current view; records how full the context is after it."""
-        messages = self._messages(state)
+        """One call with the current view (or `messages`); records how full the context is
+        after it."""
+        messages = self._messages(state) if messages is None else messages
         response = self.llm.completion(messages, tools=tools, on_token=on_token, cancel=cancel)
         usage = response.usage
         tokens = usage.prompt_tokens + usage.completion_tokens if usage else 0
@@ -239,6 +263,39 @@ class Agent(AgentBase):
         return self._history.condense_on_request(
             self.condenser, state.events, self.llm, on_event, state.blocked_messages, focus
         )
+
+    def _managed_completion(
+        self,
+        state: ConversationState,
+        history: list[dict[str, Any]],
+        tools: list[dict[str, Any]],
+        on_token: TokenCallbackType | None,
+        cancel: threading.Event | None,
+    ) -> LLMResponse:
+        """Ask the model with the conversation manager's view of `history` (the chat
+        messages of all events): hooks first, overflows reduced and retried."""
+        assert self.conversation_manager is not None and self._system_message is not None
+        if self._view is None:
+            self._view = ManagedView(self.conversation_manager, self.llm)
+            self._view.restore(state)  # a resumed conversation: what was removed stays so
+        view = self._view
+        view.llm, view.cancel = self.llm, cancel  # the conversation may have switched models
+        view.sync(history)
+
+        def call(messages: list[dict[str, Any]]) -> LLMResponse:
+            return self._ask_model(state, tools, on_token, cancel, messages)
+
+        return view.complete(state, self._system_message, call, tools)
+
+    def end_run(self, conversation: LocalConversation) -> None:
+        """After every run: the conversation manager applies its strategy."""
+        if self._view is not None:
+            self._view.end_run(conversation.state)
+
+    def close(self) -> None:
+        """Close the tools and forget the managed view (the next conversation has its own)."""
+        super().close()
+        self._view = None
 
     def _apply_policy(
         self, state: ConversationState, actions: list[ActionEvent], on_event: EventCallback

@@ -135,6 +135,9 @@ class AgentBase(DiscriminatedUnionMixin, ABC):
         extend this."""
         self.resolve_tools(state)
 
+    def end_run(self, conversation: LocalConversation) -> None:
+        """Called when a run ends, however it ends; agents managing their context extend this."""
+
     @abstractmethod
     def step(
         self,

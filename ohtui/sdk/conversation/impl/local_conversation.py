@@ -456,9 +456,18 @@ class LocalConversation(BaseConversation):
                 self.id, exc, self._state.persistence_dir, conversation_error=error
             ) from exc
         finally:
+            self._end_agent_run()
             self._running = False
             self._pause_requested.clear()
             self._idle.set()
+
+    def _end_agent_run(self) -> None:
+        """Let the agent wrap up the run (its conversation manager trims the history)."""
+        try:
+            with self._state:
+                self.agent.end_run(self)
+        except Exception:  # the run's own outcome stands; this is logged for the user's report
+            logger.exception("conversation %s: ending the agent's run failed", self.id)
 
     def _run_loop(self) -> None:
         iterations = 0
