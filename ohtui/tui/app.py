@@ -16,6 +16,7 @@ from ohtui.tui.key_order import OrderedKeys
 from ohtui.tui.options import AppOptions
 from ohtui.tui.preload import load_engine
 from ohtui.tui.screens.chat import ChatScreen
+from ohtui.tui.toast_place import watch_screens
 
 
 class OhtuiApp(OrderedKeys, App[None]):
@@ -56,6 +57,7 @@ class OhtuiApp(OrderedKeys, App[None]):
         theme = self.profile.early_value("ui", "theme")
         if isinstance(theme, str) and theme in self.available_themes:
             self.theme = theme
+        watch_screens(self)
         self.call_after_refresh(self._configure_logging)
 
     def profile_loaded(self, then: Callable[[], None] | None = None) -> None:

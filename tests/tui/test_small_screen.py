@@ -1,0 +1,115 @@
+"""An 80x24 terminal and NO_COLOR: notifications never cover an error, the highlighted or
+chosen option shows by a mark (not only a colour), and hints are not cut off."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import pytest
+from chat_helpers import chat_ready
+from llm_server import ScriptedLLMServer
+from textual.app import App, ComposeResult
+from textual.geometry import Region
+from textual.screen import Screen
+from textual.widgets import Static
+from textual.widgets._toast import Toast
+
+from ohtui.tui.app import OhtuiApp
+from ohtui.tui.options import AppOptions
+from ohtui.tui.screens.config_problem import ConfigProblemScreen
+from ohtui.tui.screens.settings import SettingsScreen
+from ohtui.tui.toast_place import error_regions, watch_screens
+
+pytestmark = pytest.mark.anyio
+
+SMALL = (80, 24)
+LONG = "Something went wrong and here is what to do about it, in words a person can act on. " * 3
+
+
+def toast_regions(screen: Screen[Any]) -> list[Region]:
+    """Where the visible toasts are on `screen`."""
+    regions = (screen.find_widget(t).region for t in screen.query(Toast))
+    return [region for region in regions if region.overlaps(screen.region)]
+
+
+def covered(screen: Screen[Any]) -> list[tuple[Region, Region]]:
+    """(toast, error) pairs that overlap."""
+    errors = error_regions(screen)
+    return [(t, e) for t in toast_regions(screen) for e in errors if t.overlaps(e)]
+
+
+async def test_a_toast_never_covers_the_chat_error_cell(
+    app_options: AppOptions, wait: Any, llm_server: ScriptedLLMServer
+) -> None:
+    app = OhtuiApp(app_options)
+    async with app.run_test(size=SMALL, notifications=True) as pilot:
+        await wait(pilot, lambda: chat_ready(app), what="the chat")
+        chat = app.chat
+        assert chat is not None
+        chat.view.show_error("ohtui could not go on", LONG)
+        for n in range(3):
+            chat.notify(f"Notice {n}: a notification of some length to wrap once or twice.")
+        await wait(pilot, lambda: len(toast_regions(chat)) == 3, what="three toasts")
+        await pilot.pause(0.1)
+        assert error_regions(chat), "the error cell is on screen"
+        assert covered(chat) == []
+
+
+async def test_a_toast_never_covers_the_settings_error_line(
+    app_options: AppOptions, wait: Any, llm_server: ScriptedLLMServer
+) -> None:
+    first_run = replace(app_options, model=None, base_url=None, api_key=None)
+    app = OhtuiApp(first_run)
+    async with app.run_test(size=SMALL, notifications=True) as pilot:
+        await wait(pilot, lambda: isinstance(app.screen, SettingsScreen), what="the settings")
+        screen = app.screen
+        await wait(pilot, lambda: screen._catalog is not None, what="the settings to load")
+        await pilot.press("ctrl+s")  # no model: the error line says so
+        await wait(pilot, lambda: bool(error_regions(screen)), what="the error line")
+        for n in range(4):
+            screen.notify(f"Notice {n}: a notification of some length to wrap once or twice.")
+        await wait(pilot, lambda: len(toast_regions(screen)) == 4, what="four toasts")
+        await pilot.pause(0.1)
+        assert covered(screen) == []
+
+
+async def test_a_toast_never_covers_the_config_problem(
+    app_options: AppOptions, wait: Any, llm_server: ScriptedLLMServer
+) -> None:
+    assert app_options.config_file is not None
+    lines = "".join(f"key{n} = {n}\n" for n in range(12))  # 12 unknown keys: 12 warnings
+    app_options.config_file.write_text(f'[llm]\ntemperature = "hot"\n{lines}', encoding="utf-8")
+    app = OhtuiApp(app_options)
+    async with app.run_test(size=SMALL, notifications=True) as pilot:
+        await wait(pilot, lambda: isinstance(app.screen, ConfigProblemScreen), what="the problem")
+        screen = app.screen
+        for n in range(2):
+            screen.notify(f"Notice {n}: a notification of some length to wrap once or twice.")
+        await wait(pilot, lambda: len(screen.query(Toast)) >= 2, what="the toasts")
+        await pilot.pause(0.1)
+        assert error_regions(screen)
+        assert covered(screen) == []
+
+
+class _ErrorEverywhere(App[None]):
+    """A screen whose error fills it: no corner is free."""
+
+    def compose(self) -> ComposeResult:
+        yield Static("\n".join(["an error"] * 30), id="error")
+
+    def on_mount(self) -> None:
+        watch_screens(self)
+
+
+async def test_toasts_wait_out_of_sight_while_an_error_fills_the_screen() -> None:
+    app = _ErrorEverywhere()
+    async with app.run_test(size=SMALL, notifications=True) as pilot:
+        app.notify("A notification", timeout=30)
+        await pilot.pause(0.2)
+        assert len(app.screen.query(Toast)) == 1
+        assert toast_regions(app.screen) == []  # out of sight
+        app.query_one("#error").display = False
+        await pilot.pause(0.2)
+        assert len(toast_regions(app.screen)) == 1  # back once the error is gone
+        assert covered(app.screen) == []
