@@ -7,12 +7,13 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
-from chat_helpers import chat_ready
+from chat_helpers import chat_ready, screen_text
 from llm_server import ScriptedLLMServer
 from textual.app import App, ComposeResult
 from textual.geometry import Region
 from textual.screen import Screen
-from textual.widgets import Static
+from textual.widgets import Input, Select, Static, Switch
+from textual.widgets._select import SelectOverlay
 from textual.widgets._toast import Toast
 
 from ohtui.tui.app import OhtuiApp
@@ -20,6 +21,7 @@ from ohtui.tui.options import AppOptions
 from ohtui.tui.screens.config_problem import ConfigProblemScreen
 from ohtui.tui.screens.settings import SettingsScreen
 from ohtui.tui.toast_place import error_regions, watch_screens
+from ohtui.tui.widgets.marked import HIGHLIGHT_MARK
 
 pytestmark = pytest.mark.anyio
 
@@ -113,3 +115,77 @@ async def test_toasts_wait_out_of_sight_while_an_error_fills_the_screen() -> Non
         await pilot.pause(0.2)
         assert len(toast_regions(app.screen)) == 1  # back once the error is gone
         assert covered(app.screen) == []
+
+
+# --- NO_COLOR: the highlighted or chosen option shows by a mark ---------------------------------
+
+
+def marked_lines(app: App[Any]) -> list[str]:
+    """The screen's lines that hold the highlight mark, from the mark on."""
+    lines = screen_text(app).splitlines()  # type: ignore[arg-type]
+    return [line[line.index(HIGHLIGHT_MARK) :].rstrip() for line in lines if HIGHLIGHT_MARK in line]
+
+
+@pytest.fixture
+def no_color(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The app runs as under NO_COLOR=1 (Textual reads it when the app is made)."""
+    monkeypatch.setenv("NO_COLOR", "1")
+
+
+async def test_without_colour_the_composer_menu_marks_its_highlighted_entry(
+    no_color: None, app_options: AppOptions, wait: Any, llm_server: ScriptedLLMServer
+) -> None:
+    app = OhtuiApp(app_options)
+    async with app.run_test(size=SMALL) as pilot:
+        await wait(pilot, lambda: chat_ready(app), what="the chat")
+        assert app.no_color
+        await pilot.press("slash", "h", "e")
+        await wait(pilot, lambda: bool(marked_lines(app)), what="the marked menu")
+        assert [line.split()[:2] for line in marked_lines(app)] == [["❯", "/help"]]
+
+
+async def test_without_colour_settings_choices_and_switches_show_their_state(
+    no_color: None, app_options: AppOptions, wait: Any, llm_server: ScriptedLLMServer
+) -> None:
+    app = OhtuiApp(replace(app_options, model=None, base_url=None, api_key=None))
+    async with app.run_test(size=SMALL) as pilot:
+        await wait(pilot, lambda: isinstance(app.screen, SettingsScreen), what="the settings")
+        screen = app.screen
+        await wait(pilot, lambda: screen._catalog is not None, what="the settings to load")
+        provider = screen.query_one("#provider", Select)
+        provider.focus()
+        await pilot.press("enter")  # the drop-down opens on the chosen provider
+        await wait(pilot, lambda: provider.expanded, what="the drop-down")
+        await pilot.press("down")
+        overlay = provider.query_one(SelectOverlay)
+        assert overlay.highlighted is not None
+        label = str(overlay.get_option_at_index(overlay.highlighted).prompt)
+        (line,) = marked_lines(app)
+        assert line.startswith(f"❯ {label} ")
+        await pilot.press("escape")
+
+        switch = screen.query(Switch).first()
+        switch.scroll_visible(animate=False)
+        await pilot.pause()
+        before = "● on" if switch.value else "○ off"
+        after = "○ off" if switch.value else "● on"
+        row = switch.region.y
+        assert before in screen_text(app).splitlines()[row]
+        switch.toggle()
+        await pilot.pause(0.3)
+        assert after in screen_text(app).splitlines()[row]
+
+
+async def test_without_colour_the_model_menu_marks_its_highlighted_match(
+    no_color: None, app_options: AppOptions, wait: Any, llm_server: ScriptedLLMServer
+) -> None:
+    app = OhtuiApp(replace(app_options, model=None, base_url=None, api_key=None))
+    async with app.run_test(size=SMALL) as pilot:
+        await wait(pilot, lambda: isinstance(app.screen, SettingsScreen), what="the settings")
+        screen = app.screen
+        await wait(pilot, lambda: screen._catalog is not None, what="the settings to load")
+        screen.query_one("#model-name", Input).focus()
+        await pilot.press("c", "l", "down")  # the provider is Anthropic
+        await wait(pilot, lambda: bool(marked_lines(app)), what="the marked menu")
+        assert len(marked_lines(app)) == 1
+        assert marked_lines(app)[0].startswith("❯ anthropic/claude")
