@@ -9,18 +9,21 @@ from typing import Any
 import pytest
 from chat_helpers import chat_ready, screen_text
 from llm_server import ScriptedLLMServer
+from rich.cells import cell_len
 from textual.app import App, ComposeResult
 from textual.geometry import Region
 from textual.screen import Screen
-from textual.widgets import Input, Select, Static, Switch
+from textual.widgets import Input, Select, Static, Switch, TextArea
 from textual.widgets._select import SelectOverlay
 from textual.widgets._toast import Toast
 
 from ohtui.tui.app import OhtuiApp
 from ohtui.tui.options import AppOptions
+from ohtui.tui.screens.chat import READ_ONLY_FOLDER_HINT, READ_ONLY_HINT
 from ohtui.tui.screens.config_problem import ConfigProblemScreen
 from ohtui.tui.screens.settings import SettingsScreen
 from ohtui.tui.toast_place import error_regions, watch_screens
+from ohtui.tui.widgets.composer import PLACEHOLDER, Composer
 from ohtui.tui.widgets.marked import HIGHLIGHT_MARK
 
 pytestmark = pytest.mark.anyio
@@ -189,3 +192,38 @@ async def test_without_colour_the_model_menu_marks_its_highlighted_match(
         await wait(pilot, lambda: bool(marked_lines(app)), what="the marked menu")
         assert len(marked_lines(app)) == 1
         assert marked_lines(app)[0].startswith("❯ anthropic/claude")
+
+
+# --- 80x24: hints are whole ----------------------------------------------------------------------
+
+
+async def test_at_80_columns_the_composer_hints_are_whole(
+    app_options: AppOptions, wait: Any, llm_server: ScriptedLLMServer
+) -> None:
+    app = OhtuiApp(app_options)
+    async with app.run_test(size=SMALL) as pilot:
+        await wait(pilot, lambda: chat_ready(app), what="the chat")
+        area = app.screen.query_one(Composer).query_one(TextArea)
+        room = area.content_region.width - 1  # the cursor's cell
+        hints = [PLACEHOLDER, READ_ONLY_HINT.format(pid=4194304), READ_ONLY_FOLDER_HINT]
+        for hint in hints:
+            assert cell_len(hint) <= room, hint
+        assert PLACEHOLDER in screen_text(app)
+
+
+async def test_at_80_columns_every_settings_hint_is_whole(
+    app_options: AppOptions, wait: Any, llm_server: ScriptedLLMServer
+) -> None:
+    app = OhtuiApp(replace(app_options, model=None, base_url=None, api_key=None))
+    async with app.run_test(size=SMALL) as pilot:
+        await wait(pilot, lambda: isinstance(app.screen, SettingsScreen), what="the settings")
+        screen = app.screen
+        await wait(pilot, lambda: screen._catalog is not None, what="the settings to load")
+        inputs = [i for i in screen.query(Input) if i.placeholder and i.display]
+        assert "#base-url" in [f"#{i.id}" for i in inputs]
+        for field in inputs:
+            field.scroll_visible(animate=False)
+            await pilot.pause()
+            placeholder = str(field.placeholder)
+            assert cell_len(placeholder) < field.content_region.width, field.id
+            assert placeholder in screen_text(app), field.id
