@@ -14,7 +14,7 @@ from textual.app import App, ComposeResult
 from textual.geometry import Region
 from textual.screen import Screen
 from textual.widgets import Input, Select, Static, Switch, TextArea
-from textual.widgets._select import SelectOverlay
+from textual.widgets._select import SelectCurrent, SelectOverlay
 from textual.widgets._toast import Toast
 
 from ohtui.tui.app import OhtuiApp
@@ -227,3 +227,28 @@ async def test_at_80_columns_every_settings_hint_is_whole(
             placeholder = str(field.placeholder)
             assert cell_len(placeholder) < field.content_region.width, field.id
             assert placeholder in screen_text(app), field.id
+
+
+async def test_without_colour_the_focused_field_is_underlined(
+    no_color: None, app_options: AppOptions, wait: Any, llm_server: ScriptedLLMServer
+) -> None:
+    app = OhtuiApp(replace(app_options, model=None, base_url=None, api_key=None))
+    async with app.run_test(size=SMALL) as pilot:
+        await wait(pilot, lambda: isinstance(app.screen, SettingsScreen), what="the settings")
+        screen = app.screen
+        await wait(pilot, lambda: screen._catalog is not None, what="the settings to load")
+        model, base_url = (
+            screen.query_one("#model-name", Input),
+            screen.query_one("#base-url", Input),
+        )
+        provider = screen.query_one("#provider", Select)
+        for field in (model, base_url, provider):
+            field.focus()
+            await pilot.pause()
+            shown = field.query_one(SelectCurrent) if field is provider else field
+            assert shown.rich_style.underline, field.id
+            others = {model, base_url, provider} - {field}
+            assert not any(
+                (o.query_one(SelectCurrent) if o is provider else o).rich_style.underline
+                for o in others
+            )
