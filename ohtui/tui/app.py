@@ -70,9 +70,10 @@ class OhtuiApp(OrderedKeys, App[None]):
             return
         self._profile_seen = True
         self.apply_ui_settings()
-        for warning in self.profile.loaded.warnings:
-            self.notify(warning, severity="warning", timeout=8, markup=False)
+        warnings = self.profile.loaded.warnings
         if not self.profile.problem:
+            for warning in warnings:
+                self.notify(warning, severity="warning", timeout=8, markup=False)
             if then is not None:
                 then()
             return
@@ -84,7 +85,9 @@ class OhtuiApp(OrderedKeys, App[None]):
             elif open_settings and self.chat is not None:
                 self.chat.open_settings()
 
-        self.push_screen(ConfigProblemScreen(self.profile.problem), seen)
+        # The warnings join the problem in its dialog: as toasts they would sit on it.
+        problem = "\n\n".join([self.profile.problem, *warnings])
+        self.push_screen(ConfigProblemScreen(problem), seen)
 
     def apply_ui_settings(self) -> None:
         """Switch to the theme the settings name (an unknown one is reported, not applied)."""

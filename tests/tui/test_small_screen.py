@@ -89,9 +89,14 @@ async def test_a_toast_never_covers_the_config_problem(
     async with app.run_test(size=SMALL, notifications=True) as pilot:
         await wait(pilot, lambda: isinstance(app.screen, ConfigProblemScreen), what="the problem")
         screen = app.screen
+        problem = str(screen.query_one("#problem", Static).render())
+        assert "line 2: llm.temperature" in problem  # the problem, then the warnings
+        assert problem.index("line 2:") < problem.index("line 3:") < problem.index("line 14:")
+        assert "unknown key llm.key11" in problem
+        assert len(screen.query(Toast)) == 0  # not as toasts on top of it
         for n in range(2):
             screen.notify(f"Notice {n}: a notification of some length to wrap once or twice.")
-        await wait(pilot, lambda: len(screen.query(Toast)) >= 2, what="the toasts")
+        await wait(pilot, lambda: len(screen.query(Toast)) == 2, what="two toasts")
         await pilot.pause(0.1)
         assert error_regions(screen)
         assert covered(screen) == []
