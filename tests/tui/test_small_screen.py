@@ -21,6 +21,7 @@ from ohtui.tui.app import OhtuiApp
 from ohtui.tui.options import AppOptions
 from ohtui.tui.screens.chat import READ_ONLY_FOLDER_HINT, READ_ONLY_HINT
 from ohtui.tui.screens.config_problem import ConfigProblemScreen
+from ohtui.tui.screens.help import HelpScreen
 from ohtui.tui.screens.settings import SettingsScreen
 from ohtui.tui.toast_place import error_regions, watch_screens
 from ohtui.tui.widgets.composer import PLACEHOLDER, Composer
@@ -257,3 +258,22 @@ async def test_without_colour_the_focused_field_is_underlined(
                 (o.query_one(SelectCurrent) if o is provider else o).rich_style.underline
                 for o in others
             )
+
+
+async def test_at_80_columns_the_help_wraps_under_its_own_column(
+    app_options: AppOptions, wait: Any, llm_server: ScriptedLLMServer
+) -> None:
+    app = OhtuiApp(app_options)
+    async with app.run_test(size=SMALL) as pilot:
+        await wait(pilot, lambda: chat_ready(app), what="the chat")
+        assert app.chat is not None
+        app.chat.run_slash("help")
+        await wait(pilot, lambda: isinstance(app.screen, HelpScreen), what="the help")
+        grid = app.screen.query_one("#help-grid")
+        rows = [w for w in grid.children if not w.has_class("heading")]
+        keys, descriptions = rows[0::2], rows[1::2]
+        assert {k.region.x for k in keys} == {keys[0].region.x}
+        assert {d.region.x for d in descriptions} == {descriptions[0].region.x}
+        assert all(k.region.height == 1 for k in keys)
+        assert any(d.region.height > 1 for d in descriptions)  # some wrap, under themselves
+        assert all(d.region.right <= grid.region.right for d in descriptions)
