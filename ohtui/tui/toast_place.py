@@ -26,6 +26,7 @@ ERROR_DISPLAYS = ", ".join(
         "StatusBar",  # says a failed run's error in words
         "#error",  # a dialog's or the settings screen's inline error line
         "#check-result.-failed",  # the settings screen's failed model test
+        "TextPromptScreen #message",  # why an answer was refused (rename, /title)
         "#problem-scroll",  # the config problem dialog
         "NoKeyringScreen #problem",
     )
