@@ -18,11 +18,11 @@ from textual.geometry import Region
 from textual.screen import Screen
 from textual.widgets._toast import Toast, ToastRack
 
+# A failed command's output is not ohtui's error: a long one would keep every toast away.
 ERROR_DISPLAYS = ", ".join(
     (
         ".cell.error",  # the chat's error cells
         ".cell.notice.-error",
-        ".cell.action.-failed",
         "StatusBar",  # says a failed run's error in words
         "#error",  # a dialog's or the settings screen's inline error line
         "#check-result.-failed",  # the settings screen's failed model test
