@@ -13,11 +13,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ohtui.settings import paths
 from ohtui.settings.profile import Profile
 from ohtui.settings.secrets import NO_KEY
 
 if TYPE_CHECKING:
     from ohtui.sdk import BaseConversation, ConfirmationPolicyBase, Event, LocalConversation
+    from ohtui.sdk.context import AgentContext
     from ohtui.sdk.conversation import ConversationSummary, LeaseHolder, StorageReadOnlyError
     from ohtui.sdk.llm import LLMStreamChunk
     from ohtui.sdk.sandbox import SandboxConfig
@@ -146,7 +148,7 @@ def start(
     if held_by is not None or read_only_reason is not None:
         # Its policy and rules stay as they were saved.
         return Started(opened, (), held_by, read_only_reason)
-    notices = [opened.sandbox_notice, missing_key(profile, opened)]
+    notices = [opened.sandbox_notice, missing_key(profile, opened), skill_notice(conversation)]
     chosen = ("confirmation", "policy") in profile.overrides
     saved = policy_name(conversation.state.confirmation_policy)
     policy = saved if opened.resumed and not chosen else profile.settings.confirmation.policy
@@ -211,7 +213,11 @@ def open_conversation(
     if callbacks.on_attempt is not None:
         llm.add_attempt_listener(callbacks.on_attempt)
     agent_settings = settings.agent
-    agent = Agent(llm=llm, tools=[Tool(name=name) for name in agent_settings.tools])
+    agent = Agent(
+        llm=llm,
+        tools=[Tool(name=name) for name in agent_settings.tools],
+        agent_context=skills_context(),
+    )
     conversation = LocalConversation(
         agent=agent,
         workspace=saved_workspace or workspace,
@@ -232,6 +238,26 @@ def open_conversation(
         conversation.state.stuck_detection = agent_settings.stuck_detection  # the setting rules
     notice = None if read_only else install_sandbox(conversation, settings.sandbox.config())
     return Opened(conversation, model, resumed, key_source, notice)
+
+
+def skills_context() -> AgentContext:
+    """Skills from the project (AGENTS.md, .ohtui/skills...) and the user's dirs: ohtui's
+    own (beside config.toml), then those other OpenHands tools share."""
+    from ohtui.sdk.context import AgentContext
+    from ohtui.sdk.context.skills.loader import default_user_skill_dirs
+
+    dirs = [paths.skills_dir(), *default_user_skill_dirs()]
+    return AgentContext(
+        load_project_skills=True, load_user_skills=True, user_skills_dirs=[str(d) for d in dirs]
+    )
+
+
+def skill_notice(conversation: LocalConversation) -> str | None:
+    """One warning for the skill files that could not be read, naming each and its fault."""
+    warnings = conversation.skill_warnings
+    if not warnings:
+        return None
+    return f"Skipped {len(warnings)} skill file(s): " + "; ".join(warnings)
 
 
 def storage_advice(profile: Profile, error: StorageReadOnlyError) -> str:

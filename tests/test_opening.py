@@ -180,3 +180,31 @@ def test_start_opens_a_conversation_another_ohtui_runs_read_only_when_asked(
         reader.conversation.close()
     finally:
         first.conversation.close()
+
+
+def test_start_loads_the_project_and_user_skills_and_says_which_files_it_skipped(
+    tmp_path: Path,
+    workspace: Path,
+    persistence_dir: Path,
+    no_keyring: None,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    config_dir = tmp_path / "config"
+    monkeypatch.setenv("OHTUI_CONFIG_DIR", str(config_dir))
+    (config_dir / "skills").mkdir(parents=True)
+    (config_dir / "skills" / "tea.md").write_text("---\ntriggers: [tea]\n---\nGreen, 80 C.\n")
+    (workspace / "AGENTS.md").write_text("Run make check.\n")
+    broken = workspace / ".agents" / "skills" / "broken.md"
+    broken.parent.mkdir(parents=True)
+    broken.write_text("---\ntriggers: tea\n---\n")
+
+    started = start(profile(tmp_path, use_keyring=False), workspace, persistence_dir)
+    try:
+        context = started.conversation.agent.agent_context
+        assert context is not None
+        assert {s.name for s in context.skills} >= {"agents", "tea"}
+        [notice] = [n for n in started.notices if "skill" in n]
+        assert notice.startswith("Skipped 1 skill file(s): ")
+        assert str(broken) in notice and "'triggers' must be a list" in notice
+    finally:
+        started.conversation.close()

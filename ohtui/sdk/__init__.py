@@ -6,6 +6,7 @@ script with no terminal UI. litellm is imported only when the first LLM call is 
 
 from ohtui.sdk.agent import Agent, AgentBase
 from ohtui.sdk.context import AgentContext
+from ohtui.sdk.context.skills.skill import KeywordTrigger, Skill
 from ohtui.sdk.conversation import (
     BaseConversation,
     Cipher,
@@ -63,6 +64,7 @@ from ohtui.sdk.llm import (
     TextContent,
 )
 from ohtui.sdk.logger import get_logger
+from ohtui.sdk.plugins.types import PluginSource, ResolvedPluginSource
 from ohtui.sdk.security import (
     AlwaysConfirm,
     ApprovalRule,
@@ -128,6 +130,7 @@ __all__ = [
     "HookConfig",
     "HookExecutionEvent",
     "ImageContent",
+    "KeywordTrigger",
     "LLMCompletionLogEvent",
     "LLMConvertibleEvent",
     "LLMError",
@@ -147,11 +150,14 @@ __all__ = [
     "PatternSecurityAnalyzer",
     "PauseEvent",
     "PersistenceError",
+    "PluginSource",
     "PolicyRailSecurityAnalyzer",
     "RegistryEvent",
+    "ResolvedPluginSource",
     "SecretRegistry",
     "SecurityAnalyzerBase",
     "SecurityRisk",
+    "Skill",
     "StorageReadOnlyError",
     "StuckDetectionThresholds",
     "StuckDetector",

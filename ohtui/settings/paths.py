@@ -25,6 +25,11 @@ def config_file() -> Path:
     return _dir("OHTUI_CONFIG_DIR", "config") / "config.toml"
 
 
+def skills_dir() -> Path:
+    """The user's own skills (OHTUI_CONFIG_DIR moves it with the config)."""
+    return _dir("OHTUI_CONFIG_DIR", "config") / "skills"
+
+
 def data_dir() -> Path:
     """Conversations and prompt history (OHTUI_DATA_DIR overrides)."""
     return _dir("OHTUI_DATA_DIR", "data")

@@ -26,3 +26,16 @@ def plural(count: int, noun: str, many: str | None = None) -> str:
 def waiting_text(count: int) -> str:
     """ "1 action waits", "3 actions wait"."""
     return f"{plural(count, 'action')} {'waits' if count == 1 else 'wait'}"
+
+
+def clip_lines(text: str, limit: int) -> tuple[str, int]:
+    """The first `limit` lines of text, and how many lines were left out."""
+    lines = text.splitlines()
+    if len(lines) <= limit:
+        return text, 0
+    return "\n".join(lines[:limit]), len(lines) - limit
+
+
+def more_lines(count: int) -> str:
+    """ "1 more line", "2 more lines"."""
+    return plural(count, "more line")

@@ -63,6 +63,8 @@ class SavedHistory(Message):
     history: list[Any]
     total_events: int
     has_older: bool
+    status: RunStatus | None = None
+    """The run status it was saved with (e.g. waiting for approval)."""
 
 
 @dataclass

@@ -18,4 +18,4 @@ def load_engine() -> None:
     with _lock:
         import ohtui.sdk
         import ohtui.settings.schema
-        import ohtui.tui.widgets.cells  # noqa: F401
+        import ohtui.tui.widgets.cell_factory  # noqa: F401

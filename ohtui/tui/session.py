@@ -183,7 +183,8 @@ class Session:
         if summary is None:
             return
         events, total = history_tail(directory, summary.id, HISTORY_TAIL)
-        self._post(msg.SavedHistory(events, total, total > len(events)))
+        status = RunStatus(summary.status) if summary.status else None
+        self._post(msg.SavedHistory(events, total, total > len(events), status))
 
     def _create_conversation(self) -> tuple[BaseConversation, bool]:
         """Open the conversation: the options' factory's, or the local one the settings

@@ -267,6 +267,20 @@ async def test_always_allow_edits_the_rule_and_approves_the_action() -> None:
     assert app.result == ApprovalDecision(approved=("a1", "a2", "a3"), rules=(expected_rule,))
 
 
+async def test_an_emptied_prefix_previews_no_rule_rather_than_every_action() -> None:
+    app = approval_host()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("a")
+        await pilot.pause()
+        editor = app.screen
+        assert isinstance(editor, RuleEditorScreen)
+        await pilot.press("ctrl+u")
+        await pilot.pause()
+        preview = static_text(editor, "#preview")
+        assert "every" not in preview
+        assert "Type a command prefix" in preview
+
+
 async def test_always_allow_on_the_only_action_closes_at_once() -> None:
     app = approval_host((PUSH,))
     async with app.run_test(size=SIZE) as pilot:

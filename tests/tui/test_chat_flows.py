@@ -179,9 +179,9 @@ async def test_enter_and_space_fold_a_focused_cell_and_c_copies_it(
         assert "14 more lines" in collapsed
         assert "\n  20" not in collapsed
 
-        await pilot.press("tab")  # from the composer to the first cell
-        assert isinstance(app.focused, UserCell)
-        await pilot.press("tab")
+        await pilot.press("tab")  # from the composer to the newest cell: the answer
+        assert isinstance(app.focused, AgentCell)
+        await pilot.press("up")
         assert app.focused is cell
         await pilot.press("enter")
         assert cell.expanded
@@ -202,7 +202,7 @@ async def test_enter_and_space_fold_a_focused_cell_and_c_copies_it(
         await pilot.press("c")
         numbers = "\n".join(str(n) for n in range(1, 21))
         assert app.clipboard == f"seq 1 20\n{numbers}"  # without the status line the cell hides
-        await pilot.press("tab")  # the agent's answer
+        await pilot.press("down")  # the agent's answer
         assert isinstance(app.focused, AgentCell)
         await pilot.press("c")
         assert app.clipboard == "Counted."

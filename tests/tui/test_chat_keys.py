@@ -22,7 +22,7 @@ from chat_helpers import (
 )
 from llm_server import ScriptedLLMServer
 
-from ohtui.sdk import AlwaysConfirm, ConfirmRisky, NeverConfirm, PauseEvent
+from ohtui.sdk import AlwaysConfirm, ConfirmRisky, NeverConfirm, ObservationEvent, PauseEvent
 from ohtui.tui.app import OhtuiApp
 from ohtui.tui.options import AppOptions
 from ohtui.tui.widgets.cells import NoticeCell
@@ -99,8 +99,11 @@ async def test_escape_twice_stops_a_running_command_now(
         await wait(pilot, lambda: status(app) == "paused", timeout=5, what="the stop")
         assert time.monotonic() - started < 4
         terminal = action_cells(app, "terminal")[0]
-        assert terminal.result is not None
-        assert terminal.result.observation.interrupted
+        assert terminal.result is not None and terminal.result.failed
+        assert app.chat is not None and app.chat.session.conversation is not None
+        events = app.chat.session.conversation.state.events
+        observation = next(e for e in events if isinstance(e, ObservationEvent)).observation
+        assert observation.interrupted
         assert "✗ interrupted" in cell_text(terminal)
         assert len(pause_notices(app)) == 1
         assert len(llm_server.requests) == 1

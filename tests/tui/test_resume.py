@@ -3,6 +3,7 @@ first), `/resume`, `--continue`, and renaming the open conversation from the pic
 
 from __future__ import annotations
 
+import time
 import uuid
 from dataclasses import replace
 from pathlib import Path
@@ -12,6 +13,8 @@ import pytest
 from chat_helpers import (
     SIZE,
     USAGE,
+    action_cells,
+    cell_text,
     cells,
     chat_ready,
     screen_text,
@@ -31,6 +34,7 @@ from ohtui.tui.options import AppOptions
 from ohtui.tui.screens.approval import ApprovalScreen
 from ohtui.tui.screens.picker import PickerScreen
 from ohtui.tui.screens.text_prompt import TextPromptScreen
+from ohtui.tui.session import Session
 from ohtui.tui.widgets.cells import ErrorCell
 from ohtui.tui.widgets.composer import PLACEHOLDER, Composer
 
@@ -147,6 +151,30 @@ async def test_picking_a_conversation_that_waits_for_approval_reopens_the_modal(
         await wait(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the modal")
         assert app.chat is not None and app.chat.session.conversation_id == waiting
         assert "rm -rf build" in screen_text(app)
+
+
+async def test_a_resumed_conversation_waiting_for_approval_shows_waiting_from_the_start(
+    app_options: AppOptions,
+    llm_server: ScriptedLLMServer,
+    wait: Any,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    waiting = save(app_options, llm_server, ["clean up"], waiting="rm -rf build")
+    opened = Session._create_conversation
+
+    def slow_open(self: Session) -> Any:
+        time.sleep(1.0)  # a slow keyring: the saved history is on screen well before this
+        return opened(self)
+
+    monkeypatch.setattr(Session, "_create_conversation", slow_open)
+    app = OhtuiApp(replace(app_options, resume_id=waiting))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait(pilot, lambda: bool(app.chat and action_cells(app)), what="the saved history")
+        assert not isinstance(app.screen, ApprovalScreen)  # still opening
+        shown = cell_text(action_cells(app)[0])
+        assert "waiting for your approval" in shown
+        assert "running" not in shown
+        await wait(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the modal")
 
 
 async def test_continue_opens_this_workspace_latest(

@@ -79,7 +79,7 @@ class Agent(AgentBase):
                 for rated in (False, True)
             }
             summaries = [(t.name, t.description.strip().splitlines()[0]) for t in tools.values()]
-            suffix = self.agent_context.system_message_suffix if self.agent_context else None
+            suffix = self.agent_context.system_message_extension() if self.agent_context else None
             prompt = render_system_prompt(state.workspace.working_dir, summaries, suffix)
             dynamic = self.get_dynamic_context(state)
             self._static_prompt = prompt

@@ -46,6 +46,11 @@ class AgentBase(DiscriminatedUnionMixin, ABC):
     agent_context: AgentContext | None = Field(
         default=None, description="Text added to the system prompt and to user messages."
     )
+    mcp_config: dict[str, Any] = Field(
+        default_factory=dict,
+        description="MCP servers by name (settings as in .mcp.json's mcpServers); plugins add "
+        "theirs, a later one replacing one of the same name.",
+    )
 
     @field_validator("include_default_tools")
     @classmethod

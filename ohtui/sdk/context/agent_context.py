@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from pydantic import BaseModel, ConfigDict, Field
 
+from ohtui.sdk.context.skills.prompt import recall_knowledge, render_repo_context
+from ohtui.sdk.context.skills.skill import Skill
 from ohtui.sdk.llm.message import TextContent
 
 
@@ -12,6 +16,10 @@ class AgentContext(BaseModel):
 
     model_config = ConfigDict(defer_build=True, frozen=True, extra="forbid")
 
+    skills: list[Skill] = Field(
+        default_factory=list,
+        description="Skills: always-on ones join the system prompt, keyword ones are recalled.",
+    )
     system_message_suffix: str | None = Field(
         default=None, description="Appended to the system prompt."
     )
@@ -19,8 +27,36 @@ class AgentContext(BaseModel):
         default=None,
         description="Appended (for the model) to every user message sent to the conversation.",
     )
+    load_project_skills: bool = Field(
+        default=False,
+        description="Add the workspace's skills (AGENTS.md, .agents/skills...) when a "
+        "conversation starts; they win over skills of the same name.",
+    )
+    load_user_skills: bool = Field(
+        default=False,
+        description="Add the user's skills (from user_skills_dirs) when a conversation starts; "
+        "every other skill of the same name wins over them.",
+    )
+    user_skills_dirs: list[str] | None = Field(
+        default=None,
+        description="Where the user's skills are (first wins); None: ~/.agents/skills and "
+        "~/.openhands/skills.",
+    )
 
-    def user_message_extension(self) -> list[TextContent]:
-        """What to add to a user message: the suffix, if there is one."""
+    def system_message_extension(self) -> str | None:
+        """What follows the system prompt: the always-on skills, then the suffix."""
+        parts = [render_repo_context(self.skills), (self.system_message_suffix or "").strip()]
+        return "\n\n".join(p for p in parts if p) or None
+
+    def user_message_extension(
+        self, text: str = "", skip_skill_names: Iterable[str] = ()
+    ) -> tuple[list[TextContent], list[str]]:
+        """What to add to a user message of this `text`: the knowledge its keywords recall
+        (skills not in `skip_skill_names`) and the suffix; and the names of the skills recalled.
+        """
+        knowledge, names = recall_knowledge(self.skills, text, skip_skill_names)
         suffix = (self.user_message_suffix or "").strip()
-        return [TextContent(text=suffix)] if suffix else []
+        extension = [knowledge] if knowledge is not None else []
+        if suffix:
+            extension.append(TextContent(text=suffix))
+        return extension, names

@@ -37,6 +37,7 @@ from ohtui.sdk.event.llm_convertible.observation import (
     UserRejectObservation,
 )
 from ohtui.sdk.event.llm_convertible.system import SystemPromptEvent
+from ohtui.sdk.plugins.types import ResolvedPluginSource
 from ohtui.sdk.sandbox import Sandbox
 from ohtui.sdk.security.analyzer import SecurityAnalyzerBase
 from ohtui.sdk.security.confirmation_policy import ConfirmationPolicyBase, NeverConfirm
@@ -88,7 +89,13 @@ class ConversationState(BaseModel):
     security_analyzer: SerializeAsAny[SecurityAnalyzerBase] | None = Field(
         default=None, description="Rates each action's risk before the policy decides."
     )
-    activated_knowledge_skills: list[str] = Field(default_factory=list)
+    activated_knowledge_skills: list[str] = Field(
+        default_factory=list, description="Knowledge skills recalled so far (each once)."
+    )
+    resolved_plugins: list[ResolvedPluginSource] | None = Field(
+        default=None,
+        description="The plugins loaded, each pinned to its commit: a resume loads the same.",
+    )
     blocked_actions: dict[str, str] = Field(
         default_factory=dict, description="Actions blocked by PreToolUse hooks, by action id."
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+from collections.abc import Iterable
 from enum import Enum
 from functools import cached_property
 from pathlib import Path
@@ -233,6 +234,16 @@ class HookConfig(BaseModel):
                 for e in exc.errors()
             )
             raise HookConfigError(f"{path}: {problems}") from exc
+
+    @classmethod
+    def merge(cls, configs: Iterable[HookConfig | None]) -> HookConfig | None:
+        """All the configs' hooks, event by event in order (all of them run); None if none."""
+        present = [c for c in configs if c is not None and not c.is_empty()]
+        if not present:
+            return None
+        return cls.model_validate(
+            {name: [m for c in present for m in getattr(c, name)] for name in cls.model_fields}
+        )
 
     def _matchers(self, event_type: HookEventType) -> list[HookMatcher]:
         return {

@@ -54,6 +54,13 @@ class ChatScreen(Screen[None]):
         Binding("ctrl+c", "stop", "Stop", show=True, priority=True),
         Binding("shift+tab", "cycle_policy", "Policy", show=True, priority=True),
         Binding("ctrl+o", "review", "Review", show=True),
+        # The conversation scrolls while the composer keeps focus: Page keys need priority over
+        # the input's own. The footer names them on the Ctrl+End binding (last, so at 80 columns
+        # it is the one left out, not Pause or Review).
+        Binding("pageup", "scroll('up')", "Scroll up", show=False, priority=True),
+        Binding("pagedown", "scroll('down')", "Scroll down", show=False, priority=True),
+        Binding("ctrl+home", "scroll('top')", "Oldest", show=False),
+        Binding("ctrl+end", "scroll('bottom')", "Scroll", key_display="PgUp/PgDn"),
     ]
 
     def __init__(self, options: AppOptions, profile: Profile) -> None:
@@ -157,6 +164,15 @@ class ChatScreen(Screen[None]):
     def _typed(self) -> None:
         self._last_key = time.monotonic()
 
+    def action_scroll(self, where: str) -> None:
+        """Scroll the conversation ("up", "down", "top", "bottom"); focus stays where it is."""
+        self.view.scroll_by_keys(where)
+
+    @on(Composer.TabbedOut)
+    def _tabbed_out(self) -> None:
+        if not self.view.focus_newest():
+            self.focus_next()
+
     # --- sending ---------------------------------------------------------------------------
 
     @on(Composer.Submitted)
@@ -189,7 +205,8 @@ class ChatScreen(Screen[None]):
     # --- session messages ------------------------------------------------------------------
 
     def on_saved_history(self, message: msg.SavedHistory) -> None:
-        self.view.load_history(message.history, message.total_events, message.has_older)
+        waiting = message.status is RunStatus.WAITING_FOR_CONFIRMATION
+        self.view.load_history(message.history, message.total_events, message.has_older, waiting)
         self._shown_total = message.total_events
 
     def _settings_loaded(self, then: Callable[[], None] | None = None) -> None:
@@ -229,7 +246,10 @@ class ChatScreen(Screen[None]):
             if self._shown_total is not None:
                 self.view.remove_children()
                 self.view.reset()
-            self.view.load_history(message.history, message.total_events, message.has_older)
+            waiting = message.status is RunStatus.WAITING_FOR_CONFIRMATION
+            self.view.load_history(
+                message.history, message.total_events, message.has_older, waiting
+            )
         self._shown_total = None
         self._show_title(message.title)
 

@@ -24,7 +24,8 @@ KEYS = (
     ("Shift+Tab", "cycle the confirmation policy"),
     ("Ctrl+O", "review actions waiting for approval"),
     ("Ctrl+P", "command palette (themes too)"),
-    ("Tab, then Enter / c", "on a cell: expand or collapse / copy"),
+    ("PgUp/PgDn, Ctrl+Home/End", "scroll the conversation; to its top / bottom"),
+    ("Tab, ↑/↓, Enter, c", "newest cell, older/newer one, expand or collapse, copy"),
 )
 
 

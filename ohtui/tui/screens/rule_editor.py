@@ -124,7 +124,11 @@ class RuleEditorScreen(ModalScreen[tuple[RuleDraft, ...] | None]):
         return tuple(edited)
 
     def _update_preview(self) -> None:
-        preview = f"Allow {describe_rules(self.current_drafts())} — {self._scope.label}"
+        drafts = self.current_drafts()
+        if self._kind is not None and not all(d.command_prefix or d.path_glob for d in drafts):
+            preview = f"Type a {_FIELD_LABELS[self._kind].lower()} to see what the rule allows."
+        else:
+            preview = f"Allow {describe_rules(drafts)} — {self._scope.label}"
         self.query_one("#preview", Static).update(preview)
 
     def watch_error(self, error: str) -> None:

@@ -1,4 +1,5 @@
-"""One cell per thing that happened in the conversation, built from engine events.
+"""One cell per thing that happened in the conversation (the cell factory makes them from
+engine events; the cells themselves know nothing of the engine).
 
 Cells are cheap single widgets that render Content or a Rich renderable, so thousands of
 events never mean thousands of heavy widgets. Every cell can take focus (Tab / arrow keys
@@ -8,7 +9,10 @@ in the view), expand or collapse its body, and copy its text.
 from __future__ import annotations
 
 import re
-from typing import Any, ClassVar
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from rich.console import Group, RenderableType
 from rich.markdown import Markdown
@@ -17,20 +21,19 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.reactive import reactive
+from textual.visual import visualize
 from textual.widget import Widget
 from textual.widgets import Static
 
-from ohtui.tui.render import (
-    COLLAPSED_LINES,
-    TOOL_ICONS,
-    action_summary,
-    arguments,
-    clip_lines,
-    diff_content,
-    risk_badge,
-)
+from ohtui.tui.display import clip_lines, more_lines
 
-_STATUS_LINE = re.compile(r"\n?\[exit code -?\d+\]$")
+if TYPE_CHECKING:
+    from textual.css.styles import RulesMap
+
+COLLAPSED_LINES = 6
+"""Lines of a tool's output shown until the cell is expanded."""
+USER_LINES = 12
+"""Lines of a long user message (a pasted log) shown until the cell is expanded."""
 STREAM_REFRESH_SECONDS = 1 / 40
 """Streaming text is redrawn at most this often; chunks in between are batched."""
 
@@ -42,6 +45,8 @@ class Cell(Widget):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter,space", "toggle_body", "Expand", show=False),
         Binding("c", "copy", "Copy", show=False),
+        Binding("up", "step(-1)", "Older", show=False),
+        Binding("down", "step(1)", "Newer", show=False),
     ]
 
     expanded: reactive[bool] = reactive(False, toggle_class="-expanded", layout=True)
@@ -60,6 +65,18 @@ class Cell(Widget):
         """Expand or collapse the body."""
         if self.can_expand():
             self.expanded = not self.expanded
+
+    def action_step(self, direction: int) -> None:
+        """Focus the cell before (-1) or after (1) this one; past the newest, the composer."""
+        parent = self.parent
+        siblings = [w for w in parent.children if isinstance(w, Cell)] if parent else [self]
+        index = siblings.index(self) + direction
+        if 0 <= index < len(siblings):
+            siblings[index].focus()
+        elif direction > 0:
+            self.screen.focus_next()
+        elif isinstance(parent, Widget):
+            parent.scroll_home(animate=False)  # at the top: older cells load as it scrolls up
 
     def action_copy(self) -> None:
         """Copy the cell's text to the clipboard."""
@@ -81,10 +98,18 @@ class UserCell(Cell):
 
     def render(self) -> Content:
         marker = Content.styled("❯ ", "bold $text-primary")
-        body = Content(self.text)
+        shown, hidden = clip_lines(self.text, 10_000_000 if self.expanded else USER_LINES)
+        body = Content(shown)
+        if hidden:
+            more = f"\n… {more_lines(hidden)} · enter to expand"
+            body = Content.assemble(body, Content.styled(more, "italic dim"))
         if self.queued:
             return Content.assemble(marker, body, Content.styled("  (queued)", "italic dim"))
         return Content.assemble(marker, body)
+
+    def can_expand(self) -> bool:
+        """A long message (a pasted log) can be expanded."""
+        return self.text.count("\n") >= USER_LINES
 
     def copy_text(self) -> str:
         """The message."""
@@ -103,7 +128,7 @@ class AgentCell(Cell):
         parts: list[RenderableType] = []
         if self.reasoning:
             shown, hidden = clip_lines(self.reasoning, 100 if self.expanded else 2)
-            note = f"\n… {hidden} more lines of reasoning" if hidden else ""
+            note = f"\n… {more_lines(hidden)} of reasoning" if hidden else ""
             parts.append(Content.styled(f"{shown}{note}", "italic dim"))
         parts.append(_markdown(self.text, self.app.current_theme.dark))
         return Group(*parts)
@@ -119,62 +144,105 @@ class AgentCell(Cell):
 
 class StreamingCell(Cell):
     """A response being written. Finished paragraphs are rendered once, as their own child;
-    only the paragraph still growing is redrawn, at most every STREAM_REFRESH_SECONDS, so
-    streaming costs the same at the thousandth line as at the first."""
+    only the paragraph still growing is redrawn, at most every STREAM_REFRESH_SECONDS, and the
+    screen is laid out again only when that paragraph's height changes. Chunks are kept as
+    they come and joined once per redraw, so streaming costs the same at the thousandth line
+    as at the first."""
 
     def __init__(self, response_id: str) -> None:
         super().__init__(classes="cell agent streaming")
         self.response_id = response_id
-        self.text = ""
-        self.reasoning = ""
-        self._settled = 0
+        self._settled: list[str] = []
+        """Finished paragraphs, as shown in their own blocks."""
+        self._growing: list[str] = []
+        """The chunks of the paragraph still being written."""
+        self._reasoning: list[str] = []
+        self._shown_thought = ""
         self._scheduled = False
+        self._last_redraw = 0.0
+        self._thought = Static(classes="reasoning")
+        self._thought.display = False  # no empty row above the text
+        self._tail = Static("…", classes="tail")
+
+    @property
+    def text(self) -> str:
+        """The text so far."""
+        return "".join(self._settled) + "".join(self._growing)
+
+    @property
+    def reasoning(self) -> str:
+        """The reasoning so far."""
+        return "".join(self._reasoning)
 
     def compose(self) -> ComposeResult:
-        reasoning = Static(classes="reasoning")
-        reasoning.display = False  # no empty row above the text
-        yield reasoning
-        yield Static("…", classes="tail")
+        yield self._thought
+        yield self._tail
 
     def append(self, content: str, reasoning: str = "") -> None:
-        """Add streamed text; the redraw is batched with whatever else arrives soon."""
-        self.text += content
-        self.reasoning += reasoning
-        if not self._scheduled:
-            self._scheduled = True
-            self.set_timer(STREAM_REFRESH_SECONDS, self._redraw)
+        """Add streamed text; drawn at once unless a redraw was very recent, then batched."""
+        if content:
+            self._growing.append(content)
+        if reasoning:
+            self._reasoning.append(reasoning)
+        if self._scheduled:
+            return
+        self._scheduled = True
+        wait = self._last_redraw + STREAM_REFRESH_SECONDS - time.monotonic()
+        if wait > 0:
+            self.set_timer(wait, self._redraw)
+        else:
+            self.call_later(self._redraw)
 
     def _redraw(self) -> None:
         self._scheduled = False
+        self._last_redraw = time.monotonic()
         dark = self.app.current_theme.dark
-        boundary = _settled_boundary(self.text, self._settled)
-        if boundary > self._settled:
-            block = Static(_markdown(self.text[self._settled : boundary], dark), classes="block")
-            self.mount(block, before=self.query_one(".tail"))
-            self._settled = boundary
-        tail = self.text[self._settled :]
+        growing = "".join(self._growing)
+        boundary = _settled_boundary(growing)
+        if boundary:
+            done = growing[:boundary]
+            self.mount(Static(_markdown(done, dark), classes="block"), before=self._tail)
+            self._settled.append(done)
+            growing = growing[boundary:]
+        self._growing = [growing] if growing else []
         # A very long paragraph is shown plain while it grows: re-parsing it every frame would not.
-        shown: RenderableType = _markdown(tail, dark) if len(tail) < 1500 else Text(tail)
-        self.query_one(".tail", Static).update(shown)
-        if self.reasoning.strip():
-            last, _ = clip_lines(self.reasoning.strip().splitlines()[-1], 1)
-            self.query_one(".reasoning").display = True
-            self.query_one(".reasoning", Static).update(
-                Text(f"thinking: {last}", style="italic dim")
-            )
+        shown: RenderableType = _markdown(growing, dark) if len(growing) < 1500 else Text(growing)
+        _update(self._tail, shown)
+        if self._reasoning:
+            lines = self.reasoning.strip().splitlines()
+            last, _ = clip_lines(lines[-1], 1) if lines else ("", 0)
+            if last != self._shown_thought:
+                self._shown_thought = last
+                self._thought.display = True
+                _update(self._thought, Text(f"thinking: {last}", style="italic dim"))
 
     def copy_text(self) -> str:
         """The text so far."""
         return self.text
 
 
+@dataclass(frozen=True)
+class ResultView:
+    """How the result of a tool call shows (made from the engine's types by the cell factory)."""
+
+    status: Content | None
+    """The line under the title (exit code, rejection, error), or None."""
+    failed: bool
+    output: str = ""
+    """The output as text, for the clipboard."""
+    body: Callable[[int], Content | None] = lambda limit: None
+    """The body at most `limit` lines long (diff, output, checklist), or None."""
+
+
 class ActionCell(Cell):
     """A tool call: a one-line title, and its result folded in when it arrives."""
 
-    def __init__(self, action_event: Any) -> None:
+    def __init__(self, action_event: Any, title: Content, detail: str) -> None:
         super().__init__(classes=f"cell action tool-{action_event.tool_name}")
         self.action_event = action_event
-        self.result: Any = None
+        self.title = title
+        self.detail = detail
+        self.result: ResultView | None = None
         self.waiting = False
 
     @property
@@ -182,125 +250,66 @@ class ActionCell(Cell):
         """The call this cell shows."""
         return str(self.action_event.tool_call_id)
 
-    def set_result(self, result: Any) -> None:
+    def set_result(self, result: ResultView) -> None:
         """Fold in the observation, rejection or error that answers the call."""
         self.result = result
         self.waiting = False
-        self.set_class(self._failed(), "-failed")
+        self.set_class(result.failed, "-failed")
         self.refresh(layout=True)
 
     def set_waiting(self, waiting: bool) -> None:
         """Mark the action as waiting for approval."""
-        self.waiting = waiting
-        self.refresh(layout=True)
-
-    def _failed(self) -> bool:
-        kind = type(self.result).__name__
-        if kind in ("UserRejectObservation", "AgentErrorEvent"):
-            return True
-        observation = getattr(self.result, "observation", None)
-        return bool(observation is not None and observation.is_error)
+        if waiting != self.waiting:
+            self.waiting = waiting
+            self.refresh(layout=True)
 
     def render(self) -> Content:
-        event = self.action_event
-        tool = event.tool_name
-        if tool == "think":
-            thought = str(arguments(event).get("thought", ""))
-            shown, hidden = clip_lines(thought, 200 if self.expanded else 3)
-            more = f"\n… {hidden} more lines" if hidden else ""
-            return Content.styled(f"… {shown}{more}", "italic dim")
-        summary, _ = action_summary(event)
-        icon = TOOL_ICONS.get(tool, "⚙")
-        title = Content.assemble(
-            Content.styled(f"{icon} ", "bold $text-accent"),
-            Content.styled(tool if tool not in ("terminal", "file_editor") else "", "bold"),
-            Content(" " if tool not in ("terminal", "file_editor") else ""),
-            Content.styled(summary, "bold"),
-        )
-        badge = risk_badge(event.security_risk.value)
-        if badge.plain:
-            title = Content.assemble(title, "  ", badge)
-        lines = [title]
-        status = self._status()
-        if status is not None:
-            lines.append(status)
-        body = self._body()
+        lines = [self.title]
+        result = self.result
+        if result is None:
+            if self.waiting:
+                lines.append(Content.styled("  ⏸ waiting for your approval", "$text-warning"))
+            else:
+                lines.append(Content.styled("  … running", "dim"))
+            return Content("\n").join(lines)
+        if result.status is not None:
+            lines.append(result.status)
+        body = result.body(10_000 if self.expanded else COLLAPSED_LINES)
         if body is not None:
             lines.append(body)
         return Content("\n").join(lines)
 
-    def _status(self) -> Content | None:
-        result = self.result
-        if result is None:
-            if self.waiting:
-                return Content.styled("  ⏸ waiting for your approval", "$text-warning")
-            return Content.styled("  … running", "dim")
-        kind = type(result).__name__
-        if kind == "UserRejectObservation":
-            return Content.styled(f"  ✗ rejected: {result.rejection_reason}", "$text-warning")
-        if kind == "AgentErrorEvent":
-            return Content.styled(f"  ✗ {result.error}", "$text-error")
-        observation = result.observation
-        code = getattr(observation, "exit_code", None)
-        if not observation.is_error and self.action_event.tool_name != "terminal":
-            return None  # the body shows the result; "done" would only add noise
-        if getattr(observation, "timed_out", False):
-            return Content.styled("  ✗ timed out, killed", "$text-error")
-        if getattr(observation, "interrupted", False):
-            return Content.styled("  ✗ interrupted", "$text-warning")
-        if observation.is_error:
-            label = f"exit {code}" if code is not None else "failed"
-            return Content.styled(f"  ✗ {label}", "$text-error")
-        label = f"exit {code}" if code is not None else "done"
-        return Content.styled(f"  ✓ {label}", "$text-success")
-
-    def _body(self) -> Content | None:
-        result = self.result
-        if result is None or type(result).__name__ != "ObservationEvent":
-            return None
-        observation = result.observation
-        limit = 10_000 if self.expanded else COLLAPSED_LINES
-        diff = getattr(observation, "diff", None)
-        if diff:
-            return diff_content(diff, max_lines=limit, indent=2)
-        tasks = getattr(observation, "task_list", None)
-        if tasks is not None:
-            return _checklist(tasks)
-        if self.action_event.tool_name == "finish":
-            return None
-        text = _STATUS_LINE.sub("", observation.text.rstrip())
-        if (
-            self.action_event.tool_name == "file_editor"
-            and arguments(self.action_event).get("command") != "view"
-        ):
-            return None
-        if not text.strip():
-            return None
-        shown, hidden = clip_lines(text, limit)
-        body = Content(_indent(shown)).stylize("dim")
-        if hidden:
-            more = Content.styled(f"\n  … {hidden} more lines · enter to expand", "italic dim")
-            body = Content.assemble(body, more)
-        return body
-
     def can_expand(self) -> bool:
-        """Long output, diffs and thoughts can be expanded."""
+        """Long output and diffs can be expanded."""
         return True
 
     def copy_text(self) -> str:
         """The command (or path) and its output."""
-        _, detail = action_summary(self.action_event)
-        result = self.result
-        observation = getattr(result, "observation", None)
-        output = _STATUS_LINE.sub("", observation.text.rstrip()) if observation is not None else ""
-        return f"{detail}\n{output}".strip()
+        output = self.result.output if self.result is not None else ""
+        return f"{self.detail}\n{output}".strip()
+
+
+class ThinkCell(ActionCell):
+    """A thought the agent logged with the `think` tool: dim text, three lines until expanded."""
+
+    def __init__(self, action_event: Any, thought: str) -> None:
+        super().__init__(action_event, Content(""), thought)
+
+    def render(self) -> Content:
+        shown, hidden = clip_lines(self.detail, 200 if self.expanded else 3)
+        more = f"\n… {more_lines(hidden)}" if hidden else ""
+        return Content.styled(f"… {shown}{more}", "italic dim")
+
+    def copy_text(self) -> str:
+        """The thought."""
+        return self.detail
 
 
 class FinishCell(AgentCell):
     """The agent's final answer (its `finish` message)."""
 
-    def __init__(self, action_event: Any) -> None:
-        super().__init__(str(arguments(action_event).get("message", "")))
+    def __init__(self, action_event: Any, message: str) -> None:
+        super().__init__(message)
         self.add_class("finish")
         self.action_event = action_event
 
@@ -309,7 +318,7 @@ class FinishCell(AgentCell):
         """The finish call."""
         return str(self.action_event.tool_call_id)
 
-    def set_result(self, result: Any) -> None:
+    def set_result(self, result: ResultView) -> None:
         """Nothing to show: the message is the result."""
 
 
@@ -363,10 +372,11 @@ def _markdown(text: str, dark: bool) -> RenderableType:
     return Markdown(text, code_theme="monokai" if dark else "default")
 
 
-def _settled_boundary(text: str, start: int) -> int:
-    """The end of the last finished paragraph after `start` (not inside a code fence)."""
-    boundary = start
-    position = text.find("\n\n", start)
+def _settled_boundary(text: str) -> int:
+    """The end of the last finished paragraph in `text` that is not inside a code fence (0 for
+    none). `text` starts outside a fence: where the last settled paragraph ended."""
+    boundary = 0
+    position = text.find("\n\n")
     while position != -1:
         end = position + 2
         if text.count("```", 0, end) % 2 == 0:
@@ -375,20 +385,13 @@ def _settled_boundary(text: str, start: int) -> int:
     return boundary
 
 
-def _indent(text: str) -> str:
-    return "\n".join(f"  {line}" for line in text.splitlines())
-
-
-def _checklist(tasks: list[Any]) -> Content:
-    marks = {"done": ("☑", "$text-success"), "in_progress": ("◐", "$text-warning")}
-    lines = []
-    for task in tasks:
-        status = getattr(task, "status", "todo")
-        mark, style = marks.get(status, ("☐", ""))
-        text = Content.styled(f"  {mark} {task.title}", style or "")
-        if status == "done":
-            text = text.stylize("dim")
-        lines.append(text)
-        # Each line of the task's notes, indented under its title.
-        lines += [Content.styled(f"      {n}", "dim") for n in task.notes.splitlines() if n.strip()]
-    return Content("\n").join(lines) if lines else Content.styled("  (no tasks)", "dim")
+def _update(widget: Static, content: RenderableType) -> None:
+    """Show `content` in `widget`; lay the screen out again only if its height changes."""
+    width = widget.content_size.width
+    if not width:
+        widget.update(content)
+        return
+    # Textual measures with the widget's styles too (its own get_content_height).
+    rules = cast("RulesMap", widget.styles)
+    height = visualize(widget, content).get_height(rules, width)
+    widget.update(content, layout=height != widget.content_size.height)

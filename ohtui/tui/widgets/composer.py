@@ -28,9 +28,12 @@ from ohtui.tui.file_index import FileIndex, index_workspace
 from ohtui.tui.history import PromptHistory
 from ohtui.tui.slash import SlashCommand, filter_commands
 from ohtui.tui.widgets.marked import MarkedOptionList
+from ohtui.tui.widgets.pasted import PastedBlocks
 
 __all__ = ["Composer", "ComposerInput", "SlashCommand"]
 
+PASTE_HINT = "long paste collapsed · Ctrl+G expands it to edit"
+"""Above the input while it shows a pasted-text chip."""
 PLACEHOLDER = "Message the agent · Shift+Enter new line · / commands · @ files"
 INDEXING_LABEL = "indexing files…"
 MAX_MATCHES = 20
@@ -55,7 +58,13 @@ CompletionItem = SlashCommand | str | None
 class ComposerInput(TextArea):
     """The composer's text area: hands the keys the composer owns to it before editing."""
 
-    def __init__(self, key_handler: Callable[[str], bool], *, id: str | None = None) -> None:
+    def __init__(
+        self,
+        key_handler: Callable[[str], bool],
+        paste_handler: Callable[[str], str] = lambda text: text,
+        *,
+        id: str | None = None,
+    ) -> None:
         super().__init__(
             id=id,
             soft_wrap=True,
@@ -65,6 +74,18 @@ class ComposerInput(TextArea):
             placeholder=PLACEHOLDER,
         )
         self._key_handler = key_handler
+        self._paste_handler = paste_handler
+
+    async def _on_paste(self, event: events.Paste) -> None:
+        # prevent_default stops TextArea's own handler: the text goes in as the handler says.
+        event.prevent_default()
+        if self.read_only:
+            return
+        # Terminals (and tmux) may end pasted lines with CR: lines are LF here.
+        text = self._paste_handler(event.text.replace("\r\n", "\n").replace("\r", "\n"))
+        if result := self._replace_via_keyboard(text, *self.selection):
+            self.move_cursor(result.end_location)
+            self.focus()
 
     async def _on_key(self, event: events.Key) -> None:
         if self._key_handler(event.key):
@@ -121,6 +142,9 @@ class Composer(Vertical):
 
         text: str
 
+    class TabbedOut(Message):
+        """Tab in the input with no completion to take: the user wants to leave it."""
+
     class _IndexReady(Message, bubble=False):
         def __init__(self, generation: int, index: FileIndex) -> None:
             super().__init__()
@@ -147,7 +171,8 @@ class Composer(Vertical):
         self._commands: tuple[SlashCommand, ...] = tuple(commands)
         self._menu = MarkedOptionList(id="completions", markup=False)
         self._menu.can_focus = False  # focus stays in the input; the menu follows its keys
-        self._input = ComposerInput(self._handle_key, id="input")
+        self._pastes = PastedBlocks()
+        self._input = ComposerInput(self._handle_key, self._pasted, id="input")
         self._items: list[CompletionItem] = []
         self._trigger: _Trigger | None = None
         self._dismissed: _Trigger | None = None
@@ -201,6 +226,7 @@ class Composer(Vertical):
         self._history_index = None
         self._trigger = None
         self._input.load_text("")
+        self._pastes.clear()
         self._close_menu()
 
     def say_why_blocked(self, reason: str | None) -> None:
@@ -232,6 +258,10 @@ class Composer(Vertical):
 
     def _handle_key(self, key: str) -> bool:
         """Act on a key pressed in the input; True when it was ours (it then goes no further)."""
+        if key == "ctrl+g":
+            return self._expand_pastes()
+        if key == "backspace":
+            return self._delete_chip()
         if key not in {"enter", "tab", "escape", "up", "down", *NEWLINE_KEYS}:
             return False
         self._sync_completion()  # the latest Changed message may still be queued
@@ -253,6 +283,9 @@ class Composer(Vertical):
         if key == "enter":
             self._submit(self._input.text)
             return True
+        if key == "tab":
+            self.post_message(self.TabbedOut())
+            return True
         if key in NEWLINE_KEYS:
             self._input.replace("\n", *self._input.selection, maintain_selection_offset=False)
             return True
@@ -263,13 +296,44 @@ class Composer(Vertical):
         return False
 
     def _submit(self, raw: str) -> None:
-        text = _tidy(raw)
+        text = _tidy(self._pastes.expand(raw))
         if not text:
             return
         self.post_message(self.Submitted(text))
         if self._history is not None and self._history.remember(text):
             self.run_worker(self._history.flush, thread=True, group="history", exit_on_error=False)
         self.clear()
+
+    # --- long pastes
+
+    def _pasted(self, text: str) -> str:
+        """What a paste puts in the input: a chip for a long one, else the text itself."""
+        return self._pastes.collapse(text) if self._pastes.is_long(text) else text
+
+    def _expand_pastes(self) -> bool:
+        """Ctrl+G: put the pasted text in place of its chips, to edit it."""
+        area = self._input
+        if not self._pastes.has_chips(area.text):
+            return False
+        area.load_text(self._pastes.expand(area.text))
+        area.move_cursor(area.document.end)
+        self._pastes.clear()
+        return True
+
+    def _delete_chip(self) -> bool:
+        """Backspace right after a chip deletes the whole chip (and the text it stands for)."""
+        area = self._input
+        if area.selected_text:
+            return False
+        row, column = area.cursor_location
+        length = self._pastes.chip_ending(area.document.get_line(row)[:column])
+        if not length:
+            return False
+        area.delete((row, column - length), (row, column), maintain_selection_offset=False)
+        return True
+
+    def _show_paste_hint(self) -> None:
+        self._input.border_title = PASTE_HINT if self._pastes.has_chips(self.text) else ""
 
     # --- history
 
@@ -322,6 +386,7 @@ class Composer(Vertical):
     @on(TextArea.SelectionChanged, "#input")
     def _on_input_edited(self) -> None:
         self._sync_completion()
+        self._show_paste_hint()
 
     @on(OptionList.OptionSelected, "#completions")
     def _on_completion_clicked(self, event: OptionList.OptionSelected) -> None:

@@ -3,7 +3,8 @@
 Only the newest MAX_MOUNTED cells stay mounted while the user follows the bottom; older
 ones are read back (a page of events at a time, off the UI thread) when the user scrolls
 to the top. So a conversation of any length costs the same to show and to stream into.
-This module imports no engine code: it is on screen in the first frame.
+This module imports no engine code: it is on screen in the first frame. Events become cells
+in `cell_factory`, imported once the engine has loaded.
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ Actions it wants to take appear here; risky ones wait for your approval.
 Type / for commands, @ to mention a file, Ctrl+P for the palette, /help for keys."""
 MAX_MOUNTED = 150
 """Cells kept mounted while following the bottom."""
-_QUIET_ERRORS = {"AgentStuck": "stuck"}
 
 
 class ConversationView(VerticalScroll, can_focus=False):
@@ -47,13 +47,14 @@ class ConversationView(VerticalScroll, can_focus=False):
         self._oldest_index = 0
         self._has_older = False
         self._loading_older = False
-        self._expand_outputs = False
+        self.expand_outputs = False
+        """Whether tool outputs show expanded (read by the cell factory)."""
 
     def set_expand_outputs(self, expand: bool) -> None:
         """Show tool outputs expanded (or folded) by default, from now and on screen now."""
-        if expand == self._expand_outputs:
+        if expand == self.expand_outputs:
             return
-        self._expand_outputs = expand
+        self.expand_outputs = expand
         for cell in self._actions.values():
             cell.expanded = expand
 
@@ -79,12 +80,20 @@ class ConversationView(VerticalScroll, can_focus=False):
 
     # --- loading ---------------------------------------------------------------------------
 
-    def load_history(self, events: list[Any], total: int, has_older: bool) -> None:
-        """Show the newest events of a conversation just opened."""
+    def load_history(
+        self, events: list[Any], total: int, has_older: bool, waiting: bool = False
+    ) -> None:
+        """Show the newest events of a conversation just opened. `waiting`: it was saved
+        waiting for approval, so its unanswered actions wait (none of them runs)."""
+        from ohtui.tui.widgets.cells import ActionCell
+
         self._oldest_index = total - len(events)
         self._next_index = total
         self._has_older = has_older
         cells = self._cells_for(events, self._oldest_index)
+        for cell in cells:
+            if waiting and isinstance(cell, ActionCell) and cell.result is None:
+                cell.set_waiting(True)
         if cells:
             self._hide_welcome()
             self.mount_all(cells)
@@ -174,81 +183,68 @@ class ConversationView(VerticalScroll, can_focus=False):
 
         self.mount(ErrorCell(title, detail))
 
-    # --- events to cells -------------------------------------------------------------------
+    # --- keys -------------------------------------------------------------------------------
+
+    def focus_newest(self) -> bool:
+        """Focus the newest cell (False when there is none)."""
+        from ohtui.tui.widgets.cells import Cell
+
+        newest = next((w for w in reversed(self.children) if isinstance(w, Cell)), None)
+        if newest is None:
+            return False
+        newest.focus()
+        return True
+
+    def scroll_by_keys(self, where: str) -> None:
+        """Scroll a page "up" or "down", or to the "top" or "bottom", without taking focus."""
+        if where == "up":
+            self.scroll_page_up(animate=False)
+        elif where == "down":
+            self.scroll_page_down(animate=False)
+        elif where == "top":
+            self.scroll_home(animate=False)
+            self._maybe_load_older()
+        else:
+            self.scroll_end(animate=False)
+            self.anchor()
+
+    # --- events to cells (the cell factory's host) -------------------------------------------
 
     def _cells_for(self, events: list[Any], first_index: int) -> list[Cell]:
+        from ohtui.tui.widgets.cell_factory import cells_for
+
         made: list[Cell] = []
         for offset, event in enumerate(events):
-            new = self._cells_for_event(event)
+            new = cells_for(event, self)
             for cell in new:
                 cell.event_index = first_index + offset
             made.extend(new)
         return made
 
-    def _cells_for_event(self, event: Any) -> list[Cell]:
-        from ohtui.tui.widgets import cells as c
+    def claim_queued(self, text: str, event_id: str) -> bool:
+        """Mark the queued message `text` as delivered; False if none is shown."""
+        for queued in self._queued:
+            if queued.text == text:
+                self._queued.remove(queued)
+                queued.queued = False
+                queued.event_id = event_id
+                return True
+        return False
 
-        kind = type(event).__name__
-        cell: Cell | None = None
-        if kind == "ActionEvent":
-            return self._action_cells(event)
-        if kind == "MessageEvent":
-            cell = self._message_cell(event)
-        elif kind in ("ObservationEvent", "UserRejectObservation", "AgentErrorEvent"):
-            cell = self._result(event)
-        elif kind == "ConversationErrorEvent":
-            if event.code in _QUIET_ERRORS:
-                cell = c.NoticeCell(f"⚠ {event.detail}", "warning")
-            else:
-                cell = c.ErrorCell(_error_title(event.code), event.detail)
-        elif kind == "PauseEvent":
-            cell = c.NoticeCell("⏸ Paused. Send a message to go on.", "warning")
-        elif kind == "Condensation":
-            count = len(event.forgotten_event_ids)
-            cell = c.NoticeCell(f"⋯ {count} earlier events condensed into a summary")
-        elif kind == "HookExecutionEvent":
-            cell = c.NoticeCell(event.visualize.plain, "error" if event.error else "warning")
-        return [cell] if cell is not None else []
+    def action_cell(self, tool_call_id: str) -> ActionCell | FinishCell | None:
+        """The cell on screen for a tool call."""
+        return self._actions.get(tool_call_id)
 
-    def _message_cell(self, event: Any) -> Cell | None:
-        from ohtui.tui.widgets import cells as c
+    def track_action(self, cell: ActionCell | FinishCell) -> Any:
+        """Remember a new action cell; the result that arrived before it, if any."""
+        self._actions[cell.tool_call_id] = cell
+        return self._orphans.pop(cell.tool_call_id, None)
 
-        if event.source == "user":
-            text = event.llm_message.text
-            for queued in self._queued:
-                if queued.text == text:  # delivered: no longer queued
-                    self._queued.remove(queued)
-                    queued.queued = False
-                    queued.event_id = event.id
-                    return None
-            return c.UserCell(text, event_id=event.id)
-        if event.source == "environment":
-            who = event.sender or "ohtui"
-            return c.NoticeCell(f"↪ {who}: {event.llm_message.text}", "muted")
-        cell = c.AgentCell(event.llm_message.text, event.reasoning_content)
-        return None if self._replace_stream(event.llm_response_id, cell) else cell
+    def keep_orphan(self, result: Any) -> None:
+        """Keep a result whose action is not on screen (yet)."""
+        self._orphans[result.tool_call_id] = result
 
-    def _action_cells(self, event: Any) -> list[Cell]:
-        from ohtui.tui.widgets import cells as c
-
-        made: list[Cell] = []
-        thought = "".join(part.text for part in event.thought if hasattr(part, "text"))
-        thought_cell = (
-            c.AgentCell(thought, event.reasoning_content or "") if thought.strip() else None
-        )
-        if not self._replace_stream(event.llm_response_id, thought_cell) and thought_cell:
-            made.append(thought_cell)
-        cell: ActionCell | FinishCell
-        cell = c.FinishCell(event) if event.tool_name == "finish" else c.ActionCell(event)
-        cell.expanded = self._expand_outputs
-        self._actions[event.tool_call_id] = cell
-        orphan = self._orphans.pop(event.tool_call_id, None)
-        if orphan is not None:
-            cell.set_result(orphan)
-        made.append(cell)
-        return made
-
-    def _replace_stream(self, response_id: str | None, final: Cell | None) -> bool:
+    def replace_stream(self, response_id: str | None, final: Cell | None) -> bool:
         """Swap the streamed cell of `response_id` for its final cell; False if none streamed."""
         streaming = self._streaming
         if streaming is None or streaming.response_id != response_id:
@@ -261,42 +257,19 @@ class ConversationView(VerticalScroll, can_focus=False):
         self.call_after_refresh(self._trim)
         return True
 
-    def _result(self, event: Any) -> Cell | None:
-        from ohtui.tui.widgets import cells as c
-
-        cell = self._actions.get(event.tool_call_id)
-        if cell is not None:
-            cell.set_result(event)
-            return None
-        if type(event).__name__ == "AgentErrorEvent":
-            return c.ErrorCell(f"{event.tool_name} failed", event.error)
-        self._orphans[event.tool_call_id] = event  # its action is older than what is shown
-        return None
-
     def _trim(self) -> None:
         """Unmount the oldest cells beyond MAX_MOUNTED while the user follows the bottom."""
         excess = len(self.children) - MAX_MOUNTED
         if excess <= 0 or not self.is_vertical_scroll_end:
             return
+        from ohtui.tui.widgets.cells import ActionCell, Cell, FinishCell
+
         doomed = list(self.children[:excess])
         keep = self.children[excess] if excess < len(self.children) else None
-        self._oldest_index = getattr(keep, "event_index", self._oldest_index)
+        if isinstance(keep, Cell):
+            self._oldest_index = keep.event_index
         self._has_older = True
         for widget in doomed:
-            call_id = getattr(widget, "tool_call_id", None)
-            if call_id is not None:
-                self._actions.pop(call_id, None)
+            if isinstance(widget, ActionCell | FinishCell):
+                self._actions.pop(widget.tool_call_id, None)
         self.remove_children(doomed)
-
-
-def _error_title(code: str) -> str:
-    titles = {
-        "MaxIterationsReached": "The agent ran out of steps",
-        "LLMAuthenticationError": "The model provider refused the API key",
-        "LLMRateLimitError": "Rate limited by the model provider",
-        "LLMContextWindowExceedError": "The conversation is too long for the model",
-        "LLMServiceUnavailableError": "The model could not be reached",
-        "LLMTimeoutError": "The model did not answer in time",
-        "LLMBadRequestError": "The model provider refused the request",
-    }
-    return titles.get(code, f"The run failed ({code})")

@@ -101,6 +101,19 @@ def test_observation_visualize_colours_the_diff(editor: FileEditorTool, tmp_path
     assert styles["@@ -1,2 +1,2 @@"] == "cyan"
 
 
+def test_observation_visualize_reads_dashes_inside_a_hunk_as_a_removal(
+    editor: FileEditorTool, tmp_path: Path
+) -> None:
+    (tmp_path / "f.txt").write_text("keep\n-- old rule\n")
+    obs = ok(editor, command="str_replace", path="f.txt", old_str="-- old rule", new_str="new")
+    text = obs.visualize
+    styles = {
+        text.plain[span.start : span.end].rstrip("\n"): str(span.style) for span in text.spans
+    }
+    assert styles["--- old rule"] == "red"  # "--- " inside a hunk is not a file header
+    assert styles["--- a/f.txt"] == "bold"
+
+
 def test_view_visualize_is_the_text(editor: FileEditorTool, tmp_path: Path) -> None:
     (tmp_path / "f.txt").write_text("one\n")
     obs = ok(editor, command="view", path="f.txt")

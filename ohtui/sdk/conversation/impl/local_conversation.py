@@ -11,6 +11,7 @@ from pathlib import Path
 from ohtui.sdk.agent.base import AgentBase
 from ohtui.sdk.conversation.base import BaseConversation
 from ohtui.sdk.conversation.exceptions import ConversationRunError
+from ohtui.sdk.conversation.impl.agent_extensions import extend_agent
 from ohtui.sdk.conversation.impl.run_guards import RunGuards
 from ohtui.sdk.conversation.impl.token_masker import TokenMasker
 from ohtui.sdk.conversation.secret_registry import SecretValue
@@ -40,6 +41,7 @@ from ohtui.sdk.llm.llm import LLM, LLMCallContext
 from ohtui.sdk.llm.message import Message, TextContent
 from ohtui.sdk.llm.registry import LLMRegistry, RegistryEvent
 from ohtui.sdk.llm.streaming import LLMStreamChunk
+from ohtui.sdk.plugins.types import PluginSource, ResolvedPluginSource
 from ohtui.sdk.sandbox import Sandbox, SandboxConfig
 from ohtui.sdk.security.analyzer import SecurityAnalyzerBase
 from ohtui.sdk.security.confirmation_policy import ConfirmationPolicyBase
@@ -85,6 +87,7 @@ class LocalConversation(BaseConversation):
         self,
         agent: AgentBase,
         workspace: str | Path | LocalWorkspace = DEFAULT_WORKSPACE,
+        plugins: list[PluginSource] | None = None,
         persistence_dir: str | Path | None = None,
         conversation_id: ConversationID | None = None,
         callbacks: list[ConversationCallbackType] | None = None,
@@ -102,6 +105,7 @@ class LocalConversation(BaseConversation):
         read_only: bool = False,
         sandbox: SandboxConfig | None = None,
         max_budget_per_run: float | None = None,
+        plugin_cache_dir: str | Path | None = None,
     ) -> None:
         """Create a conversation, or resume the one saved under `persistence_dir` with this id.
 
@@ -114,7 +118,15 @@ class LocalConversation(BaseConversation):
 
         Secrets are saved encrypted with `cipher`, redacted without one. `sandbox` confines
         the tools (see `set_sandbox`); without it they run unconfined. A run stops in ERROR
-        once the conversation's LLM cost reaches `max_budget_per_run` dollars. Raises
+        once the conversation's LLM cost reaches `max_budget_per_run` dollars.
+
+        `plugins` load in order (git sources cloned into `plugin_cache_dir`, by default the
+        user cache dir): skills by name and MCP settings by key, the last winning; hooks
+        added to `hook_config`'s. Each is pinned to its commit in `resolved_plugins`, which a
+        resume loads again (with `plugins` None: the saved ones). The agent context's skills
+        on disk (project, user) load here too; files that cannot be read are skipped, each
+        with a warning in `skill_warnings`. Raises PluginFetchError or PluginLoadError when
+        a plugin cannot be used. Raises
         WorkspaceError or PersistenceError (with what to do) when the workspace or the
         persistence directory cannot be used, and ValueError when a resumed conversation
         needs a tool the agent no longer has.
@@ -144,6 +156,9 @@ class LocalConversation(BaseConversation):
             exclusive=True,  # its tools act on the workspace: never taken over under them
         )
         try:
+            self.skill_warnings: list[str] = []
+            if not read_only:  # a read-only conversation runs nothing: no plugins to fetch
+                hook_config = self._extend_agent(plugins, hook_config, plugin_cache_dir)
             self._set_up(
                 visualizer, callbacks, token_callbacks, hook_config, stuck_detection_thresholds
             )
@@ -157,6 +172,35 @@ class LocalConversation(BaseConversation):
         except BaseException:
             self._state.close()  # lets go of the conversation
             raise
+
+    def _extend_agent(
+        self,
+        plugins: list[PluginSource] | None,
+        hook_config: HookConfig | None,
+        cache_dir: str | Path | None,
+    ) -> HookConfig | None:
+        """Merge plugins and skills on disk into the agent; return the hooks to run."""
+        extension = extend_agent(
+            self.agent,
+            self.workspace.working_dir,
+            hook_config,
+            plugins,
+            self._state.resolved_plugins,
+            Path(cache_dir) if cache_dir is not None else None,
+        )
+        self.skill_warnings = extension.warnings
+        if extension.agent is not self.agent:
+            self.agent = extension.agent
+            with self._state:
+                self._state.agent = extension.agent
+                if extension.resolved_plugins != self._state.resolved_plugins:
+                    self._state.resolved_plugins = extension.resolved_plugins
+        return extension.hook_config
+
+    @property
+    def resolved_plugins(self) -> list[ResolvedPluginSource] | None:
+        """The plugins loaded, each pinned to the commit used (None: no plugins)."""
+        return self._state.resolved_plugins
 
     def _set_up(
         self,
@@ -333,20 +377,32 @@ class LocalConversation(BaseConversation):
         with self._state:
             if self._state.execution_status in (Status.FINISHED, Status.ERROR, Status.STUCK):
                 self._state.execution_status = Status.IDLE
-            agent_context = self.agent.agent_context
-            extended = list(agent_context.user_message_extension()) if agent_context else []
+            extended, activated = self._message_extension(message)
             if context:  # what a UserPromptSubmit hook adds
                 extended.append(TextContent(text=context))
             event = MessageEvent(
                 source="user",
                 llm_message=message,
                 sender=sender,
+                activated_skills=activated,
                 extended_content=extended,
             )
             self._on_event(event)
             if not may_send:
                 # Kept in the history for the user, never shown to the model; run() ends at once.
                 self._state.block_message(event.id, HookManager.blocked_by(results))
+
+    def _message_extension(self, message: Message) -> tuple[list[TextContent], list[str]]:
+        """What the agent context adds to a user message for the model, and the knowledge
+        skills it recalls (each once per conversation, recorded in the state)."""
+        agent_context = self.agent.agent_context
+        if agent_context is None:
+            return [], []
+        recalled = self._state.activated_knowledge_skills
+        extended, activated = agent_context.user_message_extension(message.text, recalled)
+        if activated:
+            self._state.activated_knowledge_skills = [*recalled, *activated]
+        return extended, activated
 
     def run(self) -> None:
         """Run until the agent finishes, is paused, waits for confirmation, or fails.

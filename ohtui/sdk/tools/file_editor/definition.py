@@ -10,6 +10,7 @@ from rich.text import Text
 
 from ohtui.sdk.tool.schema import Action, Observation
 from ohtui.sdk.tool.tool import ToolAnnotations, ToolDefinition
+from ohtui.sdk.tools.file_editor.render import diff_lines
 from ohtui.sdk.utils.text import plural
 
 if TYPE_CHECKING:
@@ -80,9 +81,6 @@ class FileEditorAction(Action):
         return text
 
 
-_DIFF_STYLES = (("+++", "bold"), ("---", "bold"), ("+", "green"), ("-", "red"), ("@@", "cyan"))
-
-
 class FileEditorObservation(Observation):
     """The result of a file_editor command; edits carry a unified diff of the change."""
 
@@ -99,9 +97,8 @@ class FileEditorObservation(Observation):
         if self.is_error or not self.diff:
             return super().visualize
         text = Text()
-        for line in self.diff.rstrip("\n").split("\n"):
-            style = next((s for prefix, s in _DIFF_STYLES if line.startswith(prefix)), "")
-            text.append(line + "\n", style=style)
+        for kind, line in diff_lines(self.diff):
+            text.append(line + "\n", style=kind.value)
         return text
 
 

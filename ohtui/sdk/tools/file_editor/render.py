@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import difflib
+import enum
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 MAX_VIEW_CHARS = 16_000
@@ -59,6 +60,42 @@ def unified_diff(old: str | None, new: str | None, label: str) -> str:
             n=3,
         )
     )
+
+
+class DiffLine(enum.Enum):
+    """What a line of a unified diff is; its value is how `git diff` colours it."""
+
+    HEADER = "bold"
+    HUNK = "cyan"
+    ADDED = "green"
+    REMOVED = "red"
+    CONTEXT = ""
+
+
+_DIFF_HEADERS = ("--- ", "+++ ", "diff ", "index ", "new file", "deleted file")
+
+
+def diff_lines(diff: str) -> Iterator[tuple[DiffLine, str]]:
+    """Each line of a unified diff (one or several files) with what it is.
+
+    Inside a hunk, "--- x" is a removed line "-- x", not a header: headers are only read
+    between a file's `diff` line and its first hunk.
+    """
+    in_hunk = False
+    for line in diff.splitlines():
+        if line.startswith("diff "):
+            in_hunk = False
+        if not in_hunk and line.startswith(_DIFF_HEADERS):
+            yield DiffLine.HEADER, line
+        elif line.startswith("@@"):
+            in_hunk = True
+            yield DiffLine.HUNK, line
+        elif line.startswith("+"):
+            yield DiffLine.ADDED, line
+        elif line.startswith("-"):
+            yield DiffLine.REMOVED, line
+        else:
+            yield DiffLine.CONTEXT, line
 
 
 def list_directory(

@@ -1,0 +1,56 @@
+"""Knowledge skills: markdown files the agent always reads, or recalls by keyword.
+
+Names are imported on first use, so an agent context without skills costs little.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ohtui.sdk.context.skills.loader import (
+        PROJECT_SKILL_DIRS,
+        SkillLoad,
+        default_user_skill_dirs,
+        load_project_skills,
+        load_skills_from_dir,
+        load_user_skills,
+    )
+    from ohtui.sdk.context.skills.prompt import recall_knowledge, render_repo_context
+    from ohtui.sdk.context.skills.skill import KeywordTrigger, Skill, SkillError
+
+_HOMES = {
+    "PROJECT_SKILL_DIRS": "loader",
+    "SkillLoad": "loader",
+    "default_user_skill_dirs": "loader",
+    "load_project_skills": "loader",
+    "load_skills_from_dir": "loader",
+    "load_user_skills": "loader",
+    "recall_knowledge": "prompt",
+    "render_repo_context": "prompt",
+    "KeywordTrigger": "skill",
+    "Skill": "skill",
+    "SkillError": "skill",
+}
+
+__all__ = [
+    "PROJECT_SKILL_DIRS",
+    "KeywordTrigger",
+    "Skill",
+    "SkillError",
+    "SkillLoad",
+    "default_user_skill_dirs",
+    "load_project_skills",
+    "load_skills_from_dir",
+    "load_user_skills",
+    "recall_knowledge",
+    "render_repo_context",
+]
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{home}"), name)

@@ -1,0 +1,141 @@
+"""Finding skills on disk: a skills directory, a project (workspace), the user's own dirs.
+
+Every loader returns the skills it could read and a warning per file it could not (the file
+and what is wrong); one bad file never stops the others from loading.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ohtui.sdk.context.skills.skill import Skill, SkillError
+
+logger = logging.getLogger(__name__)
+
+PROJECT_SKILL_DIRS = (
+    ".ohtui/skills",
+    ".agents/skills",
+    ".openhands/skills",
+    ".openhands/microagents",  # the SDK's legacy location
+)
+"""Skill directories under a project root, the first winning a name found in several."""
+
+
+def default_user_skill_dirs() -> list[Path]:
+    """The user-level skill directories other OpenHands tools share (first wins)."""
+    home = Path.home()
+    return [home / ".agents" / "skills", home / ".openhands" / "skills"]
+
+
+@dataclass
+class SkillLoad:
+    """Skills read (by name, in load order) and a warning per file that could not be."""
+
+    skills: dict[str, Skill] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+    def add_missing(self, other: SkillLoad) -> None:
+        """Take `other`'s skills whose names are not here yet, and all its warnings."""
+        for name, skill in other.skills.items():
+            self.skills.setdefault(name, skill)
+        self.warnings.extend(other.warnings)
+
+    def _warn(self, message: str) -> None:
+        logger.warning("skipped a skill: %s", message)
+        self.warnings.append(message)
+
+    def _read(self, path: Path, base_dir: Path | None) -> None:
+        try:
+            skill = Skill.load(path, base_dir)
+        except SkillError as exc:
+            self._warn(str(exc))
+            return
+        if skill.name in self.skills:
+            logger.info("skill %r in %s: an earlier one of that name wins", skill.name, path)
+            return
+        self.skills[skill.name] = skill
+
+
+def load_skills_from_dir(skill_dir: str | Path) -> SkillLoad:
+    """Every skill in a directory: `*.md` files (any depth) and `<name>/SKILL.md` folders.
+
+    README.md files are documentation, not skills. A missing directory has none.
+    """
+    root = Path(skill_dir)
+    result = SkillLoad()
+    if not root.is_dir():
+        return result
+    try:
+        skill_dirs = sorted(d for d in root.iterdir() if (d / "SKILL.md").is_file())
+        files = sorted(root.rglob("*.md"))
+    except OSError as exc:
+        result._warn(f"{root}: cannot list it ({exc.strerror or exc})")
+        return result
+    for directory in skill_dirs:
+        result._read(directory / "SKILL.md", root)
+    for path in files:
+        inside_skill_dir = any(path.is_relative_to(d) for d in skill_dirs)
+        if path.name == "README.md" or inside_skill_dir or not path.is_file():
+            continue
+        result._read(path, root)
+    return result
+
+
+def _merge_dirs(dirs: Iterable[Path]) -> SkillLoad:
+    result = SkillLoad()
+    for directory in dirs:
+        result.add_missing(load_skills_from_dir(directory))
+    return result
+
+
+def load_user_skills(dirs: Iterable[str | Path] | None = None) -> SkillLoad:
+    """The user's skills from `dirs` (default: ~/.agents/skills, ~/.openhands/skills)."""
+    chosen = default_user_skill_dirs() if dirs is None else [Path(d) for d in dirs]
+    return _merge_dirs(chosen)
+
+
+def _git_root(path: Path) -> Path | None:
+    for candidate in (path, *path.parents):
+        if (candidate / ".git").exists():
+            return candidate
+    return None
+
+
+def load_project_skills(work_dir: str | Path) -> SkillLoad:
+    """A project's skills: AGENTS.md (and other agents' files) always on, and the skill dirs.
+
+    The working directory and, if it is inside a git repository, the repository root are
+    searched; the working directory wins a name found in both.
+    """
+    work = Path(work_dir)
+    roots = [work]
+    git_root = _git_root(work.resolve()) if work.exists() else None
+    if git_root is not None and git_root != work.resolve():
+        roots.append(git_root)
+    result = SkillLoad()
+    for root in roots:
+        for path in _third_party_files(root):
+            result._read(path, None)
+    result.add_missing(_merge_dirs(root / d for root in roots for d in PROJECT_SKILL_DIRS))
+    return result
+
+
+def _third_party_files(root: Path) -> list[Path]:
+    """Other agents' instruction files at the top of `root` (one per real file)."""
+    found: list[Path] = []
+    seen: set[Path] = set()
+    try:
+        entries = sorted(root.iterdir())
+    except OSError:
+        return found
+    for path in entries:
+        if path.name.lower() not in Skill.THIRD_PARTY_NAMES or not path.is_file():
+            continue
+        real = path.resolve()  # CLAUDE.md -> AGENTS.md is one file
+        if real not in seen:
+            seen.add(real)
+            found.append(path)
+    return found

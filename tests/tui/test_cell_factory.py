@@ -1,0 +1,83 @@
+"""The cell factory: engine events become cells by their types, off the first frame's path."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from ohtui.sdk import ActionEvent, MessageToolCall, ObservationEvent
+from ohtui.sdk.tool import Observation
+from ohtui.sdk.tools.file_editor import FileEditorAction
+from ohtui.sdk.tools.terminal import TerminalAction, TerminalObservation
+from ohtui.tui.render import action_summary, edit_preview
+from ohtui.tui.widgets.cell_factory import action_cell, present_result
+from ohtui.tui.widgets.cells import ActionCell
+
+
+def _action(action: TerminalAction | FileEditorAction, tool: str) -> ActionEvent:
+    call = MessageToolCall(id="c1", name=tool, arguments="{}")
+    return ActionEvent(
+        action=action, tool_name=tool, tool_call_id="c1", tool_call=call, llm_response_id="r1"
+    )
+
+
+def _result(observation: Observation, tool: str = "terminal") -> ObservationEvent:
+    return ObservationEvent(
+        observation=observation, action_id="a1", tool_name=tool, tool_call_id="c1"
+    )
+
+
+def test_the_first_frame_imports_neither_the_engine_nor_the_factory() -> None:
+    code = (
+        "import sys, ohtui.tui.app\n"
+        "print(sorted(m for m in sys.modules if m.startswith('ohtui.sdk') "
+        "or m in ('ohtui.tui.widgets.cell_factory', 'ohtui.tui.render')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_a_subclass_of_an_engine_type_is_shown_as_that_type() -> None:
+    # Dispatch is on types, not class names: a renamed subclass (e.g. a remote client's) works.
+    class RemoteTerminalObservation(TerminalObservation):
+        pass
+
+    observation = RemoteTerminalObservation.from_text(
+        "boom\n[exit code 2]", is_error=True, command="make", exit_code=2
+    )
+    view = present_result(_result(observation))
+    assert view.failed
+    assert view.status is not None and view.status.plain == "  ✗ exit 2"
+    assert view.output == "boom"
+
+
+def test_a_tool_the_tui_does_not_know_shows_its_text() -> None:
+    class WeatherObservation(Observation):
+        pass
+
+    view = present_result(_result(WeatherObservation.from_text("sunny\nwarm"), "weather"))
+    assert view.status is None and not view.failed
+    body = view.body(1)
+    assert body is not None
+    assert body.plain == "  sunny\n  … 1 more line · enter to expand"
+
+
+def test_terminal_actions_are_titled_by_their_command() -> None:
+    event = _action(TerminalAction(command="pytest -q\necho done"), "terminal")
+    assert action_summary(event) == ("pytest -q …", "pytest -q\necho done")
+    cell = action_cell(event.action, event)
+    assert isinstance(cell, ActionCell)
+    assert cell.title.plain == "$ pytest -q …"
+
+
+def test_edit_previews_use_the_engines_diff() -> None:
+    replace = FileEditorAction(command="str_replace", path="a.py", old_str="x = 1", new_str="x = 2")
+    preview = edit_preview(_action(replace, "file_editor"))
+    assert preview is not None
+    assert preview.splitlines() == ["--- a/a.py", "+++ b/a.py", "@@ -1 +1 @@", "-x = 1", "+x = 2"]
+
+    create = FileEditorAction(command="create", path="new.py", file_text="print(1)")
+    preview = edit_preview(_action(create, "file_editor"))
+    assert preview is not None
+    assert preview.splitlines()[:2] == ["--- /dev/null", "+++ b/new.py"]
+    assert preview.splitlines()[-1] == "\\ No newline at end of file"

@@ -1,0 +1,69 @@
+"""Streaming into a cell: drawn at once, laid out again only when its height changes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from textual.app import App, ComposeResult
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+
+from ohtui.tui.widgets.cells import STREAM_REFRESH_SECONDS, StreamingCell, UserCell
+
+pytestmark = pytest.mark.anyio
+
+
+class StreamApp(App[None]):
+    """A conversation of 100 cells, and a response streaming in below them."""
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="conversation"):
+            for n in range(100):
+                yield UserCell(f"message {n}")
+            yield StreamingCell("r1")
+
+
+async def test_streaming_lays_the_screen_out_only_when_the_text_grows_a_line(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    layouts = 0
+    original = Screen._refresh_layout
+
+    def counting(self: Screen[Any], *args: Any, **kwargs: Any) -> None:
+        nonlocal layouts
+        layouts += 1
+        original(self, *args, **kwargs)
+
+    app = StreamApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        cell = app.query_one(StreamingCell)
+        cell.append("w0 ")
+        await pilot.pause(0.1)
+        monkeypatch.setattr(Screen, "_refresh_layout", counting)
+        chunks = [f"w{n} " for n in range(1, 31)]  # 30 short words: two lines at 80 columns
+        for chunk in chunks:
+            cell.append(chunk)
+            await pilot.pause(STREAM_REFRESH_SECONDS * 1.5)
+        await pilot.pause(0.1)
+        assert cell.text == "w0 " + "".join(chunks)
+        tail = cell.query_one(".tail")
+        assert "w30" in str(tail.render())
+        assert layouts <= 3  # one per new line, not one per redraw (30 before)
+
+
+async def test_streamed_text_is_kept_in_chunks_and_joined_once_per_redraw() -> None:
+    app = StreamApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        cell = app.query_one(StreamingCell)
+        await pilot.pause()
+        for n in range(1000):
+            cell.append(f"w{n} ", "")
+        assert len(cell._growing) == 1000  # appending never copies the text so far
+        await pilot.pause(STREAM_REFRESH_SECONDS * 2)
+        assert len(cell._growing) == 1  # joined once, by the redraw
+        assert cell.text == "".join(f"w{n} " for n in range(1000))
+        cell.append("para one.\n\npara two")
+        await pilot.pause(STREAM_REFRESH_SECONDS * 2)
+        assert len(cell.query(".block")) == 1  # the finished paragraph is drawn once, apart
+        assert cell.text.endswith("para one.\n\npara two")
