@@ -16,6 +16,7 @@ from ohtui.tui.key_order import OrderedKeys
 from ohtui.tui.options import AppOptions
 from ohtui.tui.preload import load_engine
 from ohtui.tui.screens.chat import ChatScreen
+from ohtui.tui.toast_place import watch_screens
 
 
 class OhtuiApp(OrderedKeys, App[None]):
@@ -56,6 +57,7 @@ class OhtuiApp(OrderedKeys, App[None]):
         theme = self.profile.early_value("ui", "theme")
         if isinstance(theme, str) and theme in self.available_themes:
             self.theme = theme
+        watch_screens(self)
         self.call_after_refresh(self._configure_logging)
 
     def profile_loaded(self, then: Callable[[], None] | None = None) -> None:
@@ -68,9 +70,10 @@ class OhtuiApp(OrderedKeys, App[None]):
             return
         self._profile_seen = True
         self.apply_ui_settings()
-        for warning in self.profile.loaded.warnings:
-            self.notify(warning, severity="warning", timeout=8, markup=False)
+        warnings = self.profile.loaded.warnings
         if not self.profile.problem:
+            for warning in warnings:
+                self.notify(warning, severity="warning", timeout=8, markup=False)
             if then is not None:
                 then()
             return
@@ -82,7 +85,9 @@ class OhtuiApp(OrderedKeys, App[None]):
             elif open_settings and self.chat is not None:
                 self.chat.open_settings()
 
-        self.push_screen(ConfigProblemScreen(self.profile.problem), seen)
+        # The warnings join the problem in its dialog: as toasts they would sit on it.
+        problem = "\n\n".join([self.profile.problem, *warnings])
+        self.push_screen(ConfigProblemScreen(problem), seen)
 
     def apply_ui_settings(self) -> None:
         """Switch to the theme the settings name (an unknown one is reported, not applied)."""

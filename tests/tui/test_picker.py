@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from chat_helpers import screen_text
 from holder import held_elsewhere
 from llm_server import ScriptedLLMServer
 from textual.app import App
@@ -30,6 +31,7 @@ from ohtui.tui.picker_rows import relative_time
 from ohtui.tui.screens.confirm import ConfirmScreen
 from ohtui.tui.screens.picker import PickerScreen
 from ohtui.tui.screens.text_prompt import TextPromptScreen
+from ohtui.tui.widgets.marked import HIGHLIGHT_MARK
 
 NOW = 1_750_000_000.0
 MINUTE, HOUR, DAY = 60.0, 3600.0, 86400.0
@@ -752,3 +754,26 @@ def test_snapshot_picker_with_preview(
             assert snap_compare(app, terminal_size=SIZE, run_before=ready)
     finally:
         store.close()
+
+
+async def test_without_colour_the_highlighted_row_is_marked(
+    save: Saver,
+    conversations_dir: Path,
+    project: Path,
+    wait: Any,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("NO_COLOR", "1")
+    save(project, [("First task", "Done.")], ago=HOUR, title="First task")
+    save(project, [("Second task", "Done.")], ago=MINUTE, title="Second task")
+    app = picker(conversations_dir, project)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await listed(pilot, wait, 2)
+
+        def marked() -> list[str]:
+            lines = screen_text(app).splitlines()  # type: ignore[arg-type]
+            return [line.strip() for line in lines if line.lstrip().startswith(HIGHLIGHT_MARK)]
+
+        assert [line.split("  ")[0] for line in marked()] == ["❯ Second task"]
+        await pilot.press("down")
+        assert [line.split("  ")[0] for line in marked()] == ["❯ First task"]

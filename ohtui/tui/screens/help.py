@@ -7,8 +7,7 @@ from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import VerticalScroll
-from textual.content import Content
+from textual.containers import Grid, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
@@ -43,13 +42,14 @@ class HelpScreen(ModalScreen[None]):
         self.commands = commands
 
     def compose(self) -> ComposeResult:
-        lines = [Content.styled("Keys", "bold $text-primary")]
-        lines += [Content.assemble(Content.styled(f"  {k:<22}", "bold"), d) for k, d in KEYS]
-        lines += [Content(""), Content.styled("Commands", "bold $text-primary")]
-        lines += [
-            Content.assemble(Content.styled(f"  /{c.name:<21}", "bold"), c.description)
-            for c in self.commands
-        ]
-        lines += [Content(""), Content.styled("Esc to close", "dim")]
-        with VerticalScroll(id="help-body"):
-            yield Static(Content("\n").join(lines))
+        """Two columns: a key or command, and what it does (wrapped under itself)."""
+        with VerticalScroll(id="help-body"), Grid(id="help-grid"):
+            yield Static("Keys", classes="heading")
+            for key, what in KEYS:
+                yield Static(key, classes="key", markup=False)
+                yield Static(what, markup=False)
+            yield Static("Commands", classes="heading")
+            for command in self.commands:
+                yield Static(f"/{command.name}", classes="key", markup=False)
+                yield Static(command.description, markup=False)
+            yield Static("Esc to close", classes="heading legend")

@@ -34,6 +34,7 @@ from ohtui.tui.preload import load_engine
 from ohtui.tui.saved import DELETE_OPEN, SavedConversations
 from ohtui.tui.screens.confirm import ConfirmScreen
 from ohtui.tui.screens.text_prompt import TextPromptScreen
+from ohtui.tui.widgets.marked import MarkedOptionList
 
 if TYPE_CHECKING:
     from ohtui.sdk.conversation.summary import ConversationSummary
@@ -141,7 +142,7 @@ class PickerScreen(Screen[str | None]):
         with Horizontal(id="body"):
             with Vertical(id="list-pane"):
                 yield Static("Loading conversations…", id="empty", markup=False)
-                yield OptionList(id="conversations", markup=False)
+                yield MarkedOptionList(id="conversations", markup=False)
             with Vertical(id="preview"):
                 yield Static(id="preview-head")
                 with VerticalScroll(id="preview-body", can_focus=False):

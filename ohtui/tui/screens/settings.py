@@ -24,6 +24,7 @@ from ohtui.settings.catalog import CUSTOM, FEATURED, provider_label
 from ohtui.settings.choices import ConfirmationPolicy
 from ohtui.tui.display import short_path
 from ohtui.tui.preload import load_engine
+from ohtui.tui.widgets.marked import MarkedSelect
 from ohtui.tui.widgets.model_input import ModelInput
 from ohtui.tui.widgets.secrets_editor import SecretsEditor
 from ohtui.tui.widgets.setting_rows import (
@@ -98,7 +99,7 @@ class SettingsScreen(Screen[SettingsSaved | None]):
                 yield Static("Model", classes="group")
                 with Horizontal(classes="row"):
                     yield Label("Provider", classes="label")
-                    yield Select(
+                    yield MarkedSelect(
                         self._provider_options(provider),
                         value=provider,
                         allow_blank=False,
@@ -127,7 +128,7 @@ class SettingsScreen(Screen[SettingsSaved | None]):
                 yield Static("", id="key-note", classes="note", markup=False)
                 with Horizontal(classes="row"):
                     yield Label("Reasoning", classes="label")
-                    yield Select(
+                    yield MarkedSelect(
                         [(level, level) for level in self._choices("llm", "reasoning_effort")],
                         value=llm.reasoning_effort or Select.NULL,
                         prompt="model default",

@@ -27,6 +27,7 @@ from textual.worker import get_current_worker
 from ohtui.tui.file_index import FileIndex, index_workspace
 from ohtui.tui.history import PromptHistory
 from ohtui.tui.slash import SlashCommand, filter_commands
+from ohtui.tui.widgets.marked import MarkedOptionList
 from ohtui.tui.widgets.pasted import PastedBlocks
 
 __all__ = ["Composer", "ComposerInput", "SlashCommand"]
@@ -168,7 +169,7 @@ class Composer(Vertical):
         self._workspace = workspace
         self._history = history
         self._commands: tuple[SlashCommand, ...] = tuple(commands)
-        self._menu = OptionList(id="completions", markup=False)
+        self._menu = MarkedOptionList(id="completions", markup=False)
         self._menu.can_focus = False  # focus stays in the input; the menu follows its keys
         self._pastes = PastedBlocks()
         self._input = ComposerInput(self._handle_key, self._pasted, id="input")

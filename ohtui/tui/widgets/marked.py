@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Hashable
+from typing import TypeVar
+
 from rich.segment import Segment
+from textual.app import ComposeResult, RenderResult
+from textual.content import Content
+from textual.geometry import Size
 from textual.strip import Strip
-from textual.widgets import OptionList, RadioButton
+from textual.widgets import OptionList, RadioButton, Select, Switch
+from textual.widgets._select import SelectCurrent, SelectOverlay
+
+T = TypeVar("T", bound=Hashable)
 
 HIGHLIGHT_MARK = "\N{HEAVY RIGHT-POINTING ANGLE QUOTATION MARK ORNAMENT} "
 """Drawn before the highlighted option of a MarkedOptionList."""
@@ -43,3 +52,32 @@ class MarkedOptionList(OptionList):
         text = HIGHLIGHT_MARK if marked else " " * len(HIGHLIGHT_MARK)
         mark = Strip([Segment(text, style.rich_style)], len(text))
         return Strip.join([mark, strip])
+
+
+class MarkedSelectOverlay(SelectOverlay, MarkedOptionList):
+    """A Select's drop-down list, its highlighted option marked."""
+
+
+class MarkedSelect(Select[T]):
+    """A Select whose drop-down marks the highlighted option."""
+
+    def compose(self) -> ComposeResult:
+        """The current value and the marked drop-down (Select's own parts otherwise)."""
+        yield SelectCurrent(self.prompt)
+        yield MarkedSelectOverlay(type_to_search=self._type_to_search).data_bind(
+            compact=Select.compact
+        )
+
+
+class MarkedSwitch(Switch):
+    """A switch that says `● on` / `○ off` when there is no colour to show its slider."""
+
+    def render(self) -> RenderResult:
+        """The slider in colour, the words without."""
+        if not self.app.no_color:
+            return super().render()
+        return Content.styled("● on " if self.value else "○ off", "bold" if self.value else "")
+
+    def get_content_width(self, container: Size, viewport: Size) -> int:
+        """Room for the words without colour."""
+        return 5 if self.app.no_color else super().get_content_width(container, viewport)

@@ -8,7 +8,9 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
-from textual.widgets import Input, OptionList
+from textual.widgets import Input
+
+from ohtui.tui.widgets.marked import MarkedOptionList
 
 MENU_SIZE = 8
 
@@ -65,7 +67,7 @@ class ModelInput(Vertical):
     def __init__(self, value: str = "", *, placeholder: str = "", id: str | None = None) -> None:
         super().__init__(id=id)
         self._input = _NameInput(self._handle_key, value, placeholder=placeholder, id="model-name")
-        self._menu = OptionList(id="model-menu", markup=False)
+        self._menu = MarkedOptionList(id="model-menu", markup=False)
         self._menu.can_focus = False
         self._matcher: Matcher = lambda _typed: []
 

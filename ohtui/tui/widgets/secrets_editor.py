@@ -12,6 +12,8 @@ from textual.message import Message
 from textual.widgets import Button, Input, OptionList
 from textual.widgets.option_list import Option
 
+from ohtui.tui.widgets.marked import MarkedOptionList
+
 MASK = "••••••••"
 
 
@@ -36,7 +38,7 @@ class SecretsEditor(Vertical):
         self._loaded: dict[str, str] = {}
 
     def compose(self) -> ComposeResult:
-        yield OptionList(id="secrets", markup=False)
+        yield MarkedOptionList(id="secrets", markup=False)
         with Horizontal(classes="row"):
             yield Input(placeholder="NAME", id="secret-name")
             yield Input(placeholder="value", password=True, id="secret-value")

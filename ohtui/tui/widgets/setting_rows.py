@@ -21,6 +21,8 @@ from textual.containers import Horizontal
 from textual.widget import Widget
 from textual.widgets import Input, Label, Select, Static, Switch
 
+from ohtui.tui.widgets.marked import MarkedSelect, MarkedSwitch
+
 if TYPE_CHECKING:
     from pydantic.fields import FieldInfo
 
@@ -112,14 +114,14 @@ def make_row(
     choices = list(options) if options is not None else choices_of(info.annotation)
     label = Label(field.title(settings), classes="label")
     if info.annotation is bool:
-        switch = Switch(bool(shown), id=field.widget_id, tooltip=note or None)
+        switch = MarkedSwitch(bool(shown), id=field.widget_id, tooltip=note or None)
         text = Static(hint, classes="switch-label", markup=False)
         return [Horizontal(label, switch, text, classes="row setting")]
     widget: Widget
     if choices is not None:
         names = labels or {}
         known = shown is not None and str(shown) in choices
-        widget = Select(
+        widget = MarkedSelect(
             [(names.get(choice, choice), choice) for choice in choices],
             value=str(shown) if known else Select.NULL,
             allow_blank=not known,
