@@ -84,9 +84,12 @@ def app_options(
 
 
 async def wait_until(
-    pilot: Any, condition: Callable[[], bool], timeout: float = 10.0, what: str = "condition"
+    pilot: Any, condition: Callable[[], bool], timeout: float = 20.0, what: str = "condition"
 ) -> None:
-    """Let the app run until `condition()` holds (the engine works on other threads)."""
+    """Let the app run until `condition()` holds (the engine works on other threads).
+
+    The first model call imports litellm (seconds on a loaded two-core machine), so the
+    default leaves room for it; a wait that should be quick says so with `timeout`."""
     deadline = time.monotonic() + timeout
     while not condition():
         if not pilot.app.is_running:
