@@ -9,7 +9,14 @@ from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 from textual.screen import Screen
 
-from ohtui.tui.widgets.cells import STREAM_REFRESH_SECONDS, StreamingCell, UserCell
+from ohtui.tui.widgets.cells import (
+    STREAM_REFRESH_SECONDS,
+    AgentCell,
+    StreamingCell,
+    StreamPart,
+    UserCell,
+)
+from ohtui.tui.widgets.conversation_view import ConversationView
 
 pytestmark = pytest.mark.anyio
 
@@ -70,3 +77,34 @@ async def test_streamed_text_is_kept_in_chunks_and_joined_once_per_redraw() -> N
         assert "para one." in str(cell.parts[0].render())
         assert "para one." not in str(cell.render())
         assert cell.text.endswith("para one.\n\npara two")
+
+
+class ViewApp(App[None]):
+    """An empty conversation view, as the chat screen has it."""
+
+    CSS_PATH = "../../ohtui/tui/ohtui.tcss"
+
+    def compose(self) -> ComposeResult:
+        yield ConversationView(id="conversation")
+
+
+async def test_a_finished_response_replaces_its_growing_paragraph_and_its_parts() -> None:
+    app = ViewApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        view = app.query_one(ConversationView)
+        view.add_tokens("r1", "", "pondering the parser")
+        view.add_tokens("r1", "para one.\n\npara two.\n\n", "")
+        await pilot.pause(STREAM_REFRESH_SECONDS * 2)
+        view.add_tokens("r1", "para three", "")
+        await pilot.pause(STREAM_REFRESH_SECONDS * 2)
+        cell = view.query_one(StreamingCell)
+        shown = [str(part.render()) for part in view.query(StreamPart)]
+        assert shown == ["thinking: pondering the parser", "para one.\n\npara two.\n\n"]
+        assert cell.parts[0].has_class("-first") and not cell.parts[1].has_class("-first")
+        assert cell.has_class("-continued")  # one block: no gap between the parts and the tail
+        assert cell.text == "para one.\n\npara two.\n\npara three"
+        final = AgentCell(cell.text)
+        assert view.replace_stream("r1", final)
+        await pilot.pause()
+        assert not view.query(StreamPart) and not view.query(StreamingCell)
+        assert view.query_one(AgentCell) is final
