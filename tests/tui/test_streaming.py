@@ -108,3 +108,16 @@ async def test_a_finished_response_replaces_its_growing_paragraph_and_its_parts(
         await pilot.pause()
         assert not view.query(StreamPart) and not view.query(StreamingCell)
         assert view.query_one(AgentCell) is final
+
+
+async def test_a_reasoning_line_longer_than_the_screen_wraps_instead_of_being_cut() -> None:
+    app = ViewApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        view = app.query_one(ConversationView)
+        view.add_tokens("r1", "", "short")
+        await pilot.pause(STREAM_REFRESH_SECONDS * 2)
+        thought = view.query_one(StreamPart)
+        assert thought.outer_size.height == 1
+        view.add_tokens("r1", "", " and now a thought far longer than one row of the screen " * 3)
+        await pilot.pause(STREAM_REFRESH_SECONDS * 2)
+        assert thought.outer_size.height == 3  # 180 characters over 76 columns

@@ -212,7 +212,7 @@ class StreamingCell(Cell):
         self._growing = [growing] if growing else []
         # A very long paragraph is shown plain while it grows: re-parsing it every frame would not.
         self._shown = _markdown(growing, dark) if len(growing) < 1500 else Text(growing)
-        self.refresh(layout=self._height_changes(self._shown))
+        self.refresh(layout=_height_changes(self, self._shown))
 
     def _show_thought(self) -> None:
         """Show the last line of the reasoning, above everything else of this response."""
@@ -226,7 +226,7 @@ class StreamingCell(Cell):
             self._thought = StreamPart(thought)
             self._add_part(self._thought, first=True)
         else:
-            self._thought.update(thought, layout=False)  # one line, always
+            self._thought.update(thought, layout=_height_changes(self._thought, thought))
 
     def _add_part(self, part: StreamPart, first: bool = False) -> None:
         """Mount `part` above this cell (above the other parts if `first`); the topmost part
@@ -244,16 +244,6 @@ class StreamingCell(Cell):
         else:
             self.parts.append(part)
         parent.mount(part, before=above)
-
-    def _height_changes(self, content: RenderableType) -> bool:
-        """Whether showing `content` changes this cell's height (else no layout is needed)."""
-        width = self.content_size.width
-        if not width:
-            return True
-        # Textual measures with the widget's styles too (its own get_content_height).
-        rules = cast("RulesMap", self.styles)
-        height = visualize(self, content).get_height(rules, width)
-        return height != self.content_size.height
 
     def copy_text(self) -> str:
         """The text so far."""
@@ -429,3 +419,13 @@ def _settled_boundary(text: str) -> int:
             boundary = end
         position = text.find("\n\n", end)
     return boundary
+
+
+def _height_changes(widget: Widget, content: RenderableType) -> bool:
+    """Whether showing `content` changes `widget`'s height (else no layout is needed)."""
+    width = widget.content_size.width
+    if not width:
+        return True
+    # Textual measures with the widget's styles too (its own get_content_height).
+    rules = cast("RulesMap", widget.styles)
+    return visualize(widget, content).get_height(rules, width) != widget.content_size.height
