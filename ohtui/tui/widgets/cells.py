@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any, ClassVar, cast
 from rich.console import Group, RenderableType
 from rich.markdown import Markdown
 from rich.text import Text
-from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.reactive import reactive
@@ -143,26 +142,29 @@ class AgentCell(Cell):
 
 
 class StreamingCell(Cell):
-    """A response being written. Finished paragraphs are rendered once, as their own child;
-    only the paragraph still growing is redrawn, at most every STREAM_REFRESH_SECONDS, and the
-    screen is laid out again only when that paragraph's height changes. Chunks are kept as
-    they come and joined once per redraw, so streaming costs the same at the thousandth line
-    as at the first."""
+    """A response being written: the paragraph still growing, drawn at most every
+    STREAM_REFRESH_SECONDS. Finished paragraphs (and the reasoning line) leave it: each is
+    drawn once, as a StreamPart of its own just above it in the view, so a new line only lays
+    out and draws this cell, never the text before it. Chunks are kept as they come and joined
+    once per redraw, so streaming costs the same at the thousandth line as at the first."""
+
+    DEFAULT_CSS = "StreamingCell { height: auto; }"
 
     def __init__(self, response_id: str) -> None:
         super().__init__(classes="cell agent streaming")
         self.response_id = response_id
         self._settled: list[str] = []
-        """Finished paragraphs, as shown in their own blocks."""
+        """Finished paragraphs, each shown in its own StreamPart."""
         self._growing: list[str] = []
         """The chunks of the paragraph still being written."""
         self._reasoning: list[str] = []
         self._shown_thought = ""
         self._scheduled = False
         self._last_redraw = 0.0
-        self._thought = Static(classes="reasoning")
-        self._thought.display = False  # no empty row above the text
-        self._tail = Static("…", classes="tail")
+        self._shown: RenderableType = Text("…")
+        self._thought: StreamPart | None = None
+        self.parts: list[StreamPart] = []
+        """What this response shows above its growing paragraph (removed with it)."""
 
     @property
     def text(self) -> str:
@@ -174,9 +176,8 @@ class StreamingCell(Cell):
         """The reasoning so far."""
         return "".join(self._reasoning)
 
-    def compose(self) -> ComposeResult:
-        yield self._thought
-        yield self._tail
+    def render(self) -> RenderableType:
+        return self._shown
 
     def append(self, content: str, reasoning: str = "") -> None:
         """Add streamed text; drawn at once unless a redraw was very recent, then batched."""
@@ -195,30 +196,65 @@ class StreamingCell(Cell):
 
     def _redraw(self) -> None:
         self._scheduled = False
+        if not self.is_attached:
+            return
         self._last_redraw = time.monotonic()
         dark = self.app.current_theme.dark
+        if self._reasoning:
+            self._show_thought()
         growing = "".join(self._growing)
         boundary = _settled_boundary(growing)
         if boundary:
             done = growing[:boundary]
-            self.mount(Static(_markdown(done, dark), classes="block"), before=self._tail)
+            self._add_part(StreamPart(_markdown(done, dark)))
             self._settled.append(done)
             growing = growing[boundary:]
         self._growing = [growing] if growing else []
         # A very long paragraph is shown plain while it grows: re-parsing it every frame would not.
-        shown: RenderableType = _markdown(growing, dark) if len(growing) < 1500 else Text(growing)
-        _update(self._tail, shown)
-        if self._reasoning:
-            lines = self.reasoning.strip().splitlines()
-            last, _ = clip_lines(lines[-1], 1) if lines else ("", 0)
-            if last != self._shown_thought:
-                self._shown_thought = last
-                self._thought.display = True
-                _update(self._thought, Text(f"thinking: {last}", style="italic dim"))
+        self._shown = _markdown(growing, dark) if len(growing) < 1500 else Text(growing)
+        self.refresh(layout=_height_changes(self, self._shown))
+
+    def _show_thought(self) -> None:
+        """Show the last line of the reasoning, above everything else of this response."""
+        lines = self.reasoning.strip().splitlines()
+        last, _ = clip_lines(lines[-1], 1) if lines else ("", 0)
+        if last == self._shown_thought:
+            return
+        self._shown_thought = last
+        thought = Text(f"thinking: {last}", style="italic dim")
+        if self._thought is None:
+            self._thought = StreamPart(thought)
+            self._add_part(self._thought, first=True)
+        else:
+            self._thought.update(thought, layout=_height_changes(self._thought, thought))
+
+    def _add_part(self, part: StreamPart, first: bool = False) -> None:
+        """Mount `part` above this cell (above the other parts if `first`); the topmost part
+        takes the gap above the response."""
+        parent = self.parent
+        if not isinstance(parent, Widget):
+            return
+        above = self.parts[0] if first and self.parts else self
+        if above is not self:
+            above.remove_class("-first")
+        part.set_class(above is not self or not self.parts, "-first")
+        self.add_class("-continued")
+        if first:
+            self.parts.insert(0, part)
+        else:
+            self.parts.append(part)
+        parent.mount(part, before=above)
 
     def copy_text(self) -> str:
         """The text so far."""
         return self.text
+
+
+class StreamPart(Static):
+    """A finished paragraph (or the reasoning line) of a response still being written."""
+
+    def __init__(self, content: RenderableType) -> None:
+        super().__init__(content, classes="stream-part")
 
 
 @dataclass(frozen=True)
@@ -385,13 +421,11 @@ def _settled_boundary(text: str) -> int:
     return boundary
 
 
-def _update(widget: Static, content: RenderableType) -> None:
-    """Show `content` in `widget`; lay the screen out again only if its height changes."""
+def _height_changes(widget: Widget, content: RenderableType) -> bool:
+    """Whether showing `content` changes `widget`'s height (else no layout is needed)."""
     width = widget.content_size.width
     if not width:
-        widget.update(content)
-        return
+        return True
     # Textual measures with the widget's styles too (its own get_content_height).
     rules = cast("RulesMap", widget.styles)
-    height = visualize(widget, content).get_height(rules, width)
-    widget.update(content, layout=height != widget.content_size.height)
+    return visualize(widget, content).get_height(rules, width) != widget.content_size.height

@@ -253,7 +253,7 @@ class ConversationView(VerticalScroll, can_focus=False):
         if final is not None:
             final.event_index = streaming.event_index
             self.mount(final, after=streaming)
-        streaming.remove()
+        self.remove_children([*streaming.parts, streaming])
         self.call_after_refresh(self._trim)
         return True
 
@@ -265,8 +265,9 @@ class ConversationView(VerticalScroll, can_focus=False):
         from ohtui.tui.widgets.cells import ActionCell, Cell, FinishCell
 
         doomed = list(self.children[:excess])
-        keep = self.children[excess] if excess < len(self.children) else None
-        if isinstance(keep, Cell):
+        # The oldest cell kept (a response's finished paragraphs are parts, not cells).
+        keep = next((w for w in self.children[excess:] if isinstance(w, Cell)), None)
+        if keep is not None:
             self._oldest_index = keep.event_index
         self._has_older = True
         for widget in doomed:
