@@ -37,6 +37,11 @@ def litellm() -> ModuleType:
             )
             import litellm as module
 
+            # Its first streamed chunk would load the tiktoken encoding (about 0.3 s of CPU
+            # that holds up every thread, the UI's included, mid-reply): load it here, with
+            # litellm, before any request is sent.
+            import litellm.litellm_core_utils.default_encoding
+
             module.suppress_debug_info = True
             # Its per-chunk logging walks the whole request (the history) for every chunk on
             # a thread pool: with a long conversation that starves everything else. We keep
