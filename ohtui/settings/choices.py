@@ -8,23 +8,29 @@ frame use them without loading pydantic or the engine.
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Self
 
 
-class ConfirmationPolicy(StrEnum):
+class LabelledEnum(StrEnum):
+    """A str enum whose members are written `value, *fields`: the fields fill the attributes
+    the subclass annotates, in order (e.g. `label: str`)."""
+
+    def __new__(cls, value: str, *fields: str) -> Self:
+        # (fields may be left out only so that a lookup, `Enum("value")`, type-checks)
+        member = str.__new__(cls, value)
+        member._value_ = value
+        for name, field in zip(cls.__annotations__, fields, strict=False):
+            setattr(member, name, field)
+        return member
+
+
+class ConfirmationPolicy(LabelledEnum):
     """Which actions wait for the user's approval (config.toml: [confirmation] policy)."""
 
     label: str
     """Short words for the status bar and the pickers, e.g. "confirm risky"."""
     help: str
     """What the policy does, in one line."""
-
-    def __new__(cls, value: str, label: str = "", help: str = "") -> ConfirmationPolicy:
-        # (defaults only so that a lookup, `ConfirmationPolicy("risky")`, type-checks)
-        member = str.__new__(cls, value)
-        member._value_ = value
-        member.label = label
-        member.help = help
-        return member
 
     ALWAYS = "always", "always confirm", "every action waits for you"
     RISKY = "risky", "confirm risky", "actions rated MEDIUM or HIGH, or unrated, wait"
@@ -45,17 +51,11 @@ class ConfirmationPolicy(StrEnum):
             raise ValueError(f"unknown confirmation policy {text!r}; use {names}") from None
 
 
-class RuleScope(StrEnum):
+class RuleScope(LabelledEnum):
     """How long and where an "always allow" rule holds."""
 
     label: str
     """Where the rule holds, in the user's words."""
-
-    def __new__(cls, value: str, label: str = "") -> RuleScope:
-        member = str.__new__(cls, value)
-        member._value_ = value
-        member.label = label
-        return member
 
     SESSION = "session", "this session"
     WORKSPACE = "workspace", "this workspace"

@@ -7,24 +7,16 @@ Standard library only: the status bar shows it on the first frame, before the en
 
 from __future__ import annotations
 
-from enum import StrEnum
+from ohtui.settings.choices import LabelledEnum
 
 
-class RunStatus(StrEnum):
+class RunStatus(LabelledEnum):
     """A run status that carries its label and the style the status bar gives it."""
 
     label: str
     """The words the status bar shows, e.g. "waiting for approval"."""
     style: str
     """Its Textual style in the status bar."""
-
-    def __new__(cls, value: str, label: str = "", style: str = "") -> RunStatus:
-        # (defaults only so that a lookup, `RunStatus("idle")`, type-checks)
-        member = str.__new__(cls, value)
-        member._value_ = value
-        member.label = label
-        member.style = style
-        return member
 
     IDLE = "idle", "ready", "dim"
     RUNNING = "running", "running", "bold $text-accent"
