@@ -1,17 +1,28 @@
-"""Conversation picker benchmarks; run by hand: `.venv/bin/python bench/picker.py [count]`.
+"""Conversation picker benchmarks; run by hand: `.venv/bin/python bench/picker.py [count ...]`.
 
-Saves `count` (default 1,000) conversations of a few events each, spread over five
-workspaces, then prints the median of several runs of:
-- `list_conversations` of all of them, and of one workspace;
-- pushing PickerScreen in a headless app until the rows are listed, and painted; with the
-  longest stall of the UI's event loop meanwhile (what a key press would wait for);
-- a full-text search (the first one also indexes every message saved since the last);
-- reading and formatting the preview of one conversation.
+For each count (default 1,000 and 10,000) saved conversations of six messages each, spread
+over five workspaces, prints the median of RUNS runs of the picker in a headless app:
+- pushed -> first rows listed, and painted; the longest stall of the UI's event loop while
+  opening (what a key press would wait for), measured with a 1 ms timer;
+- w (all workspaces) -> first rows listed; the longest stall meanwhile;
+- the first search after the conversations were saved (the full-text index is filled then),
+  a search for a common word (every conversation matches) and for a rare one (one does,
+  `mod<count/2>`):
+  from the query to its rows listed (the typing pause before a search starts is not counted),
+  with the longest stall meanwhile;
+- the highlighted conversation's preview: from the highlight to its events shown.
+
+The conversations are saved once through the engine into a cache under /dev/shm (or the
+temp directory) and copied afresh for each run, so every run starts unindexed. The code
+measured is this checkout's (`bench/picker.py` inserts its own root on sys.path): run this
+file from another checkout's copy to measure that one under the same load.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -24,25 +35,24 @@ from textual.app import App
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from ohtui.tui.picker_rows import preview_content  # noqa: E402
-from ohtui.tui.screens.picker import SEARCH_LIMIT, PickerScreen  # noqa: E402
+from ohtui.tui.screens.picker import PickerScreen  # noqa: E402
 
-RUNS = 7
+RUNS = 3
 WORKSPACES = 5
+COMMON, FIRST = "fix", "failing test"
+CACHE = Path("/dev/shm" if Path("/dev/shm").is_dir() else tempfile.gettempdir())
 
 
-def create(base: Path, count: int) -> list[str]:
-    """Save `count` conversations through the engine (no LLM call); returns their ids."""
+def create(base: Path, count: int) -> None:
+    """Save `count` conversations through the engine (no LLM call)."""
     from ohtui.sdk import LLM, Agent, Conversation, Message, MessageEvent, TextContent
 
     llm = LLM(model="openai/none")
-    ids = []
     start = time.perf_counter()
     for i in range(count):
-        workspace = base / f"project-{i % WORKSPACES}"
         conv = Conversation(
             agent=Agent(llm=llm, tools=[]),
-            workspace=workspace,
+            workspace=base / f"project-{i % WORKSPACES}",
             persistence_dir=base / "conversations",
             visualizer=None,
         )
@@ -56,115 +66,130 @@ def create(base: Path, count: int) -> list[str]:
                 )
             )
         conv.state.title = f"Fix mod{i}" if i % 3 else None
-        ids.append(conv.id.hex)
         conv.close()
-    print(f"created {count:,} conversations in {time.perf_counter() - start:.1f} s")
-    return ids
+    print(f"saved {count:,} conversations in {time.perf_counter() - start:.1f} s")
 
 
-def median_ms(fn: Callable[[], object], runs: int = RUNS) -> float:
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1000
+def saved(count: int) -> Path:
+    """The cached base directory holding `count` saved conversations (made once)."""
+    base = CACHE / f"ohtui-bench-picker-{count}"
+    if not (base / "complete").exists():
+        shutil.rmtree(base, ignore_errors=True)
+        for i in range(WORKSPACES):
+            (base / f"project-{i}").mkdir(parents=True)
+        create(base, count)
+        (base / "complete").touch()
+    return base
 
 
 class _Host(App[None]):
     """An empty app to push the picker onto."""
 
 
-async def open_picker(conversations: Path, workspace: Path, rows: int, total: int) -> list[float]:
-    """Push the picker, wait for this workspace's `rows`, press w, wait for all `total`.
+class Lag:
+    """The longest gap between ticks of a 1 ms timer on the event loop, per phase."""
 
-    Returns ms to rows listed, ms to them painted, ms from w to all listed and the longest
-    stall of the UI's event loop while opening and after w (what a key press would wait for).
-    """
-    app = _Host()
-    async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause()
+    def __init__(self) -> None:
+        self.longest = 0.0
+        self._running = True
+        self._task = asyncio.create_task(self._tick())
+
+    async def _tick(self) -> None:
         loop = asyncio.get_running_loop()
-        stalls: list[float] = []
-        running = True
+        last = loop.time()
+        while self._running:
+            await asyncio.sleep(0.001)
+            now = loop.time()
+            self.longest = max(self.longest, now - last)
+            last = now
 
-        async def ticker() -> None:
-            last = loop.time()
-            while running:
-                await asyncio.sleep(0.001)
-                now = loop.time()
-                stalls.append(now - last)
-                last = now
+    def take(self) -> float:
+        """The longest gap since the last take, in ms."""
+        longest, self.longest = self.longest, 0.0
+        return longest * 1000
 
-        async def rows_listed(count: int) -> None:
-            while screen.option_list.option_count < count:
-                await asyncio.sleep(0.0005)
+    async def stop(self) -> None:
+        self._running = False
+        await self._task
 
-        tick = asyncio.create_task(ticker())
-        painted = asyncio.Event()
-        start = time.perf_counter()
-        screen = PickerScreen(conversations, workspace)
-        await app.push_screen(screen)
-        await rows_listed(rows)
-        listed = time.perf_counter() - start
-        screen.call_after_refresh(painted.set)
-        await painted.wait()
-        shown = time.perf_counter() - start
-        opening_stall, stalls[:] = max(stalls), []
-        start = time.perf_counter()
-        screen.action_toggle_scope()  # what w does, without Pilot's own waiting
-        await rows_listed(total)
-        toggled = time.perf_counter() - start
-        running = False
-        await tick
-    ms = [listed, shown, toggled, opening_stall, max(stalls)]
-    return [value * 1000 for value in ms]
+
+async def until(condition: Callable[[], bool], timeout: float = 60.0) -> None:
+    deadline = time.perf_counter() + timeout
+    while not condition():
+        if time.perf_counter() > deadline:
+            raise TimeoutError("the picker did not get there")
+        await asyncio.sleep(0.0005)
+
+
+async def run_once(base: Path, count: int) -> dict[str, float]:
+    """One run of every figure over a fresh copy of the saved conversations."""
+    figures: dict[str, float] = {}
+    with tempfile.TemporaryDirectory(dir=CACHE) as tmp:
+        conversations = Path(tmp) / "conversations"
+        shutil.copytree(base / "conversations", conversations)
+        from ohtui.sdk.conversation.store import ConversationStore
+
+        ConversationStore(conversations).close()  # the schema as this checkout keeps it
+        workspace = base / "project-0"
+        app = _Host()
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.pause()
+            lag = Lag()
+            screen = PickerScreen(conversations, workspace)
+
+            def rows_in() -> bool:
+                return screen.is_mounted and not screen.pending and screen.option_list.option_count > 0
+
+            def previewed() -> bool:
+                return bool(str(screen.query_one("#preview-events").render()).strip())
+
+            start = time.perf_counter()
+            await app.push_screen(screen)
+            await until(rows_in)
+            figures["open: first rows"] = time.perf_counter() - start
+            painted = asyncio.Event()
+            screen.call_after_refresh(painted.set)
+            await painted.wait()
+            figures["open: painted"] = time.perf_counter() - start
+            await until(previewed)
+            figures["open: preview shown"] = time.perf_counter() - start
+            await asyncio.sleep(0.2)
+            figures["open: longest stall"] = lag.take() / 1000
+
+            start = time.perf_counter()
+            screen.action_toggle_scope()  # what the key does, without Pilot's own waiting
+            await until(rows_in)
+            figures["w: first rows"] = time.perf_counter() - start
+            await asyncio.sleep(0.2)
+            figures["w: longest stall"] = lag.take() / 1000
+
+            for name, query in (("first search", FIRST), ("common", COMMON), ("rare", f"mod{count // 2}")):
+                await asyncio.sleep(0.05)
+                lag.take()
+                start = time.perf_counter()
+                screen.search_input.value = query
+                screen._reload()  # at once: the typing pause is not the search's time
+                await until(rows_in)
+                figures[f"search {name}: rows"] = time.perf_counter() - start
+                await asyncio.sleep(0.2)
+                figures[f"search {name}: longest stall"] = lag.take() / 1000
+            await lag.stop()
+    return {name: value * 1000 for name, value in figures.items()}
 
 
 def main() -> None:
-    count = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
-    from ohtui.sdk.conversation import list_conversations, recent_events, search_conversations
-
-    with tempfile.TemporaryDirectory() as tmp:
-        base = Path(tmp)
-        ids = create(base, count)
-        conversations = base / "conversations"
-        workspace = base / "project-0"
-        print(f"\n{count:,} conversations, median of {RUNS} runs:")
-
-        ms = median_ms(lambda: list_conversations(conversations))
-        print(f"(a) list_conversations, all:               {ms:7.1f} ms")
-        ws = str(workspace.resolve())
-        ms = median_ms(lambda: list_conversations(conversations, workspace=ws))
-        print(f"(a) list_conversations, one workspace:     {ms:7.1f} ms")
-
-        in_workspace = len(list_conversations(conversations, workspace=ws))
-        # The first run imports the engine, as the app does in the background after start-up.
-        asyncio.run(open_picker(conversations, workspace, in_workspace, count))
-        results = [
-            asyncio.run(open_picker(conversations, workspace, in_workspace, count))
-            for _ in range(RUNS)
-        ]
-        listed, shown, toggled, stall, toggle_stall = (
-            statistics.median(r[i] for r in results) for i in range(5)
-        )
-        print(f"(b) pushed -> {in_workspace:,} rows of this workspace:  {listed:7.1f} ms")
-        print(f"(b) pushed -> those rows painted:          {shown:7.1f} ms")
-        print(f"(b) w -> all {count:,} rows listed:           {toggled:7.1f} ms")
-        print(f"(b) longest UI stall while opening:        {stall:7.1f} ms")
-        print(f"(b) longest UI stall after w:              {toggle_stall:7.1f} ms")
-
-        start = time.perf_counter()
-        search_conversations(conversations, "failing test")
-        first = (time.perf_counter() - start) * 1000
-        print(f"(c) first search (indexes {count * 6:,} messages): {first:7.1f} ms")
-        ms = median_ms(lambda: search_conversations(conversations, "mod42"))
-        print(f"(c) search 'mod42' over {count:,}:              {ms:7.1f} ms")
-        ms = median_ms(lambda: search_conversations(conversations, "fix", limit=SEARCH_LIMIT))
-        print(f"(c) search 'fix' (all match, top {SEARCH_LIMIT}):     {ms:7.1f} ms")
-
-        ms = median_ms(lambda: preview_content(recent_events(conversations, ids[count // 2], 24)))
-        print(f"(d) preview: read + format last 24 events: {ms:7.1f} ms")
+    counts = [int(arg) for arg in sys.argv[1:]] or [1000, 10000]
+    print(f"code: {ROOT}")
+    for count in counts:
+        base = saved(count)
+        asyncio.run(run_once(base, count))  # warm: the engine's import, the page cache
+        runs = [asyncio.run(run_once(base, count)) for _ in range(RUNS)]
+        load = os.getloadavg()[0]
+        print(f"\n{count:,} conversations, median of {RUNS} runs (load {load:.2f}):")
+        for name in runs[0]:
+            value = statistics.median(run[name] for run in runs)
+            spread = ", ".join(f"{run[name]:.0f}" for run in runs)
+            print(f"  {name:<32} {value:8.1f} ms   ({spread})")
 
 
 if __name__ == "__main__":

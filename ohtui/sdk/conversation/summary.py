@@ -31,3 +31,18 @@ class SearchHit:
 
     summary: ConversationSummary
     snippet: str
+
+
+PageCursor = tuple[float, str]
+"""Where a listing page ends: the (updated_at, id) of its last row, for keyset paging."""
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryPage:
+    """One page of a listing or search, newest first."""
+
+    rows: list[ConversationSummary]
+    snippets: dict[str, str]
+    """By conversation id, for a search: the best-matching passage, matched words in [ ]."""
+    next: PageCursor | None
+    """Where the next page starts (None: this is the last)."""
