@@ -6,12 +6,18 @@ import json
 import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from ohtui.sdk.conversation.event_store import EventLog
 from ohtui.sdk.conversation.exceptions import ConversationNotFoundError, StorageReadOnlyError
 from ohtui.sdk.conversation.store import DB_NAME, ConversationStore
-from ohtui.sdk.conversation.summary import ConversationSummary, SearchHit
+from ohtui.sdk.conversation.summary import (
+    ConversationSummary,
+    PageCursor,
+    SearchHit,
+    SummaryPage,
+)
 from ohtui.sdk.event.base import Event
 
 
@@ -37,6 +43,70 @@ def list_conversations(
         return []
     try:
         return store.list_summaries(workspace=workspace, limit=limit)
+    finally:
+        store.close()
+
+
+def conversations_page(
+    persistence_dir: str | Path,
+    *,
+    workspace: str | None = None,
+    query: str = "",
+    after: PageCursor | None = None,
+    limit: int = 50,
+    keep: str | None = None,
+    index_first: bool = True,
+) -> SummaryPage:
+    """One page of the saved conversations (or of those matching `query`), newest first.
+
+    `after` is the previous page's `next`. Conversations nothing was said in are left out,
+    except `keep`. `index_first=False` searches only the messages already indexed (see
+    `index_for_search`), so it never waits for indexing.
+    """
+    store = _open(persistence_dir)
+    if store is None:
+        return SummaryPage([], {}, None)
+    try:
+        return store.summaries_page(
+            workspace=workspace,
+            query=query,
+            after=after,
+            limit=limit,
+            keep=keep,
+            index_first=index_first,
+        )
+    finally:
+        store.close()
+
+
+def count_conversations(
+    persistence_dir: str | Path,
+    *,
+    workspace: str | None = None,
+    query: str = "",
+    keep: str | None = None,
+    index_first: bool = True,
+) -> int:
+    """How many rows all pages of `conversations_page` with these arguments hold."""
+    store = _open(persistence_dir)
+    if store is None:
+        return 0
+    try:
+        return store.count_summaries(
+            workspace=workspace, query=query, keep=keep, index_first=index_first
+        )
+    finally:
+        store.close()
+
+
+def index_for_search(persistence_dir: str | Path, conversations: int = 200) -> bool:
+    """Index the messages of up to `conversations` conversations saved since the last search;
+    returns whether any are left. Each call is one short transaction."""
+    store = _open(persistence_dir)
+    if store is None:
+        return False
+    try:
+        return False if store.read_only else store.index_pending(conversations)
     finally:
         store.close()
 
@@ -94,6 +164,43 @@ def history_tail(
         events = EventLog(store, stored.key)
         total = len(events)
         return (events[max(0, total - limit) :] if limit > 0 else []), total
+    finally:
+        if store is not None:
+            store.close()
+
+
+@dataclass(frozen=True, slots=True)
+class EventPage:
+    """A run of a saved conversation's events, oldest first."""
+
+    events: list[Event]
+    start: int
+    """The index of the first one: as many earlier events are not in this page."""
+    total: int
+    """How many events the conversation has in all."""
+
+
+def events_page(
+    persistence_dir: str | Path, conversation_id: str, limit: int, before: int | None = None
+) -> EventPage:
+    """Up to `limit` events of a saved conversation just before index `before` (None: its
+    last ones), without opening it: only those are read and parsed.
+
+    Raises ConversationNotFoundError if there is none.
+    """
+    store = _open(persistence_dir)
+    try:
+        stored = None if store is None else store.load(conversation_id)
+        if store is None or stored is None:
+            raise ConversationNotFoundError(f"No saved conversation {conversation_id}.")
+        total = store.event_count(stored.key)
+        stop = total if before is None else max(0, min(before, total))
+        start = max(0, stop - limit)
+        events = [
+            Event.model_validate_json(data)
+            for _, data in store.read_events(stored.key, start, stop)
+        ]
+        return EventPage(events, start, total)
     finally:
         if store is not None:
             store.close()

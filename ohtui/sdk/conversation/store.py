@@ -629,29 +629,10 @@ class ConversationStore:
         `index_first`: index the messages saved since the last search before searching
         (else events not indexed yet are not found).
         """
-        clauses = ["(c.event_count > 0 OR c.id = ?)"]
-        params: list[Any] = [keep]
-        if workspace:
-            clauses.append("c.workspace = ?")
-            params.append(workspace)
-        if after is not None:
-            clauses.append("(c.updated_at, c.id) < (?, ?)")
-            params += after
-        match = ""
-        if query.strip():
-            if index_first and not self.read_only and fts_query(query):
-                self._index_pending()
-            match = fts_query(query, self._prefix_words)
-            words = query.split()
-            # The matching keys are read from the index once per page (a temporary b-tree),
-            # then the newest rows are walked on conversations_by_update until the page is full.
-            titles = " AND ".join("c.title LIKE ? ESCAPE '\\'" for _ in words)
-            found = "c.key IN (SELECT rowid >> 32 FROM message_search WHERE message_search MATCH ?)"
-            clauses.append(f"({found} OR ({titles}))" if match else f"({titles})")
-            params += ([match] if match else []) + [f"%{_like_escape(w)}%" for w in words]
+        where, params, match = self._page_filter(workspace, query, after, keep, index_first)
         rows = self._query(
             f"SELECT {self._SUMMARY_COLUMNS}, c.key FROM conversations c "
-            f"WHERE {' AND '.join(clauses)} ORDER BY c.updated_at DESC, c.id DESC LIMIT ?",
+            f"WHERE {where} ORDER BY c.updated_at DESC, c.id DESC LIMIT ?",
             (*params, limit + 1),
         )
         more = len(rows) > limit
@@ -666,6 +647,52 @@ class ConversationStore:
             snippets={by_key[key]: text for key, text in snippets.items()},
             next=(float(last[4]), str(last[0])) if more and last is not None else None,
         )
+
+    @_db_errors
+    def count_summaries(
+        self,
+        *,
+        workspace: str | None = None,
+        query: str = "",
+        keep: str | None = None,
+        index_first: bool = True,
+    ) -> int:
+        """How many rows all pages of `summaries_page` with these arguments hold."""
+        where, params, _ = self._page_filter(workspace, query, None, keep, index_first)
+        return int(
+            self._query(f"SELECT count(*) FROM conversations c WHERE {where}", tuple(params))[0][0]
+        )
+
+    def _page_filter(
+        self,
+        workspace: str | None,
+        query: str,
+        after: PageCursor | None,
+        keep: str | None,
+        index_first: bool,
+    ) -> tuple[str, list[Any], str]:
+        """(WHERE clause, its parameters, the FTS query) of a page of summaries."""
+        clauses = ["(c.event_count > 0 OR c.id = ?)"]
+        params: list[Any] = [keep]
+        if workspace:
+            clauses.append("c.workspace = ?")
+            params.append(workspace)
+        if after is not None:
+            clauses.append("(c.updated_at, c.id) < (?, ?)")
+            params += after
+        match = ""
+        if query.strip():
+            if index_first and not self.read_only and fts_query(query):
+                self._index_pending()
+            match = fts_query(query, self._prefix_words)
+            words = query.split()
+            # The matching keys are read from the index once per query (a temporary b-tree),
+            # then the newest rows are walked on conversations_by_update until the page is full.
+            titles = " AND ".join("c.title LIKE ? ESCAPE '\\'" for _ in words)
+            found = "c.key IN (SELECT rowid >> 32 FROM message_search WHERE message_search MATCH ?)"
+            clauses.append(f"({found} OR ({titles}))" if match else f"({titles})")
+            params += ([match] if match else []) + [f"%{_like_escape(w)}%" for w in words]
+        return " AND ".join(clauses), params, match
 
     def _snippets(self, match: str, keys: list[int]) -> dict[int, str]:
         """The first matching passage of each conversation's messages, by key (if any)."""

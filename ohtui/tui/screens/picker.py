@@ -6,6 +6,9 @@ never type text (Ctrl+D, Ctrl+R, Ctrl+W), so typing a search can never delete or
 
 Every database call runs on a worker thread and comes back as a message, so no key press
 waits for SQLite. The engine is imported on those threads too: it costs ~0.2 s to import.
+Rows come a page at a time (keyset pages from the store, formatted on the worker); the UI
+applies each page in one step, and reaching the end of the list reads the next. A newer
+listing or search makes every older one's result stale: it is dropped, never shown.
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ from ohtui.tui.screens.text_prompt import TextPromptScreen
 from ohtui.tui.widgets.marked import MarkedOptionList
 
 if TYPE_CHECKING:
-    from ohtui.sdk.conversation.summary import ConversationSummary
+    from ohtui.sdk.conversation.summary import ConversationSummary, PageCursor, SummaryPage
 
 Scope = Literal["workspace", "all"]
 
@@ -46,8 +49,35 @@ SEARCH_DELAY = 0.15
 PREVIEW_DELAY = 0.05
 """Seconds the highlight must rest before its preview is read (holding ↓ reads none)."""
 PREVIEW_EVENTS = 24
-SEARCH_LIMIT = 200
+"""Events read for a preview at a time: the last ones, then earlier ones as it is scrolled up."""
+PAGE_ROWS = 50
+"""Rows read at a time: a few screens' worth."""
+SEARCH_PAGE_ROWS = 20
+"""Search results read at a time (each with a snippet, which costs a lookup)."""
+INDEX_BATCH = 200
+"""Conversations indexed for search per transaction (each holds up the engine's appends)."""
 _PREVIEW_CACHE = 64
+
+
+@dataclass
+class _Preview:
+    """What the preview shows of one conversation: its events from `start` on."""
+
+    body: Content
+    start: int
+    cost: float | None
+
+    def content(self) -> Content:
+        """The cost, a line saying how many earlier events there are, then the events."""
+        lines: list[Content] = []
+        if self.cost is not None:
+            lines.append(Content.assemble(("cost      ", "$foreground-muted"), f"${self.cost:.2f}"))
+        if self.start:
+            earlier = f"↑ {self.start} earlier event{'' if self.start == 1 else 's'}: scroll up"
+            lines.append(Content.styled(earlier, "$foreground-muted"))
+        if lines:
+            lines.append(Content(""))
+        return Content("\n").join([*lines, self.body])
 
 
 class PickerScreen(Screen[str | None]):
@@ -82,20 +112,41 @@ class PickerScreen(Screen[str | None]):
 
     @dataclass
     class _Listed(Message, bubble=False):
-        """Rows of a listing or search, read and formatted on a worker."""
+        """A page of rows of a listing or search, read and formatted on a worker."""
 
         generation: int
         query: str
         rows: list[ConversationSummary]
         prompts: list[Content]
-        empty_text: str
+        next: PageCursor | None
+        partial: bool
+        """A search made before every message was indexed: more may match."""
+        first: bool
+        """The listing's first page (else the next page after the rows shown)."""
+        empty_text: str = ""
+
+    @dataclass
+    class _Counted(Message, bubble=False):
+        """How many rows all pages of a listing or search hold."""
+
+        generation: int
+        count: int
+
+    @dataclass
+    class _Indexed(Message, bubble=False):
+        """Every saved message is in the search index now."""
 
     @dataclass
     class _PreviewLoaded(Message, bubble=False):
-        """The last exchanges of one conversation, read on a worker."""
+        """A page of one conversation's events, read and formatted on a worker."""
 
         conversation_id: str
         content: Content
+        start: int
+        """How many earlier events there are (0: the preview reaches the beginning)."""
+        cost: float | None
+        earlier: bool
+        """A page before the one shown (else the last events)."""
 
     @dataclass
     class _Failed(Message, bubble=False):
@@ -123,6 +174,12 @@ class PickerScreen(Screen[str | None]):
         self._now = now
         self._home = Path.home()
         self._rows: dict[str, ConversationSummary] = {}
+        self._next: PageCursor | None = None
+        self._more_asked = False
+        self._partial = False
+        self._indexed = False
+        self._index_started = False
+        self._count: int | None = None
         self._generation = 0
         self._shown_generation = -1
         self._shown_query: str | None = None
@@ -131,7 +188,9 @@ class PickerScreen(Screen[str | None]):
         self._keep_index: int | None = None
         self._search_timer: Timer | None = None
         self._preview_timer: Timer | None = None
-        self._previews: dict[str, Content] = {}
+        self._previews: dict[str, _Preview] = {}
+        self._preview_id: str | None = None
+        self._preview_asked = False
 
     def compose(self) -> ComposeResult:
         """Header, search box, the list beside the preview, and the key legend."""
@@ -152,8 +211,11 @@ class PickerScreen(Screen[str | None]):
     def on_mount(self) -> None:
         """Focus the list and read it in the background; this frame does not wait for it."""
         self.query_one("#conversations", OptionList).focus()
-        self._show_scope(count=None)
+        self._show_scope()
         self._update_legend()
+        self.watch(self.option_list, "scroll_y", self._load_more_if_near_end, init=False)
+        preview = self.query_one("#preview-body", VerticalScroll)
+        self.watch(preview, "scroll_y", self._preview_scrolled, init=False)
         self._reload()
 
     # --- state -----------------------------------------------------------------------------
@@ -190,9 +252,9 @@ class PickerScreen(Screen[str | None]):
     # --- loading in the background ---------------------------------------------------------------
 
     def _in_background(
-        self, job: Callable[[], Message], group: str, generation: int | None = None
+        self, job: Callable[[], Message | None], group: str, generation: int | None = None
     ) -> None:
-        """Run database work on a thread; post the message it returns, or _Failed."""
+        """Run database work on a thread; post the message it returns (if any), or _Failed."""
 
         def work() -> None:
             load_engine()  # one thread at a time: see ohtui.tui.preload
@@ -202,12 +264,22 @@ class PickerScreen(Screen[str | None]):
             # conversation deleted meanwhile (LookupError), an unreadable event (ValueError).
             except (OSError, LookupError, ValueError) as exc:
                 message = self._Failed(str(exc), generation)
-            self.post_message(message)
+            if message is not None:
+                self.post_message(message)
 
         self.run_worker(work, group=group, thread=True, exit_on_error=False)
 
-    def _reload(self) -> None:
-        """List (or search) again in the current scope, keeping the highlighted conversation."""
+    def _stale(self, generation: int) -> bool:
+        """A newer listing or search was asked for since `generation` (safe on any thread)."""
+        return generation != self._generation
+
+    def _workspace_filter(self, scope: Scope) -> str | None:
+        # The engine stores the resolved working directory: compare like with like.
+        return str(self._workspace.expanduser().resolve()) if scope == "workspace" else None
+
+    def _reload(self, keep_loaded: bool = False) -> None:
+        """List (or search) again in the current scope, keeping the highlighted conversation;
+        `keep_loaded`: as many rows as are loaded now (after a change, not a new query)."""
         if self._search_timer is not None:
             self._search_timer.stop()
             self._search_timer = None
@@ -216,62 +288,165 @@ class PickerScreen(Screen[str | None]):
             self._keep_id = highlighted.id
         self._generation += 1
         generation, query, scope = self._generation, self._query(), self.scope
+        limit = SEARCH_PAGE_ROWS if query else PAGE_ROWS
+        if keep_loaded:
+            limit = max(limit, len(self._rows))
         self._asked_query = query
-        self._in_background(lambda: self._read_rows(generation, query, scope), "rows", generation)
+        self._more_asked = False
+        self._in_background(
+            lambda: self._read_first_page(generation, query, scope, limit), "rows", generation
+        )
 
-    def _read_rows(self, generation: int, query: str, scope: Scope) -> _Listed:
-        """On a worker: the rows and their formatted prompts."""
-        from ohtui.sdk.conversation import list_conversations, search_conversations
+    def _read_page(
+        self, query: str, scope: Scope, after: PageCursor | None, limit: int
+    ) -> tuple[SummaryPage, bool]:
+        """On a worker: a page of rows, and whether it is a search of a part of the index."""
+        from ohtui.sdk.conversation.listing import conversations_page
 
-        # The engine stores the resolved working directory: compare like with like.
-        workspace = str(self._workspace.expanduser().resolve()) if scope == "workspace" else None
-        snippets: dict[str, str] = {}
-        if query:
-            hits = search_conversations(self._dir, query, workspace=workspace, limit=SEARCH_LIMIT)
-            rows = [hit.summary for hit in hits]
-            snippets = {hit.summary.id: hit.snippet for hit in hits}
-        else:
-            rows = list_conversations(self._dir, workspace=workspace)
-        # A conversation nothing was said in (open in another window, or left by a crash)
-        # has nothing to go back to.
-        rows = [row for row in rows if row.event_count or row.id == self._current_id]
+        partial = bool(query) and not self._indexed
+        page = conversations_page(
+            self._dir,
+            workspace=self._workspace_filter(scope),
+            query=query,
+            after=after,
+            limit=limit,
+            keep=self._current_id,
+            index_first=not partial,
+        )
+        return page, partial
+
+    def _prompts(self, page: SummaryPage) -> list[Content]:
+        """On a worker: the rows of a page as the list shows them."""
         now = self._now()
-        prompts = [
+        return [
             row_prompt(
                 row,
                 now=now,
                 home=self._home,
                 current=row.id == self._current_id,
-                snippet=snippets.get(row.id),
+                snippet=page.snippets.get(row.id),
             )
-            for row in rows
+            for row in page.rows
         ]
+
+    def _read_first_page(self, generation: int, query: str, scope: Scope, limit: int) -> None:
+        """On a worker: post the first page of rows, then how many there are in all."""
+        from ohtui.sdk.conversation.listing import conversations_page, count_conversations
+
+        if self._stale(generation):
+            return  # typed on: a newer search is coming
+        page, partial = self._read_page(query, scope, None, limit)
+        if self._stale(generation):
+            return
+        workspace = self._workspace_filter(scope)
         empty_text = ""
-        if not rows:
+        if not page.rows:
             where = " in this workspace" if workspace else ""
             if query:
                 empty_text = f"No conversation{where} mentions '{query}'."
-            elif workspace and list_conversations(self._dir, limit=1):
+                if partial:
+                    empty_text += " Still indexing: more may match in a moment."
+            elif workspace and conversations_page(self._dir, limit=1).rows:
                 empty_text = "None in this workspace — press ctrl+w to see all."
             else:
                 empty_text = "No saved conversations yet."
-        return self._Listed(generation, query, rows, prompts, empty_text)
+        prompts = self._prompts(page)
+        self.post_message(
+            self._Listed(
+                generation, query, page.rows, prompts, page.next, partial, True, empty_text
+            )
+        )
+        if page.next is not None and not self._stale(generation):
+            count = count_conversations(
+                self._dir,
+                workspace=workspace,
+                query=query,
+                keep=self._current_id,
+                index_first=False,
+            )
+            self.post_message(self._Counted(generation, count))
+
+    def _read_next_page(self, generation: int, after: PageCursor) -> _Listed | None:
+        """On a worker: the page after the rows shown."""
+        if self._stale(generation):
+            return None
+        query = self._shown_query or ""
+        page, partial = self._read_page(
+            query, self.scope, after, SEARCH_PAGE_ROWS if query else PAGE_ROWS
+        )
+        if self._stale(generation):
+            return None
+        return self._Listed(
+            generation, query, page.rows, self._prompts(page), page.next, partial, False
+        )
+
+    def _index_for_search(self) -> _Indexed | None:
+        """On a worker: index what was saved since the last search, a batch at a time."""
+        from ohtui.sdk.conversation.listing import index_for_search
+
+        while index_for_search(self._dir, INDEX_BATCH):
+            if not self.is_attached:
+                return None
+        return self._Indexed()
+
+    @on(_Indexed)
+    def _index_ready(self) -> None:
+        self._indexed = True
+        if self._partial and self._shown_generation == self._generation:
+            self._reload(keep_loaded=True)  # the search again, over every message
+
+    def _load_more_if_near_end(self) -> None:
+        """Read the next page once the list is scrolled (or moved) within a screen of its end."""
+        if self._next is None or self._more_asked or self.pending:
+            return
+        option_list = self.option_list
+        height = option_list.scrollable_content_region.height
+        bottom = option_list.scroll_y + height
+        highlighted = option_list.highlighted
+        near_end = bottom >= option_list.virtual_size.height - height or (
+            highlighted is not None and highlighted >= option_list.option_count - 5
+        )
+        if near_end:
+            self._more_asked = True
+            generation, after = self._generation, self._next
+            self._in_background(lambda: self._read_next_page(generation, after), "more")
 
     @on(_Listed)
     def _listed(self, message: _Listed) -> None:
         if message.generation != self._generation:
             return  # a newer query is on its way
+        if message.first:
+            self._show_first_page(message)
+        else:
+            self._show_next_page(message)
+        self._next = message.next
+        self._partial = message.partial
+        self._more_asked = False
+        self._show_scope()
+        self.refresh_bindings()
+        self._update_legend()
+        self.call_after_refresh(self._load_more_if_near_end)  # a page shorter than the view
+
+    def _options(self, message: _Listed) -> list[Option | None]:
+        """A page's options, a thin rule after each but the last row of the listing."""
+        options: list[Option | None] = []
+        for row, prompt in zip(message.rows, message.prompts, strict=True):
+            options += [Option(prompt, id=row.id), None]
+        if options and message.next is None:
+            options.pop()
+        return options
+
+    def _show_first_page(self, message: _Listed) -> None:
+        if not self._index_started:  # the database reads: fill the search index meanwhile
+            self._index_started = True
+            self._in_background(self._index_for_search, "index")
         self._shown_generation = message.generation
         self._previews.clear()  # fresh rows, fresh previews: a conversation may have grown
         self._rows = {row.id: row for row in message.rows}
         self._shown_query = message.query
+        self._count = None if message.next is not None else len(message.rows)
         option_list = self.option_list
-        options: list[Option | None] = []
-        for row, prompt in zip(message.rows, message.prompts, strict=True):
-            if options:
-                options.append(None)  # a thin rule between rows
-            options.append(Option(prompt, id=row.id))
-        option_list.set_options(options)
+        option_list.set_options(self._options(message))
         empty = self.query_one("#empty", Static)
         empty.update(message.empty_text)
         empty.display = not message.rows
@@ -284,22 +459,39 @@ class PickerScreen(Screen[str | None]):
                 option_list.highlighted = min(keep_index or 0, len(ids) - 1)
         else:
             self._show_preview(None)
-        self._show_scope(count=len(ids))
-        self.refresh_bindings()
-        self._update_legend()
+
+    def _show_next_page(self, message: _Listed) -> None:
+        rows = [row for row in message.rows if row.id not in self._rows]
+        if len(rows) != len(message.rows):  # changed meanwhile: the list is read afresh
+            self._reload(keep_loaded=True)
+            return
+        self._rows.update((row.id, row) for row in rows)
+        self.option_list.add_options(self._options(message))
+        if message.next is None:
+            self._count = len(self._rows)
+
+    @on(_Counted)
+    def _counted(self, message: _Counted) -> None:
+        if message.generation == self._generation:
+            self._count = message.count
+            self._show_scope()
 
     @on(_Failed)
     def _failed(self, message: _Failed) -> None:
+        if message.generation is not None and message.generation != self._generation:
+            return  # about a listing nobody waits for any more
         self.notify(message.text, title="Saved conversations", severity="error", markup=False)
-        if message.generation is not None and message.generation == self._generation:
+        if message.generation is not None:
             self._shown_generation = message.generation
             self._rows = {}
+            self._next = None
+            self._count = 0
             self.option_list.clear_options()
             self._show_preview(None)
             empty = self.query_one("#empty", Static)
             empty.update("The saved conversations cannot be read right now.")
             empty.display = True
-            self._show_scope(count=0)
+            self._show_scope()
             self._update_legend()
 
     # --- preview --------------------------------------------------------------------------------
@@ -309,6 +501,7 @@ class PickerScreen(Screen[str | None]):
         self._show_preview(self._rows.get(event.option.id or ""))
         self.refresh_bindings()
         self._update_legend()
+        self._load_more_if_near_end()
 
     def _show_preview(self, summary: ConversationSummary | None) -> None:
         """Show what the summary says at once; read the last exchanges after a short pause."""
@@ -318,6 +511,8 @@ class PickerScreen(Screen[str | None]):
             self._preview_timer.stop()
             self._preview_timer = None
         self.set_class(summary is None, "-no-preview")
+        self._preview_id = None if summary is None else summary.id
+        self._preview_asked = False
         if summary is None:
             head.update("")
             body.update("")
@@ -328,7 +523,7 @@ class PickerScreen(Screen[str | None]):
             )
         )
         cached = self._previews.get(summary.id)
-        body.update(cached or "")
+        body.update(cached.content() if cached is not None else "")
         if cached is not None:
             self._scroll_preview_end()
             return
@@ -338,23 +533,60 @@ class PickerScreen(Screen[str | None]):
             lambda: self._in_background(lambda: self._read_preview(conversation_id), "preview"),
         )
 
-    def _read_preview(self, conversation_id: str) -> _PreviewLoaded:
-        """On a worker: the last events of a conversation, formatted."""
-        from ohtui.sdk.conversation.listing import recent_events, saved_cost
+    def _read_preview(self, conversation_id: str, before: int | None = None) -> _PreviewLoaded:
+        """On a worker: the last events of a conversation (or those `before` an index)."""
+        from ohtui.sdk.conversation.listing import events_page, saved_cost
 
-        events = recent_events(self._dir, conversation_id, limit=PREVIEW_EVENTS)
-        cost = saved_cost(self._dir, conversation_id)
-        return self._PreviewLoaded(conversation_id, preview_content(events, cost))
+        page = events_page(self._dir, conversation_id, PREVIEW_EVENTS, before)
+        cost = saved_cost(self._dir, conversation_id) if before is None else None
+        return self._PreviewLoaded(
+            conversation_id, preview_content(page.events), page.start, cost, before is not None
+        )
 
     @on(_PreviewLoaded)
     def _preview_loaded(self, message: _PreviewLoaded) -> None:
+        cached = self._previews.pop(message.conversation_id, None)
+        if message.earlier:
+            if cached is None:
+                return  # dropped from the cache meanwhile: the next highlight reads it again
+            preview = _Preview(
+                Content("\n").join([message.content, Content(""), cached.body]),
+                message.start,
+                cached.cost,
+            )
+        else:
+            preview = _Preview(message.content, message.start, message.cost)
         if len(self._previews) >= _PREVIEW_CACHE:
             self._previews.pop(next(iter(self._previews)))
-        self._previews[message.conversation_id] = message.content
-        highlighted = self.highlighted
-        if highlighted is not None and highlighted.id == message.conversation_id:
-            self.query_one("#preview-events", Static).update(message.content)
+        self._previews[message.conversation_id] = preview
+        if self._preview_id != message.conversation_id:
+            return
+        self._preview_asked = False
+        scroller = self.query_one("#preview-body", VerticalScroll)
+        below = scroller.virtual_size.height - scroller.scroll_y
+        self.query_one("#preview-events", Static).update(preview.content())
+        if message.earlier:
+            # Keep the lines read in place: the earlier events appear above them.
+            def keep_place() -> None:
+                scroller.scroll_to(
+                    y=max(0, scroller.virtual_size.height - below), animate=False, immediate=True
+                )
+
+            self.call_after_refresh(keep_place)
+        else:
             self._scroll_preview_end()
+
+    def _preview_scrolled(self, scroll_y: float) -> None:
+        """Read the events before those shown once the preview is scrolled to its top."""
+        cached = self._previews.get(self._preview_id or "")
+        if scroll_y > 0 or cached is None or cached.start == 0 or self._preview_asked:
+            return
+        scroller = self.query_one("#preview-body", VerticalScroll)
+        if scroller.max_scroll_y == 0:
+            return  # all of it fits: nothing was scrolled
+        self._preview_asked = True
+        conversation_id, before = self._preview_id or "", cached.start
+        self._in_background(lambda: self._read_preview(conversation_id, before), "preview")
 
     def _scroll_preview_end(self) -> None:
         body = self.query_one("#preview-body", VerticalScroll)
@@ -362,15 +594,20 @@ class PickerScreen(Screen[str | None]):
 
     # --- header and legend ---------------------------------------------------------------------
 
-    def _show_scope(self, count: int | None) -> None:
+    def _show_scope(self) -> None:
         if self.scope == "all":
             where = "all workspaces"
         else:
             where = f"this workspace: {short_path(str(self._workspace), self._home)}"
-        if count is not None and self._shown_query:
-            where += f" · {count} match{'' if count == 1 else 'es'}"
-        elif count is not None:
-            where += f" · {count} conversation{'' if count == 1 else 's'}"
+        if self._shown_generation == self._generation:
+            count = self._count
+            shown = f"{count:,}" if count is not None else f"{len(self._rows):,}+"
+            if self._shown_query:
+                where += f" · {shown} match{'' if count == 1 else 'es'}"
+                if self._partial:
+                    where += " so far, indexing…"
+            else:
+                where += f" · {shown} conversation{'' if count == 1 else 's'}"
         self.query_one("#scope", Static).update(where)
 
     def _update_legend(self) -> None:
@@ -398,9 +635,9 @@ class PickerScreen(Screen[str | None]):
 
     def watch_scope(self) -> None:
         """Say which conversations are listed and list them."""
-        self._show_scope(count=None)
-        self._update_legend()
         self._reload()
+        self._show_scope()
+        self._update_legend()
 
     # --- keys -----------------------------------------------------------------------------------
 
@@ -433,7 +670,7 @@ class PickerScreen(Screen[str | None]):
     @on(Input.Submitted, "#search")
     def _search_submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        if not self.pending and len(self._rows) == 1:
+        if not self.pending and len(self._rows) == 1 and self._next is None:
             self.dismiss(next(iter(self._rows)))
             return
         self.action_focus_list()
@@ -504,7 +741,7 @@ class PickerScreen(Screen[str | None]):
             # The row that moves up into the deleted one's place gets the highlight.
             self._keep_index = list(self._rows).index(message.conversation_id)
         self.notify(f"Deleted '{message.title}'.", markup=False)
-        self._reload()
+        self._reload(keep_loaded=True)
 
     def action_rename(self) -> None:
         """Give the highlighted conversation a new title."""
@@ -546,4 +783,4 @@ class PickerScreen(Screen[str | None]):
     @on(Renamed)
     def _renamed(self, message: Renamed) -> None:
         self.notify(f"Renamed to '{message.title}'.", markup=False)
-        self._reload()
+        self._reload(keep_loaded=True)
