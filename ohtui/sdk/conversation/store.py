@@ -745,11 +745,11 @@ def fts_query(text: str, prefix_words: Callable[[str], list[str] | None] | None 
         return ""
     quoted = [f'"{w}"' for w in words]
     expanded = prefix_words(words[-1]) if prefix_words is not None else None
-    if expanded:
-        quoted[-1] = "(" + " OR ".join(f'"{w}"' for w in expanded) + ")"
-    else:
+    if not expanded:
         quoted[-1] += "*"
-    return " ".join(quoted)
+        return " ".join(quoted)
+    quoted[-1] = "(" + " OR ".join(f'"{w}"' for w in expanded) + ")"
+    return " AND ".join(quoted)  # FTS5 takes no implicit AND before a parenthesis
 
 
 def _key_of(conn: sqlite3.Connection, conversation_id: str) -> int | None:

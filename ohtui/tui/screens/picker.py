@@ -13,6 +13,7 @@ listing or search makes every older one's result stale: it is dropped, never sho
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -37,6 +38,7 @@ from ohtui.tui.preload import load_engine
 from ohtui.tui.saved import DELETE_OPEN, SavedConversations
 from ohtui.tui.screens.confirm import ConfirmScreen
 from ohtui.tui.screens.text_prompt import TextPromptScreen
+from ohtui.tui.search_index import index_in_background
 from ohtui.tui.widgets.marked import MarkedOptionList
 
 if TYPE_CHECKING:
@@ -54,8 +56,6 @@ PAGE_ROWS = 50
 """Rows read at a time: a few screens' worth."""
 SEARCH_PAGE_ROWS = 20
 """Search results read at a time (each with a snippet, which costs a lookup)."""
-INDEX_BATCH = 200
-"""Conversations indexed for search per transaction (each holds up the engine's appends)."""
 _PREVIEW_CACHE = 64
 
 
@@ -179,6 +179,7 @@ class PickerScreen(Screen[str | None]):
         self._partial = False
         self._indexed = False
         self._index_started = False
+        self._stop_indexing = threading.Event()
         self._count: int | None = None
         self._generation = 0
         self._shown_generation = -1
@@ -217,6 +218,10 @@ class PickerScreen(Screen[str | None]):
         preview = self.query_one("#preview-body", VerticalScroll)
         self.watch(preview, "scroll_y", self._preview_scrolled, init=False)
         self._reload()
+
+    def on_unmount(self) -> None:
+        """Stop filling the search index (between two of its transactions)."""
+        self._stop_indexing.set()
 
     # --- state -----------------------------------------------------------------------------
 
@@ -380,15 +385,6 @@ class PickerScreen(Screen[str | None]):
             generation, query, page.rows, self._prompts(page), page.next, partial, False
         )
 
-    def _index_for_search(self) -> _Indexed | None:
-        """On a worker: index what was saved since the last search, a batch at a time."""
-        from ohtui.sdk.conversation.listing import index_for_search
-
-        while index_for_search(self._dir, INDEX_BATCH):
-            if not self.is_attached:
-                return None
-        return self._Indexed()
-
     @on(_Indexed)
     def _index_ready(self) -> None:
         self._indexed = True
@@ -439,7 +435,12 @@ class PickerScreen(Screen[str | None]):
     def _show_first_page(self, message: _Listed) -> None:
         if not self._index_started:  # the database reads: fill the search index meanwhile
             self._index_started = True
-            self._in_background(self._index_for_search, "index")
+            index_in_background(
+                self._dir,
+                lambda: self.post_message(self._Indexed()),
+                lambda why: self.post_message(self._Failed(why)),
+                self._stop_indexing,
+            )
         self._shown_generation = message.generation
         self._previews.clear()  # fresh rows, fresh previews: a conversation may have grown
         self._rows = {row.id: row for row in message.rows}
