@@ -24,6 +24,7 @@ from textual.pilot import Pilot
 from textual.widgets import Input, OptionList, Static
 
 import ohtui.sdk.conversation.store as store_module
+import ohtui.tui.screens.picker as picker_module
 from ohtui.sdk import LLM, Agent, AlwaysConfirm, Conversation, ConversationExecutionStatus, Tool
 from ohtui.sdk.conversation import list_conversations
 from ohtui.sdk.conversation.store import ConversationStore
@@ -777,3 +778,269 @@ async def test_without_colour_the_highlighted_row_is_marked(
         assert [line.split("  ")[0] for line in marked()] == ["❯ Second task"]
         await pilot.press("down")
         assert [line.split("  ")[0] for line in marked()] == ["❯ First task"]
+
+
+# --- pages ----------------------------------------------------------------------------------
+
+
+def quick_save(
+    conversations_dir: Path, workspace: Path, count: int, text: str = "task", **kwargs: Any
+) -> list[str]:
+    """Save `count` conversations of one message each straight through the store (fast), at
+    the clock's time; returns their ids."""
+    from ohtui.sdk import Message, MessageEvent, TextContent
+    from ohtui.sdk.conversation import EventLog
+
+    store = ConversationStore(conversations_dir)
+    store._conn.execute("PRAGMA synchronous=OFF")  # durability is not what these test
+    ids = []
+    try:
+        for i in range(count):
+            cid = uuid.uuid4().hex
+            summary = {"workspace": str(workspace.resolve()), "status": "idle", **kwargs}
+            key = store.create(cid, "{}", summary)
+            words = text.format(i=i)
+            EventLog(store, key).append(
+                MessageEvent(
+                    source="user",
+                    llm_message=Message(role="user", content=[TextContent(text=words)]),
+                )
+            )
+            ids.append(cid)
+    finally:
+        store.close()
+    return ids
+
+
+async def test_reaching_the_end_reads_the_next_page_with_no_gaps_or_repeats(
+    conversations_dir: Path,
+    project: Path,
+    clock: Clock,
+    wait: Any,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(picker_module, "PAGE_ROWS", 20)
+    saved = quick_save(conversations_dir, project, 45)  # all at the same instant
+    expected = sorted(saved, reverse=True)  # newest first; ties by id
+
+    app = picker(conversations_dir, project)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await listed(pilot, wait, 20)
+        await pilot.pause(0.3)
+        assert len(screen.rows) == 20  # more than a screen: nothing more read yet
+        assert "this workspace: ~/project · 45 conversations" in text(app, "#scope")
+
+        await pilot.press("end")  # the highlight reaches the end: the next page comes
+        await wait(pilot, lambda: len(screen.rows) == 40, what="the second page")
+        assert screen.highlighted is not None and screen.highlighted.id == expected[19]
+        screen.option_list.scroll_end(animate=False, immediate=True)  # as the wheel would
+        await wait(pilot, lambda: len(screen.rows) == 45, what="the last page")
+        await pilot.pause(0.2)
+        assert ids(screen) == expected
+        assert [screen.option_list.get_option_at_index(i).id for i in range(45)] == expected
+        await pilot.press("end", "enter")
+        assert app.result == expected[-1]
+
+
+async def test_a_search_reads_a_page_at_a_time_with_snippets_for_it_only(
+    conversations_dir: Path,
+    project: Path,
+    clock: Clock,
+    wait: Any,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(picker_module, "SEARCH_PAGE_ROWS", 3)
+    monkeypatch.setattr(picker_module, "SEARCH_DELAY", 1.0)  # one search for the word typed
+    found = quick_save(conversations_dir, project, 8, "the walrus ate part {i}")
+    quick_save(conversations_dir, project, 2, "nothing to see")
+    asked: list[int] = []
+    snippets = ConversationStore._snippets
+
+    def spy(self: ConversationStore, match: str, keys: list[int]) -> dict[int, str]:
+        asked.append(len(keys))
+        return snippets(self, match, keys)
+
+    monkeypatch.setattr(ConversationStore, "_snippets", spy)
+    app = picker(conversations_dir, project)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await listed(pilot, wait, 10)
+        await wait(pilot, lambda: screen._indexed, what="the search index")
+        await type_text(pilot, "walr")
+        # Three rows of four lines do not fill the list: pages follow until they do.
+        screen = await listed(pilot, wait, 8)
+        assert sorted(ids(screen)) == sorted(found)
+        assert asked and max(asked) <= 3 and sum(asked) == 8  # one lookup per row shown
+        assert all("the walrus ate part" in row for row in row_texts(screen))
+        assert "8 matches" in text(app, "#scope")
+
+
+async def test_the_newest_search_wins_and_stale_ones_stop_early(
+    conversations_dir: Path,
+    project: Path,
+    clock: Clock,
+    wait: Any,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import threading
+
+    from ohtui.sdk.conversation import listing
+
+    quick_save(conversations_dir, project, 2, "alpha {i}")
+    [beta] = quick_save(conversations_dir, project, 1, "beta")
+    slow_done = threading.Event()
+    formatted: list[int] = []
+    page = listing.conversations_page
+    prompts = PickerScreen._prompts
+
+    def slow_alpha(*args: Any, **kwargs: Any) -> Any:
+        result = page(*args, **kwargs)
+        if kwargs.get("query") == "alpha":
+            slow_done.wait(5)  # until the test lets it finish, long after beta's
+        return result
+
+    def counting(self: PickerScreen, summaries: Any) -> list[Content]:
+        formatted.append(len(summaries.rows))
+        return prompts(self, summaries)
+
+    monkeypatch.setattr(listing, "conversations_page", slow_alpha)
+    monkeypatch.setattr(PickerScreen, "_prompts", counting)
+    app = picker(conversations_dir, project)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await listed(pilot, wait, 3)
+        await wait(pilot, lambda: screen._indexed, what="the search index")
+        screen.search_input.value = "alpha"  # as typed, without a slow machine's pauses
+        await pilot.pause(picker_module.SEARCH_DELAY + 0.2)  # alpha's search is under way
+        assert screen.pending
+        screen.search_input.value = "beta"
+        screen = await listed(pilot, wait, 1)
+        assert ids(screen) == [beta]
+        slow_done.set()  # alpha's rows arrive last...
+        await pilot.pause(0.5)
+        assert ids(screen) == [beta]  # ...and are dropped
+        assert "1 match" in text(app, "#scope")
+        assert formatted == [3, 1]  # alpha's page, stale once read, was never formatted
+
+
+async def test_typing_fast_runs_one_search(
+    conversations_dir: Path,
+    project: Path,
+    clock: Clock,
+    wait: Any,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from ohtui.sdk.conversation import listing
+
+    monkeypatch.setattr(picker_module, "SEARCH_DELAY", 1.0)  # room for a slow machine
+    [match] = quick_save(conversations_dir, project, 1, "dynamic dispatch")
+    quick_save(conversations_dir, project, 1, "static")
+    queries: list[str] = []
+    page = listing.conversations_page
+
+    def recording(*args: Any, **kwargs: Any) -> Any:
+        queries.append(kwargs.get("query", ""))
+        return page(*args, **kwargs)
+
+    monkeypatch.setattr(listing, "conversations_page", recording)
+    app = picker(conversations_dir, project)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await listed(pilot, wait, 2)
+        await wait(pilot, lambda: screen._indexed, what="the search index")
+        await type_text(pilot, "dynam")
+        screen = await listed(pilot, wait, 1)
+        assert ids(screen) == [match]
+        assert [q for q in queries if q] == ["dynam"]
+
+
+async def test_a_search_before_the_index_is_full_says_so_and_completes(
+    conversations_dir: Path,
+    project: Path,
+    clock: Clock,
+    wait: Any,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import threading
+
+    from ohtui.tui import search_index
+
+    found = quick_save(conversations_dir, project, 3, "the narwhal {i}")
+    go = threading.Event()
+    index = search_index.index_in_background
+
+    def held_back(directory: Path, done: Any, failed: Any, stop: Any) -> Any:
+        def later() -> None:
+            go.wait(10)
+            index(directory, done, failed, stop)
+
+        threading.Thread(target=later, daemon=True).start()
+
+    monkeypatch.setattr(picker_module, "index_in_background", held_back)
+    app = picker(conversations_dir, project)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await listed(pilot, wait, 3)
+        await type_text(pilot, "narwhal")
+        await listed(pilot, wait, 0)
+        assert "0 matches so far, indexing…" in text(app, "#scope")
+        assert "Still indexing" in text(app, "#empty")
+        go.set()
+        screen = await listed(pilot, wait, 3)
+        assert sorted(ids(screen)) == sorted(found)
+        assert "3 matches" in text(app, "#scope") and "indexing" not in text(app, "#scope")
+
+
+async def test_the_preview_reads_pages_of_events_off_the_ui_thread(
+    conversations_dir: Path,
+    project: Path,
+    clock: Clock,
+    wait: Any,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import threading
+
+    from ohtui.sdk import Message, MessageEvent, TextContent
+    from ohtui.sdk.conversation import EventLog, listing
+
+    monkeypatch.setattr(picker_module, "PREVIEW_EVENTS", 4)
+    store = ConversationStore(conversations_dir)
+    try:
+        key = store.create(uuid.uuid4().hex, "{}", {"workspace": str(project.resolve())})
+        log = EventLog(store, key)
+        for i in range(60):
+            text_ = f"message number {i}"
+            log.append(
+                MessageEvent(
+                    source="user",
+                    llm_message=Message(role="user", content=[TextContent(text=text_)]),
+                )
+            )
+    finally:
+        store.close()
+    calls: list[tuple[int, int | None, bool]] = []
+    page = listing.events_page
+
+    def recording(directory: Path, cid: str, limit: int, before: int | None = None) -> Any:
+        calls.append((limit, before, threading.current_thread() is threading.main_thread()))
+        return page(directory, cid, limit, before)
+
+    monkeypatch.setattr(listing, "events_page", recording)
+    app = picker(conversations_dir, project)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await listed(pilot, wait, 1)
+        await pilot.pause(0.3)
+        shown = preview_text(screen)
+        assert "› message number 59" in shown
+        # Pages of four, read until the pane is full, no more.
+        assert calls[0] == (4, None, False)
+        read = 4 * len(calls)
+        assert 4 < read < 60
+        assert f"↑ {60 - read} earlier events: scroll up" in shown
+        assert f"› message number {60 - read}" in shown
+        assert f"› message number {60 - read - 1}\n" not in shown
+        assert all(limit == 4 and not on_ui for limit, _, on_ui in calls)
+
+        scroller = screen.query_one("#preview-body")
+        scroller.scroll_home(animate=False, immediate=True)  # scrolled up to the top
+        await wait(pilot, lambda: len(calls) * 4 > read, what="an earlier page")
+        await pilot.pause(0.2)
+        assert calls[-1][1] is not None and calls[-1][1] <= 60 - read
+        assert f"› message number {60 - read - 1}" in preview_text(screen)
+        assert scroller.scroll_y > 0  # the lines read stay in place; the new ones are above

@@ -572,26 +572,30 @@ class PickerScreen(Screen[str | None]):
                 scroller.scroll_to(
                     y=max(0, scroller.virtual_size.height - below), animate=False, immediate=True
                 )
+                self._preview_scrolled(scroller.scroll_y)
 
             self.call_after_refresh(keep_place)
         else:
             self._scroll_preview_end()
 
+    def _scroll_preview_end(self) -> None:
+        scroller = self.query_one("#preview-body", VerticalScroll)
+
+        def to_end() -> None:
+            scroller.scroll_end(animate=False, immediate=True)
+            self._preview_scrolled(scroller.scroll_y)  # it may not fill the pane yet
+
+        self.call_after_refresh(to_end)
+
     def _preview_scrolled(self, scroll_y: float) -> None:
-        """Read the events before those shown once the preview is scrolled to its top."""
+        """Read the events before those shown once the preview is scrolled to its top (or
+        while they all fit in it)."""
         cached = self._previews.get(self._preview_id or "")
         if scroll_y > 0 or cached is None or cached.start == 0 or self._preview_asked:
             return
-        scroller = self.query_one("#preview-body", VerticalScroll)
-        if scroller.max_scroll_y == 0:
-            return  # all of it fits: nothing was scrolled
         self._preview_asked = True
         conversation_id, before = self._preview_id or "", cached.start
         self._in_background(lambda: self._read_preview(conversation_id, before), "preview")
-
-    def _scroll_preview_end(self) -> None:
-        body = self.query_one("#preview-body", VerticalScroll)
-        self.call_after_refresh(body.scroll_end, animate=False, immediate=True)
 
     # --- header and legend ---------------------------------------------------------------------
 
