@@ -499,8 +499,13 @@ class ConversationStore:
         conversations (None: all) in one transaction; returns whether any are left.
 
         A few hundred at a time keep each transaction (which holds up appends) short.
+        The most recently updated conversations are indexed first.
         """
-        pending = "SELECT key FROM conversations WHERE indexed_count < event_count LIMIT ?"
+        # Newest first: a search made before the rest is indexed finds what it lists first.
+        pending = (
+            "SELECT key FROM conversations WHERE indexed_count < event_count "
+            "ORDER BY updated_at DESC LIMIT ?"
+        )
         limit = -1 if conversations is None else conversations
         if not self._query(pending, (1,)):
             return False  # nothing new: no write transaction, no fsync

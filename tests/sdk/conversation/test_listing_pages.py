@@ -241,3 +241,15 @@ def test_the_indexes_are_added_to_an_existing_database(persistence_dir: Path) ->
     names = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
     db.close()
     assert {"conversations_by_update", "conversations_by_workspace"} <= names
+
+
+def test_indexing_takes_the_newest_conversations_first(
+    store: ConversationStore, persistence_dir: Path, clock: list[float]
+) -> None:
+    ids = []
+    for i in range(5):
+        clock[0] = NOW + i
+        ids.append(add(store, f"zanzibar {i}"))
+    assert index_for_search(persistence_dir, conversations=2)
+    page = conversations_page(persistence_dir, query="zanzibar", index_first=False)
+    assert [r.id for r in page.rows] == [ids[4], ids[3]]
