@@ -138,7 +138,9 @@ async def run_once(base: Path, count: int) -> dict[str, float]:
             screen = PickerScreen(conversations, workspace)
 
             def rows_in() -> bool:
-                return screen.is_mounted and not screen.pending and screen.option_list.option_count > 0
+                return (
+                    screen.is_mounted and not screen.pending and screen.option_list.option_count > 0
+                )
 
             def previewed() -> bool:
                 return bool(str(screen.query_one("#preview-events").render()).strip())
@@ -163,7 +165,11 @@ async def run_once(base: Path, count: int) -> dict[str, float]:
             await asyncio.sleep(0.2)
             figures["w: longest stall"] = lag.take() / 1000
 
-            for name, query in (("first search", FIRST), ("common", COMMON), ("rare", f"mod{count // 2}")):
+            for name, query in (
+                ("first search", FIRST),
+                ("common", COMMON),
+                ("rare", f"mod{count // 2}"),
+            ):
                 await asyncio.sleep(0.05)
                 lag.take()
                 start = time.perf_counter()
