@@ -3,10 +3,14 @@ once, blank rows held under the text so the view is laid out and scrolls once a 
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
+import pyte
 import pytest
 from chat_helpers import screen_text
+from rich.console import RenderableType
+from textual._compositor import CompositorUpdate
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 from textual.screen import Screen
@@ -52,6 +56,20 @@ class ViewApp(App[None]):
         view = self.query_one(ConversationView)
         for n in range(self.cells):
             view.mount(UserCell(f"message {n}"))
+
+
+class TerminalApp(ViewApp):
+    """A ViewApp whose every update goes to an emulated terminal, as it would to a real one
+    (only what the compositor repaints reaches it)."""
+
+    def __init__(self, cells: int, size: tuple[int, int]) -> None:
+        super().__init__(cells)
+        self.terminal = pyte.Screen(*size)
+        self._stream = pyte.Stream(self.terminal)
+
+    def _display(self, screen: Screen[Any], renderable: RenderableType | None) -> None:
+        if isinstance(renderable, CompositorUpdate):
+            self._stream.feed(renderable.render_segments(self.console))
 
 
 class Chunk(str):
@@ -214,3 +232,23 @@ async def test_a_reasoning_line_longer_than_the_screen_wraps_instead_of_being_cu
         answer = next(i for i, line in enumerate(lines) if "The answer" in line)
         assert lines[answer - 3].strip().startswith("thinking: short and now")
         assert lines[answer - 1].strip().endswith("of the screen")
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_the_terminal_shows_every_word_streamed_so_far_in_order(
+    size: tuple[int, int],
+) -> None:
+    """Redraws repaint only the growing paragraph's rows: the terminal still shows it all."""
+    app = TerminalApp(cells=40, size=size)
+    async with app.run_test(size=size) as pilot:
+        view = app.query_one(ConversationView)
+        await pilot.pause(0.1)
+        for n in range(300):
+            view.add_tokens("r1", f"w{n:04d}" + ("\n\n" if n % 37 == 36 else " "), "")
+            await pilot.pause(0.01)
+            if n % 9 == 8 or n == 299:
+                await pilot.pause(REDRAW)
+                text = "".join(app.terminal.display)
+                shown = [int(word) for word in re.findall(r"w(\d{4})", text)]
+                assert shown[-1] == n  # the newest word is on the terminal
+                assert shown == list(range(shown[0], n + 1))  # and every one before it
