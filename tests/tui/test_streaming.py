@@ -252,3 +252,48 @@ async def test_the_terminal_shows_every_word_streamed_so_far_in_order(
                 shown = [int(word) for word in re.findall(r"w(\d{4})", text)]
                 assert shown[-1] == n  # the newest word is on the terminal
                 assert shown == list(range(shown[0], n + 1))  # and every one before it
+
+
+MARKDOWN_ANSWER = """Here is what I found in the **parser**:
+
+- the first point, about `tokens()`
+- the second point
+
+```python
+def tokens(text):
+    return text.split()
+```
+
+> a quoted line
+
+1. one
+2. two
+
+That is **all**."""
+
+
+def answer_rows(app: App[Any], first: str) -> list[str]:
+    """The screen's rows from the one showing `first` to the last one with text."""
+    lines = screen_text(app).split("\n")  # type: ignore[arg-type]
+    top = next(i for i, line in enumerate(lines) if first in line)
+    bottom = max(i for i, line in enumerate(lines) if line.strip())
+    return lines[top : bottom + 1]
+
+
+async def test_a_streamed_answer_looks_as_it_will_when_finished() -> None:
+    """Lists, code, quotes: the gaps between them as streamed are the finished answer's."""
+    app = ViewApp()
+    async with app.run_test(size=(80, 40)) as pilot:
+        view = app.query_one(ConversationView)
+        for word in re.split(r"(?<= )", MARKDOWN_ANSWER):
+            view.add_tokens("r1", word, "")
+            await pilot.pause(0.003)
+        await pilot.pause(REDRAW)
+        cell = view.query_one(StreamingCell)
+        assert len(cell.blocks.blocks) == 5  # all but the last paragraph are finished
+        streamed = answer_rows(app, "Here is what I found")
+        view.replace_stream("r1", AgentCell(cell.text))
+        await pilot.pause(REDRAW)
+        finished = answer_rows(app, "Here is what I found")
+        assert streamed == finished
+        assert "def tokens(text):" in "\n".join(finished)

@@ -25,7 +25,7 @@ from textual.visual import visualize
 from textual.widget import Widget
 
 from ohtui.tui.display import clip_lines, more_lines
-from ohtui.tui.widgets.stream_visual import FinishedBlocks, GrowingVisual
+from ohtui.tui.widgets.stream_visual import Block, FinishedBlocks, GrowingVisual
 
 if TYPE_CHECKING:
     from textual.css.styles import RulesMap
@@ -168,7 +168,7 @@ class StreamingCell(Cell):
         self._thought: Text | None = None
         self.blocks = FinishedBlocks()
         """The finished paragraphs as drawn."""
-        self._shown: RenderableType = Text("…")
+        self._shown = Block(Text("…"))
         self._scheduled = False
         self._last_redraw = 0.0
         self.reserve = 0
@@ -230,18 +230,30 @@ class StreamingCell(Cell):
         dark = self.app.current_theme.dark
         if boundary:
             done = growing[:boundary]
-            self.blocks.add(_markdown(done.rstrip("\n"), dark))  # the blocks keep the gap
+            self.blocks.add(self._block(done.rstrip("\n"), dark))
             self._settled.append(done)
             growing = growing[boundary:]
         self._growing = [growing] if growing else []
         # A very long paragraph is shown plain while it grows: re-parsing it every frame would not.
-        self._shown = _markdown(growing, dark) if len(growing) < 1500 else Text(growing)
+        self._shown = self._block(growing, dark) if len(growing) < 1500 else Block(Text(growing))
         height = self.content_size.height
         rows = self._hold_rows(width) if width else 0
         if not width or rows != height:
             self.refresh(layout=True)
         else:  # the rows above the growing paragraph are on screen already
             self.refresh(Region(0, unchanged, width, height - unchanged))
+
+    def _block(self, text: str, dark: bool) -> Block:
+        """`text` as drawn under the paragraphs before it. Markdown starts a list or a quote
+        with a blank row at the top of a text but not after a paragraph (the gap that
+        follows each paragraph is there already): drawn after a one-row lead-in paragraph
+        that is then skipped, each element looks as it will in the finished response."""
+        if not self.blocks.blocks:
+            return Block(_markdown(text, dark))
+        shown = _markdown(text, dark)
+        if isinstance(shown, Markdown):
+            return Block(_markdown(f"_\n\n{text}", dark), skip=2)
+        return Block(shown)
 
     def _show_thought(self) -> bool:
         """Show the last line of the reasoning at the top; whether it changed."""
@@ -252,17 +264,20 @@ class StreamingCell(Cell):
         self._thought = Text(f"thinking: {last}", style="italic dim")
         return True
 
+    @property
+    def _rules(self) -> RulesMap:
+        return cast("RulesMap", self.styles)
+
     def _rows_above(self, width: int) -> int:
         """Rows of the reasoning line and the finished paragraphs at `width`."""
-        rules = cast("RulesMap", self.styles)
         thought = 0 if self._thought is None else _rows(self, self._thought, width)
-        return thought + self.blocks.rows(self, rules, width)
+        return thought + self.blocks.rows(self, self._rules, width)
 
     def _hold_rows(self, width: int) -> int:
         """The rows the cell takes now: its reserve, grown by whole steps when the text
         needs more. (It never shrinks while the response streams: a reserve that came and
         went with the view's scrollbar would make the scrollbar come and go.)"""
-        text_rows = self._rows_above(width) + _rows(self, self._shown, width)
+        text_rows = self._rows_above(width) + self._shown.rows(self, self._rules, width)
         if text_rows > self.reserve:
             step = self._reserve_step()
             self.reserve += step * -(-(text_rows - self.reserve) // step)
