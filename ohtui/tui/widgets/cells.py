@@ -275,12 +275,12 @@ class StreamingCell(Cell):
 
     def _hold_rows(self, width: int) -> int:
         """The rows the cell takes now: its reserve, grown by whole steps when the text
-        needs more. (It never shrinks while the response streams: a reserve that came and
-        went with the view's scrollbar would make the scrollbar come and go.)"""
+        reaches its last row. (It never shrinks while the response streams: a reserve that
+        came and went with the view's scrollbar would make the scrollbar come and go.)"""
         text_rows = self._rows_above(width) + self._shown.rows(self, self._rules, width)
-        if text_rows > self.reserve:
+        if text_rows >= self.reserve:  # at least one blank row: more is coming
             step = self._reserve_step()
-            self.reserve += step * -(-(text_rows - self.reserve) // step)
+            self.reserve += step * -(-(text_rows + 1 - self.reserve) // step)
         return self.reserve
 
     def _reserve_step(self) -> int:
