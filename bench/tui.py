@@ -267,7 +267,7 @@ def bench_streaming(events: int = 5_000, chunks: int = 2_000, rate: float = 50.0
         f"streaming {len(latencies):,}/{chunks:,} chunks at {rate:.0f}/s into {events:,} events: "
         f"latency p50 {p(0.5):.0f} ms, p99 {p(0.99):.0f} ms, max {latencies[-1]:.0f} ms; "
         f"longest gap between screen updates {max(gaps, default=0) * 1000:.0f} ms   "
-        "target p99 <= 50 ms, no stall > 100 ms"
+        "target p99 <= 40 ms, no stall > 100 ms"
     )
 
 

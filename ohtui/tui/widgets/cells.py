@@ -19,15 +19,17 @@ from rich.markdown import Markdown
 from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.content import Content
+from textual.geometry import Region
 from textual.reactive import reactive
 from textual.visual import visualize
 from textual.widget import Widget
-from textual.widgets import Static
 
 from ohtui.tui.display import clip_lines, more_lines
+from ohtui.tui.widgets.stream_visual import Block, FinishedBlocks, GrowingVisual
 
 if TYPE_CHECKING:
     from textual.css.styles import RulesMap
+    from textual.geometry import Size
 
 COLLAPSED_LINES = 6
 """Lines of a tool's output shown until the cell is expanded."""
@@ -35,6 +37,9 @@ USER_LINES = 12
 """Lines of a long user message (a pasted log) shown until the cell is expanded."""
 STREAM_REFRESH_SECONDS = 1 / 40
 """Streaming text is redrawn at most this often; chunks in between are batched."""
+STREAM_RESERVE_FRACTION = 0.25
+"""A response being written holds blank rows under its text, growing in steps of this share
+of the view's height: the screen is laid out and scrolls once a step, not once a line."""
 
 
 class Cell(Widget):
@@ -142,11 +147,13 @@ class AgentCell(Cell):
 
 
 class StreamingCell(Cell):
-    """A response being written: the paragraph still growing, drawn at most every
-    STREAM_REFRESH_SECONDS. Finished paragraphs (and the reasoning line) leave it: each is
-    drawn once, as a StreamPart of its own just above it in the view, so a new line only lays
-    out and draws this cell, never the text before it. Chunks are kept as they come and joined
-    once per redraw, so streaming costs the same at the thousandth line as at the first."""
+    """A response being written, as one widget: its reasoning line, its finished paragraphs
+    and the paragraph still growing. Chunks are kept as they come and joined once per redraw
+    (at most every STREAM_REFRESH_SECONDS); a finished paragraph is drawn once and kept, so a
+    redraw draws and repaints only the rows of the growing paragraph. Blank rows are held
+    under the text (STREAM_RESERVE_FRACTION of the view): the view is laid out again, and
+    scrolls, once that reserve is used up rather than at every new line. The final cell that
+    replaces this one holds no blank rows."""
 
     DEFAULT_CSS = "StreamingCell { height: auto; }"
 
@@ -154,17 +161,19 @@ class StreamingCell(Cell):
         super().__init__(classes="cell agent streaming")
         self.response_id = response_id
         self._settled: list[str] = []
-        """Finished paragraphs, each shown in its own StreamPart."""
+        """Finished paragraphs (drawn once, in `blocks`)."""
         self._growing: list[str] = []
         """The chunks of the paragraph still being written."""
         self._reasoning: list[str] = []
-        self._shown_thought = ""
+        self._thought: Text | None = None
+        self.blocks = FinishedBlocks()
+        """The finished paragraphs as drawn."""
+        self._shown = Block(Text("…"))
         self._scheduled = False
         self._last_redraw = 0.0
-        self._shown: RenderableType = Text("…")
-        self._thought: StreamPart | None = None
-        self.parts: list[StreamPart] = []
-        """What this response shows above its growing paragraph (removed with it)."""
+        self.reserve = 0
+        """Rows the cell holds at least: its text and blank rows under it."""
+        self._drawn_width = 0
 
     @property
     def text(self) -> str:
@@ -176,8 +185,12 @@ class StreamingCell(Cell):
         """The reasoning so far."""
         return "".join(self._reasoning)
 
-    def render(self) -> RenderableType:
-        return self._shown
+    def render(self) -> GrowingVisual:
+        return GrowingVisual(self, self._thought, self.blocks, self._shown)
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        """The text's height, or the reserve if that is more."""
+        return max(super().get_content_height(container, viewport, width), self.reserve)
 
     def append(self, content: str, reasoning: str = "") -> None:
         """Add streamed text; drawn at once unless a redraw was very recent, then batched."""
@@ -185,6 +198,15 @@ class StreamingCell(Cell):
             self._growing.append(content)
         if reasoning:
             self._reasoning.append(reasoning)
+        self._schedule_redraw()
+
+    def on_resize(self) -> None:
+        """A new width (or the first): measure the text and the reserve again."""
+        if self.content_size.width != self._drawn_width:
+            self._schedule_redraw()
+
+    def _schedule_redraw(self) -> None:
+        """Redraw at once unless a redraw was very recent, then batched."""
         if self._scheduled:
             return
         self._scheduled = True
@@ -199,62 +221,77 @@ class StreamingCell(Cell):
         if not self.is_attached:
             return
         self._last_redraw = time.monotonic()
-        dark = self.app.current_theme.dark
-        if self._reasoning:
-            self._show_thought()
+        width = self._drawn_width = self.content_size.width
+        unchanged = self._rows_above(width) if width else 0  # rows above the growing paragraph
+        if self._reasoning and self._show_thought():
+            unchanged = 0
         growing = "".join(self._growing)
         boundary = _settled_boundary(growing)
+        dark = self.app.current_theme.dark
         if boundary:
             done = growing[:boundary]
-            self._add_part(StreamPart(_markdown(done, dark)))
+            self.blocks.add(self._block(done.rstrip("\n"), dark))
             self._settled.append(done)
             growing = growing[boundary:]
         self._growing = [growing] if growing else []
         # A very long paragraph is shown plain while it grows: re-parsing it every frame would not.
-        self._shown = _markdown(growing, dark) if len(growing) < 1500 else Text(growing)
-        self.refresh(layout=_height_changes(self, self._shown))
+        self._shown = self._block(growing, dark) if len(growing) < 1500 else Block(Text(growing))
+        height = self.content_size.height
+        rows = self._hold_rows(width) if width else 0
+        if not width or rows != height:
+            self.refresh(layout=True)
+        else:  # the rows above the growing paragraph are on screen already
+            self.refresh(Region(0, unchanged, width, height - unchanged))
 
-    def _show_thought(self) -> None:
-        """Show the last line of the reasoning, above everything else of this response."""
+    def _block(self, text: str, dark: bool) -> Block:
+        """`text` as drawn under the paragraphs before it. Markdown starts a list or a quote
+        with a blank row at the top of a text but not after a paragraph (the gap that
+        follows each paragraph is there already): drawn after a one-row lead-in paragraph
+        that is then skipped, each element looks as it will in the finished response."""
+        if not self.blocks.blocks:
+            return Block(_markdown(text, dark))
+        shown = _markdown(text, dark)
+        if isinstance(shown, Markdown):
+            return Block(_markdown(f"_\n\n{text}", dark), skip=2)
+        return Block(shown)
+
+    def _show_thought(self) -> bool:
+        """Show the last line of the reasoning at the top; whether it changed."""
         lines = self.reasoning.strip().splitlines()
         last, _ = clip_lines(lines[-1], 1) if lines else ("", 0)
-        if last == self._shown_thought:
-            return
-        self._shown_thought = last
-        thought = Text(f"thinking: {last}", style="italic dim")
-        if self._thought is None:
-            self._thought = StreamPart(thought)
-            self._add_part(self._thought, first=True)
-        else:
-            self._thought.update(thought, layout=_height_changes(self._thought, thought))
+        if self._thought is not None and self._thought.plain == f"thinking: {last}":
+            return False
+        self._thought = Text(f"thinking: {last}", style="italic dim")
+        return True
 
-    def _add_part(self, part: StreamPart, first: bool = False) -> None:
-        """Mount `part` above this cell (above the other parts if `first`); the topmost part
-        takes the gap above the response."""
+    @property
+    def _rules(self) -> RulesMap:
+        return cast("RulesMap", self.styles)
+
+    def _rows_above(self, width: int) -> int:
+        """Rows of the reasoning line and the finished paragraphs at `width`."""
+        thought = 0 if self._thought is None else _rows(self, self._thought, width)
+        return thought + self.blocks.rows(self, self._rules, width)
+
+    def _hold_rows(self, width: int) -> int:
+        """The rows the cell takes now: its reserve, grown by whole steps when the text
+        reaches its last row. (It never shrinks while the response streams: a reserve that
+        came and went with the view's scrollbar would make the scrollbar come and go.)"""
+        text_rows = self._rows_above(width) + self._shown.rows(self, self._rules, width)
+        if text_rows >= self.reserve:  # at least one blank row: more is coming
+            step = self._reserve_step()
+            self.reserve += step * -(-(text_rows + 1 - self.reserve) // step)
+        return self.reserve
+
+    def _reserve_step(self) -> int:
+        """Rows the reserve grows by: a share of the view's height."""
         parent = self.parent
-        if not isinstance(parent, Widget):
-            return
-        above = self.parts[0] if first and self.parts else self
-        if above is not self:
-            above.remove_class("-first")
-        part.set_class(above is not self or not self.parts, "-first")
-        self.add_class("-continued")
-        if first:
-            self.parts.insert(0, part)
-        else:
-            self.parts.append(part)
-        parent.mount(part, before=above)
+        height = parent.scrollable_content_region.height if isinstance(parent, Widget) else 0
+        return max(1, int(height * STREAM_RESERVE_FRACTION))
 
     def copy_text(self) -> str:
         """The text so far."""
         return self.text
-
-
-class StreamPart(Static):
-    """A finished paragraph (or the reasoning line) of a response still being written."""
-
-    def __init__(self, content: RenderableType) -> None:
-        super().__init__(content, classes="stream-part")
 
 
 @dataclass(frozen=True)
@@ -421,11 +458,8 @@ def _settled_boundary(text: str) -> int:
     return boundary
 
 
-def _height_changes(widget: Widget, content: RenderableType) -> bool:
-    """Whether showing `content` changes `widget`'s height (else no layout is needed)."""
-    width = widget.content_size.width
-    if not width:
-        return True
+def _rows(widget: Widget, content: RenderableType, width: int) -> int:
+    """The rows `content` takes in `widget` at `width` columns."""
     # Textual measures with the widget's styles too (its own get_content_height).
     rules = cast("RulesMap", widget.styles)
-    return visualize(widget, content).get_height(rules, width) != widget.content_size.height
+    return visualize(widget, content).get_height(rules, width)

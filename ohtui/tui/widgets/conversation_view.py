@@ -253,7 +253,7 @@ class ConversationView(VerticalScroll, can_focus=False):
         if final is not None:
             final.event_index = streaming.event_index
             self.mount(final, after=streaming)
-        self.remove_children([*streaming.parts, streaming])
+        streaming.remove()
         self.call_after_refresh(self._trim)
         return True
 
@@ -265,7 +265,7 @@ class ConversationView(VerticalScroll, can_focus=False):
         from ohtui.tui.widgets.cells import ActionCell, Cell, FinishCell
 
         doomed = list(self.children[:excess])
-        # The oldest cell kept (a response's finished paragraphs are parts, not cells).
+        # The oldest cell kept.
         keep = next((w for w in self.children[excess:] if isinstance(w, Cell)), None)
         if keep is not None:
             self._oldest_index = keep.event_index
