@@ -18,12 +18,19 @@ from ohtui.settings.profile import Profile
 from ohtui.settings.secrets import NO_KEY
 
 if TYPE_CHECKING:
-    from ohtui.sdk import BaseConversation, ConfirmationPolicyBase, Event, LocalConversation
+    from ohtui.sdk import (
+        BaseConversation,
+        ConfirmationPolicyBase,
+        Event,
+        LocalConversation,
+        PluginSource,
+    )
     from ohtui.sdk.context import AgentContext
     from ohtui.sdk.conversation import ConversationSummary, LeaseHolder, StorageReadOnlyError
     from ohtui.sdk.llm import LLMStreamChunk
     from ohtui.sdk.sandbox import SandboxConfig
     from ohtui.settings.approval_rules import ApprovalRuleStore
+    from ohtui.settings.plugins import PluginEntry
 
 
 class SetupError(Exception):
@@ -174,6 +181,7 @@ def open_conversation(
     (NoModelError on a first run), ConversationNotFoundError, or ConversationLockedError
     when another ohtui has the conversation open, saying what to do.
     """
+    from ohtui.context_strategy import agent_context_options
     from ohtui.sdk import LLM, Agent, LocalConversation, Tool
 
     settings = profile.settings
@@ -205,6 +213,7 @@ def open_conversation(
         connect_timeout=llm_settings.connect_timeout,
         num_retries=llm_settings.num_retries,
         reasoning_effort=llm_settings.reasoning_effort,
+        max_input_tokens=settings.context.max_input_tokens,
         stream=stream,
         usage_id="agent",
     )
@@ -217,10 +226,12 @@ def open_conversation(
         llm=llm,
         tools=[Tool(name=name) for name in agent_settings.tools],
         agent_context=skills_context(),
+        **agent_context_options(settings.context, llm),
     )
     conversation = LocalConversation(
         agent=agent,
         workspace=saved_workspace or workspace,
+        plugins=plugin_sources(settings.agent.plugins),
         persistence_dir=persistence_dir,
         conversation_id=conversation_id,
         callbacks=[callbacks.on_event] if callbacks.on_event else None,
@@ -238,6 +249,19 @@ def open_conversation(
         conversation.state.stuck_detection = agent_settings.stuck_detection  # the setting rules
     notice = None if read_only else install_sandbox(conversation, settings.sandbox.config())
     return Opened(conversation, model, resumed, key_source, notice)
+
+
+def plugin_sources(entries: list[PluginEntry]) -> list[PluginSource] | None:
+    """The engine's plugin sources for `[agent] plugins` (None when there are none: a
+    resumed conversation then loads the plugins it was pinned to)."""
+    from ohtui.sdk import PluginSource
+
+    if not entries:
+        return None
+    return [
+        PluginSource(source=entry.source, ref=entry.ref, repo_path=entry.repo_path)
+        for entry in entries
+    ]
 
 
 def skills_context() -> AgentContext:

@@ -437,6 +437,7 @@ class SettingsScreen(Screen[SettingsSaved | None]):
             before.llm != after.llm
             or before.agent != after.agent
             or before.sandbox != after.sandbox
+            or before.context != after.context
             or bool(typed_key)
             or self._forget_key
             or secrets is not None
