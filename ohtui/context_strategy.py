@@ -42,10 +42,11 @@ def agent_context_options(settings: ContextSettings, llm: LLM) -> dict[str, Any]
         else None
     )
     if strategy is ContextStrategy.SUMMARIZING_CONDENSER:
-        window = llm.context_window
-        max_tokens = (
-            int(window * settings.threshold) if window and settings.threshold is not None else None
-        )
+        max_tokens = None
+        if settings.threshold is not None:
+            # The window from litellm's map imports litellm: only when a threshold needs it.
+            window = llm.context_window
+            max_tokens = int(window * settings.threshold) if window else None
         summarizer = llm.model_copy(update={"usage_id": CONDENSER_USAGE_ID, "stream": False})
         condenser = LLMSummarizingCondenser(
             llm=summarizer,
