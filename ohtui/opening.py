@@ -183,6 +183,7 @@ def open_conversation(
     """
     from ohtui.context_strategy import agent_context_options
     from ohtui.sdk import LLM, Agent, LocalConversation, Tool
+    from ohtui.sdk.plugins import PluginFetchError, PluginLoadError
 
     settings = profile.settings
     conversation_id, saved_model, saved_workspace = _find(persistence_dir, workspace, target)
@@ -228,22 +229,28 @@ def open_conversation(
         agent_context=skills_context(),
         **agent_context_options(settings.context, llm),
     )
-    conversation = LocalConversation(
-        agent=agent,
-        workspace=saved_workspace or workspace,
-        plugins=plugin_sources(settings.agent.plugins),
-        persistence_dir=persistence_dir,
-        conversation_id=conversation_id,
-        callbacks=[callbacks.on_event] if callbacks.on_event else None,
-        token_callbacks=[callbacks.on_token] if callbacks.on_token else None,
-        max_iteration_per_run=agent_settings.max_iteration_per_run,
-        stuck_detection=agent_settings.stuck_detection,
-        stuck_detection_thresholds=agent_settings.stuck_thresholds,
-        secrets=profile.user_secrets() or None,
-        cipher=profile.cipher(),
-        visualizer=None,
-        read_only=read_only,
-    )
+    try:
+        conversation = LocalConversation(
+            agent=agent,
+            workspace=saved_workspace or workspace,
+            plugins=plugin_sources(settings.agent.plugins),
+            persistence_dir=persistence_dir,
+            conversation_id=conversation_id,
+            callbacks=[callbacks.on_event] if callbacks.on_event else None,
+            token_callbacks=[callbacks.on_token] if callbacks.on_token else None,
+            max_iteration_per_run=agent_settings.max_iteration_per_run,
+            stuck_detection=agent_settings.stuck_detection,
+            stuck_detection_thresholds=agent_settings.stuck_thresholds,
+            secrets=profile.user_secrets() or None,
+            cipher=profile.cipher(),
+            visualizer=None,
+            read_only=read_only,
+        )
+    except (PluginFetchError, PluginLoadError) as exc:
+        raise SetupError(
+            f"{str(exc).rstrip('.')}. Fix or remove it in /settings (Plugins), or in the plugins list of the "
+            "[agent] table of config.toml."
+        ) from exc
     resumed = len(conversation.state.events) > 0
     if not read_only and conversation.state.stuck_detection != agent_settings.stuck_detection:
         conversation.state.stuck_detection = agent_settings.stuck_detection  # the setting rules

@@ -309,3 +309,25 @@ async def test_the_skills_a_message_fired_show_under_it_live_and_on_resume(
         await wait(pilot, lambda: chat_ready(resumed), what="the resumed chat")
         await wait(pilot, lambda: bool(skill_lines(resumed)), what="the skills line")
         assert skill_lines(resumed) == shown
+
+
+# --- plugins ----------------------------------------------------------------------------------
+
+
+async def test_an_unreachable_plugin_source_is_a_clear_message_within_seconds(
+    app_options: AppOptions, config_file: Path, llm_server: ScriptedLLMServer, wait: Any
+) -> None:
+    from ohtui.tui.widgets.cells import ErrorCell
+
+    configure(config_file, '[agent]\nplugins = ["http://127.0.0.1:9/nowhere.git#main"]\n')
+    app = OhtuiApp(app_options)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        started = time.monotonic()
+        await wait(pilot, lambda: bool(cells(app, ErrorCell)), what="the error")
+        took = time.monotonic() - started
+        error = cell_text(cells(app, ErrorCell)[0])
+        assert "http://127.0.0.1:9/nowhere.git" in error
+        assert "Traceback" not in error
+        assert took < 15, f"the failure took {took:.1f} s"
+        assert status(app) == "error"
+        assert "Fix or remove it in /settings (Plugins)" in error  # what to do
