@@ -248,8 +248,8 @@ def open_conversation(
         )
     except (PluginFetchError, PluginLoadError) as exc:
         raise SetupError(
-            f"{str(exc).rstrip('.')}. Fix or remove it in /settings (Plugins), or in the plugins list of the "
-            "[agent] table of config.toml."
+            f"{str(exc).rstrip('.')}. Fix or remove it in /settings (Plugins), or in the "
+            "plugins list of the [agent] table of config.toml."
         ) from exc
     resumed = len(conversation.state.events) > 0
     if not read_only and conversation.state.stuck_detection != agent_settings.stuck_detection:
