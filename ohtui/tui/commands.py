@@ -145,7 +145,7 @@ SLASH_COMMANDS: tuple[Command, ...] = (
     ),
     Command(
         name="condense",
-        description="summarize the history now to free context (then: what to keep)",
+        description="summarize the history now to free context; add what to keep",
         takes_argument=True,
         run=_condense,
         changes_conversation=True,

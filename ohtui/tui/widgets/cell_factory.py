@@ -109,7 +109,7 @@ def _(event: MessageEvent, host: CellHost) -> list[Cell]:
             [] if host.claim_queued(text, event.id) else [UserCell(text, event_id=event.id)]
         )
         if event.activated_skills:  # knowledge skills its words triggered
-            made.append(NoticeCell(skills_line(event.activated_skills), "muted"))
+            made.append(NoticeCell(skills_line(event.activated_skills), "skills"))
         return made
     if event.source == "environment":
         return [NoticeCell(f"↪ {event.sender or 'ohtui'}: {text}", "muted")]
