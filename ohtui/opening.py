@@ -18,12 +18,19 @@ from ohtui.settings.profile import Profile
 from ohtui.settings.secrets import NO_KEY
 
 if TYPE_CHECKING:
-    from ohtui.sdk import BaseConversation, ConfirmationPolicyBase, Event, LocalConversation
+    from ohtui.sdk import (
+        BaseConversation,
+        ConfirmationPolicyBase,
+        Event,
+        LocalConversation,
+        PluginSource,
+    )
     from ohtui.sdk.context import AgentContext
     from ohtui.sdk.conversation import ConversationSummary, LeaseHolder, StorageReadOnlyError
     from ohtui.sdk.llm import LLMStreamChunk
     from ohtui.sdk.sandbox import SandboxConfig
     from ohtui.settings.approval_rules import ApprovalRuleStore
+    from ohtui.settings.plugins import PluginEntry
 
 
 class SetupError(Exception):
@@ -174,7 +181,9 @@ def open_conversation(
     (NoModelError on a first run), ConversationNotFoundError, or ConversationLockedError
     when another ohtui has the conversation open, saying what to do.
     """
+    from ohtui.context_strategy import agent_context_options
     from ohtui.sdk import LLM, Agent, LocalConversation, Tool
+    from ohtui.sdk.plugins import PluginFetchError, PluginLoadError
 
     settings = profile.settings
     conversation_id, saved_model, saved_workspace = _find(persistence_dir, workspace, target)
@@ -205,6 +214,7 @@ def open_conversation(
         connect_timeout=llm_settings.connect_timeout,
         num_retries=llm_settings.num_retries,
         reasoning_effort=llm_settings.reasoning_effort,
+        max_input_tokens=settings.context.max_input_tokens,
         stream=stream,
         usage_id="agent",
     )
@@ -217,27 +227,48 @@ def open_conversation(
         llm=llm,
         tools=[Tool(name=name) for name in agent_settings.tools],
         agent_context=skills_context(),
+        **agent_context_options(settings.context, llm),
     )
-    conversation = LocalConversation(
-        agent=agent,
-        workspace=saved_workspace or workspace,
-        persistence_dir=persistence_dir,
-        conversation_id=conversation_id,
-        callbacks=[callbacks.on_event] if callbacks.on_event else None,
-        token_callbacks=[callbacks.on_token] if callbacks.on_token else None,
-        max_iteration_per_run=agent_settings.max_iteration_per_run,
-        stuck_detection=agent_settings.stuck_detection,
-        stuck_detection_thresholds=agent_settings.stuck_thresholds,
-        secrets=profile.user_secrets() or None,
-        cipher=profile.cipher(),
-        visualizer=None,
-        read_only=read_only,
-    )
+    try:
+        conversation = LocalConversation(
+            agent=agent,
+            workspace=saved_workspace or workspace,
+            plugins=plugin_sources(settings.agent.plugins),
+            persistence_dir=persistence_dir,
+            conversation_id=conversation_id,
+            callbacks=[callbacks.on_event] if callbacks.on_event else None,
+            token_callbacks=[callbacks.on_token] if callbacks.on_token else None,
+            max_iteration_per_run=agent_settings.max_iteration_per_run,
+            stuck_detection=agent_settings.stuck_detection,
+            stuck_detection_thresholds=agent_settings.stuck_thresholds,
+            secrets=profile.user_secrets() or None,
+            cipher=profile.cipher(),
+            visualizer=None,
+            read_only=read_only,
+        )
+    except (PluginFetchError, PluginLoadError) as exc:
+        raise SetupError(
+            f"{str(exc).rstrip('.')}. Fix or remove it in /settings (Plugins), or in the "
+            "plugins list of the [agent] table of config.toml."
+        ) from exc
     resumed = len(conversation.state.events) > 0
     if not read_only and conversation.state.stuck_detection != agent_settings.stuck_detection:
         conversation.state.stuck_detection = agent_settings.stuck_detection  # the setting rules
     notice = None if read_only else install_sandbox(conversation, settings.sandbox.config())
     return Opened(conversation, model, resumed, key_source, notice)
+
+
+def plugin_sources(entries: list[PluginEntry]) -> list[PluginSource] | None:
+    """The engine's plugin sources for `[agent] plugins` (None when there are none: a
+    resumed conversation then loads the plugins it was pinned to)."""
+    from ohtui.sdk import PluginSource
+
+    if not entries:
+        return None
+    return [
+        PluginSource(source=entry.source, ref=entry.ref, repo_path=entry.repo_path)
+        for entry in entries
+    ]
 
 
 def skills_context() -> AgentContext:

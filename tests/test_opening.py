@@ -208,3 +208,32 @@ def test_start_loads_the_project_and_user_skills_and_says_which_files_it_skipped
         assert str(broken) in notice and "'triggers' must be a list" in notice
     finally:
         started.conversation.close()
+
+
+def test_the_context_strategy_and_window_from_the_settings_are_built_into_the_agent(
+    tmp_path: Path, workspace: Path, persistence_dir: Path
+) -> None:
+    from ohtui.sdk import LLMSummarizingCondenser, SlidingWindowConversationManager
+
+    path = tmp_path / "config.toml"
+    path.write_text(
+        CONFIG + '[context]\nstrategy = "sliding_window"\nwindow_size = 6\n'
+        "max_input_tokens = 32000\n",
+        encoding="utf-8",
+    )
+    opened = open_conversation(
+        Profile(path, use_keyring=False, environ={}).load(), workspace, persistence_dir
+    )
+    try:
+        agent = opened.conversation.agent
+        assert isinstance(agent.conversation_manager, SlidingWindowConversationManager)
+        assert agent.conversation_manager.window_size == 6 and agent.condenser is None
+        assert agent.llm.context_window == 32000
+    finally:
+        opened.conversation.close()
+    default = open_conversation(profile(tmp_path, use_keyring=False), workspace, persistence_dir)
+    try:
+        assert isinstance(default.conversation.agent.condenser, LLMSummarizingCondenser)
+        assert default.conversation.agent.conversation_manager is None
+    finally:
+        default.conversation.close()

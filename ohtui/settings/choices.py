@@ -65,3 +65,15 @@ class RuleScope(LabelledEnum):
     def lasting(self) -> bool:
         """Whether the rule is saved (outlives the conversation)."""
         return self is not RuleScope.SESSION
+
+
+class ContextStrategy(LabelledEnum):
+    """How a long conversation is kept within the model's window ([context] strategy)."""
+
+    label: str
+    """Its name in the settings screen."""
+
+    NONE = "none", "none (the whole history; a full window is an error)"
+    SUMMARIZING_CONDENSER = "summarizing_condenser", "summarizing condenser"
+    SLIDING_WINDOW = "sliding_window", "sliding window"
+    SUMMARIZING_MANAGER = "summarizing_manager", "summarizing manager"

@@ -11,12 +11,13 @@ import hashlib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from ohtui.sdk.conversation.stuck_detector import StuckDetectionThresholds
 from ohtui.sdk.sandbox import DEFAULT_HIDDEN, SandboxConfig, SandboxMode
 from ohtui.sdk.security.approval_rules import ApprovalRule
-from ohtui.settings.choices import ConfirmationPolicy
+from ohtui.settings.choices import ConfirmationPolicy, ContextStrategy
+from ohtui.settings.plugins import PluginEntry
 
 ReasoningEffort = Literal["none", "minimal", "low", "medium", "high"]
 KNOWN_TOOLS = ("terminal", "file_editor", "task_tracker")
@@ -88,6 +89,12 @@ class AgentSettings(Section):
         default_factory=StuckDetectionThresholds,
         description="Repetitions that count as stuck, per pattern.",
     )
+    plugins: list[PluginEntry] = Field(
+        default_factory=list,
+        title="Plugins",
+        description="Comma-separated: a folder, a git URL or github:owner/repo, each with an "
+        "optional #ref (branch, tag, commit). Applies to new conversations.",
+    )
 
     @field_validator("tools")
     @classmethod
@@ -148,6 +155,81 @@ class SandboxSettings(Section):
         )
 
 
+class ContextSettings(Section):
+    """[context]: how a long conversation is kept within the model's context window."""
+
+    strategy: ContextStrategy = Field(
+        default=ContextStrategy.SUMMARIZING_CONDENSER,
+        title="Context",
+        description="How a long conversation fits the model's window. Applies to "
+        "conversations opened after saving (this one reopens with it).",
+    )
+    threshold: float | None = Field(
+        default=None,
+        gt=0,
+        le=1,
+        title="Threshold",
+        description="Share of the window (0-1, e.g. 0.7) that triggers condensing or "
+        "summarizing before a call. Unset: when the window is full.",
+    )
+    max_input_tokens: int | None = Field(
+        default=None,
+        gt=0,
+        title="Window",
+        description="The model's context window in tokens, for a model litellm does not "
+        "know. Unset: litellm's.",
+    )
+    max_size: int = Field(
+        default=80,
+        gt=0,
+        title="Max events",
+        description="Condenser: events in the model's view before the middle is summarized.",
+    )
+    keep_first: int = Field(
+        default=4,
+        ge=0,
+        title="Keep first",
+        description="Condenser: leading events never summarized (system prompt, the task).",
+    )
+    window_size: int = Field(
+        default=40,
+        ge=0,
+        title="Window size",
+        description="Sliding window: the most recent messages kept.",
+    )
+    summary_ratio: float = Field(
+        default=0.3,
+        ge=0.1,
+        le=0.8,
+        title="Summary ratio",
+        description="Summarizing manager: share of the oldest messages summarized (0.1-0.8).",
+    )
+    preserve_recent_messages: int = Field(
+        default=10,
+        ge=0,
+        title="Keep recent",
+        description="Summarizing manager: recent messages never summarized.",
+    )
+
+    @model_validator(mode="after")
+    def _room_to_condense(self) -> ContextSettings:
+        if self.strategy is ContextStrategy.SUMMARIZING_CONDENSER:
+            room = self.max_size // 2 - 1
+            if self.keep_first >= room:
+                raise ValueError(
+                    f"keep_first ({self.keep_first}) must be less than max_size // 2 - 1 "
+                    f"({room}) to leave room to condense: lower keep_first or raise max_size"
+                )
+        return self
+
+    @property
+    def trigger(self) -> float:
+        """The share of the window at which the strategy acts on tokens (1.0: when full)."""
+        if self.strategy is ContextStrategy.NONE or self.threshold is None:
+            return 1.0
+        return self.threshold
+
+
 class UISettings(Section):
     """[ui]: how the app looks."""
 
@@ -184,6 +266,7 @@ class Settings(BaseModel):
     agent: AgentSettings = Field(default_factory=AgentSettings)
     confirmation: ConfirmationSettings = Field(default_factory=ConfirmationSettings)
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
+    context: ContextSettings = Field(default_factory=ContextSettings)
     ui: UISettings = Field(default_factory=UISettings)
     storage: StorageSettings = Field(default_factory=StorageSettings)
 

@@ -82,6 +82,10 @@ def _ask(screen: ChatScreen, argument: str) -> None:
     screen.session.ask(argument)
 
 
+def _condense(screen: ChatScreen, argument: str) -> None:
+    screen.session.condense(argument or None)
+
+
 def _title(screen: ChatScreen, argument: str) -> None:
     screen.session.set_title(argument or None)
 
@@ -137,6 +141,13 @@ SLASH_COMMANDS: tuple[Command, ...] = (
         description="ask a side question; the agent keeps working",
         takes_argument=True,
         run=_ask,
+        changes_conversation=True,
+    ),
+    Command(
+        name="condense",
+        description="summarize the history now to free context; add what to keep",
+        takes_argument=True,
+        run=_condense,
         changes_conversation=True,
     ),
     Command(

@@ -99,7 +99,11 @@ class StatsChanged(Message):
 
     cost: float
     context_used: int
+    """Tokens in context after the latest call (0: no call yet)."""
     context_window: int | None
+    """The model's window (None: unknown)."""
+    context_trigger: float = 1.0
+    """The share of the window at which the context strategy acts (1.0: when full)."""
 
 
 @dataclass
@@ -166,3 +170,10 @@ class CallActivity(Message):
     """time.monotonic() at which a retry starts: the status counts down to it."""
     reason: str = ""
     """Why it retries, in words."""
+
+
+@dataclass
+class Condensing(Message):
+    """A condensation the user asked for started (True) or ended (False)."""
+
+    active: bool

@@ -71,10 +71,10 @@ class Session:
         self._lock = threading.Lock()
         self._running = False
         self._rerun = False
+        self._condensing = False
         self._queue: list[str] = []
         self._delivering = False
         self._closed = False
-        self._context_window: int | None = None
         self._tokens: list[tuple[str, str, str]] = []
         self._tokens_lock = threading.Lock()
         self._tokens_announced = False
@@ -315,17 +315,13 @@ class Session:
         if conversation is None:
             return
         stats = conversation.conversation_stats
-        combined = stats.get_combined_metrics()
-        agent_metrics = stats.usage_to_metrics.get(conversation.agent.llm.usage_id)
-        latest = agent_metrics.latest_token_usage if agent_metrics else None
-        used = latest.per_turn_token if latest else 0
-        if used and self._context_window is None:
-            self._context_window = conversation.agent.llm.context_window or 0
+        context = stats.context  # tokens in context after the latest call, and the window
         self._post(
             msg.StatsChanged(
-                cost=combined.accumulated_cost,
-                context_used=used,
-                context_window=self._context_window or None,
+                cost=stats.get_combined_metrics().accumulated_cost,
+                context_used=context.tokens if context is not None else 0,
+                context_window=context.window if context is not None else None,
+                context_trigger=self.profile.settings.context.trigger,
             )
         )
 
@@ -569,6 +565,58 @@ class Session:
             self._post(msg.SideAnswer(question, answer))
 
         self._spawn(work, "ohtui-ask")
+
+    def condense(self, focus: str | None) -> None:
+        """Condense the history now (/condense), `focus` telling the summary what to keep.
+
+        The summary is written on a thread (after a running step ends); the chat shows
+        progress from Condensing messages, and the result as the Condensation event."""
+        from ohtui.context_strategy import HOW_TO_CONDENSE
+
+        conversation = self._conversation
+        if conversation is None:
+            self._post(msg.Notice("The conversation is still opening: /condense in a moment."))
+            return
+        condenser = conversation.agent.condenser
+        if condenser is None or not condenser.handles_condensation_requests():
+            strategy = self.profile.settings.context.strategy
+            self._post(
+                msg.Notice(
+                    f"/condense needs a summarizing condenser; this conversation uses "
+                    f"{strategy.label}. To use one, {HOW_TO_CONDENSE}.",
+                    "warning",
+                )
+            )
+            return
+        with self._lock:
+            if self._condensing:
+                self._post(msg.Notice("A condensation is already being written."))
+                return
+            self._condensing = True
+        self._post(msg.Condensing(True))
+        self._spawn(lambda: self._condense(conversation, focus), "ohtui-condense")
+
+    def _condense(self, conversation: BaseConversation, focus: str | None) -> None:
+        from ohtui.sdk.context.condenser import NoCondensationAvailableException
+
+        try:
+            conversation.condense(focus or None)
+        except NoCondensationAvailableException:
+            self._post(
+                msg.Notice("Nothing to condense yet: the conversation is still short.", "warning")
+            )
+        except Exception as exc:
+            logger.warning("condensing failed: %s", exc, exc_info=True)
+            self._post(msg.Notice(f"The history was not condensed: {_describe(exc)}", "error"))
+        finally:
+            with self._lock:
+                self._condensing = False
+            self._post(msg.Condensing(False))
+
+    @property
+    def condensing(self) -> bool:
+        """Whether a condensation the user asked for is being written."""
+        return self._condensing
 
     def take_queue(self) -> list[str]:
         """Take back the messages queued for the conversation (it will not get them)."""

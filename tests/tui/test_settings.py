@@ -452,3 +452,82 @@ async def test_saving_settings_before_anything_was_said_opens_a_fresh_conversati
         assert "No saved conversation" not in screen_text(app)
         assert "The last one is saved" not in screen_text(app)
     assert saved_config(app_options)["llm"] == {"reasoning_effort": "high"}
+
+
+async def test_the_context_rows_follow_the_strategy_and_save_with_the_plugins(
+    app_options: AppOptions, llm_server: ScriptedLLMServer, wait: Any, tmp_path: Path
+) -> None:
+    from textual.widgets import Input
+
+    plugin = tmp_path / "my-plugin"
+    plugin.mkdir()
+    app = OhtuiApp(app_options)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait(pilot, lambda: chat_ready(app), what="the chat")
+        await submit(pilot, "/settings")
+        screen = await open_settings(pilot, wait)
+
+        def shown(key: str) -> bool:
+            return bool(screen.query_one(f"#rows-setting-context-{key}").display)
+
+        # The default strategy: the condenser's rows, not the managers'.
+        assert shown("max-size") and shown("keep-first") and shown("threshold")
+        assert not shown("window-size") and not shown("summary-ratio")
+        strategy = screen.query_one("#setting-context-strategy")
+        strategy.value = "summarizing_manager"  # type: ignore[attr-defined]
+        await pilot.pause()
+        assert shown("summary-ratio") and shown("preserve-recent-messages")
+        assert not shown("max-size") and not shown("window-size")
+        # A bad value names its row and the bound; nothing is saved.
+        fill(screen, setting_context_summary_ratio="0.95")
+        await pilot.press("ctrl+s")
+        assert "Summary ratio: expected a number at most 0.8" in screen_text(app)
+        fill(
+            screen,
+            setting_context_summary_ratio="0.5",
+            setting_context_threshold="0.6",
+            setting_context_max_input_tokens="64000",
+        )
+        screen.query_one("#setting-agent-plugins", Input).value = f"{plugin}, github:acme/x#v1"
+        await pilot.press("ctrl+s")
+        await wait(pilot, lambda: app.screen is app.chat, what="back to the chat")
+    config = saved_config(app_options)
+    assert config["context"] == {
+        "strategy": "summarizing_manager",
+        "threshold": 0.6,
+        "max_input_tokens": 64000,
+        "summary_ratio": 0.5,
+    }
+    assert config["agent"]["plugins"] == [str(plugin), "github:acme/x#v1"]
+
+
+async def test_a_context_strategy_saved_in_settings_is_built_into_the_reopened_agent(
+    app_options: AppOptions, llm_server: ScriptedLLMServer, wait: Any
+) -> None:
+    from ohtui.sdk import SummarizingConversationManager
+
+    llm_server.reply_text("First answer.", usage=USAGE)
+    app = OhtuiApp(app_options)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait(pilot, lambda: chat_ready(app), what="the chat")
+        await submit(pilot, "one")
+        await wait(pilot, lambda: status(app) == "finished", timeout=60, what="the first run")
+        await submit(pilot, "/settings")
+        screen = await open_settings(pilot, wait)
+        screen.query_one("#setting-context-strategy").value = "summarizing_manager"  # type: ignore[attr-defined]
+        fill(screen, setting_context_threshold="")  # emptied: unset
+        await pilot.press("ctrl+s")
+        await wait(pilot, lambda: app.screen is app.chat, what="back to the chat")
+        assert app.chat is not None
+
+        def manager() -> object:
+            conversation = app.chat.session.conversation if app.chat else None
+            return conversation.agent.conversation_manager if conversation else None
+
+        await wait(
+            pilot,
+            lambda: isinstance(manager(), SummarizingConversationManager),
+            what="the reopened conversation's manager",
+        )
+        assert "one" in screen_text(app)  # the same conversation, reopened
+    assert saved_config(app_options)["context"] == {"strategy": "summarizing_manager"}

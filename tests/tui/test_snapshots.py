@@ -310,3 +310,57 @@ def close_session(app: OhtuiApp) -> None:
     """Stop what a mid-run snapshot left running (the app exited without quitting)."""
     if app.chat is not None:
         app.chat.shutdown()
+
+
+def test_condensed_history_and_the_context_meter(
+    snap_compare: Any,
+    app_options: AppOptions,
+    config_file: Path,
+    llm_server: ScriptedLLMServer,
+    wait: Any,
+) -> None:
+    """A /condense made one quiet line (collapsed); the meter shows context against a known
+    window, not near the threshold."""
+    with config_file.open("a", encoding="utf-8") as file:
+        file.write("[context]\nmax_size = 10\nkeep_first = 1\nmax_input_tokens = 200000\n")
+    for number in range(4):
+        llm_server.reply_text(f"Hello {number}.", usage=USAGE)
+    llm_server.reply_text("The user said hello four times; the agent answered each time.")
+    llm_server.reply_text("Ready.", usage=USAGE)
+
+    async def run_before(pilot: Any) -> None:
+        from ohtui.tui.widgets.context_cells import CondensationCell
+
+        await open_chat(pilot, wait)
+        for number in range(4):
+            await submit(pilot, f"hi {number}")
+            # (the first call imports litellm: slow on a loaded machine)
+            await wait(pilot, lambda: status(pilot.app) == "finished", timeout=60, what="reply")
+        await submit(pilot, "/condense")
+        await pilot.press("enter")  # the first Enter took the menu's "/condense "
+        await wait(pilot, lambda: bool(cells(pilot.app, CondensationCell)), what="the line")
+        await run_to(pilot, wait, "go on")  # the meter shows the scripted count again
+        await settle(pilot)
+
+    assert snap_compare(OhtuiApp(app_options), terminal_size=SIZE, run_before=run_before)
+
+
+def test_context_meter_near_the_threshold(
+    snap_compare: Any,
+    app_options: AppOptions,
+    config_file: Path,
+    llm_server: ScriptedLLMServer,
+    wait: Any,
+) -> None:
+    """90k of a 200k window with a 0.5 threshold: past 80 % of the trigger, amber."""
+    with config_file.open("a", encoding="utf-8") as file:
+        file.write("[context]\nthreshold = 0.5\nmax_input_tokens = 200000\n")
+    llm_server.reply_text("Done.", usage={"prompt_tokens": 89_000, "completion_tokens": 1000})
+
+    async def run_before(pilot: Any) -> None:
+        await open_chat(pilot, wait)
+        await submit(pilot, "Read the whole repository.")
+        await wait(pilot, lambda: status(pilot.app) == "finished", timeout=60, what="reply")
+        await settle(pilot)
+
+    assert snap_compare(OhtuiApp(app_options), terminal_size=SIZE, run_before=run_before)

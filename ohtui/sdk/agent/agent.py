@@ -260,9 +260,16 @@ class Agent(AgentBase):
         ValueError without a condenser that handles requests; NoCondensationAvailableException
         when there is nothing to condense.
         """
-        return self._history.condense_on_request(
+        condensation = self._history.condense_on_request(
             self.condenser, state.events, self.llm, on_event, state.blocked_messages, focus
         )
+        if self._system_message is not None:  # the context is smaller now: count it again
+            tokens = self.llm.get_token_count(
+                self._messages(state), tools=self._offered_tools(state) or None
+            )
+            window = self.llm.context_window
+            state.stats.context = ContextUsage(tokens=tokens, window=window, model=self.llm.model)
+        return condensation
 
     def _managed_completion(
         self,

@@ -276,6 +276,7 @@ class ChatScreen(Screen[None]):
         status.cost = message.cost
         status.context_used = message.context_used
         status.context_window = message.context_window
+        status.context_trigger = message.context_trigger
 
     def on_queue_changed(self, message: msg.QueueChanged) -> None:
         self.view.show_queued(message.queued)
@@ -332,6 +333,9 @@ class ChatScreen(Screen[None]):
 
     def on_call_activity(self, message: msg.CallActivity) -> None:
         self.status_bar.show_activity(message.text, message.until, message.reason)
+
+    def on_condensing(self, message: msg.Condensing) -> None:
+        self.status_bar.condensing = message.active
 
     def on_notice(self, message: msg.Notice) -> None:
         self.notify(message.text, severity=message.severity)  # type: ignore[arg-type]
@@ -471,6 +475,8 @@ class ChatScreen(Screen[None]):
         self._set_status(RunStatus.OPENING)
         self.status_bar.cost = 0.0
         self.status_bar.context_used = 0
+        self.status_bar.context_window = None
+        self.status_bar.condensing = False
         self._show_title(None)
         self.session.open()
         if kept and resume_id is None:

@@ -21,7 +21,8 @@ from textual.screen import Screen
 from textual.widgets import Button, Input, Label, Select, Static
 
 from ohtui.settings.catalog import CUSTOM, FEATURED, provider_label
-from ohtui.settings.choices import ConfirmationPolicy
+from ohtui.settings.choices import ConfirmationPolicy, ContextStrategy
+from ohtui.settings.plugins import parse_plugin_list
 from ohtui.tui.display import short_path
 from ohtui.tui.preload import load_engine
 from ohtui.tui.widgets.marked import MarkedSelect
@@ -29,6 +30,7 @@ from ohtui.tui.widgets.model_input import ModelInput
 from ohtui.tui.widgets.secrets_editor import SecretsEditor
 from ohtui.tui.widgets.setting_rows import (
     BEHAVIOUR,
+    CONTEXT,
     SettingError,
     SettingField,
     choices_of,
@@ -41,6 +43,21 @@ if TYPE_CHECKING:
     from ohtui.settings.catalog import Catalog
     from ohtui.settings.profile import Profile
     from ohtui.settings.schema import Settings
+
+
+_CONDENSER = ContextStrategy.SUMMARIZING_CONDENSER
+_WINDOW = ContextStrategy.SLIDING_WINDOW
+_SUMMARIZING = ContextStrategy.SUMMARIZING_MANAGER
+CONTEXT_ROWS_FOR: dict[str, set[ContextStrategy]] = {
+    "threshold": {_CONDENSER, _WINDOW, _SUMMARIZING},
+    "max_size": {_CONDENSER},
+    "keep_first": {_CONDENSER},
+    "window_size": {_WINDOW},
+    "summary_ratio": {_SUMMARIZING},
+    "preserve_recent_messages": {_SUMMARIZING},
+}
+"""The context rows shown only for some strategies (the others are always shown)."""
+PLUGINS = SettingField("agent", "plugins")
 
 
 @dataclass
@@ -146,6 +163,9 @@ class SettingsScreen(Screen[SettingsSaved | None]):
 
                 yield Static("Behaviour", classes="group")
                 yield from self._behaviour_rows()
+
+                yield Static("Context and plugins", classes="group")
+                yield from self._context_rows()
                 yield Static(self._file_note(), id="file-note", classes="note", markup=False)
             yield Static("", id="error", markup=False)
             with Horizontal(id="buttons"):
@@ -187,6 +207,43 @@ class SettingsScreen(Screen[SettingsSaved | None]):
             else:
                 yield from make_row(field, saved, note=note)
 
+    def _context_rows(self) -> ComposeResult:
+        """The context strategy and its settings (those of other strategies hidden), then
+        the plugins."""
+        saved = self._saved
+        for field in CONTEXT:
+            labels = (
+                {s.value: s.label for s in ContextStrategy} if field.key == "strategy" else None
+            )
+            rows = make_row(field, saved, labels=labels)
+            yield Vertical(*rows, classes="setting-rows", id=f"rows-{field.widget_id}")
+        entries = saved.agent.plugins
+        editable = all(entry.repo_path is None for entry in entries)
+        with Horizontal(classes="row setting -noted"):
+            yield Label(PLUGINS.title(saved), classes="label")
+            yield Input(
+                ", ".join(entry.text for entry in entries),
+                placeholder="none · e.g. ~/my-plugin, github:acme/tools#v1.2",
+                id=PLUGINS.widget_id,
+                disabled=not editable,
+            )
+        note = PLUGINS.info(saved).description or ""
+        if not editable:
+            note = "Some plugins name a folder in their repository (repo_path): edit them in "
+            note += "config.toml."
+        yield Static(note, classes="note", markup=False)
+
+    def _show_context_rows(self, strategy: ContextStrategy) -> None:
+        """Show the rows that apply to `strategy`."""
+        for key, strategies in CONTEXT_ROWS_FOR.items():
+            widget_id = SettingField("context", key).widget_id
+            self.query_one(f"#rows-{widget_id}").display = strategy in strategies
+
+    @on(Select.Changed, "#setting-context-strategy")
+    def _strategy_changed(self, event: Select.Changed) -> None:
+        if isinstance(event.value, str):
+            self._show_context_rows(ContextStrategy(event.value))
+
     def _intro(self) -> str:
         if self.first_run:
             return (
@@ -218,6 +275,7 @@ class SettingsScreen(Screen[SettingsSaved | None]):
         note.display = bool(self._override_note())
         self.query_one(ModelInput).focus()
         self.query_one("#forget-key", Button).display = False
+        self._show_context_rows(self._saved.context.strategy)
         self._load()
 
     # --- loading (thread) -----------------------------------------------------------------
@@ -437,6 +495,7 @@ class SettingsScreen(Screen[SettingsSaved | None]):
             before.llm != after.llm
             or before.agent != after.agent
             or before.sandbox != after.sandbox
+            or before.context != after.context
             or bool(typed_key)
             or self._forget_key
             or secrets is not None
@@ -472,7 +531,10 @@ class SettingsScreen(Screen[SettingsSaved | None]):
                 None if reasoning is Select.NULL else reasoning
             ),
         }
-        values.update((field, read_row(field, self)) for field in BEHAVIOUR)
+        values.update((field, read_row(field, self)) for field in (*BEHAVIOUR, *CONTEXT))
+        plugins = self.query_one(f"#{PLUGINS.widget_id}", Input)
+        if not plugins.disabled:
+            values[PLUGINS] = parse_plugin_list(plugins.value)
         try:
             settings = collect(self._saved, values)
         except SettingError as exc:

@@ -48,6 +48,7 @@ from ohtui.tui.widgets.cells import (
     ThinkCell,
     UserCell,
 )
+from ohtui.tui.widgets.context_cells import CondensationCell, skills_line
 
 _EXIT_LINE = re.compile(r"\n?\[exit code -?\d+\]$")
 """The terminal's own status line at the end of its output: the cell shows it as a badge."""
@@ -104,7 +105,12 @@ def cells_for(event: Event, host: CellHost) -> list[Cell]:
 def _(event: MessageEvent, host: CellHost) -> list[Cell]:
     text = event.llm_message.text
     if event.source == "user":
-        return [] if host.claim_queued(text, event.id) else [UserCell(text, event_id=event.id)]
+        made: list[Cell] = (
+            [] if host.claim_queued(text, event.id) else [UserCell(text, event_id=event.id)]
+        )
+        if event.activated_skills:  # knowledge skills its words triggered
+            made.append(NoticeCell(skills_line(event.activated_skills), "skills"))
+        return made
     if event.source == "environment":
         return [NoticeCell(f"↪ {event.sender or 'ohtui'}: {text}", "muted")]
     cell = AgentCell(text, event.reasoning_content)
@@ -161,8 +167,7 @@ def _(event: PauseEvent, host: CellHost) -> list[Cell]:
 
 @cells_for.register
 def _(event: Condensation, host: CellHost) -> list[Cell]:
-    count = len(event.forgotten_event_ids)
-    return [NoticeCell(f"⋯ {count} earlier events condensed into a summary")]
+    return [CondensationCell(len(event.forgotten_event_ids), event.summary)]
 
 
 @cells_for.register

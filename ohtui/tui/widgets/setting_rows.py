@@ -72,6 +72,18 @@ BEHAVIOUR: tuple[SettingField, ...] = (
 )
 """The rows of the settings screen's Behaviour group, in order."""
 
+CONTEXT: tuple[SettingField, ...] = (
+    SettingField("context", "strategy"),
+    SettingField("context", "threshold"),
+    SettingField("context", "max_input_tokens"),
+    SettingField("context", "max_size"),
+    SettingField("context", "keep_first"),
+    SettingField("context", "window_size"),
+    SettingField("context", "summary_ratio"),
+    SettingField("context", "preserve_recent_messages"),
+)
+"""The rows of the settings screen's Context group, in order."""
+
 
 class SettingError(ValueError):
     """A value in the form that its setting cannot take; the message names the row."""
@@ -130,14 +142,30 @@ def make_row(
         )
     else:
         kinds: dict[Any, Literal["integer", "number", "text"]] = {int: "integer", float: "number"}
+        kind = kinds.get(_required(info.annotation), "text")
         widget = Input(
             "" if shown is None else str(shown),
-            type=kinds.get(info.annotation, "text"),
+            type=kind,
+            placeholder="unset" if optional(info.annotation) else "",
             id=field.widget_id,
-            classes="-number" if info.annotation in kinds else "",
+            classes="-number" if kind != "text" else "",
         )
     row = Horizontal(label, widget, classes="row setting -noted" if hint else "row setting")
     return [row, Static(hint, classes="note", markup=False)] if hint else [row]
+
+
+def optional(annotation: Any) -> bool:
+    """Whether a field's type allows None (an emptied input means unset)."""
+    origin = typing.get_origin(annotation)
+    return origin in (typing.Union, types.UnionType) and type(None) in typing.get_args(annotation)
+
+
+def _required(annotation: Any) -> Any:
+    """The type without its None: `float | None` is a float."""
+    if not optional(annotation):
+        return annotation
+    rest = [arg for arg in typing.get_args(annotation) if arg is not type(None)]
+    return rest[0] if len(rest) == 1 else annotation
 
 
 def read_row(field: SettingField, root: Widget) -> Any:
@@ -158,8 +186,10 @@ def collect(settings: Settings, values: Mapping[SettingField, Any]) -> Settings:
 
     tables: dict[str, dict[str, Any]] = {}
     for field, value in values.items():
-        if value is not Select.NULL:
-            tables.setdefault(field.section, {})[field.key] = value
+        if value is Select.NULL:
+            continue
+        unset = value == "" and optional(field.info(settings).annotation)
+        tables.setdefault(field.section, {})[field.key] = None if unset else value
     update: dict[str, BaseModel] = {}
     for section, changes in tables.items():
         table = getattr(settings, section)

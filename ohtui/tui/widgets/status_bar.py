@@ -18,6 +18,9 @@ from ohtui.tui.status import RunStatus
 
 TITLE_WIDTH = 32
 """Characters of the conversation's title the status bar shows at most."""
+NEAR_TRIGGER = 0.8
+"""The context meter turns amber at this share of the strategy's trigger (e.g. 80 % of a
+0.7 threshold: 56 % of the window; with no threshold, 80 % of the window)."""
 POLICY_STYLES = {
     ConfirmationPolicy.ALWAYS: "$text-success",
     ConfirmationPolicy.RISKY: "$text-warning",
@@ -37,6 +40,10 @@ class StatusBar(Widget):
     cost: reactive[float] = reactive(0.0)
     context_used: reactive[int] = reactive(0)
     context_window: reactive[int | None] = reactive(None)
+    context_trigger: reactive[float] = reactive(1.0)
+    """The share of the window at which the context strategy acts (1.0: when full)."""
+    condensing: reactive[bool] = reactive(False)
+    """A condensation the user asked for (/condense) is being written."""
     queued: reactive[int] = reactive(0)
     activity: reactive[str] = reactive("")
     """What the run's LLM call is doing ("connecting…", "retrying 2/5"), or why it failed."""
@@ -82,9 +89,15 @@ class StatusBar(Widget):
         pieces.append((2, Content.styled(self.model or "no model", "bold")))
         if self.workspace:
             pieces.append((5, Content.styled(_short_path(self.workspace), "dim")))
+        if self.condensing:
+            pieces.append((0, Content.styled("⋯ condensing…", "bold $text-accent")))
         if self.context_used:
             window = f"/{_tokens(self.context_window)}" if self.context_window else ""
-            pieces.append((4, Content.styled(f"ctx {_tokens(self.context_used)}{window}", "dim")))
+            text = f"ctx {_tokens(self.context_used)}{window}"
+            if self.context_near_trigger:  # worth keeping on a narrow terminal
+                pieces.append((1, Content.styled(text, "bold $text-warning")))
+            else:
+                pieces.append((4, Content.styled(text, "dim")))
         pieces.append((1, Content.styled(f"${self.cost:.2f}", "dim")))
         if self.sandbox:
             pieces.append((0, _sandbox_badge(self.sandbox)))
@@ -98,6 +111,15 @@ class StatusBar(Widget):
         if activity and _width(pieces) > width:  # the activity's words give way first
             pieces[0] = (0, self._fitted(pieces, width, style))
         return Content("  ").join(piece for _, piece in pieces)
+
+    @property
+    def context_near_trigger(self) -> bool:
+        """Whether the context is at or above NEAR_TRIGGER of the strategy's trigger (never
+        with an unknown window)."""
+        if not self.context_window or not self.context_used:
+            return False
+        fraction = self.context_used / self.context_window
+        return fraction >= NEAR_TRIGGER * self.context_trigger
 
     def _fitted(self, pieces: list[tuple[int, Content]], width: int, style: str) -> Content:
         """The status piece made to fit: without the reason, then cut short."""
@@ -145,6 +167,8 @@ def _duration(seconds: float) -> str:
 def _tokens(count: int | None) -> str:
     if not count:
         return "?"
+    if count >= 1_000_000:
+        return f"{count / 1_000_000:.1f}M".replace(".0M", "M")
     if count >= 1000:
         return f"{count / 1000:.1f}k".replace(".0k", "k")
     return str(count)
