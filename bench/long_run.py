@@ -70,14 +70,16 @@ def bench_steps(steps: int) -> None:
     assert proc.stdout is not None and proc.stdin is not None
     base_url = proc.stdout.readline().strip()
     calls: list[tuple[float, float]] = []
+    call_cpu: list[float] = []
 
     class TimedLLM(LLM):
         def completion(self, *args, **kwargs):  # type: ignore[no-untyped-def]
-            start = time.monotonic()
+            start, cpu = time.monotonic(), time.process_time()
             try:
                 return super().completion(*args, **kwargs)
             finally:
                 calls.append((start, time.monotonic()))
+                call_cpu.append(time.process_time() - cpu)
 
     with tempfile.TemporaryDirectory() as tmp:
         llm = TimedLLM(model="openai/test-model", base_url=base_url, api_key="sk-bench")
@@ -91,17 +93,21 @@ def bench_steps(steps: int) -> None:
         conv.send_message(f"think {steps} times")
         llm.completion([{"role": "user", "content": "warm up"}])  # import litellm, connect
         calls.clear()
+        call_cpu.clear()
         step_starts: list[float] = []
+        step_cpu: list[float] = []
         original_step = conv.agent.step
 
         def timed_step(*args, **kwargs):  # type: ignore[no-untyped-def]
             step_starts.append(time.monotonic())
+            step_cpu.append(time.process_time())
             return original_step(*args, **kwargs)
 
         object.__setattr__(conv.agent, "step", timed_step)
         started = time.monotonic()
         conv.run()
         step_starts.append(time.monotonic())
+        step_cpu.append(time.process_time())
         total = time.monotonic() - started
         conv.close()
     out, _ = proc.communicate("")
@@ -121,16 +127,24 @@ def bench_steps(steps: int) -> None:
             call_index += 1
         engine.append(((end - start) - inside) * 1000)
     agent_steps = engine
+    # CPU time of this process (all its threads; the server has its own): what the work
+    # costs, whatever else the machine is doing.
+    engine_cpu = [
+        (b - a - c) * 1000 for a, b, c in zip(step_cpu, step_cpu[1:], call_cpu, strict=False)
+    ]
     print(f"{len(per_call):,}-step run in {total:.1f} s (load: {os.getloadavg()[0]:.2f}):")
     for at in REPORT_AT:
         if at > len(per_call):
             break
         window = slice(max(0, at - 10), at)
         print(
-            f"  step {at:>5,}: LLM call overhead {statistics.median(per_call[window]):6.2f} ms, "
-            f"engine {statistics.median(agent_steps[window]):5.2f} ms/step"
+            f"  step {at:>5,}: LLM call overhead {statistics.median(per_call[window]):6.2f} ms "
+            f"(CPU {statistics.median(call_cpu[window]) * 1000:5.2f} ms), engine "
+            f"{statistics.median(agent_steps[window]):5.2f} ms/step "
+            f"(CPU {statistics.median(engine_cpu[window]):5.2f} ms)"
         )
     print("  target: overhead flat within 2x, <= 10 ms at step 2,000; engine <= 3 ms/step")
+    print("  (wall figures: medians of the 10 steps up to each; CPU: this process's CPU time)")
 
 
 RSS_SCRIPT = textwrap.dedent(

@@ -103,9 +103,3 @@ def call_options() -> dict[str, object]:
     """Extra keyword arguments every `litellm.completion` call should get."""
     litellm()
     return _call_options
-
-
-def warm_up() -> None:
-    """Import litellm in a daemon thread so the first LLM call does not pay for it."""
-    if _module is None:
-        threading.Thread(target=litellm, name="litellm-warm-up", daemon=True).start()

@@ -45,8 +45,9 @@ class EncodedMessage(dict[str, Any]):
 
 
 def _dumps(message: Mapping[str, Any]) -> str:
-    if any(key in message for key in _NOT_SENT):
-        message = {k: v for k, v in message.items() if k not in _NOT_SENT}
+    """JSON of a message as litellm sends it: no empty (None) fields, no Anthropic ones."""
+    if any(v is None or k in _NOT_SENT for k, v in message.items()):
+        message = {k: v for k, v in message.items() if v is not None and k not in _NOT_SENT}
     return json.dumps(message, separators=(",", ":"))
 
 
