@@ -179,6 +179,9 @@ class ScriptedLLMServer:
         self.sent_chunks: list[tuple[float, str]] = []
         """(time.monotonic(), text) of every streamed content chunk, when it was flushed."""
         self.request_headers = []
+        self.request_times: list[tuple[float, float]] = []
+        """(time.monotonic() when a POST's headers were read, when its answer was sent), for
+        the chat-completions and Responses requests, in arrival order."""
         self._httpd = _HTTPServer((host, port), self)
         self.port: int = self._httpd.server_address[1]
         self.base_url = f"http://{host}:{self.port}/v1"
@@ -387,6 +390,9 @@ class ScriptedLLMServer:
         return not self._closing.wait(seconds)
 
 
+_COMPLETION_ROUTES = ("/v1/chat/completions", "/chat/completions", "/v1/responses", "/responses")
+
+
 class _Handler(BaseHTTPRequestHandler):
     """Request handler: HTTP/1.1 keep-alive, Content-Length or chunked transfer encoding."""
 
@@ -465,10 +471,18 @@ class _Handler(BaseHTTPRequestHandler):
             self._not_found()
 
     def do_POST(self) -> None:
-        """Serve chat completions and responses; 404 otherwise."""
+        """Serve chat completions and responses (timed in ``request_times``); 404 otherwise."""
+        started = time.monotonic()
+        self._post()
+        if self._path() in _COMPLETION_ROUTES:
+            owner = self.server.owner
+            with owner._lock:
+                owner.request_times.append((started, time.monotonic()))
+
+    def _post(self) -> None:
         raw = self._discard_body()
         responses = self._path() in ("/v1/responses", "/responses")
-        if not responses and self._path() not in ("/v1/chat/completions", "/chat/completions"):
+        if self._path() not in _COMPLETION_ROUTES:
             self._not_found()
             return
         try:

@@ -18,6 +18,24 @@ from ohtui.tui.preload import load_engine
 from ohtui.tui.screens.chat import ChatScreen
 from ohtui.tui.toast_place import watch_screens
 
+WARM_UP_AFTER = 2.0
+"""Seconds the first frame stays idle before the LLM path is warmed up (see _warm_up)."""
+WARM_UP_TRIES = 40
+"""Times (every 0.25 s) the warm-up looks for the open conversation before going without."""
+
+
+def _warm_engine(conversation: object) -> None:
+    """Import litellm and connect to the conversation's LLM server (a local conversation's;
+    a remote one calls its LLM at the server)."""
+    load_engine()
+    from ohtui.sdk import LocalConversation
+    from ohtui.sdk.llm.warm_up import warm_up
+
+    if isinstance(conversation, LocalConversation):
+        warm_up(conversation.agent.llm)
+    elif conversation is None:
+        warm_up()
+
 
 class OhtuiApp(OrderedKeys, App[None]):
     """A chat with a coding agent that works in your project."""
@@ -59,6 +77,18 @@ class OhtuiApp(OrderedKeys, App[None]):
             self.theme = theme
         watch_screens(self)
         self.call_after_refresh(self._configure_logging)
+        self.call_after_refresh(self.set_timer, WARM_UP_AFTER, self._warm_up)
+
+    def _warm_up(self, tries: int = 0) -> None:
+        """The first frame has been idle: warm the LLM path up off the UI thread, once the
+        conversation is open (to learn its server)."""
+        conversation = self.chat.session.conversation if self.chat is not None else None
+        if conversation is None and tries < WARM_UP_TRIES:
+            self.set_timer(0.25, lambda: self._warm_up(tries + 1))
+            return
+        threading.Thread(
+            target=_warm_engine, args=(conversation,), name="ohtui-warm-up", daemon=True
+        ).start()
 
     def profile_loaded(self, then: Callable[[], None] | None = None) -> None:
         """The settings are loaded: apply them; tell what is wrong with them (once), before

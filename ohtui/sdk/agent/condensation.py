@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Container, Sequence
 from typing import Any
 
-from ohtui.sdk.agent.history import ChatHistory
+from ohtui.sdk.agent.history import ChatHistory, MessageCache
 from ohtui.sdk.context.condenser.base import CondenserBase, NoCondensationAvailableException
 from ohtui.sdk.context.view import IncrementalView, View
 from ohtui.sdk.event.base import Event
@@ -41,7 +41,8 @@ class CondensedHistory:
 
     def __init__(self) -> None:
         self._view = IncrementalView()
-        self._chat = ChatHistory()
+        self._cache = MessageCache()
+        self._chat = ChatHistory(self._cache)
         self._generation = 0
 
     def view(self, events: Sequence[Event], skip: Container[str] = ()) -> View:
@@ -52,8 +53,11 @@ class CondensedHistory:
         """The chat messages of the current view (without the system prompt)."""
         view = self.view(events, skip)
         if self._view.generation != self._generation:  # a condensation replaced the view
-            self._chat = ChatHistory()
+            self._chat = ChatHistory(self._cache)
             self._generation = self._view.generation
+            messages = self._chat.update(view.events)
+            self._cache.keep_only(event.id for event in view.events)
+            return messages
         return self._chat.update(view.events)
 
     def maybe_condense(

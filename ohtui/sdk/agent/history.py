@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Container, Sequence
+from collections.abc import Container, Iterable, Sequence
 from typing import Any
 
 from ohtui.sdk.event.base import Event, LLMConvertibleEvent
@@ -10,13 +10,53 @@ from ohtui.sdk.event.llm_convertible.action import ActionEvent
 from ohtui.sdk.event.llm_convertible.message import MessageEvent
 from ohtui.sdk.event.llm_convertible.observation import ObservationBaseEvent
 from ohtui.sdk.event.llm_convertible.system import SystemPromptEvent
+from ohtui.sdk.llm.wire import EncodedMessage
+
+
+class MessageCache:
+    """Each event's chat message, converted (and later encoded) once, by event id.
+
+    Events never change, so neither do their messages: a condensation changes which
+    events are in the view, never what an event says. A history rebuilt after one takes
+    the messages of the events it keeps from here; `keep_only` forgets the others.
+    """
+
+    def __init__(self) -> None:
+        self._messages: dict[str, EncodedMessage] = {}
+        self._calls: dict[str, dict[str, Any]] = {}
+
+    def __len__(self) -> int:
+        return len(self._messages) + len(self._calls)
+
+    def message(self, event: LLMConvertibleEvent) -> EncodedMessage:
+        """The chat message of `event`."""
+        message = self._messages.get(event.id)
+        if message is None:
+            message = EncodedMessage(event.to_llm_message().to_chat_dict())
+            self._messages[event.id] = message
+        return message
+
+    def tool_call(self, event: ActionEvent) -> dict[str, Any]:
+        """The `tool_calls` entry of an action that joins its response's first action."""
+        call = self._calls.get(event.id)
+        if call is None:
+            call = self._calls[event.id] = event.tool_call.to_chat_dict()
+        return call
+
+    def keep_only(self, ids: Iterable[str]) -> None:
+        """Forget the messages of events other than `ids` (those left the view)."""
+        keep = set(ids)
+        self._messages = {k: v for k, v in self._messages.items() if k in keep}
+        self._calls = {k: v for k, v in self._calls.items() if k in keep}
 
 
 class ChatHistory:
     """Converts a conversation's events to chat-completions dicts, each event once.
 
     Events are append-only, so each step converts only the events added since the last
-    one: the engine's work per step stays constant however long the history grows.
+    one: the engine's work per step stays constant however long the history grows. Each
+    message is an EncodedMessage (never changed once made; its JSON encoded once), taken
+    from a MessageCache that a rebuilt history can share.
     Recorded SystemPromptEvents are skipped (the agent sends its current prompt, so a
     resumed conversation can use new prompts), and so are agent replies without text. A
     message that arrives while tool calls are still unanswered (e.g. the user writes while
@@ -24,7 +64,8 @@ class ChatHistory:
     results to follow their calls.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, cache: MessageCache | None = None) -> None:
+        self._cache = cache if cache is not None else MessageCache()
         self._seen = 0
         self._messages: list[dict[str, Any]] = []
         self._batch_id: str | None = None
@@ -70,14 +111,16 @@ class ChatHistory:
         if isinstance(event, ActionEvent):
             self._open_calls.add(event.tool_call_id)
             if event.llm_response_id == self._batch_id and self._messages:
-                calls = self._messages[-1].setdefault("tool_calls", [])
-                calls.append(event.tool_call.to_chat_dict())
+                # A new message, not an edit: a sent message keeps its cached JSON.
+                last = self._messages[-1]
+                calls = [*(last.get("tool_calls") or ()), self._cache.tool_call(event)]
+                self._messages[-1] = EncodedMessage({**last, "tool_calls": calls})
                 return
             self._batch_id = event.llm_response_id
-            self._messages.append(event.to_llm_message().to_chat_dict())
+            self._messages.append(self._cache.message(event))
             return
         self._batch_id = None
-        message = event.to_llm_message().to_chat_dict()
+        message = self._cache.message(event)
         if isinstance(event, ObservationBaseEvent):
             self._messages.append(message)
             self._open_calls.discard(event.tool_call_id)

@@ -150,6 +150,10 @@ class View:
         return indices[-1]
 
 
+READ_PAGE = 256
+"""Events an IncrementalView takes from the log at a time."""
+
+
 class IncrementalView:
     """A View kept up to date with an append-only log, reading each event once.
 
@@ -165,12 +169,14 @@ class IncrementalView:
     def update(self, events: Sequence[Event], skip: Container[str] = ()) -> View:
         """Take in the events added since the last call; return the view."""
         total = len(events)
-        if self._seen < total:
-            for event in events[self._seen : total]:
+        while self._seen < total:
+            # A page at a time: a resumed log is read once, without holding all of it.
+            stop = min(self._seen + READ_PAGE, total)
+            for event in events[self._seen : stop]:
                 if event.id in skip:
                     continue
                 if isinstance(event, Condensation):
                     self.generation += 1
                 self.view.append_event(event)
-            self._seen = total
+            self._seen = stop
         return self.view

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from abc import ABC, abstractmethod
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, overload
 
@@ -14,6 +15,9 @@ from ohtui.sdk.event.llm_convertible.message import MessageEvent
 from ohtui.sdk.event.types import EventID
 
 PAGE_SIZE = 256
+CACHED_EVENTS = 4 * PAGE_SIZE
+"""Events a stored log keeps in memory: the agent's condensed view and the screen's window
+fit; older ones are read again, by page, when asked for."""
 
 
 class EventsListBase(Sequence[Event], ABC):
@@ -28,8 +32,11 @@ class EventLog(EventsListBase):
     """The events of one conversation, in order.
 
     With a store, every `append` is durable when it returns and events are read back
-    lazily, a page at a time, the first time they are needed; without one, events live in
-    memory only. Safe to use from several threads (and processes, through the store).
+    lazily, a page at a time, when they are needed; only the `CACHED_EVENTS` most recently
+    used stay in memory (the rest are read again from the store), so a long conversation
+    costs memory for what is being looked at, not for its length. Without a store, events
+    live in memory only. Safe to use from several threads (and processes, through the
+    store).
     """
 
     def __init__(
@@ -46,8 +53,19 @@ class EventLog(EventsListBase):
         self._pending_state = pending_state
         self._lock = threading.RLock()
         self._length = store.event_count(key) if store is not None and key is not None else 0
-        self._events: list[Event | None] = [None] * self._length
+        self._cache: OrderedDict[int, Event] = OrderedDict()
+        """Events by index: all of them without a store, the most recently used with one."""
         self._index_by_id: dict[EventID, int] = {}
+        """The indexes of the events in `_cache`."""
+
+    @property
+    def cached(self) -> int:
+        """How many events are held in memory now."""
+        return len(self._cache)
+
+    def in_memory(self, index: int) -> bool:
+        """Whether the event at `index` is held in memory now (not to be read again)."""
+        return index in self._cache
 
     def __len__(self) -> int:
         return self._length
@@ -61,10 +79,7 @@ class EventLog(EventsListBase):
     def __getitem__(self, index: int | slice) -> Event | list[Event]:
         with self._lock:
             if isinstance(index, slice):
-                positions = range(*index.indices(self._length))
-                if positions.step == 1 and positions:
-                    self._load(positions.start, positions.stop)
-                return [self._get(i) for i in positions]
+                return self._slice(range(*index.indices(self._length)))
             if index < 0:
                 index += self._length
             if not 0 <= index < self._length:
@@ -130,36 +145,58 @@ class EventLog(EventsListBase):
                     if existing is None:
                         raise
                     raise _duplicate(event.id, existing) from None
-                if index > self._length:  # another process appended meanwhile
-                    self._events.extend([None] * (index - self._length))
             else:
                 index = self._length
-            self._events.append(event)
-            self._index_by_id[event.id] = index
-            self._length = index + 1
+            self._remember(index, event)
+            self._length = max(self._length, index + 1)  # another process may have appended
         finally:
             self._lock.release()
 
     def _get(self, index: int) -> Event:
-        event = self._events[index]
-        if event is None:
-            self._load(index, min(index + PAGE_SIZE, self._length))
-            event = self._events[index]
-            assert event is not None
-        return event
+        event = self._cache.get(index)
+        if event is not None:
+            if self._store is not None:
+                self._cache.move_to_end(index)
+            return event
+        start = index - index % PAGE_SIZE
+        return self._read(start, min(start + PAGE_SIZE, self._length))[index]
 
-    def _load(self, start: int, stop: int) -> None:
-        """Parse the events start..stop that are not in memory yet."""
+    def _slice(self, positions: range) -> list[Event]:
+        found: dict[int, Event] = {}
+        missing: list[int] = []
+        for index in positions:
+            event = self._cache.get(index)
+            if event is None:
+                missing.append(index)
+            else:
+                found[index] = event
+        if missing:
+            found.update(self._read(min(missing), max(missing) + 1))
+        return [found[index] for index in positions]
+
+    def _read(self, start: int, stop: int) -> dict[int, Event]:
+        """Parse the events start..stop from the store (keeping the newest-used in memory)."""
+        events: dict[int, Event] = {}
         if self._store is None or self._key is None:
-            return
-        missing = [i for i in range(start, stop) if self._events[i] is None]
-        if not missing:
-            return
-        for index, data in self._store.read_events(self._key, missing[0], missing[-1] + 1):
-            if self._events[index] is None:
+            return events
+        for index, data in self._store.read_events(self._key, start, stop):
+            event = self._cache.get(index)
+            if event is None:
                 event = Event.model_validate_json(data)
-                self._events[index] = event
-                self._index_by_id[event.id] = index
+            events[index] = event
+            self._remember(index, event)
+        return events
+
+    def _remember(self, index: int, event: Event) -> None:
+        self._cache[index] = event
+        self._index_by_id[event.id] = index
+        if self._store is None:
+            return
+        self._cache.move_to_end(index)
+        while len(self._cache) > CACHED_EVENTS:
+            old_index, old = self._cache.popitem(last=False)
+            if self._index_by_id.get(old.id) == old_index:
+                del self._index_by_id[old.id]
 
 
 def _user_text(event: Event) -> str | None:

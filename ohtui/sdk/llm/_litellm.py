@@ -13,11 +13,15 @@ import logging
 import os
 import threading
 import warnings
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from types import ModuleType
+from typing import cast
 
 _module: ModuleType | None = None
 _lock = threading.Lock()
 _call_options: dict[str, object] = {}
+_internal_call: list[Callable[[], AbstractContextManager[None]] | None] = [None]
 _LOGGERS = ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "litellm", "httpx", "openai")
 
 
@@ -49,6 +53,16 @@ def litellm() -> ModuleType:
             module.disable_streaming_logging = True
             module.telemetry = False
             module.set_verbose = False
+            # Nothing of litellm's bookkeeping is ours: no callbacks, no budget, no cache, no
+            # message copies kept for logging (our own metrics come from the answer's usage).
+            module.turn_off_message_logging = True
+            module.log_raw_request_response = False
+            module.success_callback = []
+            module.failure_callback = []
+            module.callbacks = []
+            module.max_budget = 0.0
+            module.cache = None
+            _internal_call[0] = _internal_sub_call()
             for name in _LOGGERS:
                 logger = logging.getLogger(name)
                 for handler in list(logger.handlers):
@@ -67,13 +81,25 @@ def litellm() -> ModuleType:
     return _module
 
 
+def _internal_sub_call() -> Callable[[], AbstractContextManager[None]] | None:
+    """litellm's switch that skips its success logging of a call, where it has one."""
+    try:
+        from litellm._internal_context import internal_sub_call
+    except ImportError:
+        return None
+    return cast("Callable[[], AbstractContextManager[None]]", internal_sub_call)
+
+
+def unlogged() -> AbstractContextManager[None]:
+    """Around a litellm call: skip its success logging. That runs on a thread after every
+    call and copies and walks the whole request (the history), competing with the engine
+    for the GIL; nothing in it is ours."""
+    litellm()
+    internal = _internal_call[0]
+    return internal() if internal is not None else nullcontext()
+
+
 def call_options() -> dict[str, object]:
     """Extra keyword arguments every `litellm.completion` call should get."""
     litellm()
     return _call_options
-
-
-def warm_up() -> None:
-    """Import litellm in a daemon thread so the first LLM call does not pay for it."""
-    if _module is None:
-        threading.Thread(target=litellm, name="litellm-warm-up", daemon=True).start()

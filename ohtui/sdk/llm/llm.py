@@ -9,6 +9,7 @@ import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import Any, Literal, NamedTuple, TypeVar
 
 from pydantic import (
@@ -22,7 +23,8 @@ from pydantic import (
     field_validator,
 )
 
-from ohtui.sdk.llm._litellm import call_options, litellm
+from ohtui.sdk.llm import direct
+from ohtui.sdk.llm._litellm import call_options, litellm, unlogged
 from ohtui.sdk.llm.counting import count_tokens, lookup_context_window
 from ohtui.sdk.llm.errors import map_error
 from ohtui.sdk.llm.exceptions import (
@@ -536,16 +538,15 @@ class LLM(BaseModel):
                 delta.content or delta.reasoning_content or delta.tool_calls or delta.finish_reason
             ):
                 on_token(delta)
-        return litellm().ModelResponse(
-            id=assembler.response_id or None,
-            choices=[
-                {
-                    "index": 0,
-                    "finish_reason": assembler.finish_reason,
-                    "message": assembler.message(),
-                }
-            ],
-            usage=assembler.usage,
+        message = SimpleNamespace(**assembler.message())
+        if message.tool_calls:
+            message.tool_calls = [
+                SimpleNamespace(id=c["id"], function=SimpleNamespace(**c["function"]))
+                for c in message.tool_calls
+            ]
+        choice = SimpleNamespace(index=0, finish_reason=assembler.finish_reason, message=message)
+        return SimpleNamespace(
+            id=assembler.response_id or None, choices=[choice], usage=assembler.usage
         )
 
     def _require_answer(self, message: Message) -> None:
@@ -604,12 +605,18 @@ class LLM(BaseModel):
 
 
 def litellm_completion(**request: Any) -> Any:
-    """One chat-completions call through litellm, imported on first use.
+    """One chat-completions call, given as litellm's keyword arguments.
 
-    Every completion of an LLM goes through this function, so replacing it (e.g. with
+    An OpenAI-compatible server (an `openai/…` model with a base URL) is called directly
+    over HTTP (`direct`: litellm's per-call work grows with the history); everything else
+    goes through litellm, imported on first use, its logging of the call skipped. Every
+    completion of an LLM goes through this function, so replacing it (e.g. with
     `unittest.mock.patch`) replaces the provider.
     """
-    return litellm().completion(**request, **call_options())
+    if direct.is_direct(request):
+        return direct.completion(**request)
+    with unlogged():
+        return litellm().completion(**request, **call_options())
 
 
 def _text_of(content: Any) -> str | None:

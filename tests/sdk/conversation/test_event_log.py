@@ -28,7 +28,7 @@ from ohtui.sdk import (
     TextContent,
     UserRejectObservation,
 )
-from ohtui.sdk.conversation import EventLog
+from ohtui.sdk.conversation import EventLog, event_store
 from ohtui.sdk.conversation.event_store import PAGE_SIZE
 from ohtui.sdk.conversation.store import ConversationStore
 
@@ -122,7 +122,7 @@ def reopened_big(big_log: BigLog) -> Iterator[EventLog]:
 
 
 def parsed_count(log: EventLog) -> int:
-    return sum(e is not None for e in log._events)
+    return log.cached
 
 
 # --- basics, both persisted and in memory ---------------------------------------------------
@@ -275,7 +275,7 @@ def test_reopened_log_parses_nothing_until_read(reopened_big: EventLog) -> None:
     assert parsed_count(reopened_big) == 0
     reopened_big[300]
     assert 1 <= parsed_count(reopened_big) <= PAGE_SIZE
-    assert reopened_big._events[0] is None
+    assert not reopened_big.in_memory(0)
 
 
 def test_iteration_over_several_pages(reopened_big: EventLog, big_log: BigLog) -> None:
@@ -291,7 +291,7 @@ def test_reversed_reads_lazily_from_the_end(reopened_big: EventLog, big_log: Big
     newest = next(reversed(reopened_big))
     assert newest.id == big_log.ids[-1]
     assert parsed_count(reopened_big) <= PAGE_SIZE
-    assert reopened_big._events[0] is None
+    assert not reopened_big.in_memory(0)
 
 
 @pytest.mark.parametrize(
@@ -512,3 +512,39 @@ def test_appends_from_two_processes_both_land(persistence_dir: Path, tmp_path: P
                 proc.kill()
                 proc.wait()
         store.close()
+
+
+# --- lean memory: only the most recently used events stay in memory ---------------------------
+
+
+def test_a_stored_log_keeps_a_bounded_number_of_events_in_memory(
+    reopened_big: EventLog, big_log: BigLog, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(event_store, "CACHED_EVENTS", 100)
+    assert ids(reopened_big) == big_log.ids  # paged from the store: the same sequence
+    assert reopened_big.cached <= 100
+    assert ids(reversed(reopened_big)) == big_log.ids[::-1]
+    assert ids(reopened_big[::-1]) == big_log.ids[::-1]
+    assert ids(reopened_big[50:550:7]) == big_log.ids[50:550:7]
+    assert [reopened_big[i].id for i in (0, 599, 1, 300, -2)] == [
+        big_log.ids[i] for i in (0, 599, 1, 300, -2)
+    ]
+    assert reopened_big.get_index(big_log.ids[5]) == 5  # evicted: asked of the store
+    assert reopened_big.cached <= 100
+    assert reopened_big.in_memory(598) and not reopened_big.in_memory(10)
+
+
+def test_appends_beyond_the_memory_bound_stay_readable_and_unique(
+    subject: Subject, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(event_store, "CACHED_EVENTS", 10)
+    events = [message(f"m{i}") for i in range(30)]
+    for event in events:
+        subject.log.append(event)
+    assert ids(subject.log) == [e.id for e in events]
+    with pytest.raises(ValueError, match="already exists at index 0"):
+        subject.log.append(events[0])  # no longer in memory: the store knows it
+    if subject.persisted:
+        assert subject.log.cached <= 10
+    else:
+        assert subject.log.cached == 30  # nowhere else to read them from

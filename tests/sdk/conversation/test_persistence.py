@@ -283,13 +283,13 @@ def test_resume_parses_no_event_up_front(
         events = resumed.state.events
         assert len(events) == 300
         assert parsed == []
-        assert all(e is None for e in events._events)
+        assert events.cached == 0
         last = events[-1]
         assert isinstance(last, MessageEvent)
         assert last.llm_message.text == "note 297"
         assert 1 <= len(parsed) <= PAGE_SIZE
-        assert events._events[0] is None
-        assert sum(e is not None for e in events._events) == len(parsed)
+        assert not events.in_memory(0)
+        assert events.cached == len(parsed)
     finally:
         resumed.close()
 

@@ -1,0 +1,46 @@
+"""The LLM path is warmed up once the first frame has been idle, never before it."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+import pytest
+from chat_helpers import SIZE, chat_ready
+from llm_server import ScriptedLLMServer
+
+import ohtui.sdk.llm.warm_up as warm_up_module
+import ohtui.tui.app as app_module
+from ohtui.tui.app import OhtuiApp
+from ohtui.tui.options import AppOptions
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_warm_up_waits_for_an_idle_first_frame_then_connects_to_the_llm(
+    app_options: AppOptions,
+    llm_server: ScriptedLLMServer,
+    wait: Any,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(app_module, "WARM_UP_AFTER", 0.6)
+    calls: list[tuple[float, Any, str]] = []
+    painted: list[float] = []
+
+    def recording(llm: Any = None) -> None:
+        calls.append((time.monotonic(), llm, threading.current_thread().name))
+
+    monkeypatch.setattr(warm_up_module, "warm_up", recording)
+    app = OhtuiApp(app_options)
+    async with app.run_test(size=SIZE) as pilot:
+        painted.append(time.monotonic())  # the first frame is on screen here
+        assert calls == []
+        await wait(pilot, lambda: chat_ready(app), what="the conversation to open")
+        await wait(pilot, lambda: bool(calls), what="the warm-up")
+        await pilot.pause(0.3)
+    assert len(calls) == 1
+    at, llm, thread = calls[0]
+    assert at - painted[0] >= 0.6 * 0.9  # the first frame was idle for WARM_UP_AFTER
+    assert thread == "ohtui-warm-up"  # off the UI thread
+    assert llm is not None and llm.base_url == llm_server.base_url
