@@ -47,6 +47,7 @@ class ConversationView(VerticalScroll, can_focus=False):
         self._oldest_index = 0
         self._has_older = False
         self._loading_older = False
+        self._welcome: Static | None = None
         self.expand_outputs = False
         """Whether tool outputs show expanded (read by the cell factory)."""
 
@@ -62,10 +63,13 @@ class ConversationView(VerticalScroll, can_focus=False):
         self.anchor()
 
     def compose(self) -> ComposeResult:
-        yield Static(WELCOME, classes="welcome")
+        self._welcome = Static(WELCOME, classes="welcome")
+        yield self._welcome
 
     def _hide_welcome(self) -> None:
-        for welcome in self.query(".welcome"):
+        # Called for every event: a query would walk every mounted cell each time.
+        welcome, self._welcome = self._welcome, None
+        if welcome is not None:
             welcome.remove()
 
     def reset(self) -> None:
@@ -74,7 +78,8 @@ class ConversationView(VerticalScroll, can_focus=False):
         self._orphans.clear()
         self._streaming = None
         self._queued = []
-        self.mount(Static(WELCOME, classes="welcome"))
+        self._welcome = Static(WELCOME, classes="welcome")
+        self.mount(self._welcome)
         self._next_index = self._oldest_index = 0
         self._has_older = self._loading_older = False
 
