@@ -249,7 +249,20 @@ class Session:
             elif event.key == "title" and event.value:
                 self._post(msg.TitleChanged(str(event.value)))
             return
-        self._post(msg.EngineEvent(event))
+        self._post(msg.EngineEvent(event, self._index_of(event)))
+
+    def _index_of(self, event: Event) -> int | None:
+        """Where `event` is in the conversation (the screen shows each index once)."""
+        from ohtui.sdk.conversation.event_store import EventLog
+
+        conversation = self._conversation
+        events = conversation.state.events if conversation is not None else None
+        if not isinstance(events, EventLog):  # a remote one's: in the order they come
+            return None
+        try:
+            return events.get_index(event.id)
+        except KeyError:
+            return None
 
     def _on_attempt(self, attempt: int) -> None:
         if not self._running:
@@ -608,6 +621,36 @@ class Session:
             self._post(msg.OlderEvents(list(events), has_older=start > 0))
 
         self._spawn(work, "ohtui-older")
+
+    def load_newer(self, after: int) -> None:
+        """Read the page of events from index `after` and post it."""
+
+        def work() -> None:
+            conversation = self._conversation
+            if conversation is None:
+                return
+            events = conversation.state.events
+            stop = min(after + HISTORY_TAIL, len(events))
+            page = events[after:stop] if stop > after else []
+            self._post(msg.NewerEvents(list(page), after))
+
+        self._spawn(work, "ohtui-newer")
+
+    def load_page(self, newest: bool) -> None:
+        """Read the first page of events, or (`newest`) the last, and post it."""
+
+        def work() -> None:
+            conversation = self._conversation
+            if conversation is None:
+                return
+            events = conversation.state.events
+            total = len(events)
+            start = max(0, total - HISTORY_TAIL) if newest else 0
+            stop = total if newest else min(total, HISTORY_TAIL)
+            page = events[start:stop] if stop > start else []
+            self._post(msg.EventPage(list(page), start, has_older=start > 0))
+
+        self._spawn(work, "ohtui-page")
 
     # --- closing --------------------------------------------------------------------------
 
