@@ -28,7 +28,7 @@ from llm_server import Reply, ScriptedLLMServer
 
 from ohtui.tui.app import OhtuiApp
 from ohtui.tui.options import AppOptions
-from ohtui.tui.widgets.cells import ActionCell, Cell
+from ohtui.tui.widgets.cells import ActionCell
 from ohtui.tui.widgets.conversation_view import MAX_MOUNTED, MAX_ORPHANS, ConversationView
 
 pytestmark = pytest.mark.anyio
@@ -171,7 +171,8 @@ async def test_events_while_reading_back_wait_below_and_the_window_keeps_its_cap
             view.scroll_home(animate=False)
             await wait(pilot, lambda o=oldest: view.window[0] < o, what="an older page")
             await wait(pilot, lambda: view.scroll_y > 0, what="the view to keep its place")
-        await wait(pilot, lambda: status(app) == "finished", what="the answer")
+        # The first model call imports litellm: slow on a loaded machine.
+        await wait(pilot, lambda: status(app) == "finished", timeout=90, what="the answer")
         await pilot.pause(0.2)
         assert "answer 200" not in [cell_text(c) for c in cells(app)]  # not where they read
         check_window(app)
@@ -193,26 +194,41 @@ async def test_events_while_reading_back_wait_below_and_the_window_keeps_its_cap
 async def test_a_long_run_keeps_no_more_than_the_window(
     app_options: AppOptions, llm_server: ScriptedLLMServer, wait: Any
 ) -> None:
-    """Streamed answers: the cells of old steps are let go, and so is their memory (the
-    heap is frozen once per session, not at every model call)."""
-    replies = 60
+    """Streamed answers into a full window: the cells of old steps are let go, and so is
+    their memory (the heap is frozen once per session, not at every model call)."""
+    conversation_id = save_long_conversation(app_options, turns=SHORTER)
+    options = replace(app_options, resume_id=conversation_id, conversation_id=None)
+    replies = 12
     for n in range(replies):
         text = f"Answer {n}: " + " ".join(f"word{i}" for i in range(30))
         llm_server.reply(Reply(text=text, usage=USAGE))
-    app = OhtuiApp(app_options)
+    app = OhtuiApp(options)
     async with app.run_test(size=SIZE) as pilot:
-        await wait(pilot, lambda: chat_ready(app), what="the conversation to open")
+        await wait(pilot, lambda: chat_ready(app), timeout=30, what="the conversation to open")
         view = view_of(app)
+        while len(view.children) < MAX_MOUNTED:  # a full window
+            first = view.window[0]
+            view.scroll_home(animate=False)
+            await wait(pilot, lambda f=first: view.window[0] < f, what="an older page")
+            await wait(pilot, lambda: view.scroll_y > 0, what="the view to keep its place")
+        assert not view.detached
+        view.scroll_end(animate=False)
+        start = view.window[0]
         frozen: list[int] = []
+        oldest = []
         for n in range(replies):
             await submit(pilot, f"question {n}")
             await wait(
                 pilot,
                 lambda n=n: any(cell_text(c).startswith(f"Answer {n}:") for c in cells(app)),
+                timeout=90 if n == 0 else 20,  # the first model call imports litellm
                 what=f"answer {n}",
             )
             assert len(view.children) <= MAX_MOUNTED
+            assert len(view._actions) <= MAX_MOUNTED
             frozen.append(gc.get_freeze_count())
+            oldest.append(view.window[0])
         assert not view.detached
-        assert len(cells(app, Cell)) < 2 * replies  # the oldest left the window
-        assert frozen[5:] == [frozen[5]] * (replies - 5)  # nothing more was frozen
+        assert oldest[-1] > start  # the oldest cells left the window
+        # Frozen once, at the first answer; only fewer since (frozen objects freed).
+        assert max(frozen) == frozen[0], frozen
