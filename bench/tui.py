@@ -8,13 +8,19 @@ Everything is measured from outside, on a real pseudo-terminal, the way a user s
   conversation of 5,000 events; for each chunk, the time from the scripted server flushing
   it to its text reaching the terminal (p50 / p99 / max), and the longest gap between
   screen updates while chunks flow;
-- opening a 10,000-event conversation: time until its newest event is on screen, and RSS.
+- opening a 10,000-event conversation: time until its newest event is on screen, and RSS;
+- memory (issue 13): RSS with a conversation of 0, 1,000 and 10,000 events open, before and
+  after the agent has run (one model call: litellm imported, the history sent);
+- render cost (issue 13): 10,000 events fed to a running app as the engine hands them over
+  (its callbacks, on its thread), in batches the UI takes in and paints before the next one;
+  the UI's time per event over the first 1,000 and over the 9,000th to the 10,000th.
 """
 
 from __future__ import annotations
 
 import fcntl
 import itertools
+import json
 import os
 import pty
 import re
@@ -216,6 +222,84 @@ def bench_open_large(events: int = 10_000) -> None:
     )
 
 
+def bench_memory(sizes: tuple[int, ...] = (0, 1_000, 10_000)) -> None:
+    """RSS with a conversation of each size open, then after the agent has run once."""
+    from llm_server import Reply, ScriptedLLMServer
+
+    server = ScriptedLLMServer()
+    server.set_default(Reply(text="AGENT-REPLIED-MARKER"))
+    try:
+        for events in sizes:
+            with tempfile.TemporaryDirectory() as tmp:
+                env = {
+                    "OHTUI_DATA_DIR": f"{tmp}/data",
+                    "OHTUI_LOG_DIR": f"{tmp}/log",
+                    "OHTUI_CONFIG": f"{tmp}/config.toml",
+                    "OHTUI_API_KEY": "sk-bench",
+                }
+                Path(tmp, "config.toml").write_text("[ui]\nauto_title = false\n")
+                args = ["-w", tmp, "--model", "openai/bench", "--base-url", server.base_url]
+                marker = "Message the agent"
+                if events:
+                    marker = "NEWEST-EVENT-MARKER"
+                    conv_id = make_conversation(f"{tmp}/data/conversations", tmp, events, marker)
+                    args = ["--resume", conv_id, *args]
+                term = Terminal(ohtui_argv(*args), env)
+                try:
+                    term.wait_for(marker)
+                    time.sleep(2.0)
+                    opened = term.rss_mb()
+                    term.type("hello\r")
+                    term.wait_for("AGENT-REPLIED-MARKER", timeout=120)
+                    time.sleep(2.0)
+                    ran = term.rss_mb()
+                finally:
+                    term.kill()
+            print(
+                f"memory, {events:>6,}-event conversation: open {opened:5.0f} MB; "
+                f"agent having run {ran:5.0f} MB   target <= 150 MB"
+            )
+    finally:
+        server.close()
+
+
+def bench_render(events: int = 10_000) -> None:
+    """The UI's time per event fed as the engine feeds it: first 1,000 and last 1,000."""
+    with tempfile.TemporaryDirectory() as tmp:
+        result = Path(tmp, "result.json")
+        argv = [sys.executable, str(ROOT / "bench" / "tui_feed.py"), tmp, str(events), str(result)]
+        term = Terminal(argv, {"OHTUI_LOG_DIR": f"{tmp}/log"})
+        try:
+            deadline = time.monotonic() + 900
+            while not result.exists() and time.monotonic() < deadline:
+                if not term.pump(0.05):
+                    break
+            time.sleep(0.2)
+        finally:
+            term.kill()
+        if not result.exists():
+            print("render: the fed app gave no result")
+            return
+        data = json.loads(result.read_text())
+    if os.environ.get("BENCH_RENDER_DUMP"):
+        Path(os.environ["BENCH_RENDER_DUMP"]).write_text(json.dumps(data))
+    batches, size = data["batches"], data["batch"]
+    per_1k = 1000 // size
+
+    def ms_per_event(chunk: list[float]) -> float:
+        return sum(chunk) / (len(chunk) * size) * 1000
+
+    first, last = batches[:per_1k], batches[-per_1k:]
+    print(
+        f"render {len(batches) * size:,} events: {ms_per_event(first):.2f} ms/event over the "
+        f"first 1,000, {ms_per_event(last):.2f} ms/event over the last 1,000 "
+        f"(ratio {ms_per_event(last) / ms_per_event(first):.2f}); slowest batch of {size} "
+        f"{max(batches) * 1000:.0f} ms; {data['rss_mb'][per_1k - 1]:.0f} MB at 1,000, "
+        f"{data['rss_mb'][-1]:.0f} MB at the end, "
+        f"{data['mounted']} widgets mounted   target: ratio <= 1.1"
+    )
+
+
 def bench_streaming(events: int = 5_000, chunks: int = 2_000, rate: float = 50.0) -> None:
     from llm_server import Reply, ScriptedLLMServer
 
@@ -302,12 +386,16 @@ def bench_picker(count: int = 1000) -> None:
 
 
 if __name__ == "__main__":
-    which = set(sys.argv[1:]) or {"frame", "open", "stream", "pick"}
+    which = set(sys.argv[1:]) or {"frame", "open", "memory", "render", "stream", "pick"}
     compile_bytecode()
     if "frame" in which:
         bench_first_frame()
     if "open" in which:
         bench_open_large()
+    if "memory" in which:
+        bench_memory()
+    if "render" in which:
+        bench_render()
     if "stream" in which:
         bench_streaming()
     if "pick" in which:

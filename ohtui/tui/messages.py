@@ -79,6 +79,8 @@ class EngineEvent(Message):
     """An event the conversation recorded (already masked for secrets)."""
 
     event: Any
+    index: int | None = None
+    """Its index in the conversation's events (None: not known; the one after the last)."""
 
 
 @dataclass
@@ -133,6 +135,24 @@ class OlderEvents(Message):
     """A page of older events, for scrolling up."""
 
     events: list[Any]
+    has_older: bool
+
+
+@dataclass
+class NewerEvents(Message):
+    """A page of newer events, for scrolling back down: the events from index `after`."""
+
+    events: list[Any]
+    after: int
+
+
+@dataclass
+class EventPage(Message):
+    """A page to show instead of the window: the events from index `start` (the first
+    events of the conversation, or its newest)."""
+
+    events: list[Any]
+    start: int
     has_older: bool
 
 

@@ -78,7 +78,8 @@ class Session:
         self._tokens: list[tuple[str, str, str]] = []
         self._tokens_lock = threading.Lock()
         self._tokens_announced = False
-        self._settled_response = ""
+        self._heap_settled = False
+        """The heap was settled at this session's first streamed token (litellm is in)."""
         self.conversation_id: str | None = None
         self.model: str | None = options.model
         self._rule_store = (
@@ -119,6 +120,7 @@ class Session:
 
     def _open(self) -> None:
         load_engine()
+        replacing = self._after is not None
         if self._after is not None:
             self._after.wait_closed(HANDOVER_TIMEOUT)
             self._after = None
@@ -159,7 +161,7 @@ class Session:
             )
         )
         self._post_stats()
-        settle_heap()
+        settle_heap(reclaim=replacing)
         if self.held_by is not None or self.read_only_reason is not None:
             return  # nothing here may run, approve or send: the chat screen says so
         if run_status(conversation) is RunStatus.WAITING_FOR_CONFIRMATION:
@@ -247,7 +249,20 @@ class Session:
             elif event.key == "title" and event.value:
                 self._post(msg.TitleChanged(str(event.value)))
             return
-        self._post(msg.EngineEvent(event))
+        self._post(msg.EngineEvent(event, self._index_of(event)))
+
+    def _index_of(self, event: Event) -> int | None:
+        """Where `event` is in the conversation (the screen shows each index once)."""
+        from ohtui.sdk.conversation.event_store import EventLog
+
+        conversation = self._conversation
+        events = conversation.state.events if conversation is not None else None
+        if not isinstance(events, EventLog):  # a remote one's: in the order they come
+            return None
+        try:
+            return events.get_index(event.id)
+        except KeyError:
+            return None
 
     def _on_attempt(self, attempt: int) -> None:
         if not self._running:
@@ -285,9 +300,9 @@ class Session:
         if not (chunk.content or chunk.reasoning_content):
             return
         self._answered()
-        if chunk.response_id != self._settled_response:
-            self._settled_response = chunk.response_id
-            settle_heap()  # the history this call was built from is in memory now
+        if not self._heap_settled:
+            self._heap_settled = True
+            settle_heap()  # the model's client is loaded now: long-lived from here on
         with self._tokens_lock:
             self._tokens.append((chunk.response_id, chunk.content, chunk.reasoning_content))
             if self._tokens_announced:
@@ -300,7 +315,6 @@ class Session:
         with self._tokens_lock:
             pieces, self._tokens = self._tokens, []
             self._tokens_announced = False
-        self._settled_response = ""
         merged: list[tuple[str, str, str]] = []
         for response_id, content, reasoning in pieces:
             if merged and merged[-1][0] == response_id:
@@ -656,6 +670,36 @@ class Session:
 
         self._spawn(work, "ohtui-older")
 
+    def load_newer(self, after: int) -> None:
+        """Read the page of events from index `after` and post it."""
+
+        def work() -> None:
+            conversation = self._conversation
+            if conversation is None:
+                return
+            events = conversation.state.events
+            stop = min(after + HISTORY_TAIL, len(events))
+            page = events[after:stop] if stop > after else []
+            self._post(msg.NewerEvents(list(page), after))
+
+        self._spawn(work, "ohtui-newer")
+
+    def load_page(self, newest: bool) -> None:
+        """Read the first page of events, or (`newest`) the last, and post it."""
+
+        def work() -> None:
+            conversation = self._conversation
+            if conversation is None:
+                return
+            events = conversation.state.events
+            total = len(events)
+            start = max(0, total - HISTORY_TAIL) if newest else 0
+            stop = total if newest else min(total, HISTORY_TAIL)
+            page = events[start:stop] if stop > start else []
+            self._post(msg.EventPage(list(page), start, has_older=start > 0))
+
+        self._spawn(work, "ohtui-page")
+
     # --- closing --------------------------------------------------------------------------
 
     @property
@@ -694,14 +738,21 @@ def run_status(conversation: BaseConversation) -> RunStatus:
 NOT_APPROVED = "Not approved: the user answered with a new message instead (read it)."
 
 
-def settle_heap() -> None:
+def settle_heap(reclaim: bool = False) -> None:
     """Move every object alive now out of the garbage collector's view.
 
-    A long conversation keeps hundreds of thousands of long-lived objects (parsed events,
-    their messages, widgets). Each full collection walks all of them, and streaming creates
-    enough new objects to trigger one every few seconds: ~200 ms pauses, a visible stutter.
-    Frozen objects are skipped; they are the history and the UI, which live on anyway.
+    The app keeps hundreds of thousands of long-lived objects (modules, litellm's tables,
+    the opened history, the UI). Each full collection walks all of them, and streaming
+    creates enough new objects to trigger one every few seconds: ~200 ms pauses, a visible
+    stutter. Frozen objects are skipped. But a frozen object in a reference cycle (every
+    widget is in several) is never collected: freezing again at every model call kept every
+    cell ever trimmed from the view, ~30 KB per event. So it is done twice a session: when
+    the conversation opens and at its first streamed token; `reclaim` (a conversation was
+    left for another) first collects what the sessions before froze and no longer use.
     """
+    if reclaim:
+        gc.unfreeze()
+        gc.collect()
     gc.freeze()
 
 

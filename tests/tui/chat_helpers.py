@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import json
 import re
 from collections.abc import Iterable
 from typing import Any, TypeVar
@@ -12,7 +13,9 @@ from textual.css.query import NoMatches
 from textual.pilot import Pilot
 from textual.widgets import Static
 
+from ohtui.settings.schema import KNOWN_TOOLS
 from ohtui.tui.app import OhtuiApp
+from ohtui.tui.options import AppOptions
 from ohtui.tui.widgets.cells import ActionCell, AgentCell, Cell, UserCell
 
 USAGE = {"prompt_tokens": 1200, "completion_tokens": 40}
@@ -146,3 +149,72 @@ async def submit(pilot: Pilot[Any], text: str) -> None:
     assert isinstance(app, OhtuiApp) and app.chat is not None
     app.chat.query_one(Composer).text = text
     await pilot.press("enter")
+
+
+def save_long_conversation(options: AppOptions, turns: int) -> str:
+    """Save a conversation of 2 + 4 * turns events with the engine; returns its id."""
+    from ohtui.sdk import (
+        LLM,
+        ActionEvent,
+        Agent,
+        LocalConversation,
+        Message,
+        MessageEvent,
+        MessageToolCall,
+        ObservationEvent,
+        TextContent,
+        Tool,
+    )
+    from ohtui.sdk.tools.terminal.schema import TerminalAction, TerminalObservation
+
+    llm = LLM(
+        model="openai/test-model", base_url=options.base_url, api_key="sk-test", usage_id="agent"
+    )
+    agent = Agent(llm=llm, tools=[Tool(name=name) for name in KNOWN_TOOLS])
+    conversation = LocalConversation(
+        agent=agent,
+        workspace=options.workspace,
+        persistence_dir=options.persistence_dir,
+        visualizer=None,
+    )
+    conversation.send_message("a long session")  # the system prompt and this message
+    append = conversation.state.events.append
+    for i in range(turns):
+        append(
+            MessageEvent(
+                source="user",
+                llm_message=Message(role="user", content=[TextContent(text=f"question {i}")]),
+            )
+        )
+        command = f"echo step {i}"
+        call = MessageToolCall(
+            id=f"call_{i}", name="terminal", arguments=json.dumps({"command": command})
+        )
+        action = ActionEvent(
+            action=TerminalAction(command=command),
+            tool_name="terminal",
+            tool_call_id=call.id,
+            tool_call=call,
+            llm_response_id=f"act-{i}",
+        )
+        append(action)
+        append(
+            ObservationEvent(
+                observation=TerminalObservation.from_text(
+                    f"step {i}\n[exit code 0]", command=command, exit_code=0
+                ),
+                action_id=action.id,
+                tool_name="terminal",
+                tool_call_id=call.id,
+            )
+        )
+        append(
+            MessageEvent(
+                source="agent",
+                llm_message=Message(role="assistant", content=[TextContent(text=f"answer {i}")]),
+                llm_response_id=f"msg-{i}",
+            )
+        )
+    conversation_id = conversation.id.hex
+    conversation.close()
+    return conversation_id

@@ -6,7 +6,6 @@ resuming, long conversations.
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ from chat_helpers import (
     cell_text,
     cells,
     chat_ready,
+    save_long_conversation,
     screen_text,
     send,
     status,
@@ -28,7 +28,6 @@ from chat_helpers import (
 )
 from llm_server import ScriptedLLMServer
 
-from ohtui.settings.schema import KNOWN_TOOLS as TOOLS
 from ohtui.tui.app import OhtuiApp
 from ohtui.tui.options import AppOptions
 from ohtui.tui.screens.approval import ActionRow, ApprovalScreen
@@ -333,75 +332,6 @@ async def test_resuming_shows_the_history_and_reopens_the_waiting_actions(
         assert [c.text for c in cells(second, AgentCell)] == ["Hi! What next?", "Cleaned."]
 
 
-def save_long_conversation(options: AppOptions, turns: int) -> str:
-    """Save a conversation of 2 + 4 * turns events with the engine; returns its id."""
-    from ohtui.sdk import (
-        LLM,
-        ActionEvent,
-        Agent,
-        LocalConversation,
-        Message,
-        MessageEvent,
-        MessageToolCall,
-        ObservationEvent,
-        TextContent,
-        Tool,
-    )
-    from ohtui.sdk.tools.terminal.schema import TerminalAction, TerminalObservation
-
-    llm = LLM(
-        model="openai/test-model", base_url=options.base_url, api_key="sk-test", usage_id="agent"
-    )
-    agent = Agent(llm=llm, tools=[Tool(name=name) for name in TOOLS])
-    conversation = LocalConversation(
-        agent=agent,
-        workspace=options.workspace,
-        persistence_dir=options.persistence_dir,
-        visualizer=None,
-    )
-    conversation.send_message("a long session")  # the system prompt and this message
-    append = conversation.state.events.append
-    for i in range(turns):
-        append(
-            MessageEvent(
-                source="user",
-                llm_message=Message(role="user", content=[TextContent(text=f"question {i}")]),
-            )
-        )
-        command = f"echo step {i}"
-        call = MessageToolCall(
-            id=f"call_{i}", name="terminal", arguments=json.dumps({"command": command})
-        )
-        action = ActionEvent(
-            action=TerminalAction(command=command),
-            tool_name="terminal",
-            tool_call_id=call.id,
-            tool_call=call,
-            llm_response_id=f"act-{i}",
-        )
-        append(action)
-        append(
-            ObservationEvent(
-                observation=TerminalObservation.from_text(
-                    f"step {i}\n[exit code 0]", command=command, exit_code=0
-                ),
-                action_id=action.id,
-                tool_name="terminal",
-                tool_call_id=call.id,
-            )
-        )
-        append(
-            MessageEvent(
-                source="agent",
-                llm_message=Message(role="assistant", content=[TextContent(text=f"answer {i}")]),
-                llm_response_id=f"msg-{i}",
-            )
-        )
-    conversation_id = conversation.id.hex
-    conversation.close()
-    return conversation_id
-
-
 async def test_a_long_conversation_mounts_a_bounded_window_and_pages_older_cells_in(
     app_options: AppOptions, llm_server: ScriptedLLMServer, wait: Any
 ) -> None:
@@ -442,13 +372,13 @@ async def test_new_events_trim_the_window_back_after_paging_older_cells_in(
         await wait(pilot, lambda: chat_ready(app), timeout=15, what="the conversation to open")
         assert app.chat is not None
         view = app.chat.view
-        while len(cells(app)) <= MAX_MOUNTED:  # page older cells in, past the window
-            count = len(cells(app))
+        while not view.detached:  # page older cells in until the newest leave the window
+            oldest = view.window[0]
             view.scroll_home(animate=False)
-            await wait(pilot, lambda c=count: len(cells(app)) > c, what="older cells")
-        view.scroll_end(animate=False)
-        await wait(pilot, lambda: view.is_vertical_scroll_end, what="the bottom")
-        await submit(pilot, "question 250")
+            await wait(pilot, lambda o=oldest: view.window[0] < o, what="older cells")
+            assert len(view.children) <= MAX_MOUNTED
+        assert "answer 249" not in [cell_text(c) for c in cells(app)]
+        await submit(pilot, "question 250")  # back to the newest, following along
         await wait(pilot, lambda: status(app) == "finished", what="the answer")
         await pilot.pause(0.1)
         assert len(cells(app)) <= MAX_MOUNTED

@@ -59,8 +59,8 @@ class ChatScreen(Screen[None]):
         # it is the one left out, not Pause or Review).
         Binding("pageup", "scroll('up')", "Scroll up", show=False, priority=True),
         Binding("pagedown", "scroll('down')", "Scroll down", show=False, priority=True),
-        Binding("ctrl+home", "scroll('top')", "Oldest", show=False),
-        Binding("ctrl+end", "scroll('bottom')", "Scroll", key_display="PgUp/PgDn"),
+        Binding("ctrl+home", "scroll('first')", "Oldest", show=False),
+        Binding("ctrl+end", "scroll('newest')", "Scroll", key_display="PgUp/PgDn"),
     ]
 
     def __init__(self, options: AppOptions, profile: Profile) -> None:
@@ -165,7 +165,8 @@ class ChatScreen(Screen[None]):
         self._last_key = time.monotonic()
 
     def action_scroll(self, where: str) -> None:
-        """Scroll the conversation ("up", "down", "top", "bottom"); focus stays where it is."""
+        """Scroll the conversation ("up", "down", "top", "bottom"), or jump to its "first" or
+        "newest" events; focus stays where it is."""
         self.view.scroll_by_keys(where)
 
     @on(Composer.TabbedOut)
@@ -194,6 +195,7 @@ class ChatScreen(Screen[None]):
             )
             self.notify(f"No conversation is open: {fix}.", severity="warning")
             return
+        self.view.jump(newest=True)  # what is sent shows at the bottom: follow it there
         self.session.submit(text)
         if not self.session.running and self.session.conversation is not None:
             self._set_status(RunStatus.RUNNING)
@@ -262,7 +264,7 @@ class ChatScreen(Screen[None]):
             self._set_status(RunStatus.ERROR)
 
     def on_engine_event(self, message: msg.EngineEvent) -> None:
-        self.view.add_event(message.event)
+        self.view.add_event(message.event, message.index)
 
     def on_tokens_ready(self, message: msg.TokensReady) -> None:
         for response_id, content, reasoning in self.session.take_tokens():
@@ -344,8 +346,22 @@ class ChatScreen(Screen[None]):
     def _need_older(self, message: ConversationView.NeedOlder) -> None:
         self.session.load_older(message.before)
 
-    def on_older_events(self, message: msg.OlderEvents) -> None:
-        self.view.prepend_older(message.events, message.has_older)
+    async def on_older_events(self, message: msg.OlderEvents) -> None:
+        await self.view.prepend_older(message.events, message.has_older)
+
+    @on(ConversationView.NeedNewer)
+    def _need_newer(self, message: ConversationView.NeedNewer) -> None:
+        self.session.load_newer(message.after)
+
+    async def on_newer_events(self, message: msg.NewerEvents) -> None:
+        await self.view.append_newer(message.events, message.after)
+
+    @on(ConversationView.NeedPage)
+    def _need_page(self, message: ConversationView.NeedPage) -> None:
+        self.session.load_page(message.newest)
+
+    def on_event_page(self, message: msg.EventPage) -> None:
+        self.view.show_page(message.events, message.start, message.has_older)
 
     # --- approval --------------------------------------------------------------------------
 

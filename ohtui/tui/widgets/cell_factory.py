@@ -83,12 +83,12 @@ class CellHost(Protocol):
         """The cell on screen for a tool call."""
         ...
 
-    def track_action(self, cell: ActionCell | FinishCell) -> ObservationBaseEvent | None:
+    def track_action(self, cell: ActionCell | FinishCell) -> ResultView | None:
         """Remember a new action cell; the result that arrived before it, if any."""
         ...
 
-    def keep_orphan(self, result: ObservationBaseEvent) -> None:
-        """Keep a result whose action is not on screen (yet)."""
+    def keep_orphan(self, tool_call_id: str, result: ResultView) -> None:
+        """Keep the result of a call whose action is not on screen (yet)."""
         ...
 
 
@@ -128,7 +128,7 @@ def _(event: ActionEvent, host: CellHost) -> list[Cell]:
     cell.expanded = host.expand_outputs
     early = host.track_action(cell)
     if early is not None:
-        cell.set_result(present_result(early))
+        cell.set_result(early)
     made.append(cell)
     return made
 
@@ -139,7 +139,7 @@ def _(event: ObservationBaseEvent, host: CellHost) -> list[Cell]:
     if cell is not None:
         cell.set_result(present_result(event))
     else:
-        host.keep_orphan(event)  # its action is older than what is shown
+        host.keep_orphan(event.tool_call_id, present_result(event))  # its action is not shown
     return []
 
 

@@ -78,7 +78,12 @@ class Cell(Widget):
         if 0 <= index < len(siblings):
             siblings[index].focus()
         elif direction > 0:
-            self.screen.focus_next()
+            from ohtui.tui.widgets.conversation_view import ConversationView
+
+            if isinstance(parent, ConversationView) and parent.detached:
+                parent.scroll_by_keys("bottom")  # newer cells load below
+            else:
+                self.screen.focus_next()
         elif isinstance(parent, Widget):
             parent.scroll_home(animate=False)  # at the top: older cells load as it scrolls up
 
@@ -127,15 +132,23 @@ class AgentCell(Cell):
         super().__init__(classes="cell agent")
         self.text = text
         self.reasoning = reasoning
+        self._rendered: tuple[tuple[bool, bool], RenderableType] | None = None
+        """The last render and what it was made for (expanded, dark): parsing Markdown
+        again at every layout of the view cost more than all the rest of an event."""
 
     def render(self) -> RenderableType:
+        key = (self.expanded, self.app.current_theme.dark)
+        if self._rendered is not None and self._rendered[0] == key:
+            return self._rendered[1]
         parts: list[RenderableType] = []
         if self.reasoning:
             shown, hidden = clip_lines(self.reasoning, 100 if self.expanded else 2)
             note = f"\n… {more_lines(hidden)} of reasoning" if hidden else ""
             parts.append(Content.styled(f"{shown}{note}", "italic dim"))
-        parts.append(_markdown(self.text, self.app.current_theme.dark))
-        return Group(*parts)
+        parts.append(_markdown(self.text, key[1]))
+        rendered = Group(*parts)
+        self._rendered = (key, rendered)
+        return rendered
 
     def can_expand(self) -> bool:
         """Long reasoning can be expanded."""
