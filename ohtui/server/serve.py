@@ -1,0 +1,123 @@
+"""`ohtui serve`: run the agent server (Starlette on uvicorn) until interrupted."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import stat
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ohtui.server.auth import DEFAULT_KEY_ENV, AuthConfigError, check_bind, session_key
+
+SECRET_KEY_FILE = "server-secret.key"
+"""In the data dir: the key that encrypts the agents' API keys saved for resume."""
+USAGE_ERROR = 2
+
+if TYPE_CHECKING:
+    from ohtui.sdk.utils.cipher import Cipher
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The `ohtui serve` argument parser."""
+    parser = argparse.ArgumentParser(
+        prog="ohtui serve",
+        description="Serve conversations over the OpenHands agent-server protocol (REST + "
+        "WebSocket), for ohtui --server and OpenHands clients.",
+        epilog=f"The session API key comes from {DEFAULT_KEY_ENV} (or the variable "
+        "--api-key-env names); clients send it as X-Session-API-Key. Without one, only a "
+        "loopback address may be bound. Conversations are kept in ohtui's data dir "
+        "(OHTUI_DATA_DIR moves it).",
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
+    parser.add_argument(
+        "--api-key-env",
+        metavar="NAME",
+        default=None,
+        help=f"the environment variable holding the session API key (default {DEFAULT_KEY_ENV})",
+    )
+    return parser
+
+
+def main(argv: list[str]) -> int:
+    """Run the server; returns the exit code (2: refused settings)."""
+    args = build_parser().parse_args(argv)
+    key_env = args.api_key_env or DEFAULT_KEY_ENV
+    try:
+        key = session_key(os.environ, args.api_key_env)
+        check_bind(args.host, key, key_env)
+    except AuthConfigError as exc:
+        print(f"ohtui serve: {exc}", file=sys.stderr)
+        return USAGE_ERROR
+    if not 0 <= args.port <= 65535:
+        print(f"ohtui serve: --port must be 0-65535, not {args.port}", file=sys.stderr)
+        return USAGE_ERROR
+    _set_up_logging()
+    from ohtui.settings import paths
+
+    try:
+        cipher = _server_cipher(paths.data_dir() / SECRET_KEY_FILE)
+    except OSError as exc:
+        print(
+            f"ohtui serve: cannot keep the server key in {paths.data_dir()}: {exc}", file=sys.stderr
+        )
+        return 3
+    return _run(args.host, args.port, key, paths.conversations_dir(), cipher)
+
+
+def _run(host: str, port: int, key: str | None, conversations: Path, cipher: Cipher) -> int:
+    import uvicorn
+
+    from ohtui.server.app import ServerConfig, create_app
+
+    app = create_app(ServerConfig(conversations_dir=conversations, api_key=key, cipher=cipher))
+    config = uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        access_log=False,  # ours (ohtui.server) leaves query strings out of the log
+        log_config=None,
+        lifespan="on",
+        ws_max_size=64 * 1024 * 1024,
+    )
+    server = uvicorn.Server(config)
+    logging.getLogger("ohtui.server").info(
+        "ohtui serve on http://%s:%d (session key %s; conversations in %s)",
+        host,
+        port,
+        "required" if key else "not required",
+        conversations,
+    )
+    server.run()
+    return 0 if server.started else 1
+
+
+def _set_up_logging() -> None:
+    """INFO lines on stderr: a server is watched from its terminal or its service log."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    root.addHandler(handler)
+    root.setLevel(logging.INFO)
+    for noisy in ("LiteLLM", "litellm", "httpx", "httpcore"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+
+
+def _server_cipher(path: Path) -> Cipher:
+    """The server's cipher; its key made on first start, readable by this user only."""
+    from ohtui.sdk.utils.cipher import Cipher
+
+    override = os.environ.get("OHTUI_SERVER_SECRET_KEY")
+    if override:
+        return Cipher(override)
+    if path.exists():
+        return Cipher(path.read_text().strip())
+    path.parent.mkdir(parents=True, exist_ok=True)
+    key = Cipher.generate_key()
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, stat.S_IRUSR | stat.S_IWUSR)
+    with os.fdopen(fd, "w") as file:
+        file.write(key)
+    return Cipher(key)
