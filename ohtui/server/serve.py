@@ -91,7 +91,10 @@ def _run(host: str, port: int, key: str | None, conversations: Path, cipher: Cip
         "required" if key else "not required",
         conversations,
     )
-    server.run()
+    try:
+        server.run()
+    except KeyboardInterrupt:  # uvicorn re-raises Ctrl+C once it has shut down cleanly
+        return 0
     return 0 if server.started else 1
 
 

@@ -42,7 +42,8 @@ class EventSocket:
         self.hub = hub
         self.keys = keys
 
-    async def __call__(self, websocket: WebSocket) -> None:
+    async def handle(self, websocket: WebSocket) -> None:
+        """Serve one socket until either side closes it."""
         await websocket.accept()
         if not await self._authenticate(websocket):
             await websocket.close(AUTH_FAILED, "Authentication failed")
