@@ -108,7 +108,9 @@ def create_app(config: ServerConfig) -> Starlette:
 
     routes = [
         *api.routes(),
-        WebSocketRoute("/sockets/events/{conversation_id}", EventSocket(registry, hub, keys).handle),
+        WebSocketRoute(
+            "/sockets/events/{conversation_id}", EventSocket(registry, hub, keys).handle
+        ),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
     app.add_middleware(ApiKeyMiddleware, keys=keys)

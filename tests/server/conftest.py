@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from server_process import ServerProcess
-
 from llm_server import ScriptedLLMServer
+from server_process import ServerProcess
 
 
 @pytest.fixture(scope="module")
@@ -32,5 +31,3 @@ def llm_script(module_llm: ScriptedLLMServer) -> Iterator[ScriptedLLMServer]:
     with module_llm._lock:
         module_llm._script.clear()
     module_llm.set_default(None)
-
-

@@ -10,7 +10,9 @@ from typing import Any
 from llm_server import ScriptedLLMServer
 
 
-def agent_payload(llm: ScriptedLLMServer, tools: tuple[str, ...] = ("terminal",), **llm_extra: Any) -> dict[str, Any]:
+def agent_payload(
+    llm: ScriptedLLMServer, tools: tuple[str, ...] = ("terminal",), **llm_extra: Any
+) -> dict[str, Any]:
     """An agent as the OpenHands 1.58 client sends it (extra fields included)."""
     return {
         "kind": "Agent",
