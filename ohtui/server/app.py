@@ -33,6 +33,8 @@ class ServerConfig:
     conversations_dir: Path
     api_key: str | None
     cipher: Cipher
+    warm_up: bool = True
+    """Import litellm in the background once serving."""
 
 
 class ApiKeyMiddleware:
@@ -101,6 +103,10 @@ def create_app(config: ServerConfig) -> Starlette:
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         hub.bind(asyncio.get_running_loop())
+        if config.warm_up:
+            from ohtui.sdk.llm._litellm import warm_up
+
+            warm_up()  # the first run then does not wait seconds for litellm's import
         try:
             yield
         finally:
