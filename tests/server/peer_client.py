@@ -34,13 +34,12 @@ def main() -> None:
     logging.getLogger().addHandler(logs)
     logging.getLogger().setLevel(logging.INFO)
 
-    from pydantic import SecretStr
-
     from openhands.sdk import LLM, Agent, Conversation, Tool
     from openhands.sdk.event import ActionEvent, MessageEvent, UserRejectObservation
     from openhands.sdk.security.confirmation_policy import AlwaysConfirm
     from openhands.sdk.workspace import RemoteWorkspace
     from openhands.tools.terminal import TerminalTool  # noqa: F401  (registers "terminal")
+    from pydantic import SecretStr
 
     result: dict[str, object] = {}
     llm = LLM(
@@ -68,11 +67,15 @@ def main() -> None:
         conversation.send_message("run echo a")
         conversation.run()
         result["status_waiting"] = str(conversation.state.execution_status.value)
-        result["pending_action"] = any(isinstance(e, ActionEvent) for e in conversation.state.events)
+        result["pending_action"] = any(
+            isinstance(e, ActionEvent) for e in conversation.state.events
+        )
         conversation.reject_pending_actions("not that")
         _wait(lambda: any(isinstance(e, UserRejectObservation) for e in conversation.state.events))
         result["rejected"] = [
-            e.rejection_reason for e in conversation.state.events if isinstance(e, UserRejectObservation)
+            e.rejection_reason
+            for e in conversation.state.events
+            if isinstance(e, UserRejectObservation)
         ]
         conversation.run()
         result["status_after_reject_run"] = str(conversation.state.execution_status.value)
@@ -84,7 +87,9 @@ def main() -> None:
         conversation.run()
         result["status_after_accept"] = str(conversation.state.execution_status.value)
         result["observations"] = [
-            type(e).__name__ for e in conversation.state.events if type(e).__name__ == "ObservationEvent"
+            type(e).__name__
+            for e in conversation.state.events
+            if type(e).__name__ == "ObservationEvent"
         ]
 
         # 4. pause (an idle conversation: one with a new message), ask_agent, title
