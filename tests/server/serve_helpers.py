@@ -66,7 +66,7 @@ class Frames:
         self.close_code: int | None = None
         self.close_reason = ""
         self._cond = threading.Condition()
-        self._socket = connect(url, additional_headers=headers or {}, open_timeout=10)
+        self._socket = connect(url, additional_headers=headers or {}, open_timeout=10).__enter__()
         if key is not None:
             self._socket.send(json.dumps({"type": "auth", "session_api_key": key}))
         self._thread = threading.Thread(target=self._read, daemon=True)
