@@ -107,6 +107,18 @@ def _set_up_logging() -> None:
     root.setLevel(logging.INFO)
     for noisy in ("LiteLLM", "litellm", "httpx", "httpcore"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
+    logging.getLogger("uvicorn.error").addFilter(_without_query)
+
+
+def _without_query(record: logging.LogRecord) -> bool:
+    """Cut query strings from uvicorn's lines (its WebSocket line prints the path with the
+    query, where an old client may put its key)."""
+    if isinstance(record.args, tuple):
+        record.args = tuple(
+            arg.split("?", 1)[0] if isinstance(arg, str) and "?" in arg else arg
+            for arg in record.args
+        )
+    return True
 
 
 def _server_cipher(path: Path) -> Cipher:
