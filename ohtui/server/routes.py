@@ -81,9 +81,9 @@ def guarded(handler: Handler) -> Handler:
 class Api:
     """The route handlers, bound to one registry."""
 
-    def __init__(self, registry: Registry) -> None:
+    def __init__(self, registry: Registry, started: float) -> None:
         self.registry = registry
-        self.started = time.time()
+        self.started = started
         self.last_activity = time.time()
 
     # --- helpers -------------------------------------------------------------------------
@@ -117,12 +117,6 @@ class Api:
         return data
 
     # --- open probes ---------------------------------------------------------------------
-
-    async def alive(self, request: Request) -> Response:
-        return JSONResponse({"status": "ok"})
-
-    async def ready(self, request: Request) -> Response:
-        return JSONResponse({"status": "ready"})
 
     async def server_info(self, request: Request) -> Response:
         from ohtui.sdk.tool.registry import list_usable_tools
@@ -328,14 +322,10 @@ class Api:
     # --- table ---------------------------------------------------------------------------
 
     def routes(self) -> list[Route]:
-        """Every REST route, most specific paths first."""
-        c = "/api/conversations"
+        """Every route under /api (paths relative to it), most specific first."""
+        c = "/conversations"
         one = c + "/{conversation_id}"
         table: list[tuple[str, Handler, list[str]]] = [
-            ("/alive", self.alive, ["GET"]),
-            ("/health", self.alive, ["GET"]),
-            ("/ready", self.ready, ["GET"]),
-            ("/server_info", self.server_info, ["GET"]),
             (c + "/search", self.search, ["GET"]),
             (c + "/count", self.count, ["GET"]),
             (c, self.create, ["POST"]),

@@ -5,19 +5,14 @@ from __future__ import annotations
 import argparse
 import logging
 import os
-import stat
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ohtui.server.auth import DEFAULT_KEY_ENV, AuthConfigError, check_bind, session_key
 
 SECRET_KEY_FILE = "server-secret.key"
 """In the data dir: the key that encrypts the agents' API keys saved for resume."""
 USAGE_ERROR = 2
-
-if TYPE_CHECKING:
-    from ohtui.sdk.utils.cipher import Cipher
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -58,32 +53,28 @@ def main(argv: list[str]) -> int:
     _set_up_logging()
     from ohtui.settings import paths
 
-    try:
-        cipher = _server_cipher(paths.data_dir() / SECRET_KEY_FILE)
-    except OSError as exc:
-        print(
-            f"ohtui serve: cannot keep the server key in {paths.data_dir()}: {exc}", file=sys.stderr
-        )
-        return 3
-    return _run(args.host, args.port, key, paths.conversations_dir(), cipher)
+    return _run(args.host, args.port, key, paths.conversations_dir(), paths.data_dir())
 
 
-def _run(host: str, port: int, key: str | None, conversations: Path, cipher: Cipher) -> int:
+def _run(host: str, port: int, key: str | None, conversations: Path, data_dir: Path) -> int:
     import uvicorn
 
     from ohtui.server.app import ServerConfig, create_app
 
-    app = create_app(ServerConfig(conversations_dir=conversations, api_key=key, cipher=cipher))
-    config = uvicorn.Config(
-        app,
-        host=host,
-        port=port,
-        access_log=False,  # ours (ohtui.server) leaves query strings out of the log
-        log_config=None,
-        lifespan="on",
-        ws_max_size=64 * 1024 * 1024,
+    config = ServerConfig(
+        conversations_dir=conversations, api_key=key, secret_key_file=data_dir / SECRET_KEY_FILE
     )
-    server = uvicorn.Server(config)
+    server = uvicorn.Server(
+        uvicorn.Config(
+            create_app(config),
+            host=host,
+            port=port,
+            access_log=False,  # ours (ohtui.server) leaves query strings out of the log
+            log_config=None,
+            lifespan="on",
+            ws_max_size=64 * 1024 * 1024,
+        )
+    )
     logging.getLogger("ohtui.server").info(
         "ohtui serve on http://%s:%d (session key %s; conversations in %s)",
         host,
@@ -119,20 +110,3 @@ def _without_query(record: logging.LogRecord) -> bool:
             for arg in record.args
         )
     return True
-
-
-def _server_cipher(path: Path) -> Cipher:
-    """The server's cipher; its key made on first start, readable by this user only."""
-    from ohtui.sdk.utils.cipher import Cipher
-
-    override = os.environ.get("OHTUI_SERVER_SECRET_KEY")
-    if override:
-        return Cipher(override)
-    if path.exists():
-        return Cipher(path.read_text().strip())
-    path.parent.mkdir(parents=True, exist_ok=True)
-    key = Cipher.generate_key()
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, stat.S_IRUSR | stat.S_IWUSR)
-    with os.fdopen(fd, "w") as file:
-        file.write(key)
-    return Cipher(key)
