@@ -51,6 +51,9 @@ def main(argv: list[str]) -> int:
         print(f"ohtui serve: --port must be 0-65535, not {args.port}", file=sys.stderr)
         return USAGE_ERROR
     _set_up_logging()
+    # The event loop thread waits for the GIL behind the run threads (litellm parsing a
+    # stream holds it): a shorter switch interval cuts the frames' tail latency.
+    sys.setswitchinterval(0.001)
     from ohtui.settings import paths
 
     return _run(args.host, args.port, key, paths.conversations_dir(), paths.data_dir())

@@ -44,6 +44,8 @@ class Served:
         self.conversation: LocalConversation | None = None
         self._run_lock = threading.Lock()
         self._thread: threading.Thread | None = None
+        self._active = False
+        self._again = False
         self.last_user_message_id: str | None = None
 
     def attach(self, conversation: LocalConversation) -> None:
@@ -119,8 +121,8 @@ class Served:
 
     @property
     def running(self) -> bool:
-        """Whether a run thread is going."""
-        return self._thread is not None and self._thread.is_alive()
+        """Whether a run is going (until its closing full_state is sent)."""
+        return self._active
 
     # --- actions -------------------------------------------------------------------------
 
@@ -131,14 +133,21 @@ class Served:
             self.start_run(conflict_ok=True)
 
     def start_run(self, conflict_ok: bool = False) -> bool:
-        """Start a run on its own thread; ConflictError (or False) when one is going."""
+        """Start a run on its own thread; ConflictError (or False) when one is going.
+
+        With `conflict_ok`, a run that is ending runs once more, so a message sent as it
+        ends is never left waiting.
+        """
         with self._run_lock:
-            if self.running:
+            if self._active:
                 if conflict_ok:
+                    self._again = True
                     return False
                 raise ConflictError(
                     "Conversation already running. Wait for completion or pause first."
                 )
+            self._active = True
+            self._again = False
             self._thread = threading.Thread(
                 target=self._run, name=f"serve-run-{self.id.hex[:8]}", daemon=True
             )
@@ -146,15 +155,21 @@ class Served:
             return True
 
     def _run(self) -> None:
-        try:
-            self._autotitle()
-            self.live.run()
-        except ConversationRunError as exc:
-            logger.info("conversation %s: run ended in error: %s", self.id.hex, exc)
-        except Exception:
-            logger.exception("conversation %s: run failed", self.id.hex)
-        finally:
-            self._publish(self.id, self.full_state_frame())
+        while True:
+            try:
+                self._autotitle()
+                self.live.run()
+            except ConversationRunError as exc:
+                logger.info("conversation %s: run ended in error: %s", self.id.hex, exc)
+            except Exception:
+                logger.exception("conversation %s: run failed", self.id.hex)
+            finally:
+                self._publish(self.id, self.full_state_frame())
+            with self._run_lock:
+                if not self._again:
+                    self._active = False
+                    return
+                self._again = False
 
     def _autotitle(self) -> None:
         """Title a new conversation before its first step, as OpenHands' `autotitle` does."""

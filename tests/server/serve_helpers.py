@@ -59,10 +59,17 @@ def user_message(text: str, run: bool = False) -> dict[str, Any]:
 class Frames:
     """A WebSocket subscriber on a thread, collecting frames as JSON."""
 
-    def __init__(self, url: str, key: str | None, headers: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        url: str,
+        key: str | None,
+        headers: dict[str, str] | None = None,
+        on_frame: Any = None,
+    ) -> None:
         from websockets.sync.client import connect
 
         self.frames: list[dict[str, Any]] = []
+        self._on_frame = on_frame
         self.close_code: int | None = None
         self.close_reason = ""
         self._cond = threading.Condition()
@@ -77,8 +84,11 @@ class Frames:
 
         try:
             for text in self._socket:
+                frame = json.loads(text)
+                if self._on_frame is not None:
+                    self._on_frame(frame)
                 with self._cond:
-                    self.frames.append(json.loads(text))
+                    self.frames.append(frame)
                     self._cond.notify_all()
         except ConnectionClosed:
             pass

@@ -44,6 +44,8 @@ class ServerProcess:
         self.process: subprocess.Popen[bytes] | None = None
         self._log: IO[bytes] | None = None
         self.ready_seconds: float | None = None
+        self.command = [sys.executable, "-m", "ohtui"]
+        """What runs `ohtui` (the bench runs it under a probe)."""
 
     @property
     def url(self) -> str:
@@ -71,7 +73,7 @@ class ServerProcess:
         self._log = self.log_path.open("ab")
         started = time.perf_counter()
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "ohtui", "serve", "--port", str(self.port), *self.args],
+            [*self.command, "serve", "--port", str(self.port), *self.args],
             env=self.environ(),
             stdout=self._log,
             stderr=self._log,
@@ -96,6 +98,13 @@ class ServerProcess:
 
     def client(self, **kwargs: Any) -> httpx.Client:
         return httpx.Client(base_url=self.url, headers=self.headers, timeout=30, **kwargs)
+
+    def cpu_seconds(self) -> float:
+        """CPU time the server process has used so far (user + system, from /proc)."""
+        assert self.process is not None
+        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        ticks = os.sysconf("SC_CLK_TCK")
+        return (int(fields[11]) + int(fields[12])) / ticks
 
     def log(self) -> str:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
