@@ -190,3 +190,34 @@ def test_the_key_is_never_logged(
     assert "/sockets/events/" in log and "/api/conversations/search" in log  # it did log them
     assert TEST_KEY not in log
     assert "sk-test-0123456789abcdef" not in log
+
+
+def test_a_message_sent_as_a_run_ends_is_run(
+    server: ServerProcess, conversation: str, llm_script: ScriptedLLMServer
+) -> None:
+    """The next message goes out the moment the closing full_state arrives, as a client's
+    loop does: the run ending then must still pick it up."""
+    frames = Frames(socket_url(server, conversation), TEST_KEY)
+    try:
+        frames.wait_for(is_full_state("idle"))
+        with server.client() as client:
+            for turn in range(5):
+                llm_script.reply_text(f"reply {turn}")
+                client.post(
+                    f"/api/conversations/{conversation}/events",
+                    json=user_message(f"turn {turn}", run=True),
+                )
+                deadline = time.monotonic() + 60
+                while sum(is_full_state("finished")(f) for f in list(frames.frames)) <= turn:
+                    assert time.monotonic() < deadline, frames.kinds()
+                    time.sleep(0.005)
+            texts = [
+                e["llm_message"]["content"][0]["text"]
+                for e in client.get(
+                    f"/api/conversations/{conversation}/events/search",
+                    params={"kind": "MessageEvent", "source": "agent"},
+                ).json()["items"]
+            ]
+        assert texts == [f"reply {n}" for n in range(5)]
+    finally:
+        frames.close()
