@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import logging
 import os
 import sys
@@ -50,6 +51,10 @@ def main(argv: list[str]) -> int:
     if not 0 <= args.port <= 65535:
         print(f"ohtui serve: --port must be 0-65535, not {args.port}", file=sys.stderr)
         return USAGE_ERROR
+    problem = _cannot_listen(args.host, args.port)
+    if problem:
+        print(f"ohtui serve: cannot listen on {args.host}:{args.port}: {problem}", file=sys.stderr)
+        return USAGE_ERROR
     _set_up_logging()
     # The event loop thread waits for the GIL behind the run threads (litellm parsing a
     # stream holds it): a shorter switch interval cuts the frames' tail latency.
@@ -92,10 +97,27 @@ def _run(host: str, port: int, key: str | None, conversations: Path, data_dir: P
     return 0 if server.started else 1
 
 
+def _cannot_listen(host: str, port: int) -> str | None:
+    """Why `host:port` cannot be bound (in use, not an address of this machine), or None."""
+    import socket
+
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn does
+            probe.bind(address)
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        if exc.errno == errno.EADDRINUSE:
+            reason += " (another server runs there: choose another --port)"
+        return reason
+    return None
+
+
 def _set_up_logging() -> None:
     """INFO lines on stderr: a server is watched from its terminal or its service log."""
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
     root = logging.getLogger()
     root.addHandler(handler)
     root.setLevel(logging.INFO)

@@ -113,3 +113,16 @@ def test_ready_within_a_second_of_start(tmp_path: Path) -> None:
         assert server.ready_seconds is not None and server.ready_seconds < 5
     finally:
         server.stop()
+
+
+def test_a_port_in_use_is_a_sentence(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = run_ohtui("serve", "--port", str(port), env={"OHTUI_DATA_DIR": str(tmp_path)})
+    assert result.returncode == 2
+    assert f"cannot listen on 127.0.0.1:{port}: Address already in use" in result.stderr
+    assert "Traceback" not in result.stderr
