@@ -515,3 +515,47 @@ def test_full_state_follows_every_run(
         ]
     finally:
         frames.close()
+
+
+def test_create_with_secrets_and_settings(
+    client: httpx.Client, llm_script: ScriptedLLMServer, workspace: Path
+) -> None:
+    cid = create(
+        client,
+        llm_script,
+        workspace,
+        secrets={"API_TOKEN": "tok-0123456789"},
+        max_iterations=7,
+        stuck_detection=False,
+        tags={"ticket": "42"},
+    )
+    info = client.get(f"/api/conversations/{cid}")
+    data = info.json()
+    assert data["secret_registry"]["secret_sources"]["API_TOKEN"]["value"] == "**********"
+    assert (data["max_iterations"], data["stuck_detection"], data["tags"]) == (
+        7,
+        False,
+        {"ticket": "42"},
+    )
+    assert "tok-0123456789" not in info.text
+
+
+def test_a_conversation_open_elsewhere_is_409(
+    server: ServerProcess, client: httpx.Client, llm_script: ScriptedLLMServer, workspace: Path
+) -> None:
+    from ohtui.sdk import LLM, Agent, LocalConversation, Tool
+
+    llm = LLM(model="openai/test-model", base_url=llm_script.base_url, api_key="sk-x")
+    held = LocalConversation(
+        Agent(llm=llm, tools=[Tool(name="terminal")]),
+        workspace=workspace,
+        persistence_dir=server.data_dir / "conversations",
+        visualizer=None,
+    )
+    try:
+        response = client.get(f"/api/conversations/{held.id}")
+        assert response.status_code == 409
+        assert "open" in response.json()["detail"].lower()
+    finally:
+        held.close()
+    assert client.get(f"/api/conversations/{held.id}").status_code == 200  # let go: served
