@@ -13,6 +13,9 @@ from llm_server import ScriptedLLMServer
 from serve_helpers import Frames, create_payload, is_full_state, user_message
 from server_process import ServerProcess
 
+SOME_ID = "7d1c9f6e-4b9a-4a43-9a55-1f0e2d6c3b21"
+"""A fixed conversation id (test ids must be the same in every xdist worker)."""
+
 
 @pytest.fixture
 def client(server: ServerProcess) -> Any:
@@ -83,9 +86,9 @@ def test_probes_answer_without_a_key(server: ServerProcess) -> None:
     [
         ("GET", "/api/conversations/search"),
         ("POST", "/api/conversations"),
-        ("GET", f"/api/conversations/{uuid.uuid4()}"),
-        ("POST", f"/api/conversations/{uuid.uuid4()}/run"),
-        ("GET", f"/api/conversations/{uuid.uuid4()}/events/search"),
+        ("GET", f"/api/conversations/{SOME_ID}"),
+        ("POST", f"/api/conversations/{SOME_ID}/run"),
+        ("GET", f"/api/conversations/{SOME_ID}/events/search"),
     ],
 )
 def test_api_needs_the_key(server: ServerProcess, method: str, path: str) -> None:
