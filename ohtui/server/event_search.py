@@ -61,9 +61,14 @@ class EventQuery:
                 return False
         return True
 
-    def frames(self, events: Sequence[Event]) -> Iterator[dict[str, Any]]:
-        """Matching events as wire frames, in the asked order (unsent kinds left out)."""
-        indices = range(len(events) - 1, -1, -1) if self.descending else range(len(events))
+    def frames(self, events: Sequence[Event], start: int | None = None) -> Iterator[dict[str, Any]]:
+        """Matching events as wire frames, in the asked order from index `start` (default:
+        the first in that order); kinds that are not sent are left out."""
+        last = len(events) - 1
+        if self.descending:
+            indices: range = range(last if start is None else start, -1, -1)
+        else:
+            indices = range(0 if start is None else start, last + 1)
         for index in indices:
             event = events[index]
             frame = event_to_wire(event)
@@ -74,18 +79,27 @@ class EventQuery:
 def search(
     events: Sequence[Event], query: EventQuery, page_id: str | None, limit: int
 ) -> dict[str, Any]:
-    """`{"items": [...], "next_page_id": id or None}`; the page starts at `page_id`."""
+    """`{"items": [...], "next_page_id": id or None}`; the page starts at event `page_id`
+    (found by id, so a page costs its own size, not the history before it)."""
+    start = None if page_id is None else _index_of(events, page_id)
+    if start is None and page_id is not None:
+        return {"items": [], "next_page_id": None}
     items: list[dict[str, Any]] = []
-    started = page_id is None
-    for frame in query.frames(events):
-        if not started:
-            started = frame["id"] == page_id
-            if not started:
-                continue
+    for frame in query.frames(events, start):
         if len(items) == limit:
             return {"items": items, "next_page_id": frame["id"]}
         items.append(frame)
     return {"items": items, "next_page_id": None}
+
+
+def _index_of(events: Sequence[Event], event_id: str) -> int | None:
+    get_index = getattr(events, "get_index", None)  # EventLog: an index lookup in the store
+    if get_index is not None:
+        try:
+            return int(get_index(event_id))
+        except (KeyError, ValueError):
+            return None
+    return next((n for n, event in enumerate(events) if event.id == event_id), None)
 
 
 def count(events: Sequence[Event], query: EventQuery) -> int:
