@@ -22,6 +22,10 @@ SANDBOX_MODES = ("workspace-write", "read-only", "off")
 PICK = "\0pick"
 """--resume given without an id: open the picker."""
 EPILOG = """\
+agent server:
+  ohtui serve [--host H] [--port P]      serve conversations to ohtui and OpenHands clients
+                                         (ohtui serve --help for more)
+
 headless runs (-p):
   ohtui -p "fix the failing test"        print the agent's final response
   echo "task" | ohtui -p                 the task from stdin
@@ -144,6 +148,12 @@ def options_from(args: argparse.Namespace) -> AppOptions:
 
 def main(argv: list[str] | None = None) -> int:
     """Run ohtui; returns the exit code."""
+    arguments = sys.argv[1:] if argv is None else argv
+    if arguments[:1] == ["serve"]:
+        make_process_private()
+        from ohtui.server.serve import main as serve
+
+        return serve(arguments[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     # The agent's commands run as the user: keep them out of this process's keys.

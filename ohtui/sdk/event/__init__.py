@@ -17,7 +17,7 @@ from ohtui.sdk.event.llm_convertible.observation import (
 from ohtui.sdk.event.llm_convertible.system import SystemPromptEvent
 from ohtui.sdk.event.token import TokenEvent
 from ohtui.sdk.event.types import EventID, SourceType, ToolCallID
-from ohtui.sdk.event.user_action import PauseEvent
+from ohtui.sdk.event.user_action import InterruptEvent, PauseEvent
 
 __all__ = [
     "ActionEvent",
@@ -30,6 +30,7 @@ __all__ = [
     "Event",
     "EventID",
     "HookExecutionEvent",
+    "InterruptEvent",
     "LLMCompletionLogEvent",
     "LLMConvertibleEvent",
     "MessageEvent",

@@ -17,3 +17,15 @@ class PauseEvent(Event):
     def visualize(self) -> Text:
         """A quiet one-liner."""
         return Text("Conversation Paused by the user", style="yellow")
+
+
+class InterruptEvent(Event):
+    """The user interrupted the agent mid-step (recorded by `ohtui serve`, as OpenHands does);
+    the run ends paused, like after a PauseEvent."""
+
+    source: SourceType = "user"
+
+    @property
+    def visualize(self) -> Text:
+        """A quiet one-liner."""
+        return Text("Conversation Interrupted by the user", style="yellow")

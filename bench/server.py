@@ -1,0 +1,179 @@
+"""`ohtui serve` benchmarks for issue 14; run by hand: `.venv/bin/python bench/server.py`.
+
+Prints:
+- start -> ready: from spawning `ohtui serve` to the first 200 from /ready, and to the first
+  200 from an /api route (the engine loaded), medians of 5 starts;
+- event latency: from the engine's callback (Served.on_event / on_token entered) to a
+  WebSocket client's receipt on loopback, p50/p99/max over every frame of 20 streamed turns
+  (server in this process, on a thread, so both ends read one clock);
+- scale: one server, 100 idle + 10 running conversations, each running one followed by a
+  WebSocket client: frames lost or duplicated (stored events vs received), and the time.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from user_env import ROOT, compile_bytecode, user_env
+
+sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "server")]
+
+import httpx  # noqa: E402
+from llm_server import Reply, ScriptedLLMServer, ToolCall  # noqa: E402
+from serve_helpers import Frames, create_payload, is_full_state, user_message  # noqa: E402
+from server_process import TEST_KEY, ServerProcess  # noqa: E402
+
+
+def start_to_ready(runs: int = 5) -> None:
+    ready, engine, cpu = [], [], []
+    for _ in range(runs):
+        with tempfile.TemporaryDirectory() as data:
+            server = ServerProcess(Path(data), env=user_env())
+            started = time.perf_counter()
+            server.start(wait=False)
+            try:
+                server.wait_ready()
+                ready.append(time.perf_counter() - started)
+                cpu.append(server.cpu_seconds())
+                while True:
+                    response = httpx.get(
+                        server.url + "/api/conversations/count", headers=server.headers, timeout=30
+                    )
+                    if response.status_code == 200:
+                        break
+                engine.append(time.perf_counter() - started)
+            finally:
+                server.stop()
+    print(
+        f"start -> /ready 200: median {statistics.median(ready) * 1000:.0f} ms "
+        f"(max {max(ready) * 1000:.0f} ms); start -> first /api answer (engine loaded): "
+        f"median {statistics.median(engine) * 1000:.0f} ms; CPU the server had used when "
+        f"/ready answered: median {statistics.median(cpu) * 1000:.0f} ms (wall times stretch "
+        "with the machine's load)"
+    )
+
+
+def event_latency(turns: int = 20) -> None:
+    """The server runs in its own process (bench/server_probe.py records its callback times);
+    this process is the WebSocket client and the scripted LLM."""
+    llm = ScriptedLLMServer()
+    data = Path(tempfile.mkdtemp())
+    (data / "ws").mkdir()
+    probe_out = data / "published.json"
+    server = ServerProcess(data, env=user_env(OHTUI_BENCH_PROBE_OUT=str(probe_out)))
+    server.command = [sys.executable, str(ROOT / "bench" / "server_probe.py")]
+    server.start()
+    client = server.client()
+    while client.get("/api/conversations/count").status_code != 200:
+        time.sleep(0.05)
+    payload = create_payload(llm, data / "ws")
+    payload["agent"]["llm"]["stream"] = True
+    cid = client.post("/api/conversations", json=payload).json()["id"]
+    received: dict[str, float] = {}
+
+    def stamp(frame: dict[str, Any]) -> None:
+        received[frame["id"]] = time.perf_counter()
+
+    frames = Frames(f"{server.ws_url}/sockets/events/{cid}", TEST_KEY, on_frame=stamp)
+    frames.wait_for(is_full_state("idle"))
+    for turn in range(turns):
+        llm.reply_tool_call("terminal", {"command": f"echo {turn}", "security_risk": "LOW"})
+        llm.reply_text(" ".join(f"word{n}" for n in range(30)), chunk_delay=0.002)
+        client.post(f"/api/conversations/{cid}/events", json=user_message(f"turn {turn}", run=True))
+        deadline = time.monotonic() + 60
+        while _turns(frames) <= turn:
+            assert time.monotonic() < deadline, f"a turn did not finish in 60 s: {server.log()}"
+            time.sleep(0.01)
+    frames.close()
+    server.stop()
+    llm.close()
+    published = json.loads(probe_out.read_text())
+    latencies = sorted((received[i] - published[i]) * 1000 for i in received if i in published)
+    p50 = statistics.median(latencies)
+    p99 = latencies[max(0, int(len(latencies) * 0.99) - 1)]
+    print(
+        f"event latency, engine callback -> WebSocket client, loopback: {len(latencies)} frames, "
+        f"p50 {p50:.2f} ms, p99 {p99:.2f} ms, max {latencies[-1]:.2f} ms (target p99 <= 20 ms)"
+    )
+
+
+def _turns(frames: Frames) -> int:
+    return sum(1 for f in frames.frames if is_full_state("finished")(f))
+
+
+def _echo_then_done(body: dict[str, Any]) -> Reply:
+    if body["messages"][-1]["role"] == "tool":
+        return Reply(text="done")
+    arguments = json.dumps({"command": "echo hi", "security_risk": "LOW"})
+    return Reply(tool_calls=(ToolCall("terminal", arguments),))
+
+
+def scale(idle: int = 100, running: int = 10) -> None:
+    llm = ScriptedLLMServer()
+    llm.set_default(_echo_then_done)
+    with tempfile.TemporaryDirectory() as data:
+        (Path(data) / "ws").mkdir()
+        server = ServerProcess(Path(data), env=user_env()).start()
+        try:
+            client = server.client()
+            payload = create_payload(llm, Path(data) / "ws")
+            ids = [
+                client.post("/api/conversations", json=payload).json()["id"]
+                for _ in range(idle + running)
+            ]
+            busy = ids[:running]
+            sockets = {
+                cid: Frames(f"{server.ws_url}/sockets/events/{cid}", TEST_KEY) for cid in busy
+            }
+            for frames in sockets.values():
+                frames.wait_for(is_full_state("idle"))
+            started = time.perf_counter()
+            for cid in busy:
+                client.post(f"/api/conversations/{cid}/events", json=user_message("go", run=True))
+            lost = duplicated = received = 0
+            for cid, frames in sockets.items():
+                frames.wait_for(is_full_state("finished"), timeout=300)
+                stored = [
+                    e["id"]
+                    for e in client.get(f"/api/conversations/{cid}/events/search").json()["items"]
+                ]
+                seen = [
+                    f["id"] for f in frames.frames if f["kind"] != "ConversationStateUpdateEvent"
+                ]
+                received += len(frames.frames)
+                lost += len(set(stored) - set(seen))
+                duplicated += len(seen) - len(set(seen))
+                frames.close()
+            took = time.perf_counter() - started
+            idle_ok = all(
+                client.get(f"/api/conversations/{cid}").json()["execution_status"] == "idle"
+                for cid in ids[running:]
+            )
+            print(
+                f"scale: {idle} idle + {running} running conversations on one server: {received} "
+                f"frames received, {lost} lost, {duplicated} duplicated (target 0); the runs took "
+                f"{took:.1f} s; idle ones still idle: {idle_ok}"
+            )
+        finally:
+            server.stop()
+            llm.close()
+
+
+def main() -> None:
+    compile_bytecode()
+    with open("/proc/loadavg") as file:
+        print(f"load average: {file.read().split()[0]} on {os.cpu_count()} cores")
+    start_to_ready()
+    event_latency()
+    scale()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""`ohtui serve`: the agent server, speaking the OpenHands agent-server protocol."""

@@ -1,0 +1,226 @@
+"""The Starlette app of `ohtui serve`: probes, auth, and the engine loaded in the background.
+
+The engine (ohtui.sdk, about a second of imports) loads on a thread once the server
+listens, so `/alive`, `/health` and `/ready` answer at once; a request that needs the
+engine (`/api/*`, `/sockets/*`, `/server_info`) waits for it. This module imports nothing
+from ohtui.sdk.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Mount, Route, Router, WebSocketRoute
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from ohtui.server.auth import HEADER, KeyChecker
+from ohtui.server.hub import Hub
+
+if TYPE_CHECKING:
+    from ohtui.server.registry import Registry
+    from ohtui.server.routes import Api
+
+logger = logging.getLogger("ohtui.server")
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """What the app needs: where conversations live, the session key, the server's secret."""
+
+    conversations_dir: Path
+    api_key: str | None
+    secret_key_file: Path
+    """The key that encrypts the agents' API keys saved for resume (made on first start)."""
+    warm_up: bool = True
+    """Import litellm in the background once the engine is loaded."""
+
+
+@dataclass
+class Loaded:
+    """The engine side of the app, once loaded."""
+
+    registry: Registry
+    api: Api
+    api_router: Router
+    socket_router: Router
+
+
+class Engine:
+    """Loads the registry, REST routes and event socket on a thread; awaitable."""
+
+    def __init__(self, config: ServerConfig, hub: Hub, keys: KeyChecker) -> None:
+        self.config = config
+        self.hub = hub
+        self.keys = keys
+        self.started = time.time()
+        self._future: asyncio.Future[Loaded] | None = None
+
+    def start(self) -> None:
+        """Begin loading (on the running loop's default executor)."""
+        self._future = asyncio.get_running_loop().run_in_executor(None, self._load)
+
+    async def loaded(self) -> Loaded:
+        """The engine; raises what loading raised."""
+        if self._future is None:
+            self.start()
+        assert self._future is not None
+        return await asyncio.shield(self._future)
+
+    def _load(self) -> Loaded:
+        started = time.perf_counter()
+        from ohtui.server.registry import Registry
+        from ohtui.server.routes import Api
+        from ohtui.server.secret import server_cipher
+        from ohtui.server.sockets import EventSocket
+
+        registry = Registry(
+            self.config.conversations_dir, server_cipher(self.config.secret_key_file), self.hub
+        )
+        api = Api(registry, self.started)
+        socket = EventSocket(registry, self.hub, self.keys)
+        loaded = Loaded(
+            registry=registry,
+            api=api,
+            api_router=Router(routes=api.routes()),
+            socket_router=Router(
+                routes=[WebSocketRoute("/events/{conversation_id}", socket.handle)]
+            ),
+        )
+        logger.info("engine loaded in %.0f ms", (time.perf_counter() - started) * 1000)
+        if self.config.warm_up:
+            from ohtui.sdk.llm._litellm import warm_up
+
+            warm_up()  # the first run then does not wait seconds for litellm's import
+        return loaded
+
+    def close(self) -> None:
+        """Close the registry if it was loaded (called at shutdown)."""
+        future = self._future
+        if future is not None and future.done() and not future.exception():
+            future.result().registry.close()
+
+
+class Lazy:
+    """An ASGI app that waits for the engine, then hands the request to `pick(loaded)`."""
+
+    def __init__(self, engine: Engine, pick: Callable[[Loaded], ASGIApp]) -> None:
+        self.engine = engine
+        self.pick = pick
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            loaded = await self.engine.loaded()
+        except Exception as exc:
+            logger.exception("the engine failed to load")
+            if scope["type"] == "websocket":
+                await send({"type": "websocket.close", "code": 1011, "reason": "engine failed"})
+                return
+            detail = f"ohtui serve cannot start its engine: {exc}"
+            await JSONResponse({"detail": detail}, status_code=503)(scope, receive, send)
+            return
+        await self.pick(loaded)(scope, receive, send)
+
+
+class ApiKeyMiddleware:
+    """401 for every `/api/*` request without the session key (constant-time compare)."""
+
+    def __init__(self, app: ASGIApp, keys: KeyChecker) -> None:
+        self.app = app
+        self.keys = keys
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        wanted = scope["type"] == "http" and scope["path"].startswith("/api")
+        if wanted and not self.keys.accepts(_header(scope, HEADER)):
+            response = JSONResponse({"detail": "Unauthorized"}, status_code=401)
+            await response(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+
+class AccessLog:
+    """One log line per request: method, path (never the query: it could hold a key),
+    status and time taken."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        status: dict[str, Any] = {}
+
+        async def sending(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                status["code"] = message["status"]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, sending)
+        finally:
+            logger.info(
+                "%s %s %s %.1f ms",
+                scope["method"],
+                scope["path"],
+                status.get("code", "-"),
+                (time.perf_counter() - started) * 1000,
+            )
+
+
+def _header(scope: Scope, name: str) -> str | None:
+    wanted = name.lower().encode()
+    for key, value in scope.get("headers", []):
+        if key.lower() == wanted:
+            return str(value.decode("latin-1"))
+    return None
+
+
+def create_app(config: ServerConfig) -> Starlette:
+    """The app; its engine is `app.state.engine` (loaded at start, closed at shutdown)."""
+    hub = Hub()
+    keys = KeyChecker(config.api_key)
+    engine = Engine(config, hub, keys)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        hub.bind(asyncio.get_running_loop())
+        engine.start()
+        try:
+            yield
+        finally:
+            await asyncio.get_running_loop().run_in_executor(None, engine.close)
+
+    async def alive(request: Request) -> Response:
+        return JSONResponse({"status": "ok"})
+
+    async def ready(request: Request) -> Response:
+        return JSONResponse({"status": "ready"})
+
+    async def server_info(request: Request) -> Response:
+        return await (await engine.loaded()).api.server_info(request)
+
+    routes = [
+        Route("/alive", alive),
+        Route("/health", alive),
+        Route("/ready", ready),
+        Route("/server_info", server_info),
+        Mount("/api", app=Lazy(engine, lambda loaded: loaded.api_router)),
+        Mount("/sockets", app=Lazy(engine, lambda loaded: loaded.socket_router)),
+    ]
+    app = Starlette(routes=routes, lifespan=lifespan)
+    app.add_middleware(ApiKeyMiddleware, keys=keys)
+    app.add_middleware(AccessLog)
+    app.state.engine = engine
+    app.state.hub = hub
+    return app

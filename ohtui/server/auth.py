@@ -1,0 +1,68 @@
+"""The session API key: where it comes from, how it is checked, and which binds need one."""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+from collections.abc import Mapping
+
+DEFAULT_KEY_ENV = "OHTUI_SERVER_API_KEY"
+HEADER = "X-Session-API-Key"
+OPEN_PATHS = frozenset({"/alive", "/health", "/ready", "/server_info"})
+"""Answered without a key (OpenHands' probes)."""
+
+
+class AuthConfigError(Exception):
+    """The server must not start with these settings; the message says what to do."""
+
+
+def session_key(environ: Mapping[str, str], env_name: str | None) -> str | None:
+    """The key from `env_name` (or OHTUI_SERVER_API_KEY); None when unset or empty."""
+    name = env_name or DEFAULT_KEY_ENV
+    value = environ.get(name, "").strip()
+    if env_name and not value:
+        raise AuthConfigError(
+            f"--api-key-env names {name}, but {name} is not set (or empty): export the key "
+            "in it, or leave --api-key-env out"
+        )
+    return value or None
+
+
+def is_loopback(host: str) -> bool:
+    """Whether `host` binds only this machine (127.0.0.0/8, ::1, localhost)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def check_bind(host: str, key: str | None, key_env: str) -> None:
+    """AuthConfigError for a non-loopback bind without a session key."""
+    if key is None and not is_loopback(host):
+        raise AuthConfigError(
+            f"refusing to listen on {host} without a session API key: anyone who can reach "
+            f"it could run commands as you. Set {key_env} (clients send it as {HEADER}), or "
+            "bind 127.0.0.1."
+        )
+
+
+class KeyChecker:
+    """Compares presented keys with the session key in constant time."""
+
+    def __init__(self, key: str | None) -> None:
+        self._key = key.encode() if key is not None else None
+
+    @property
+    def required(self) -> bool:
+        """Whether a key is configured (else the server is open)."""
+        return self._key is not None
+
+    def accepts(self, presented: str | None) -> bool:
+        """Whether `presented` is the key (always True when none is configured)."""
+        if self._key is None:
+            return True
+        if presented is None:
+            return False
+        return hmac.compare_digest(presented.encode(), self._key)

@@ -1,0 +1,183 @@
+"""ConversationInfo and full_state: our conversation state as OpenHands 1.58 JSON.
+
+Built from our ConversationState's JSON dump (live or as saved) plus what the server keeps
+about the conversation (`ServerRecord`: the agent as the client sent it, tags, times).
+Secrets never leave: the LLM api_key and every secret value read "**********".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from ohtui.sdk.wire.agent_in import REDACTED, redacted
+
+RECORD_KEY = "ohtui_server"
+"""The key of the server's record in a conversation's saved `agent_state`."""
+_POLICY_KINDS = {"AlwaysConfirm", "NeverConfirm", "ConfirmRisky"}
+_ANALYZER_KINDS = {"LLMSecurityAnalyzer"}
+_METRICS_FIELDS = ("model_name", "accumulated_cost", "max_budget_per_task")
+_USAGE_FIELDS = (
+    "model",
+    "prompt_tokens",
+    "completion_tokens",
+    "cache_read_tokens",
+    "cache_write_tokens",
+    "reasoning_tokens",
+    "context_window",
+    "per_turn_token",
+    "response_id",
+)
+
+
+@dataclass
+class ServerRecord:
+    """What the server keeps about a conversation besides our own state."""
+
+    agent: dict[str, Any]
+    """The agent as OpenHands JSON, secrets redacted (echoed in every ConversationInfo)."""
+    sealed_agent: str | None = None
+    """The agent payload with its keys, encrypted with the server's cipher (for resume)."""
+    tags: dict[str, str] = field(default_factory=dict)
+    created_at: str = field(default_factory=lambda: datetime.now().isoformat())
+    autotitle: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        """As saved in agent_state."""
+        return {
+            "agent": self.agent,
+            "sealed_agent": self.sealed_agent,
+            "tags": self.tags,
+            "created_at": self.created_at,
+            "autotitle": self.autotitle,
+        }
+
+    @classmethod
+    def from_json(cls, data: Any) -> ServerRecord | None:
+        """The saved record, or None when the conversation was not made by a server."""
+        if not isinstance(data, dict) or not isinstance(data.get("agent"), dict):
+            return None
+        return cls(
+            agent=data["agent"],
+            sealed_agent=data.get("sealed_agent"),
+            tags=dict(data.get("tags") or {}),
+            created_at=str(data.get("created_at") or datetime.now().isoformat()),
+            autotitle=bool(data.get("autotitle", False)),
+        )
+
+
+def agent_echo(agent: dict[str, Any]) -> dict[str, Any]:
+    """Our saved Agent JSON as a minimal OpenHands agent (for conversations made by the TUI)."""
+    llm = agent.get("llm") or {}
+    return {
+        "kind": "Agent",
+        "llm": {
+            "model": llm.get("model", ""),
+            "base_url": llm.get("base_url"),
+            "usage_id": llm.get("usage_id", "agent"),
+            "api_key": None,
+        },
+        "tools": [
+            {"name": tool.get("name"), "params": {}}
+            for tool in agent.get("tools", [])
+            if isinstance(tool, dict)
+        ],
+    }
+
+
+def state_to_wire(
+    state: dict[str, Any], record: ServerRecord, *, updated_at: str | None = None
+) -> dict[str, Any]:
+    """ConversationInfo (also the full_state value) for a state dump and its record."""
+    agent_state = {k: v for k, v in (state.get("agent_state") or {}).items() if k != RECORD_KEY}
+    conversation_id = str(state["id"])
+    return {
+        "id": conversation_id,
+        "workspace": {
+            "kind": "LocalWorkspace",
+            "working_dir": (state.get("workspace") or {}).get("working_dir", ""),
+        },
+        "persistence_dir": state.get("persistence_dir") or "",
+        "agent": redacted(record.agent),
+        "title": state.get("title"),
+        "tags": record.tags,
+        "created_at": record.created_at,
+        "updated_at": updated_at or datetime.now().isoformat(),
+        "max_iterations": state.get("max_iterations", 500),
+        "stuck_detection": state.get("stuck_detection", True),
+        "execution_status": state.get("execution_status", "idle"),
+        "confirmation_policy": policy_to_wire(state.get("confirmation_policy")),
+        "security_analyzer": analyzer_to_wire(state.get("security_analyzer")),
+        "activated_knowledge_skills": list(state.get("activated_knowledge_skills") or []),
+        "invoked_skills": [],
+        "blocked_actions": dict(state.get("blocked_actions") or {}),
+        "blocked_messages": dict(state.get("blocked_messages") or {}),
+        "stats": stats_to_wire(state.get("stats")),
+        "secret_registry": secrets_to_wire(state.get("secret_registry")),
+        "agent_state": agent_state,
+        "hook_config": None,
+        "client_tools": [],
+        "tool_module_qualnames": {},
+    }
+
+
+def field_to_wire(key: str, value: Any) -> Any:
+    """A per-field update's value (already JSON data) in OpenHands shape."""
+    if key == "stats":
+        return stats_to_wire(value)
+    if key == "confirmation_policy":
+        return policy_to_wire(value)
+    if key == "security_analyzer":
+        return analyzer_to_wire(value)
+    if key == "secret_registry":
+        return secrets_to_wire(value)
+    if key == "agent_state" and isinstance(value, dict):
+        return {k: v for k, v in value.items() if k != RECORD_KEY}
+    if key == "agent" and isinstance(value, dict):
+        return agent_echo(value)
+    return value
+
+
+def policy_to_wire(policy: Any) -> dict[str, Any]:
+    """A confirmation policy OpenHands knows (ours are a superset: others read NeverConfirm)."""
+    if isinstance(policy, dict) and policy.get("kind") in _POLICY_KINDS:
+        keep = {"kind", "threshold", "confirm_unknown"}
+        return {k: v for k, v in policy.items() if k in keep}
+    return {"kind": "NeverConfirm"}
+
+
+def analyzer_to_wire(analyzer: Any) -> dict[str, Any] | None:
+    """An analyzer OpenHands knows, else None (ours rate actions on this side only)."""
+    if isinstance(analyzer, dict) and analyzer.get("kind") in _ANALYZER_KINDS:
+        return {"kind": analyzer["kind"]}
+    return None
+
+
+def stats_to_wire(stats: Any) -> dict[str, Any]:
+    """`{"usage_to_metrics": {usage_id: Metrics}}` with only OpenHands' fields."""
+    usages = (stats or {}).get("usage_to_metrics") or {} if isinstance(stats, dict) else {}
+    out: dict[str, Any] = {}
+    for usage_id, metrics in usages.items():
+        if not isinstance(metrics, dict):
+            continue
+        entry = {k: metrics[k] for k in _METRICS_FIELDS if k in metrics}
+        usage = metrics.get("accumulated_token_usage") or {}
+        entry["accumulated_token_usage"] = {k: usage[k] for k in _USAGE_FIELDS if k in usage}
+        out[str(usage_id)] = entry
+    return {"usage_to_metrics": out}
+
+
+def secrets_to_wire(registry: Any) -> dict[str, Any]:
+    """Secret names and kinds, every value redacted."""
+    sources = (registry or {}).get("secret_sources") or {} if isinstance(registry, dict) else {}
+    out = {}
+    for name, source in sources.items():
+        kind = source.get("kind", "StaticSecret") if isinstance(source, dict) else "StaticSecret"
+        entry: dict[str, Any] = {"kind": kind}
+        if kind == "StaticSecret":
+            entry["value"] = REDACTED
+        elif isinstance(source, dict) and source.get("url"):
+            entry["url"] = source["url"]
+        out[str(name)] = entry
+    return {"secret_sources": out}

@@ -1,0 +1,283 @@
+"""The server's conversations: the live ones, and those in the store, opened on first use.
+
+Every conversation is a LocalConversation persisted in our store (one SQLite database for
+all, the TUI's too unless OHTUI_DATA_DIR moves it). The agent a client described is kept
+in the conversation's saved `agent_state`, its keys encrypted with the server's cipher, so
+a restarted server resumes it as it was. A conversation whose process died mid-run comes
+back PAUSED (the engine answers each action that was in flight with an error saying it was
+interrupted): nothing runs until a client asks again.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ohtui.sdk.agent.base import AgentBase
+from ohtui.sdk.conversation.impl.local_conversation import LocalConversation
+from ohtui.sdk.conversation.store import ConversationStore
+from ohtui.sdk.conversation.summary import ConversationSummary
+from ohtui.sdk.llm.message import Message
+from ohtui.sdk.utils.cipher import Cipher
+from ohtui.sdk.wire.agent_in import (
+    WireError,
+    agent_from_wire,
+    confirmation_policy_from_wire,
+    redacted,
+    secrets_from_wire,
+    security_analyzer_from_wire,
+)
+from ohtui.server.hub import Hub
+from ohtui.server.info import RECORD_KEY, ServerRecord, agent_echo, state_to_wire
+from ohtui.server.served import Served
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Page:
+    """One page of a listing."""
+
+    items: list[dict[str, Any]]
+    next_page_id: str | None
+
+
+class Registry:
+    """Live conversations by id; opens saved ones on first use. Thread-safe."""
+
+    def __init__(self, base_dir: Path, cipher: Cipher, hub: Hub) -> None:
+        self.base_dir = base_dir
+        self._cipher = cipher
+        self._hub = hub
+        self._live: dict[uuid.UUID, Served] = {}
+        self._lock = threading.RLock()
+        self._store = ConversationStore(base_dir)
+
+    # --- lookup --------------------------------------------------------------------------
+
+    def get(self, conversation_id: uuid.UUID) -> Served | None:
+        """The live conversation, opened from the store if saved there; None if unknown."""
+        with self._lock:
+            served = self._live.get(conversation_id)
+            if served is not None:
+                return served
+            stored = self._store.load(conversation_id.hex)
+            if stored is None:
+                return None
+            served = self._resume(conversation_id, json.loads(stored.state_json))
+            self._live[conversation_id] = served
+            return served
+
+    def live_count(self) -> int:
+        """How many conversations are open."""
+        with self._lock:
+            return len(self._live)
+
+    def _resume(self, conversation_id: uuid.UUID, data: dict[str, Any]) -> Served:
+        saved = (data.get("agent_state") or {}).get(RECORD_KEY)
+        record = ServerRecord.from_json(saved)
+        agent: AgentBase
+        if record is not None and record.sealed_agent:
+            secret = self._cipher.decrypt(record.sealed_agent)
+            if secret is None:
+                raise WireError(
+                    f"conversation {conversation_id.hex}: its agent's keys were saved with "
+                    "another server key; create a new conversation"
+                )
+            agent = agent_from_wire(json.loads(secret.get_secret_value()))
+        else:
+            agent = AgentBase.model_validate(data["agent"])
+            record = ServerRecord(agent=agent_echo(data["agent"]))
+        served = Served(record, self._hub.publish)
+        conversation = LocalConversation(
+            agent,
+            workspace=(data.get("workspace") or {}).get("working_dir", str(self.base_dir)),
+            persistence_dir=self.base_dir,
+            conversation_id=conversation_id,
+            callbacks=[served.on_event],
+            token_callbacks=[served.on_token],
+            max_iteration_per_run=int(data.get("max_iterations", 500)),
+            stuck_detection=bool(data.get("stuck_detection", True)),
+            visualizer=None,
+            cipher=self._cipher,
+        )
+        served.attach(conversation)
+        logger.info(
+            "conversation %s resumed from the store (%s)", conversation_id.hex, served.status.value
+        )
+        return served
+
+    # --- create --------------------------------------------------------------------------
+
+    def create(self, request: Mapping[str, Any]) -> tuple[Served, bool]:
+        """Create from an OpenHands StartConversationRequest; (served, created).
+
+        A `conversation_id` that exists returns that conversation, untouched. WireError
+        for a payload we cannot run.
+        """
+        conversation_id = _conversation_id(request.get("conversation_id"))
+        if conversation_id is not None:
+            existing = self.get(conversation_id)
+            if existing is not None:
+                return existing, False
+        agent_payload = request.get("agent")
+        if agent_payload is None:
+            raise WireError(
+                "send the agent as 'agent' (agent_settings and agent_profile_id are not "
+                "supported here)"
+            )
+        agent = agent_from_wire(agent_payload)
+        working_dir = _working_dir(request.get("workspace"))
+        policy = request.get("confirmation_policy")
+        analyzer = request.get("security_analyzer")
+        secrets = secrets_from_wire(request.get("secrets"))
+        record = ServerRecord(
+            agent=redacted(dict(agent_payload)),
+            sealed_agent=self._cipher.encrypt(json.dumps(agent_payload)),
+            tags={str(k): str(v) for k, v in (request.get("tags") or {}).items()},
+            autotitle=bool(request.get("autotitle", True)),
+        )
+        initial = _initial_message(request.get("initial_message"))
+        served = Served(record, self._hub.publish)
+        with self._lock:
+            conversation = LocalConversation(
+                agent,
+                workspace=working_dir,
+                persistence_dir=self.base_dir,
+                conversation_id=conversation_id or uuid.uuid4(),
+                callbacks=[served.on_event],
+                token_callbacks=[served.on_token],
+                max_iteration_per_run=_positive_int(request.get("max_iterations"), 500),
+                stuck_detection=bool(request.get("stuck_detection", True)),
+                stuck_detection_thresholds=request.get("stuck_detection_thresholds") or None,
+                secrets=secrets or None,
+                visualizer=None,
+                cipher=self._cipher,
+            )
+            try:
+                state = conversation.state
+                state.agent_state = {**state.agent_state, RECORD_KEY: record.to_json()}
+                if policy is not None:
+                    conversation.set_confirmation_policy(confirmation_policy_from_wire(policy))
+                if analyzer is not None:
+                    conversation.set_security_analyzer(security_analyzer_from_wire(analyzer))
+            except BaseException:
+                conversation.delete_on_close = True
+                conversation.close()
+                raise
+            served.attach(conversation)
+            self._live[conversation.id] = served
+        if initial is not None:
+            message, run = initial
+            served.send_message(message, run)
+        return served, True
+
+    # --- listing -------------------------------------------------------------------------
+
+    def summaries(self) -> list[ConversationSummary]:
+        """Every saved conversation, most recently updated first."""
+        return self._store.list_summaries()
+
+    def info_of(self, summary: ConversationSummary) -> dict[str, Any] | None:
+        """ConversationInfo of a listed conversation, without opening it when not live."""
+        with self._lock:
+            served = self._live.get(uuid.UUID(summary.id))
+        if served is not None:
+            return served.info()
+        stored = self._store.load(summary.id)
+        if stored is None:
+            return None
+        data = json.loads(stored.state_json)
+        record = ServerRecord.from_json((data.get("agent_state") or {}).get(RECORD_KEY))
+        if record is None:
+            record = ServerRecord(agent=agent_echo(data.get("agent") or {}))
+        record.created_at = summary.created_at.replace(tzinfo=None).isoformat()
+        return state_to_wire(
+            data, record, updated_at=summary.updated_at.replace(tzinfo=None).isoformat()
+        )
+
+    # --- delete and shutdown -------------------------------------------------------------
+
+    def delete(self, conversation_id: uuid.UUID) -> bool:
+        """Stop, close and delete the conversation; False if unknown."""
+        served = self.get(conversation_id)
+        if served is None:
+            return False
+        with self._lock:
+            self._live.pop(conversation_id, None)
+        served.live.delete_on_close = True
+        served.close()
+        return True
+
+    def close(self) -> None:
+        """Close every live conversation (runs are interrupted), then the store."""
+        with self._lock:
+            live = list(self._live.values())
+            self._live.clear()
+        for served in live:
+            try:
+                served.close()
+            except Exception:
+                logger.exception("closing conversation %s failed", served.id.hex)
+        self._store.close()
+
+
+def _conversation_id(value: Any) -> uuid.UUID | None:
+    if value is None:
+        return None
+    try:
+        return uuid.UUID(str(value))
+    except ValueError as exc:
+        raise WireError(f"conversation_id '{value}' is not a UUID") from exc
+
+
+def _working_dir(workspace: Any) -> str:
+    if isinstance(workspace, Mapping) and isinstance(workspace.get("working_dir"), str):
+        path = workspace["working_dir"].strip()
+        if path:
+            return str(Path(path).expanduser())
+    raise WireError("'workspace' must be an object with a 'working_dir' path")
+
+
+def _positive_int(value: Any, default: int) -> int:
+    if value is None:
+        return default
+    if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+        raise WireError(f"max_iterations must be a positive integer, not {value!r}")
+    return value
+
+
+def _initial_message(payload: Any) -> tuple[Message, bool] | None:
+    if payload is None:
+        return None
+    return message_from_wire(payload)
+
+
+def message_from_wire(payload: Any) -> tuple[Message, bool]:
+    """A SendMessageRequest: (the user message, whether to run)."""
+    if not isinstance(payload, Mapping):
+        raise WireError("the message must be an object with 'role' and 'content'")
+    role = payload.get("role", "user")
+    if role != "user":
+        raise WireError(f"only user messages can be sent, not '{role}' ones")
+    content = payload.get("content")
+    if isinstance(content, str):
+        content = [{"type": "text", "text": content}]
+    if not isinstance(content, list) or not content:
+        raise WireError("'content' must be a non-empty list of {'type': 'text', 'text': ...}")
+    parts = []
+    for index, part in enumerate(content):
+        if not isinstance(part, Mapping) or part.get("type") not in ("text", "image"):
+            raise WireError(f"content[{index}] must be a text or image part")
+        parts.append({k: v for k, v in part.items() if k in ("type", "text", "image_urls")})
+    try:
+        message = Message.model_validate({"role": "user", "content": parts})
+    except ValueError as exc:
+        raise WireError(f"the message cannot be read: {exc}") from exc
+    return message, bool(payload.get("run", False))

@@ -1,0 +1,349 @@
+"""The REST routes of the OpenHands agent-server protocol (notes §1.3), on our registry.
+
+Handlers are async and push every blocking call (the store, the engine, LLM calls) to
+Starlette's thread pool. Errors are JSON `{"detail": "..."}` with a sentence a user can act
+on: 404 unknown conversation or event, 409 a conflict with the conversation's state, 422 a
+payload we cannot use.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from ohtui import __version__
+from ohtui.sdk.conversation.exceptions import PersistenceError
+from ohtui.sdk.wire.agent_in import (
+    WireError,
+    confirmation_policy_from_wire,
+    secrets_from_wire,
+    security_analyzer_from_wire,
+)
+from ohtui.sdk.wire.events_out import event_to_wire
+from ohtui.server import event_search
+from ohtui.server.info import RECORD_KEY
+from ohtui.server.registry import Page, Registry, message_from_wire
+from ohtui.server.served import ConflictError, Served
+
+logger = logging.getLogger(__name__)
+
+CAPABILITIES = ["per_action_confirmation"]
+"""ohtui extensions a client may use (see `GET /server_info`)."""
+CONVERSATION_SORTS = ("CREATED_AT", "UPDATED_AT", "CREATED_AT_DESC", "UPDATED_AT_DESC")
+Handler = Callable[[Request], Awaitable[Response]]
+
+
+class NotFoundError(Exception):
+    """404 with this detail."""
+
+
+def ok() -> JSONResponse:
+    """`{"success": true}`."""
+    return JSONResponse({"success": True})
+
+
+def error(status: int, detail: str) -> JSONResponse:
+    """`{"detail": ...}` with `status`."""
+    return JSONResponse({"detail": detail}, status_code=status)
+
+
+def guarded(handler: Handler) -> Handler:
+    """Turn our exceptions into JSON error responses (never a traceback to the client)."""
+
+    async def wrapper(request: Request) -> Response:
+        try:
+            return await handler(request)
+        except NotFoundError as exc:
+            return error(404, str(exc) or "Not Found")
+        except ConflictError as exc:
+            return error(409, str(exc))
+        except event_search.QueryError as exc:
+            return error(422, str(exc))
+        except (WireError, ValueError) as exc:
+            return error(422, str(exc))
+        except PersistenceError as exc:  # locked by another ohtui, read-only, damaged
+            return error(409, str(exc))
+        except Exception as exc:
+            logger.exception("%s %s failed", request.method, request.url.path)
+            return error(500, f"{type(exc).__name__}: {exc}")
+
+    return wrapper
+
+
+class Api:
+    """The route handlers, bound to one registry."""
+
+    def __init__(self, registry: Registry, started: float) -> None:
+        self.registry = registry
+        self.started = started
+        self.last_activity = time.time()
+
+    # --- helpers -------------------------------------------------------------------------
+
+    async def served(self, request: Request) -> Served:
+        """The conversation the path names; NotFound when there is none."""
+        self.last_activity = time.time()
+        try:
+            conversation_id = uuid.UUID(request.path_params["conversation_id"])
+        except ValueError as exc:
+            raise NotFoundError("Not Found") from exc
+        served = await run_in_threadpool(self.registry.get, conversation_id)
+        if served is None:
+            raise NotFoundError("Not Found")
+        return served
+
+    @staticmethod
+    async def body(request: Request) -> dict[str, Any]:
+        """The JSON object body ({} when empty); WireError when it is not an object."""
+        raw = await request.body()
+        if not raw.strip():
+            return {}
+        import json
+
+        try:
+            data = json.loads(raw)
+        except ValueError as exc:
+            raise WireError(f"the request body is not JSON: {exc}") from exc
+        if not isinstance(data, dict):
+            raise WireError("the request body must be a JSON object")
+        return data
+
+    # --- open probes ---------------------------------------------------------------------
+
+    async def server_info(self, request: Request) -> Response:
+        from ohtui.sdk.tool.registry import list_usable_tools
+
+        now = time.time()
+        return JSONResponse(
+            {
+                "title": "ohtui agent server",
+                "version": __version__,
+                "server": "ohtui",
+                "capabilities": CAPABILITIES,
+                "uptime": now - self.started,
+                "idle_time": now - self.last_activity,
+                "usable_tools": list_usable_tools(),
+            }
+        )
+
+    # --- conversations -------------------------------------------------------------------
+
+    async def create(self, request: Request) -> Response:
+        payload = await self.body(request)
+        served, created = await run_in_threadpool(self.registry.create, payload)
+        info = await run_in_threadpool(served.info)
+        return JSONResponse(info, status_code=201 if created else 200)
+
+    async def get(self, request: Request) -> Response:
+        served = await self.served(request)
+        return JSONResponse(await run_in_threadpool(served.info))
+
+    async def patch(self, request: Request) -> Response:
+        served = await self.served(request)
+        payload = await self.body(request)
+
+        def apply() -> None:
+            if "title" in payload:
+                title = payload["title"]
+                if not isinstance(title, str):
+                    raise WireError("'title' must be a string")
+                served.live.set_title(title)
+            if "tags" in payload:
+                tags = payload["tags"]
+                if not isinstance(tags, dict):
+                    raise WireError("'tags' must be an object of string values")
+                served.record.tags = {str(k): str(v) for k, v in tags.items()}
+                state = served.live.state
+                state.agent_state = {**state.agent_state, RECORD_KEY: served.record.to_json()}
+
+        await run_in_threadpool(apply)
+        return ok()
+
+    async def delete(self, request: Request) -> Response:
+        served = await self.served(request)
+        await run_in_threadpool(self.registry.delete, served.id)
+        return ok()
+
+    async def search(self, request: Request) -> Response:
+        page = await run_in_threadpool(self._conversations, request.query_params)
+        return JSONResponse({"items": page.items, "next_page_id": page.next_page_id})
+
+    async def count(self, request: Request) -> Response:
+        params = dict(request.query_params)
+        params["limit"] = str(10**9)
+        params.pop("page_id", None)
+        page = await run_in_threadpool(self._conversations, params, False)
+        return JSONResponse(len(page.items))
+
+    def _conversations(self, params: Any, paged: bool = True) -> Page:
+        order = params.get("sort_order", "CREATED_AT_DESC")
+        if order not in CONVERSATION_SORTS:
+            raise event_search.QueryError(
+                f"sort_order must be one of {', '.join(CONVERSATION_SORTS)}, not '{order}'"
+            )
+        limit = event_search.parse_limit(params.get("limit")) if paged else 10**9
+        status = params.get("status") or params.get("execution_status")
+        infos = []
+        for summary in self.registry.summaries():
+            info = self.registry.info_of(summary)
+            if info is not None and (status is None or info["execution_status"] == status):
+                infos.append(info)
+        key = "created_at" if order.startswith("CREATED") else "updated_at"
+        infos.sort(key=lambda i: str(i.get(key) or ""), reverse=order.endswith("_DESC"))
+        page_id = params.get("page_id")
+        start = next((n for n, i in enumerate(infos) if i["id"] == page_id), 0) if page_id else 0
+        items = infos[start : start + limit]
+        rest = infos[start + limit :]
+        return Page(items, rest[0]["id"] if rest else None)
+
+    # --- events --------------------------------------------------------------------------
+
+    async def send_event(self, request: Request) -> Response:
+        served = await self.served(request)
+        message, run = message_from_wire(await self.body(request))
+        await run_in_threadpool(served.send_message, message, run)
+        return ok()
+
+    async def events_search(self, request: Request) -> Response:
+        served = await self.served(request)
+        params = request.query_params
+        query = event_search.EventQuery.parse(params)
+        limit = event_search.parse_limit(params.get("limit"))
+        page = await run_in_threadpool(
+            event_search.search, served.live.state.events, query, params.get("page_id"), limit
+        )
+        return JSONResponse(page)
+
+    async def events_count(self, request: Request) -> Response:
+        served = await self.served(request)
+        query = event_search.EventQuery.parse(request.query_params)
+        return JSONResponse(
+            await run_in_threadpool(event_search.count, served.live.state.events, query)
+        )
+
+    async def event(self, request: Request) -> Response:
+        served = await self.served(request)
+        event_id = request.path_params["event_id"]
+
+        def find() -> dict[str, Any] | None:
+            for event in served.live.state.events:
+                if event.id == event_id:
+                    return event_to_wire(event)
+            return None
+
+        frame = await run_in_threadpool(find)
+        if frame is None:
+            raise NotFoundError(f"no event {event_id} in conversation {served.id}")
+        return JSONResponse(frame)
+
+    async def respond_to_confirmation(self, request: Request) -> Response:
+        served = await self.served(request)
+        payload = await self.body(request)
+        accept = payload.get("accept")
+        if not isinstance(accept, bool):
+            raise WireError("'accept' must be true or false")
+        reason = payload.get("reason") or "User rejected the action."
+        action_ids = payload.get("action_ids")
+        if action_ids is not None and (
+            not isinstance(action_ids, list) or not all(isinstance(a, str) for a in action_ids)
+        ):
+            raise WireError("'action_ids' must be a list of action event ids")
+        await run_in_threadpool(served.respond_to_confirmation, accept, str(reason), action_ids)
+        return ok()
+
+    # --- run controls --------------------------------------------------------------------
+
+    async def run(self, request: Request) -> Response:
+        served = await self.served(request)
+        await run_in_threadpool(served.start_run)
+        return ok()
+
+    async def pause(self, request: Request) -> Response:
+        served = await self.served(request)
+        await run_in_threadpool(served.live.pause)
+        return ok()
+
+    async def interrupt(self, request: Request) -> Response:
+        served = await self.served(request)
+        await run_in_threadpool(served.interrupt)
+        return ok()
+
+    async def confirmation_policy(self, request: Request) -> Response:
+        served = await self.served(request)
+        policy = confirmation_policy_from_wire((await self.body(request)).get("policy"))
+        await run_in_threadpool(served.live.set_confirmation_policy, policy)
+        return ok()
+
+    async def security_analyzer(self, request: Request) -> Response:
+        served = await self.served(request)
+        payload = await self.body(request)
+        analyzer = security_analyzer_from_wire(payload.get("security_analyzer"))
+        await run_in_threadpool(served.live.set_security_analyzer, analyzer)
+        return ok()
+
+    async def secrets(self, request: Request) -> Response:
+        served = await self.served(request)
+        secrets = secrets_from_wire((await self.body(request)).get("secrets"))
+        await run_in_threadpool(served.live.update_secrets, secrets)
+        return ok()
+
+    async def ask_agent(self, request: Request) -> Response:
+        served = await self.served(request)
+        question = (await self.body(request)).get("question")
+        if not isinstance(question, str) or not question.strip():
+            raise WireError("'question' must be a non-empty string")
+        try:
+            answer = await run_in_threadpool(served.live.ask_agent, question)
+        except Exception as exc:  # noqa: BLE001 -- the LLM's failure, told as a 500 like OpenHands
+            logger.warning("ask_agent failed: %s", exc)
+            return error(500, f"The agent could not answer: {exc}")
+        return JSONResponse({"response": answer})
+
+    async def condense(self, request: Request) -> Response:
+        served = await self.served(request)
+        try:
+            await run_in_threadpool(served.live.condense)
+        except ValueError as exc:
+            raise ConflictError(f"Cannot condense conversation: {exc}") from exc
+        except Exception as exc:
+            if type(exc).__name__ == "NoCondensationAvailableException":
+                raise ConflictError(f"Cannot condense conversation: {exc}") from exc
+            raise
+        return ok()
+
+    # --- table ---------------------------------------------------------------------------
+
+    def routes(self) -> list[Route]:
+        """Every route under /api (paths relative to it), most specific first."""
+        c = "/conversations"
+        one = c + "/{conversation_id}"
+        table: list[tuple[str, Handler, list[str]]] = [
+            (c + "/search", self.search, ["GET"]),
+            (c + "/count", self.count, ["GET"]),
+            (c, self.create, ["POST"]),
+            (one, self.get, ["GET"]),
+            (one, self.patch, ["PATCH"]),
+            (one, self.delete, ["DELETE"]),
+            (one + "/events/search", self.events_search, ["GET"]),
+            (one + "/events/count", self.events_count, ["GET"]),
+            (one + "/events/respond_to_confirmation", self.respond_to_confirmation, ["POST"]),
+            (one + "/events/{event_id}", self.event, ["GET"]),
+            (one + "/events", self.send_event, ["POST"]),
+            (one + "/run", self.run, ["POST"]),
+            (one + "/pause", self.pause, ["POST"]),
+            (one + "/interrupt", self.interrupt, ["POST"]),
+            (one + "/confirmation_policy", self.confirmation_policy, ["POST"]),
+            (one + "/security_analyzer", self.security_analyzer, ["POST"]),
+            (one + "/secrets", self.secrets, ["POST"]),
+            (one + "/ask_agent", self.ask_agent, ["POST"]),
+            (one + "/condense", self.condense, ["POST"]),
+        ]
+        return [Route(path, guarded(handler), methods=methods) for path, handler, methods in table]

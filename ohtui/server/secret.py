@@ -1,0 +1,28 @@
+"""The server's own secret: the key that encrypts the agents' API keys it saves for resume."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+from ohtui.sdk.utils.cipher import Cipher
+
+SECRET_ENV = "OHTUI_SERVER_SECRET_KEY"
+"""Overrides the key file (e.g. for servers whose data dir is shared or ephemeral)."""
+
+
+def server_cipher(path: Path) -> Cipher:
+    """The cipher from OHTUI_SERVER_SECRET_KEY, else from `path` (made on first start,
+    readable by this user only). PersistenceError-free: OSError says what failed."""
+    override = os.environ.get(SECRET_ENV)
+    if override:
+        return Cipher(override)
+    if path.exists():
+        return Cipher(path.read_text().strip())
+    path.parent.mkdir(parents=True, exist_ok=True)
+    key = Cipher.generate_key()
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, stat.S_IRUSR | stat.S_IWUSR)
+    with os.fdopen(fd, "w") as file:
+        file.write(key)
+    return Cipher(key)

@@ -1,0 +1,241 @@
+"""One live conversation behind the server: its LocalConversation, run thread and frames.
+
+Every engine event becomes an OpenHands frame for the hub; state changes become per-field
+`ConversationStateUpdateEvent`s; streamed tokens become `StreamingDeltaEvent`s; every run
+ends with a fresh `full_state` snapshot (after the terminal status), as OpenHands does.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import uuid
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from ohtui.sdk.conversation.exceptions import ConversationRunError
+from ohtui.sdk.conversation.impl.local_conversation import LocalConversation
+from ohtui.sdk.conversation.state import ConversationExecutionStatus
+from ohtui.sdk.event.base import Event
+from ohtui.sdk.event.conversation_state import ConversationStateUpdateEvent
+from ohtui.sdk.event.llm_convertible.message import MessageEvent
+from ohtui.sdk.event.user_action import InterruptEvent
+from ohtui.sdk.llm.message import Message
+from ohtui.sdk.llm.streaming import LLMStreamChunk
+from ohtui.sdk.wire.events_out import event_to_wire, state_update_to_wire, streaming_delta
+from ohtui.server.info import ServerRecord, field_to_wire, state_to_wire
+
+logger = logging.getLogger(__name__)
+
+Publish = Callable[[uuid.UUID, dict[str, Any]], None]
+Status = ConversationExecutionStatus
+
+
+class ConflictError(Exception):
+    """The request cannot be done in the conversation's current state (HTTP 409)."""
+
+
+class Served:
+    """A LocalConversation served over the wire."""
+
+    def __init__(self, record: ServerRecord, publish: Publish) -> None:
+        self.record = record
+        self._publish = publish
+        self.conversation: LocalConversation | None = None
+        self._run_lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._active = False
+        self._again = False
+        self.last_user_message_id: str | None = None
+
+    def attach(self, conversation: LocalConversation) -> None:
+        """Serve `conversation` (opened with `on_event` and `on_token` as callbacks)."""
+        self.conversation = conversation
+        for event in reversed(conversation.state.events):
+            if isinstance(event, MessageEvent) and event.source == "user":
+                self.last_user_message_id = event.id
+                break
+
+    @property
+    def live(self) -> LocalConversation:
+        """The conversation (RuntimeError before `attach`)."""
+        if self.conversation is None:
+            raise RuntimeError("the conversation is still opening")
+        return self.conversation
+
+    @property
+    def id(self) -> uuid.UUID:
+        """The conversation id."""
+        return self.live.id
+
+    # --- engine callbacks ----------------------------------------------------------------
+
+    def on_event(self, event: Event) -> None:
+        """An engine event: to the subscribers as OpenHands JSON."""
+        if self.conversation is None:
+            return
+        if isinstance(event, ConversationStateUpdateEvent):
+            value = event.value
+            data = value.model_dump(mode="json") if hasattr(value, "model_dump") else value
+            frame = state_update_to_wire(event.key, field_to_wire(event.key, _plain(data)))
+            self._publish(self.id, frame)
+            return
+        frame_or_none = event_to_wire(event)
+        if frame_or_none is not None:
+            self._publish(self.id, frame_or_none)
+        if isinstance(event, MessageEvent) and event.source == "user":
+            self.last_user_message_id = event.id
+            self._publish(self.id, state_update_to_wire("last_user_message_id", event.id))
+
+    def on_token(self, chunk: LLMStreamChunk) -> None:
+        """A streamed token: a StreamingDeltaEvent frame (not persisted)."""
+        if self.conversation is None or not (chunk.content or chunk.reasoning_content):
+            return
+        self._publish(self.id, streaming_delta(chunk.content, chunk.reasoning_content))
+
+    # --- state ---------------------------------------------------------------------------
+
+    def info(self) -> dict[str, Any]:
+        """ConversationInfo (also the full_state value)."""
+        state = self.live.state
+        # Not under the state's lock: a run holds it through each LLM call.
+        try:
+            data = state.model_dump(mode="json", exclude={"agent"})
+        except RuntimeError:  # a dict changed size while being read: read it again
+            data = state.model_dump(mode="json", exclude={"agent"})
+        info = state_to_wire(data, self.record)
+        info["last_user_message_id"] = self.last_user_message_id
+        events = state.events
+        info["leaf_event_id"] = events[-1].id if len(events) else None
+        info["head_is_empty"] = len(events) == 0
+        return info
+
+    def full_state_frame(self) -> dict[str, Any]:
+        """A `full_state` ConversationStateUpdateEvent frame."""
+        return state_update_to_wire("full_state", self.info())
+
+    @property
+    def status(self) -> Status:
+        """The execution status."""
+        return self.live.state.execution_status
+
+    @property
+    def running(self) -> bool:
+        """Whether a run is going (until its closing full_state is sent)."""
+        return self._active
+
+    # --- actions -------------------------------------------------------------------------
+
+    def send_message(self, message: Message, run: bool) -> None:
+        """Add a user message; with `run`, start a run unless one is going."""
+        self.live.send_message(message)
+        if run:
+            self.start_run(conflict_ok=True)
+
+    def start_run(self, conflict_ok: bool = False) -> bool:
+        """Start a run on its own thread; ConflictError (or False) when one is going.
+
+        With `conflict_ok`, a run that is ending runs once more, so a message sent as it
+        ends is never left waiting.
+        """
+        with self._run_lock:
+            if self._active:
+                if conflict_ok:
+                    self._again = True
+                    return False
+                raise ConflictError(
+                    "Conversation already running. Wait for completion or pause first."
+                )
+            self._active = True
+            self._again = False
+            self._thread = threading.Thread(
+                target=self._run, name=f"serve-run-{self.id.hex[:8]}", daemon=True
+            )
+            self._thread.start()
+            return True
+
+    def _run(self) -> None:
+        while True:
+            try:
+                self._autotitle()
+                self.live.run()
+            except ConversationRunError as exc:
+                logger.info("conversation %s: run ended in error: %s", self.id.hex, exc)
+            except Exception:
+                logger.exception("conversation %s: run failed", self.id.hex)
+            finally:
+                self._publish(self.id, self.full_state_frame())
+            with self._run_lock:
+                if not self._again:
+                    self._active = False
+                    return
+                self._again = False
+
+    def _autotitle(self) -> None:
+        """Title a new conversation before its first step, as OpenHands' `autotitle` does."""
+        conversation = self.live
+        if not self.record.autotitle or conversation.state.title:
+            return
+        try:
+            conversation.set_title(conversation.generate_title())
+        except ValueError as exc:  # no user message yet: the next run titles it
+            logger.info("conversation %s: no title yet: %s", self.id.hex, exc)
+
+    def wait_idle(self, timeout: float) -> bool:
+        """Wait for the run thread to end; whether it did."""
+        thread = self._thread
+        if thread is None:
+            return True
+        thread.join(timeout)
+        return not thread.is_alive()
+
+    def interrupt(self) -> None:
+        """Stop now; records an InterruptEvent; the run ends paused."""
+        conversation = self.live
+        event = InterruptEvent()
+        conversation.state.append_event(event)
+        self.on_event(event)
+        if self.running:
+            conversation.interrupt()
+        else:
+            conversation.pause()
+
+    def respond_to_confirmation(
+        self, accept: bool, reason: str, action_ids: Iterable[str] | None
+    ) -> None:
+        """Accept (run the pending actions) or reject (all, or those in `action_ids`)."""
+        conversation = self.live
+        pending = [
+            a.id for a in conversation.state.get_unmatched_actions(conversation.state.events)
+        ]
+        if not accept:
+            conversation.reject_pending_actions(reason, action_ids=action_ids)
+            if self.status is Status.IDLE and not conversation.state.get_unmatched_actions(
+                conversation.state.events
+            ):
+                self._publish(self.id, self.full_state_frame())
+            return
+        if action_ids is not None:
+            wanted = set(action_ids)
+            if unknown := wanted - set(pending):
+                raise ValueError(f"not pending: {', '.join(sorted(unknown))}")
+            if undecided := [a for a in pending if a not in wanted]:
+                raise ConflictError(
+                    f"actions {', '.join(undecided)} are still undecided: reject them first, "
+                    "or accept them too"
+                )
+        self.start_run(conflict_ok=True)
+
+    def close(self) -> None:
+        """Stop the run and close the conversation."""
+        if self.conversation is not None:
+            self.conversation.close()
+
+
+def _plain(value: Any) -> Any:
+    """JSON data from a value that may hold enums."""
+    from enum import Enum
+
+    if isinstance(value, Enum):
+        return value.value
+    return value

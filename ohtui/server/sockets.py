@@ -1,0 +1,128 @@
+"""`/sockets/events/{conversation_id}`: the event stream of one conversation (notes §1.4).
+
+Auth comes first: the `X-Session-API-Key` header of the upgrade, or a first frame
+`{"type": "auth", "session_api_key": ...}` within 10 s (a key in the URL is refused: URLs
+end up in logs). A bad key closes with 4001, an unknown conversation with 4004, one
+subscriber too many with 1013. Then a `full_state` snapshot, then every new event. A frame
+from the client holding a user message is sent with `run: true`; a frame that fails is
+answered with a `ServerErrorEvent`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import uuid
+from datetime import datetime
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from ohtui.sdk.wire.events_out import event_to_wire
+from ohtui.server.auth import HEADER, KeyChecker
+from ohtui.server.hub import Hub
+from ohtui.server.registry import Registry, message_from_wire
+
+logger = logging.getLogger(__name__)
+
+AUTH_TIMEOUT_SECONDS = 10.0
+AUTH_FAILED = 4001
+NOT_FOUND = 4004
+TRY_AGAIN_LATER = 1013
+
+
+class EventSocket:
+    """The WebSocket endpoint, bound to the registry, hub and key."""
+
+    def __init__(self, registry: Registry, hub: Hub, keys: KeyChecker) -> None:
+        self.registry = registry
+        self.hub = hub
+        self.keys = keys
+
+    async def handle(self, websocket: WebSocket) -> None:
+        """Serve one socket until either side closes it."""
+        await websocket.accept()
+        if not await self._authenticate(websocket):
+            await websocket.close(AUTH_FAILED, "Authentication failed")
+            return
+        try:
+            conversation_id = uuid.UUID(websocket.path_params["conversation_id"])
+        except ValueError:
+            await websocket.close(NOT_FOUND, "Conversation not found")
+            return
+        served = await run_in_threadpool(self.registry.get, conversation_id)
+        if served is None:
+            await websocket.close(NOT_FOUND, "Conversation not found")
+            return
+        subscription = self.hub.subscribe(conversation_id)
+        if subscription is None:
+            await websocket.close(TRY_AGAIN_LATER, "Too many subscribers")
+            return
+        try:
+            await websocket.send_text(json.dumps(await run_in_threadpool(served.full_state_frame)))
+            if websocket.query_params.get("resend_mode") == "all":
+                for frame in await run_in_threadpool(_history, served.live.state.events):
+                    await websocket.send_text(json.dumps(frame))
+            sender = asyncio.create_task(_forward(websocket, subscription.queue))
+            try:
+                await self._receive(websocket, served)
+            finally:
+                sender.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await sender
+        except WebSocketDisconnect:
+            pass
+        finally:
+            self.hub.unsubscribe(subscription)
+
+    async def _authenticate(self, websocket: WebSocket) -> bool:
+        if not self.keys.required:
+            return True
+        if self.keys.accepts(websocket.headers.get(HEADER)):
+            return True
+        try:
+            text = await asyncio.wait_for(websocket.receive_text(), AUTH_TIMEOUT_SECONDS)
+            frame = json.loads(text)
+        except (TimeoutError, ValueError, WebSocketDisconnect, KeyError):
+            return False
+        return (
+            isinstance(frame, dict)
+            and frame.get("type") == "auth"
+            and isinstance(frame.get("session_api_key"), str)
+            and self.keys.accepts(frame["session_api_key"])
+        )
+
+    async def _receive(self, websocket: WebSocket, served: Any) -> None:
+        while True:
+            text = await websocket.receive_text()
+            try:
+                frame = json.loads(text)
+                if isinstance(frame, dict) and frame.get("type") == "auth":
+                    continue  # a second auth frame is harmless
+                message, _ = message_from_wire(frame)
+                await run_in_threadpool(served.send_message, message, True)
+            except Exception as exc:  # noqa: BLE001 -- told to the client, not fatal
+                await websocket.send_text(json.dumps(_server_error(exc)))
+
+
+async def _forward(websocket: WebSocket, queue: asyncio.Queue[str]) -> None:
+    while True:
+        await websocket.send_text(await queue.get())
+
+
+def _history(events: Any) -> list[dict[str, Any]]:
+    return [frame for frame in map(event_to_wire, events) if frame is not None]
+
+
+def _server_error(exc: Exception) -> dict[str, Any]:
+    return {
+        "id": str(uuid.uuid4()),
+        "timestamp": datetime.now().isoformat(),
+        "source": "environment",
+        "code": type(exc).__name__,
+        "detail": str(exc),
+        "kind": "ServerErrorEvent",
+    }

@@ -1,0 +1,157 @@
+"""`ohtui serve` durability and scale: SIGKILL mid-run + restart, 100 idle + 10 running."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from llm_server import Reply, ScriptedLLMServer, ToolCall
+from serve_helpers import Frames, create_payload, is_full_state, user_message
+from server_process import TEST_KEY, ServerProcess
+
+pytestmark = pytest.mark.slow
+
+
+def wait_for(client: httpx.Client, cid: str, predicate: Any, timeout: float = 60) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        info = client.get(f"/api/conversations/{cid}").json()
+        events = client.get(f"/api/conversations/{cid}/events/search").json()["items"]
+        if predicate(info, events):
+            return info, events
+        time.sleep(0.1)
+    raise AssertionError(f"not reached: {info['execution_status']} {[e['kind'] for e in events]}")
+
+
+def test_sigkill_mid_run_then_restart_resumes_from_the_store(
+    llm_server: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    first = ServerProcess(tmp_path).start()
+    try:
+        with first.client() as client:
+            cid = client.post(
+                "/api/conversations", json=create_payload(llm_server, workspace)
+            ).json()["id"]
+            llm_server.reply_tool_call("terminal", {"command": "sleep 20", "security_risk": "LOW"})
+            client.post(
+                f"/api/conversations/{cid}/events", json=user_message("wait a bit", run=True)
+            )
+            wait_for(
+                client,
+                cid,
+                lambda info, events: (
+                    info["execution_status"] == "running"
+                    and any(e["kind"] == "ActionEvent" for e in events)
+                ),
+            )
+            time.sleep(0.5)  # the command is running
+    finally:
+        first.kill()
+
+    second = ServerProcess(tmp_path).start()
+    try:
+        with second.client() as client:
+            info = client.get(f"/api/conversations/{cid}")
+            assert info.status_code == 200
+            # The run in flight ends PAUSED: the engine cannot know what the command did, so
+            # it answers it with an error and waits for the user rather than going on alone.
+            assert info.json()["execution_status"] == "paused"
+            events = client.get(f"/api/conversations/{cid}/events/search").json()["items"]
+            assert [e["kind"] for e in events] == [
+                "SystemPromptEvent",
+                "MessageEvent",
+                "ActionEvent",
+                "AgentErrorEvent",
+            ]
+            assert "interrupted before it finished" in events[-1]["error"]
+            # It goes on with the agent its client described, API key included.
+            llm_server.reply_text("carrying on")
+            assert client.post(f"/api/conversations/{cid}/run").status_code == 200
+            info, events = wait_for(
+                client, cid, lambda info, events: info["execution_status"] == "finished"
+            )
+            assert events[-1]["kind"] == "MessageEvent"
+            assert (
+                llm_server.request_headers[-1]["authorization"] == "Bearer sk-test-0123456789abcdef"
+            )
+        frames = Frames(f"{second.ws_url}/sockets/events/{cid}", TEST_KEY)
+        try:
+            assert frames.wait_for(is_full_state())["value"]["execution_status"] == "finished"
+        finally:
+            frames.close()
+    finally:
+        second.stop()
+
+
+def _echo_then_done(body: dict[str, Any]) -> Reply:
+    """A tool call first, then a text reply once the command's result is in."""
+    if body["messages"][-1]["role"] == "tool":
+        return Reply(text="done")
+    return Reply(
+        tool_calls=(
+            ToolCall("terminal", json.dumps({"command": "echo hi", "security_risk": "LOW"})),
+        )
+    )
+
+
+def test_100_idle_and_10_running_lose_no_event(
+    llm_server: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    llm_server.set_default(_echo_then_done)
+    server = ServerProcess(tmp_path).start()
+    try:
+        with server.client() as client:
+            ids = [
+                client.post(
+                    "/api/conversations", json=create_payload(llm_server, workspace)
+                ).json()["id"]
+                for _ in range(110)
+            ]
+            running = ids[:10]
+            sockets = {
+                cid: Frames(f"{server.ws_url}/sockets/events/{cid}", TEST_KEY) for cid in running
+            }
+            try:
+                for frames in sockets.values():
+                    frames.wait_for(is_full_state("idle"))
+                for cid in running:
+                    client.post(
+                        f"/api/conversations/{cid}/events", json=user_message("go", run=True)
+                    )
+                lost = duplicated = 0
+                for cid, frames in sockets.items():
+                    frames.wait_for(is_full_state("finished"), timeout=120)
+                    stored = [
+                        e["id"]
+                        for e in client.get(f"/api/conversations/{cid}/events/search").json()[
+                            "items"
+                        ]
+                    ]
+                    seen = [
+                        f["id"]
+                        for f in frames.frames
+                        if f["kind"] not in ("ConversationStateUpdateEvent", "StreamingDeltaEvent")
+                    ]
+                    lost += len(set(stored) - set(seen))
+                    duplicated += len(seen) - len(set(seen))
+                    assert len(stored) == 5  # system, user, action, observation, agent message
+                assert (lost, duplicated) == (0, 0)
+            finally:
+                for frames in sockets.values():
+                    frames.close()
+            statuses = [
+                client.get(f"/api/conversations/{cid}").json()["execution_status"]
+                for cid in ids[10:]
+            ]
+            assert set(statuses) == {"idle"}
+            assert client.get("/api/conversations/count").json() == 110
+    finally:
+        server.stop()
