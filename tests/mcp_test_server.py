@@ -10,8 +10,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 
+import anyio
 from mcp.server.fastmcp import FastMCP
 from mcp.types import ToolAnnotations
 
@@ -31,9 +31,9 @@ def build(name: str, host: str = "127.0.0.1", port: int = 8000) -> FastMCP:
         raise RuntimeError(msg)
 
     @server.tool()
-    def sleep(seconds: float) -> str:
-        """Sleep, then say so."""
-        time.sleep(seconds)
+    async def sleep(seconds: float) -> str:
+        """Sleep, then say so (other calls are served meanwhile)."""
+        await anyio.sleep(seconds)
         return f"slept {seconds}"
 
     @server.tool(annotations=ToolAnnotations(readOnlyHint=True))

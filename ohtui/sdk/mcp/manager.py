@@ -567,10 +567,14 @@ class _SettingError(Exception):
 
 @contextlib.asynccontextmanager
 async def _http_streams(url: str, headers: dict[str, str]) -> Any:
-    """Streamable HTTP as (read, write), without the session-id getter."""
-    from mcp.client.streamable_http import streamablehttp_client
+    """Streamable HTTP as (read, write), with the settings' headers on every request."""
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
 
-    async with streamablehttp_client(url, headers=headers or None) as (read, write, _):
+    async with (
+        create_mcp_http_client(headers=headers or None) as client,
+        streamable_http_client(url, http_client=client) as (read, write, _),
+    ):
         yield read, write
 
 
