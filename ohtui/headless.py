@@ -155,6 +155,15 @@ def _open(options: HeadlessOptions, output: _Output) -> LocalConversation | Exit
     for warning in profile.loaded.warnings:
         output.problem(f"warning: {warning}")
     rules = ApprovalRuleStore(paths.approval_rules_file(), profile if profile.config_path else None)
+    from ohtui.settings.mcp_trust import TrustStore, read_project_servers, trusted_servers
+
+    project_mcp, mcp_notice = trusted_servers(
+        read_project_servers(options.workspace),
+        options.workspace,
+        TrustStore(paths.mcp_trust_file()),
+    )
+    if mcp_notice:
+        output.problem(f"warning: {mcp_notice}")
     try:
         started = start(
             profile,
@@ -164,6 +173,7 @@ def _open(options: HeadlessOptions, output: _Output) -> LocalConversation | Exit
             Callbacks(on_event=output.event),
             rules=rules,
             stream=False,
+            project_mcp=project_mcp,
         )
     except ConversationNotFoundError as exc:
         output.problem(str(exc))
