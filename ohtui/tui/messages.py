@@ -166,3 +166,16 @@ class CallActivity(Message):
     """time.monotonic() at which a retry starts: the status counts down to it."""
     reason: str = ""
     """Why it retries, in words."""
+
+
+@dataclass
+class McpTrustNeeded(Message):
+    """The workspace's .mcp.json is not trusted yet: ask before starting its servers.
+    `project` is a settings ProjectServers; answer with `Session.answer_mcp_trust`."""
+
+    project: Any
+
+
+@dataclass
+class McpChanged(Message):
+    """An MCP server's status or tools changed (the /mcp screen refreshes)."""

@@ -12,6 +12,7 @@ with the settings or the conversation.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -65,6 +66,14 @@ class MCPServerSpec:
         """What it runs or reaches, for the user: the command line, or the URL."""
         if self.transport == "stdio":
             return " ".join([self.command or "", *self.args]).strip()
+        return self.url or ""
+
+    @property
+    def short_target(self) -> str:
+        """`target` with the program's folder left out (`python -m mcp_server_time`)."""
+        if self.transport == "stdio":
+            program = os.path.basename(self.command or "") or (self.command or "")
+            return " ".join([program, *self.args]).strip()
         return self.url or ""
 
 

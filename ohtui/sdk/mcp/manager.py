@@ -643,7 +643,7 @@ def _startup_error(exc: BaseException, spec: MCPServerSpec) -> str:
     if isinstance(leaf, asyncio.CancelledError):
         return "stopped while starting"
     if "connection closed" in str(leaf).lower():
-        return "exited before answering `initialize` (see its stderr below)"
+        return "exited before answering `initialize`"
     return f"failed to start: {_reason(leaf)}"
 
 
