@@ -129,3 +129,61 @@ async def test_a_call_shows_its_server_and_a_non_read_only_tool_waits_for_approv
         slept = cell_text(action_cells(app, "sleep")[0])
         assert "calc sleep" in slept and "slept 0.1" in slept
         assert "18:30" in tool_message_texts(llm_server.requests[1])[0]
+
+
+FIRST_FRAME_SCRIPT = """
+import asyncio, sys
+from pathlib import Path
+from ohtui.tui.app import OhtuiApp
+from ohtui.tui.options import AppOptions
+
+seen = {}
+
+import ohtui.tui.app as app_module
+
+class App(OhtuiApp):
+    CSS_PATH = str(Path(app_module.__file__).parent / "ohtui.tcss")
+
+    def on_mount(self) -> None:
+        self.call_after_refresh(lambda: seen.setdefault("first frame", "mcp" in sys.modules))
+
+async def main() -> None:
+    tmp = Path(sys.argv[1])
+    options = AppOptions(
+        workspace=tmp, history_file=tmp / "history.jsonl", persistence_dir=tmp / "c",
+        config_file=tmp / "config.toml", model="openai/test-model",
+        base_url="http://127.0.0.1:9/v1", api_key="sk-test",
+    )
+    app = App(options)
+    async with app.run_test(size=(80, 24)) as pilot:
+        for _ in range(600):
+            await pilot.pause(0.1)
+            servers = app.chat.session.mcp_servers() if app.chat else []
+            if servers and all(s.status.settled for s in servers):
+                break
+        print("FIRST-FRAME", seen.get("first frame"))
+        print("LATER", "mcp" in sys.modules, [s.summary for s in servers])
+
+asyncio.run(main())
+"""
+
+
+def test_first_frame_does_not_import_mcp_and_servers_start_after(
+    tmp_path: Path, config_file: Path
+) -> None:
+    import subprocess
+    import sys
+
+    with_servers(config_file, {"time": time_server(), "calc": ours()})
+    (tmp_path / "config.toml").write_text(config_file.read_text())
+    script = tmp_path / "first_frame.py"
+    script.write_text(FIRST_FRAME_SCRIPT)
+    out = subprocess.run(
+        [sys.executable, str(script), str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    ).stdout
+    assert "FIRST-FRAME False" in out
+    assert "LATER True ['ready, 2 tools', 'ready, 5 tools']" in out
