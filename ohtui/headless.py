@@ -194,7 +194,26 @@ def _open(options: HeadlessOptions, output: _Output) -> LocalConversation | Exit
     for notice in started.notices:
         output.problem(notice)
     output.run_info(conversation, started.opened.model, started.opened.sandbox_notice)
+    _report_mcp_failures(conversation, output)
     return conversation
+
+
+def _report_mcp_failures(conversation: LocalConversation, output: _Output) -> None:
+    """Say on stderr, once each, which MCP servers failed and why (the run goes on)."""
+    manager = conversation.agent.mcp
+    if manager is None:
+        return
+    reported: set[tuple[str, str]] = set()
+
+    def changed() -> None:
+        for server in manager.servers():
+            if server.error is None or (server.name, server.error) in reported:
+                continue
+            reported.add((server.name, server.error))
+            output.problem(f"warning: MCP server '{server.name}' failed: {server.error}")
+
+    manager.add_listener(changed)
+    changed()
 
 
 def _run(conversation: LocalConversation, options: HeadlessOptions, output: _Output) -> int:
