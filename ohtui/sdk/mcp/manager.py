@@ -48,7 +48,7 @@ SETTLE_MARGIN = 5.0
 
 
 class ServerStatus(StrEnum):
-    """Where a server is; `label` words it for the user."""
+    """Where a server is (its value is the word the user sees)."""
 
     STARTING = "starting"
     READY = "ready"
