@@ -133,6 +133,7 @@ def options_from(args: argparse.Namespace) -> AppOptions:
         workspace=(args.workspace or Path.cwd()).expanduser().resolve(),
         history_file=paths.history_file(),
         rules_file=paths.approval_rules_file(),
+        mcp_trust_file=paths.mcp_trust_file(),
         config_file=config_path(args),
         use_keyring=True,
         environ=os.environ,

@@ -155,6 +155,15 @@ def _open(options: HeadlessOptions, output: _Output) -> LocalConversation | Exit
     for warning in profile.loaded.warnings:
         output.problem(f"warning: {warning}")
     rules = ApprovalRuleStore(paths.approval_rules_file(), profile if profile.config_path else None)
+    from ohtui.settings.mcp_trust import TrustStore, read_project_servers, trusted_servers
+
+    project_mcp, mcp_notice = trusted_servers(
+        read_project_servers(options.workspace),
+        options.workspace,
+        TrustStore(paths.mcp_trust_file()),
+    )
+    if mcp_notice:
+        output.problem(f"warning: {mcp_notice}")
     try:
         started = start(
             profile,
@@ -164,6 +173,7 @@ def _open(options: HeadlessOptions, output: _Output) -> LocalConversation | Exit
             Callbacks(on_event=output.event),
             rules=rules,
             stream=False,
+            project_mcp=project_mcp,
         )
     except ConversationNotFoundError as exc:
         output.problem(str(exc))
@@ -184,7 +194,26 @@ def _open(options: HeadlessOptions, output: _Output) -> LocalConversation | Exit
     for notice in started.notices:
         output.problem(notice)
     output.run_info(conversation, started.opened.model, started.opened.sandbox_notice)
+    _report_mcp_failures(conversation, output)
     return conversation
+
+
+def _report_mcp_failures(conversation: LocalConversation, output: _Output) -> None:
+    """Say on stderr, once each, which MCP servers failed and why (the run goes on)."""
+    manager = conversation.agent.mcp
+    if manager is None:
+        return
+    reported: set[tuple[str, str]] = set()
+
+    def changed() -> None:
+        for server in manager.servers():
+            if server.error is None or (server.name, server.error) in reported:
+                continue
+            reported.add((server.name, server.error))
+            output.problem(f"warning: MCP server '{server.name}' failed: {server.error}")
+
+    manager.add_listener(changed)
+    changed()
 
 
 def _run(conversation: LocalConversation, options: HeadlessOptions, output: _Output) -> int:

@@ -8,10 +8,10 @@ what to tell the user (sandbox, missing key, rules file)."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ohtui.settings import paths
 from ohtui.settings.profile import Profile
@@ -106,11 +106,14 @@ def start(
     api_key: str | None = None,
     stream: bool = True,
     read_only_fallback: bool = False,
+    project_mcp: Mapping[str, Any] | None = None,
 ) -> Started:
     """The whole opening sequence: open the conversation, mask its secrets in logs, install
     the safety (the saved policy of a resumed conversation, unless this run chose one) and
     collect the warnings to show.
 
+    `project_mcp`: the MCP servers of the workspace's trusted `.mcp.json` (config.toml's
+    servers of the same name win).
     `read_only_fallback`: when another ohtui runs the saved conversation, or its folder
     cannot be written, open it read-only instead of raising ConversationLockedError or
     SetupError. Raises as `open_conversation` does; a folder that cannot be written is a
@@ -129,6 +132,7 @@ def start(
             api_key=api_key,
             stream=stream,
             read_only=read_only,
+            project_mcp=project_mcp,
         )
 
     held_by = None
@@ -173,6 +177,7 @@ def open_conversation(
     api_key: str | None = None,
     stream: bool = True,
     read_only: bool = False,
+    project_mcp: Mapping[str, Any] | None = None,
 ) -> Opened:
     """Build the agent from the settings and open its conversation (`read_only`: a saved one,
     to read whoever runs it).
@@ -228,6 +233,7 @@ def open_conversation(
         tools=[Tool(name=name) for name in agent_settings.tools],
         agent_context=skills_context(),
         **agent_context_options(settings.context, llm),
+        mcp_config={**(project_mcp or {}), **settings.mcp.mcp_config()},
     )
     try:
         conversation = LocalConversation(

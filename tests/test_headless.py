@@ -657,3 +657,35 @@ def test_without_bwrap_headless_says_so_and_runs_unconfined(
     [run] = [json.loads(x) for x in result.out.splitlines() if '"HeadlessRun"' in x]
     assert run["sandbox"]["mode"] == "off"
     assert "not installed" in run["sandbox"]["problem"]
+
+
+def test_mcp_servers_run_and_failures_and_untrusted_files_are_reported(
+    ohtui: Run, llm_server: ScriptedLLMServer, home: Path
+) -> None:
+    from mcp_servers import ours, time_server
+
+    config = home / "config.toml"
+    servers = {"mcpServers": {"calc": ours("--name", "calc")}}
+    (home / "project" / ".mcp.json").write_text(json.dumps(servers), encoding="utf-8")
+    time_spec, broken = time_server(), ours("--crash-on-start")
+    config.write_text(
+        config.read_text(encoding="utf-8")
+        + "\n[mcp.servers.time]\n"
+        + f"command = {json.dumps(time_spec['command'])}\nargs = {json.dumps(time_spec['args'])}\n"
+        + "\n[mcp.servers.broken]\n"
+        + f"command = {json.dumps(broken['command'])}\nargs = {json.dumps(broken['args'])}\n",
+        encoding="utf-8",
+    )
+    arguments = {"source_timezone": "UTC", "time": "09:30", "target_timezone": "Asia/Tokyo"}
+    llm_server.reply_tool_call("convert_time", arguments)
+    llm_server.reply_text("18:30 in Tokyo.")
+    result = ohtui("-p", "Tokyo time?")
+    assert result.code == 0, result.err
+    assert result.out.strip() == "18:30 in Tokyo."
+    assert ".mcp.json is not trusted" in result.err
+    assert "MCP server 'broken' failed" in result.err
+    assert "fatal: cannot open the database" in result.err
+    tool_results = [m for m in llm_server.requests[1]["messages"] if m["role"] == "tool"]
+    assert "Asia/Tokyo" in json.dumps(tool_results)
+    names = {t["function"]["name"] for t in llm_server.requests[0]["tools"]}
+    assert "convert_time" in names and "add" not in names  # the untrusted file's server is off

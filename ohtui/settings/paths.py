@@ -53,3 +53,8 @@ def history_file() -> Path:
 def approval_rules_file() -> Path:
     """Approval rules that outlive a conversation (scopes user and workspace)."""
     return data_dir() / "approval-rules.json"
+
+
+def mcp_trust_file() -> Path:
+    """Which workspaces' .mcp.json the user trusted (and which content of it)."""
+    return data_dir() / "mcp-trust.json"

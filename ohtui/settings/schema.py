@@ -257,6 +257,76 @@ class StorageSettings(Section):
         return value.expanduser() if value is not None and str(value) else None
 
 
+class MCPServerSettings(Section):
+    """[mcp.servers.NAME]: one MCP server. stdio: `command`, `args`, `env`, `cwd`; streamable
+    HTTP: `url`, `headers`. A value of `env` or `headers` may be `${NAME}`: the secret NAME
+    (Secrets in /settings, kept in the keyring), filled in when the server starts."""
+
+    command: str | None = Field(default=None, description="The program to run (stdio).")
+    args: list[str] = Field(default_factory=list, description="Its arguments.")
+    env: dict[str, str] = Field(default_factory=dict, description="Environment variables.")
+    cwd: str | None = Field(default=None, description="Its folder (default: the workspace).")
+    url: str | None = Field(default=None, description="The server's address (HTTP).")
+    headers: dict[str, str] = Field(default_factory=dict, description="HTTP headers.")
+    transport: str | None = Field(
+        default=None, description="stdio, http or sse (default: from command or url)."
+    )
+    enabled: bool = Field(default=True, description="false: configured, but not started.")
+    timeout: float = Field(default=300.0, gt=0, description="Seconds one tool call may take.")
+    startup_timeout: float = Field(
+        default=30.0, gt=0, description="Seconds the server may take to start."
+    )
+
+    @model_validator(mode="after")
+    def _usable(self) -> MCPServerSettings:
+        from ohtui.sdk.mcp.config import MCPConfigError, parse_server
+
+        try:
+            parse_server("server", self.to_spec())
+        except MCPConfigError as exc:
+            raise ValueError(str(exc).removeprefix("MCP server 'server': ")) from None
+        return self
+
+    def to_spec(self) -> dict[str, Any]:
+        """The server in the mcpServers JSON form (timeouts in milliseconds)."""
+        spec: dict[str, Any] = {
+            key: value
+            for key, value in self.model_dump(
+                include={"command", "args", "env", "cwd", "url", "headers", "transport"},
+                exclude_none=True,
+            ).items()
+            if value not in ({}, [])
+        }
+        spec["enabled"] = self.enabled
+        spec["timeout"] = self.timeout * 1000
+        spec["startupTimeout"] = self.startup_timeout * 1000
+        return spec
+
+
+class MCPSettings(Section):
+    """[mcp]: the MCP servers whose tools the agent may call."""
+
+    servers: dict[str, MCPServerSettings] = Field(
+        default_factory=dict, description="[mcp.servers.NAME] tables, one per server."
+    )
+
+    @field_validator("servers")
+    @classmethod
+    def _names(cls, servers: dict[str, MCPServerSettings]) -> dict[str, MCPServerSettings]:
+        from ohtui.sdk.mcp.config import MCPConfigError, parse_server
+
+        for name, server in servers.items():
+            try:
+                parse_server(name, server.to_spec())
+            except MCPConfigError as exc:
+                raise ValueError(str(exc)) from None
+        return servers
+
+    def mcp_config(self) -> dict[str, Any]:
+        """The servers in the mcpServers JSON form, by name (what an agent takes)."""
+        return {name: server.to_spec() for name, server in self.servers.items()}
+
+
 class Settings(BaseModel):
     """Everything config.toml can say."""
 
@@ -269,6 +339,7 @@ class Settings(BaseModel):
     context: ContextSettings = Field(default_factory=ContextSettings)
     ui: UISettings = Field(default_factory=UISettings)
     storage: StorageSettings = Field(default_factory=StorageSettings)
+    mcp: MCPSettings = Field(default_factory=MCPSettings)
 
     def to_toml(self) -> dict[str, Any]:
         """The values that differ from the defaults, as TOML-ready tables."""

@@ -90,6 +90,10 @@ def _title(screen: ChatScreen, argument: str) -> None:
     screen.session.set_title(argument or None)
 
 
+def _mcp(screen: ChatScreen, argument: str) -> None:
+    screen.open_mcp()
+
+
 def _help(screen: ChatScreen, argument: str) -> None:
     from ohtui.tui.screens.help import HelpScreen
 
@@ -155,6 +159,12 @@ SLASH_COMMANDS: tuple[Command, ...] = (
         description="rename the conversation (no name: let the model suggest one)",
         takes_argument=True,
         run=_title,
+        changes_conversation=True,
+    ),
+    Command(
+        name="mcp",
+        description="MCP servers: status, tools; turn one on or off (this session)",
+        run=_mcp,
         changes_conversation=True,
     ),
     Command(name="help", description="keys and commands", run=_help),

@@ -197,3 +197,16 @@ class Condensing(Message):
     """A condensation the user asked for started (True) or ended (False)."""
 
     active: bool
+
+
+@dataclass
+class McpTrustNeeded(Message):
+    """The workspace's .mcp.json is not trusted yet: ask before starting its servers.
+    `project` is a settings ProjectServers; answer with `Session.answer_mcp_trust`."""
+
+    project: Any
+
+
+@dataclass
+class McpChanged(Message):
+    """An MCP server's status or tools changed (the /mcp screen refreshes)."""

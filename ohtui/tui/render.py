@@ -9,11 +9,13 @@ light terminals and NO_COLOR read well. User and model text is never parsed as m
 
 from __future__ import annotations
 
+import json
 from functools import singledispatch
 
 from textual.content import Content
 
 from ohtui.sdk.event import ActionEvent
+from ohtui.sdk.mcp.definition import MCPToolAction
 from ohtui.sdk.tool import Action
 from ohtui.sdk.tool.builtins import FinishAction, ThinkAction
 from ohtui.sdk.tools.file_editor import FileEditorAction
@@ -62,6 +64,14 @@ def _summary(action: Action | None, event: ActionEvent) -> tuple[str, str]:
     raw = event.tool_call.arguments
     line = raw if len(raw) <= 120 else raw[:119] + "…"
     return line, raw
+
+
+@_summary.register
+def _(action: MCPToolAction, event: ActionEvent) -> tuple[str, str]:
+    line = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in action.data.items())
+    line = line if len(line) <= 120 else line[:119] + "…"
+    detail = json.dumps(action.data, indent=2, ensure_ascii=False) if action.data else ""
+    return line, f"{action.server}/{action.tool}\n{detail}".rstrip()
 
 
 @_summary.register

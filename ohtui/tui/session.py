@@ -13,7 +13,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 from textual.message_pump import MessagePump
@@ -21,6 +21,7 @@ from textual.message_pump import MessagePump
 from ohtui.opening import Callbacks, NoModelError, Target, find_target, install_safety, start
 from ohtui.settings.approval_rules import ApprovalRuleStore
 from ohtui.settings.choices import ConfirmationPolicy
+from ohtui.settings.mcp_trust import TrustStore, read_project_servers, trusted_servers
 from ohtui.tui import messages as msg
 from ohtui.tui.approval_types import ApprovalDecision, PendingActionView, RuleRow
 from ohtui.tui.options import AppOptions
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
     from ohtui.sdk import BaseConversation, Event
     from ohtui.sdk.conversation import LeaseHolder
     from ohtui.sdk.llm import LLMStreamChunk
+    from ohtui.sdk.mcp import MCPClientManager, ServerInfo
     from ohtui.settings.profile import Profile
 
 logger = logging.getLogger(__name__)
@@ -89,6 +91,10 @@ class Session:
         )
         self._safety: ConversationSafety | None = None
         self._titled = False
+        self._mcp_trust = TrustStore(options.mcp_trust_file)
+        self._trust_answer: bool | None = None
+        self._trust_answered = threading.Event()
+        self._mcp_reported: set[tuple[str, str]] = set()
         self._calling = False
         """An LLM call of the run is connecting (no answer from it yet)."""
 
@@ -138,6 +144,7 @@ class Session:
             self._post(msg.SessionFailed(_describe(exc)))
             return
         self._conversation = conversation
+        self._watch_mcp()
         self.conversation_id = conversation.id.hex
         state = conversation.state
         events = state.events
@@ -209,6 +216,7 @@ class Session:
             api_key=options.api_key,
             stream=options.stream,
             read_only_fallback=True,
+            project_mcp=self._project_mcp(),
         )
         conversation = started.conversation
         self.model = started.opened.model
@@ -219,6 +227,70 @@ class Session:
         for notice in started.notices:
             self._post(msg.Notice(notice, "warning"))
         return conversation, started.opened.resumed
+
+    # --- MCP servers ---------------------------------------------------------------------
+
+    def _project_mcp(self) -> dict[str, Any]:
+        """The workspace's .mcp.json servers, once the user trusts this content of it (asked
+        here, on the opening thread, while the UI shows the question)."""
+        workspace = self.options.workspace
+        project = read_project_servers(workspace)
+        servers, notice = trusted_servers(project, workspace, self._mcp_trust)
+        if project is None or notice is None or project.error is not None:
+            if notice:
+                self._post(msg.Notice(notice, "warning"))
+            return servers
+        self._trust_answered.clear()
+        self._post(msg.McpTrustNeeded(project))
+        self._trust_answered.wait()
+        if not self._trust_answer:
+            self._post(
+                msg.Notice(f"{project.path} is not trusted: its servers are off.", "warning")
+            )
+            return {}
+        self._mcp_trust.trust(workspace, project.digest)
+        return project.servers
+
+    def answer_mcp_trust(self, trusted: bool | None) -> None:
+        """The user's answer to McpTrustNeeded (the opening goes on)."""
+        self._trust_answer = bool(trusted)
+        self._trust_answered.set()
+
+    def _mcp_manager(self) -> MCPClientManager | None:
+        from ohtui.sdk import LocalConversation
+
+        conversation = self._conversation
+        if isinstance(conversation, LocalConversation):
+            return conversation.agent.mcp
+        return None
+
+    def mcp_servers(self) -> list[ServerInfo]:
+        """The MCP servers of the conversation, with their status and tools."""
+        manager = self._mcp_manager()
+        return manager.servers() if manager is not None else []
+
+    def set_mcp_enabled(self, name: str, enabled: bool) -> None:
+        """Turn an MCP server on or off for this session; the agent's next step sees it."""
+        manager = self._mcp_manager()
+        if manager is not None:
+            manager.set_enabled(name, enabled)
+
+    def _watch_mcp(self) -> None:
+        manager = self._mcp_manager()
+        if manager is not None:
+            manager.add_listener(self._mcp_changed)
+            self._mcp_changed()
+
+    def _mcp_changed(self) -> None:
+        """(The MCP loop thread.) Tell the screen; warn once about each new failure."""
+        self._post(msg.McpChanged())
+        for server in self.mcp_servers():
+            if server.error is None or (server.name, server.error) in self._mcp_reported:
+                continue
+            self._mcp_reported.add((server.name, server.error))
+            lines = server.error.splitlines()
+            why = "\n".join([lines[0], *lines[1:][-2:]])  # the reason, and stderr's last lines
+            self._post(msg.Notice(f"MCP server '{server.name}' failed: {why}", "warning"))
 
     def _install_safety(
         self, conversation: BaseConversation, profile: Profile, resumed: bool
@@ -714,6 +786,7 @@ class Session:
         A conversation nothing was said in is deleted: there is nothing to resume.
         """
         self._closed = True
+        self._trust_answered.set()  # an opening waiting for the trust answer gives up
         conversation = self._conversation
         if conversation is None:
             return

@@ -364,3 +364,39 @@ def test_context_meter_near_the_threshold(
         await settle(pilot)
 
     assert snap_compare(OhtuiApp(app_options), terminal_size=SIZE, run_before=run_before)
+
+
+def test_mcp_screen(
+    snap_compare: Any, app_options: AppOptions, config_file: Path, tmp_path: Path, wait: Any
+) -> None:
+    import sys
+
+    import tomli_w
+
+    from ohtui.tui.screens.mcp import MCPScreen
+
+    # A launcher of a fixed name: the screen shows the program's name, not the interpreter's.
+    launcher = tmp_path / "mcp-server-time"
+    launcher.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m mcp_server_time "$@"\n')
+    launcher.chmod(0o755)
+    servers = {
+        "time": {"command": str(launcher), "args": ["--local-timezone", "UTC"]},
+        "tracker": {"command": "ohtui-no-such-mcp-server", "args": ["--stdio"]},
+        "fetch": {"command": "uvx", "args": ["mcp-server-fetch"], "enabled": False},
+    }
+    text = config_file.read_text(encoding="utf-8")
+    config_file.write_text(text + "\n" + tomli_w.dumps({"mcp": {"servers": servers}}))
+
+    def settled(pilot: Any) -> bool:
+        chat = pilot.app.chat
+        found = chat.session.mcp_servers() if chat is not None else []
+        return len(found) == 3 and all(s.status.settled for s in found)
+
+    async def shown(pilot: Any) -> None:
+        await open_chat(pilot, wait)
+        await wait(pilot, lambda: settled(pilot), what="the MCP servers", timeout=60)
+        await submit(pilot, "/mcp")
+        await wait(pilot, lambda: isinstance(pilot.app.screen, MCPScreen), what="/mcp")
+        await settle(pilot)
+
+    assert snap_compare(OhtuiApp(app_options), terminal_size=SIZE, run_before=shown)

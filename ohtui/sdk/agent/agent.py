@@ -33,10 +33,11 @@ from ohtui.sdk.llm.exceptions import LLMContextWindowExceedError, LLMNoResponseE
 from ohtui.sdk.llm.llm import LLM, LLMResponse
 from ohtui.sdk.llm.message import Message, MessageToolCall, TextContent
 from ohtui.sdk.llm.streaming import TokenCallbackType
+from ohtui.sdk.mcp.availability import missing_mcp_tool
 from ohtui.sdk.security.risk import SecurityRisk
 from ohtui.sdk.tool.context import running_action_id
 from ohtui.sdk.tool.schema import Action, Observation
-from ohtui.sdk.tool.tool import ToolArgumentError
+from ohtui.sdk.tool.tool import ToolArgumentError, ToolDefinition
 
 if TYPE_CHECKING:
     from ohtui.sdk.conversation.impl.local_conversation import LocalConversation
@@ -95,12 +96,7 @@ class Agent(AgentBase):
         super().init_state(state, on_event)
         tools = self.tools_map
         if self._system_message is None:
-            self._tool_schemas = {
-                rated: [
-                    t.to_openai_tool(add_security_risk_prediction=rated) for t in tools.values()
-                ]
-                for rated in (False, True)
-            }
+            self._tool_schemas = _schemas(tools)
             summaries = [(t.name, t.description.strip().splitlines()[0]) for t in tools.values()]
             suffix = self.agent_context.system_message_extension() if self.agent_context else None
             prompt = render_system_prompt(state.workspace.working_dir, summaries, suffix)
@@ -145,6 +141,8 @@ class Agent(AgentBase):
             return
         if self._system_message is None:
             raise RuntimeError("step() before init_state()")
+        if self.sync_mcp_tools():  # an MCP server was turned on or off: offer what is there
+            self._tool_schemas = _schemas(self.tools_map)
         tools = self._offered_tools(state)
         self._condense_if_wanted(state, on_event)
         try:
@@ -350,7 +348,7 @@ class Agent(AgentBase):
         events: list[ActionEvent] = []
         errors: list[AgentErrorEvent] = []
         for index, call in enumerate(message.tool_calls or []):
-            action, risk, summary, error = self._parse_call(call)
+            action, risk, summary, error = self._parse_call(call, state)
             event = ActionEvent(
                 thought=list(message.content) if index == 0 else [],
                 reasoning_content=message.reasoning_content if index == 0 else None,
@@ -387,12 +385,15 @@ class Agent(AgentBase):
             on_event(error_event)
         return [e for e in events if e.action is not None]
 
-    def _parse_call(self, call: MessageToolCall) -> _ParsedCall:
+    def _parse_call(self, call: MessageToolCall, state: ConversationState) -> _ParsedCall:
         """Validate one tool call into its action, or the error to tell the model."""
         tool = self.tools_map.get(call.name)
         if tool is None:
             known = ", ".join(sorted(self.tools_map))
-            return _ParsedCall(error=f"There is no tool named '{call.name}'. Use one of: {known}.")
+            gone = missing_mcp_tool(call.name, state.events, self.mcp)
+            return _ParsedCall(
+                error=f"There is no tool named '{call.name}'{gone}. Use one of: {known}."
+            )
         try:
             arguments = json.loads(call.arguments or "{}")
         except json.JSONDecodeError as exc:
@@ -558,6 +559,14 @@ class _ParsedCall(NamedTuple):
     risk: SecurityRisk = SecurityRisk.UNKNOWN
     summary: str | None = None
     error: str | None = None  # for the model, when the call did not validate
+
+
+def _schemas(tools: dict[str, ToolDefinition[Any, Any]]) -> dict[bool, list[dict[str, Any]]]:
+    """The tool schemas offered to the model, without and with the risk rating."""
+    return {
+        rated: [t.to_openai_tool(add_security_risk_prediction=rated) for t in tools.values()]
+        for rated in (False, True)
+    }
 
 
 def _tool_input(event: ActionEvent) -> dict[str, Any]:

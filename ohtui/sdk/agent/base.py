@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from ohtui.sdk.conversation.impl.local_conversation import LocalConversation
     from ohtui.sdk.conversation.state import ConversationState
     from ohtui.sdk.event.base import Event
+    from ohtui.sdk.mcp.manager import MCPClientManager
 
 EventCallback = Callable[["Event"], None]
 BUILT_IN_TOOL_CLASSES = {cls.__name__: cls for cls in BUILT_IN_TOOLS}
@@ -71,6 +72,9 @@ class AgentBase(DiscriminatedUnionMixin, ABC):
     _tools: dict[str, ToolDefinition[Any, Any]] | None = PrivateAttr(default=None)
     _tools_lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
     _bound_to: object = PrivateAttr(default=None)
+    _mcp: Any = PrivateAttr(default=None)  # MCPClientManager, imported on first use
+    _mcp_lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+    _mcp_version: int = PrivateAttr(default=-1)
 
     @property
     def tools_map(self) -> dict[str, ToolDefinition[Any, Any]]:
@@ -100,9 +104,76 @@ class AgentBase(DiscriminatedUnionMixin, ABC):
                         tools[tool.name] = tool
                 for tool in self._built_in_tools():
                     tools.setdefault(tool.name, tool)
+                if self.mcp_config:
+                    tools = self._with_mcp_tools(tools, state.workspace.working_dir)
                 self._tools = tools
                 self._bound_to = state.id
             return self._tools
+
+    @property
+    def mcp(self) -> MCPClientManager | None:
+        """The MCP servers' client manager, once started (None without MCP servers)."""
+        manager: MCPClientManager | None = self._mcp
+        return manager
+
+    def start_mcp(
+        self, working_dir: str | None = None, secret: Callable[[str], str | None] | None = None
+    ) -> MCPClientManager | None:
+        """Start the MCP servers of `mcp_config` in the background (once); returns at once.
+
+        `secret` looks up the conversation secrets that `env` and `headers` values name.
+        Servers whose settings are wrong are listed as failed, with the reason.
+        """
+        if not self.mcp_config:
+            return None
+        with self._mcp_lock:
+            if self._mcp is None:
+                from ohtui.sdk.mcp.config import MCPConfigError, parse_server
+                from ohtui.sdk.mcp.manager import MCPClientManager
+
+                specs, errors = {}, {}
+                for name, spec in self.mcp_config.items():
+                    try:
+                        specs[name] = parse_server(name, spec)
+                    except MCPConfigError as exc:
+                        errors[name] = str(exc)
+                self._mcp = MCPClientManager(
+                    specs, errors=errors, working_dir=working_dir, secret=secret
+                )
+            manager: MCPClientManager = self._mcp
+        manager.start()
+        return manager
+
+    def _with_mcp_tools(
+        self, tools: dict[str, ToolDefinition[Any, Any]], working_dir: str
+    ) -> dict[str, ToolDefinition[Any, Any]]:
+        """`tools` plus those of the MCP servers, once they have all started or failed."""
+        manager = self._mcp or self.start_mcp(working_dir)  # started early, or now
+        assert manager is not None
+        manager.reserve(name for name, t in tools.items() if not _is_mcp(t))
+        manager.wait_settled()
+        self._mcp_version = manager.version
+        own = {name: t for name, t in tools.items() if not _is_mcp(t)}
+        for tool in manager.tool_definitions():
+            own.setdefault(tool.name, tool)
+        return own
+
+    def sync_mcp_tools(self) -> bool:
+        """Take in the MCP servers' changes since the tools were resolved (a server turned
+        on or off, a tool list changed); whether the tools changed."""
+        manager = self._mcp
+        if manager is None or self._tools is None or manager.version == self._mcp_version:
+            return False
+        with self._tools_lock:
+            if self._tools is None:
+                return False
+            self._mcp_version = manager.version
+            own = {name: t for name, t in self._tools.items() if not _is_mcp(t)}
+            for tool in manager.tool_definitions():
+                own.setdefault(tool.name, tool)
+            changed = set(own) != set(self._tools)
+            self._tools = own
+        return changed
 
     def _built_in_tools(self) -> list[ToolDefinition[Any, Any]]:
         return [BUILT_IN_TOOL_CLASSES[name]() for name in self.include_default_tools]
@@ -127,6 +198,10 @@ class AgentBase(DiscriminatedUnionMixin, ABC):
         conversation afterwards. Subclasses holding more resources extend this."""
         with self._tools_lock:
             tools, self._tools, self._bound_to = self._tools, None, None
+        with self._mcp_lock:
+            manager, self._mcp = self._mcp, None
+        if manager is not None:
+            manager.close()  # ends every server's session: no child process is left
         for tool in (tools or {}).values():
             tool.close()
 
@@ -150,6 +225,12 @@ class AgentBase(DiscriminatedUnionMixin, ABC):
         Once `conversation.cancel_requested` is set (by `interrupt()`), stop as soon as
         possible: abandon the LLM call, start no more actions.
         """
+
+
+def _is_mcp(tool: ToolDefinition[Any, Any]) -> bool:
+    from ohtui.sdk.mcp.definition import MCPToolDefinition
+
+    return isinstance(tool, MCPToolDefinition)
 
 
 def check_resumable(

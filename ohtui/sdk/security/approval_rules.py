@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, model_validator
 
+from ohtui.sdk.mcp.definition import MCPToolAction
 from ohtui.sdk.security.confirmation_policy import (
     ConfirmationDecision,
     ConfirmationPolicyBase,
@@ -62,7 +63,11 @@ class ApprovalRule(BaseModel):
     model_config = ConfigDict(defer_build=True, frozen=True, extra="forbid")
 
     id: str = Field(default_factory=lambda: uuid.uuid4().hex[:8])
-    tool: str = Field(min_length=1, description="Tool name, or '*' for every tool.")
+    tool: str = Field(
+        min_length=1,
+        description="Tool name, or '*' for every tool; an MCP tool also as `mcp:server/tool` "
+        "(or `mcp:server/*` for all of a server's tools).",
+    )
     command_prefix: str | None = Field(
         default=None, description="Terminal only: the leading words a command part must have."
     )
@@ -103,6 +108,13 @@ class ApprovalRule(BaseModel):
     def applies_to_tool(self, tool_name: str) -> bool:
         """Whether this rule is about `tool_name` at all."""
         return self.tool in ("*", tool_name)
+
+    def applies_to(self, action: ActionEvent) -> bool:
+        """Whether this rule is about the action's tool: by its name, or for an MCP tool as
+        `mcp:server/tool` or `mcp:server/*`."""
+        if self.applies_to_tool(action.tool_name):
+            return True
+        return isinstance(action.action, MCPToolAction) and self.tool in action.action.rule_names
 
     def covers(self, command: Command) -> bool:
         """Whether this (allow) rule covers one command: literal words, the program on PATH."""
@@ -166,7 +178,7 @@ class ApprovalRulesPolicy(ConfirmationPolicyBase):
 
     def decide(self, action: ActionEvent, working_dir: str) -> ConfirmationDecision:
         """Deny rules, then allow rules, then the fallback policy."""
-        rules = [r for r in self.rules if r.applies_to_tool(action.tool_name)]
+        rules = [r for r in self.rules if r.applies_to(action)]
         deny = _first_deny(rules, action, working_dir)
         if deny is not None:
             return ConfirmationDecision("deny", f"denied by rule: {deny.describe()}", deny)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import Field, field_validator
 
+from ohtui.sdk.mcp.definition import MCPToolAction
 from ohtui.sdk.security.action_text import ActionText, action_text, normalize_text
 from ohtui.sdk.security.analyzer import _FROZEN, _RANK, RiskAssessment, SecurityAnalyzerBase
 from ohtui.sdk.security.approval_rules import resolve_path
@@ -203,6 +204,11 @@ class PatternSecurityAnalyzer(SecurityAnalyzerBase):
             return self._edit(str(command or "view"), path)
         if action.tool_name in _CONVERSATION_ONLY and action.action is not None:
             return [_Finding(SecurityRisk.LOW, "changes nothing outside the conversation", "")]
+        if isinstance(action.action, MCPToolAction):
+            # What a server's tool does is its own: no reading vouches for it. (The agent
+            # rates a tool its server marks read-only LOW.)
+            unknown = _Finding(SecurityRisk.UNKNOWN, "an MCP server's tool", "mcp-tool")
+            return [*self._signatures([normalize_text(" ".join(text.executable))]), unknown]
         return self._any_call(text)
 
     def _signatures(self, texts: Iterable[str]) -> list[_Finding]:

@@ -15,6 +15,7 @@ import shlex
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ohtui.sdk.mcp.definition import MCPToolAction
 from ohtui.sdk.security.approval_rules import (
     FILE_EDITOR,
     TERMINAL,
@@ -119,6 +120,9 @@ def suggest_rules(
             glob = path.as_posix()  # outside the workspace: exactly this file
         rule = ApprovalRule(tool=FILE_EDITOR, path_glob=glob, scope=scope, workspace=workspace)
         return RuleSuggestion((rule,))
+    if isinstance(action.action, MCPToolAction):  # this server's tool, not any of that name
+        name = action.action.rule_names[0]
+        return RuleSuggestion((ApprovalRule(tool=name, scope=scope, workspace=workspace),))
     return RuleSuggestion((ApprovalRule(tool=action.tool_name, scope=scope, workspace=workspace),))
 
 

@@ -342,6 +342,41 @@ class ChatScreen(Screen[None]):
     def on_notice(self, message: msg.Notice) -> None:
         self.notify(message.text, severity=message.severity)  # type: ignore[arg-type]
 
+    def on_mcp_trust_needed(self, message: msg.McpTrustNeeded) -> None:
+        """Ask whether to start the servers of the workspace's .mcp.json."""
+        from ohtui.tui.screens.confirm import ConfirmScreen
+
+        project = message.project
+        commands = "\n".join(f"  {line}" for line in project.launches)
+        detail = (
+            f"It would start these MCP servers, with your rights, now and whenever ohtui opens "
+            f"this workspace:\n{commands}\n\nTrusted until the file changes; Cancel starts "
+            "none of them."
+        )
+        self.app.push_screen(
+            ConfirmScreen(
+                f"Trust {project.path.name} of this workspace?",
+                detail,
+                confirm_label="Trust",
+                danger=True,
+            ),
+            self.session.answer_mcp_trust,
+        )
+
+    def on_mcp_changed(self, message: msg.McpChanged) -> None:
+        """Keep an open /mcp screen current."""
+        from ohtui.tui.screens.mcp import MCPScreen
+
+        screen = self.app.screen
+        if isinstance(screen, MCPScreen):
+            screen.show(self.session.mcp_servers())
+
+    def open_mcp(self) -> None:
+        """Show the MCP servers (/mcp)."""
+        from ohtui.tui.screens.mcp import MCPScreen
+
+        self.app.push_screen(MCPScreen(self.session.mcp_servers(), self.session.set_mcp_enabled))
+
     @on(ConversationView.NeedOlder)
     def _need_older(self, message: ConversationView.NeedOlder) -> None:
         self.session.load_older(message.before)

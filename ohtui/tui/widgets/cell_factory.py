@@ -30,6 +30,7 @@ from ohtui.sdk.event import (
     UserRejectObservation,
 )
 from ohtui.sdk.llm.message import text_of
+from ohtui.sdk.mcp.definition import MCPToolAction
 from ohtui.sdk.tool import Action, Observation
 from ohtui.sdk.tool.builtins import FinishAction, FinishObservation, ThinkAction, ThinkObservation
 from ohtui.sdk.tools.file_editor import FileEditorAction, FileEditorObservation
@@ -188,6 +189,21 @@ def action_cell(action: Action | None, event: ActionEvent) -> ActionCell | Finis
         Content.styled(f"{icon} ", "bold $text-accent"),
         Content.styled(name, "bold"),
         Content.styled(summary, "bold"),
+    )
+    badge = risk_badge(event.security_risk.value)
+    if badge.plain:
+        title = Content.assemble(title, "  ", badge)
+    return ActionCell(event, title, detail)
+
+
+@action_cell.register
+def _(action: MCPToolAction, event: ActionEvent) -> ActionCell | FinishCell:
+    summary, detail = action_summary(event)
+    title = Content.assemble(
+        Content.styled("⚙ ", "bold $text-accent"),
+        Content.styled(f"{action.server} ", "$text-accent"),
+        Content.styled(f"{action.tool} ", "bold"),
+        Content.styled(summary, ""),
     )
     badge = risk_badge(event.security_risk.value)
     if badge.plain:

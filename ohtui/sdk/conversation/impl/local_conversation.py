@@ -170,6 +170,10 @@ class LocalConversation(BaseConversation):
                 self.set_sandbox(sandbox)
             if self._state.execution_status is Status.RUNNING and not read_only:
                 self._settle_crashed_run()
+            if not read_only:  # its MCP servers start now, in the background
+                self.agent.start_mcp(
+                    self.workspace.working_dir, self._state.secret_registry.get_secret_value
+                )
         except BaseException:
             self._state.close()  # lets go of the conversation
             raise

@@ -1,0 +1,178 @@
+"""MCP benchmarks for issue 15; run by hand: `.venv/bin/python bench/mcp.py [ready|calls|frame]`.
+
+- first frame with two stdio MCP servers configured (mcp-server-time and our test server),
+  against a bare Textual app in the same run, on a real pseudo-terminal (target <= 1.1x);
+- tools ready after the servers answer `initialize`: for each server, from the answer to its
+  tools being offered, and for the agent, from the last answer to its tools being resolved
+  (target <= 1 s);
+- per-call overhead: an MCP call through the client manager against the same call sent as a
+  raw JSON-RPC line to the same kind of server, no SDK (target <= 5 ms).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from tui import BARE_APP, Terminal, ohtui_argv
+
+ROOT = Path(__file__).resolve().parent.parent
+# This file is bench/mcp.py: its folder must not shadow the `mcp` package once `tui` is in.
+sys.path.remove(str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(ROOT / "tests"))
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+from mcp_servers import ours, time_server  # noqa: E402
+
+from ohtui.sdk.mcp import MCPClientManager, parse_servers  # noqa: E402
+
+CALLS = 200
+
+
+def _config(tmp: str) -> str:
+    """config.toml with two stdio servers."""
+    time_spec, ours_spec = time_server(), ours()
+    path = Path(tmp, "config.toml")
+    path.write_text(
+        "[mcp.servers.time]\n"
+        f"command = {json.dumps(time_spec['command'])}\n"
+        f"args = {json.dumps(time_spec['args'])}\n\n"
+        "[mcp.servers.calc]\n"
+        f"command = {json.dumps(ours_spec['command'])}\n"
+        f"args = {json.dumps(ours_spec['args'])}\n"
+    )
+    return str(path)
+
+
+def bench_first_frame(runs: int = 7) -> None:
+    """Median time to the first frame: ohtui with two MCP servers vs a bare Textual app."""
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {
+            "OHTUI_DATA_DIR": f"{tmp}/data",
+            "OHTUI_LOG_DIR": f"{tmp}/log",
+            "OHTUI_CONFIG": _config(tmp),
+        }
+        bare_script = Path(tmp, "bare.py")
+        bare_script.write_text(BARE_APP)
+        seconds: dict[str, list[float]] = {"bare": [], "ohtui": []}
+        for _ in range(runs):
+            for name, argv, marker in (
+                ("bare", [sys.executable, str(bare_script)], "BAREFRAME"),
+                ("ohtui", ohtui_argv("--model", "openai/bench", "-w", tmp), "Message the agent"),
+            ):
+                term = Terminal(argv, env)
+                try:
+                    seconds[name].append(term.wait_for(marker))
+                    if name == "ohtui":  # let the servers start, so the next run pays for them
+                        term.wait_for("ready", timeout=60)
+                finally:
+                    term.kill()
+    bare, ohtui = statistics.median(seconds["bare"]), statistics.median(seconds["ohtui"])
+    print(
+        f"first frame, two stdio MCP servers configured: ohtui {ohtui:.3f} s, bare Textual "
+        f"{bare:.3f} s -> {ohtui / bare:.2f}x (target <= 1.1x; median of {runs})"
+    )
+
+
+def bench_ready(runs: int = 5) -> None:
+    """From `initialize` answered to tools offered, per server and for the agent."""
+    per_server: list[float] = []
+    agent: list[float] = []
+    for _ in range(runs):
+        manager = MCPClientManager(parse_servers({"time": time_server(), "calc": ours()}))
+        manager.start()
+        manager.wait_settled(60)
+        settled = time.monotonic()
+        infos = manager.servers()
+        manager.close()
+        assert all(i.initialized_at and i.ready_at for i in infos), [i.summary for i in infos]
+        per_server += [i.ready_at - i.initialized_at for i in infos]  # type: ignore[operator]
+        agent.append(settled - max(i.initialized_at for i in infos))  # type: ignore[type-var]
+    print(
+        f"tools ready after `initialize` answered: per server median "
+        f"{statistics.median(per_server) * 1000:.1f} ms (max {max(per_server) * 1000:.1f} ms); "
+        f"the agent has them {statistics.median(agent) * 1000:.1f} ms after the last answer "
+        f"(max {max(agent) * 1000:.1f} ms) (target <= 1 s)"
+    )
+
+
+def _raw_calls(count: int) -> list[float]:
+    """`tools/call add` as raw JSON-RPC lines to our stdio server: the server's own time."""
+    spec = ours()
+    process = subprocess.Popen(
+        [spec["command"], *spec["args"]],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    assert process.stdin is not None and process.stdout is not None
+
+    def send(message: dict[str, object]) -> None:
+        process.stdin.write(json.dumps(message) + "\n")  # type: ignore[union-attr]
+        process.stdin.flush()  # type: ignore[union-attr]
+
+    init = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "b"}}
+    send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init})
+    process.stdout.readline()
+    send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    times = []
+    for i in range(1, count + 1):
+        params = {"name": "add", "arguments": {"a": i, "b": 1}}
+        started = time.perf_counter()
+        send({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": params})
+        process.stdout.readline()
+        times.append(time.perf_counter() - started)
+    process.stdin.close()
+    process.wait(10)
+    return times
+
+
+def _manager_calls(count: int) -> list[float]:
+    """The same call through the client manager (what every MCP tool call goes through)."""
+    manager = MCPClientManager(parse_servers({"calc": ours()}))
+    manager.start()
+    manager.wait_settled(60)
+    times = []
+    cpu = time.process_time()
+    try:
+        for i in range(count):
+            started = time.perf_counter()
+            result = manager.call("calc", "add", {"a": i, "b": 1})
+            times.append(time.perf_counter() - started)
+            assert result.text == str(i + 1), result.text
+        _CPU.append((time.process_time() - cpu) / count)
+    finally:
+        manager.close()
+    return times
+
+
+_CPU: list[float] = []
+"""This process's CPU time per call through the manager (both threads: ours and the SDK's)."""
+
+
+def bench_call_overhead() -> None:
+    """Median per-call time through the manager minus the raw round trip."""
+    _manager_calls(20)  # warm up imports and caches
+    raw = statistics.median(_raw_calls(CALLS))
+    ours_ = statistics.median(_manager_calls(CALLS))
+    load = os.getloadavg()[0]
+    print(
+        f"per-call: raw JSON-RPC {raw * 1000:.2f} ms, through ohtui {ours_ * 1000:.2f} ms -> "
+        f"overhead {(ours_ - raw) * 1000:.2f} ms (target <= 5 ms; median of {CALLS}); "
+        f"client CPU {_CPU[-1] * 1000:.2f} ms a call; load average {load:.1f} on "
+        f"{os.cpu_count()} cores (each hop between the SDK's tasks waits for a core)"
+    )
+
+
+BENCHES = {"ready": bench_ready, "calls": bench_call_overhead, "frame": bench_first_frame}
+
+if __name__ == "__main__":
+    for name in sys.argv[1:] or list(BENCHES):  # e.g. `bench/mcp.py calls`
+        BENCHES[name]()

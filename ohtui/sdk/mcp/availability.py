@@ -1,0 +1,42 @@
+"""Why an MCP tool the model calls is not there: its server failed, is off, or is gone."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from ohtui.sdk.event.llm_convertible.action import ActionEvent
+from ohtui.sdk.mcp.definition import MCPToolAction
+
+if TYPE_CHECKING:
+    from ohtui.sdk.event.base import Event
+    from ohtui.sdk.mcp.manager import MCPClientManager
+
+HISTORY_SCAN = 500
+"""Newest events searched for an earlier call of the tool (its server's name)."""
+
+
+def missing_mcp_tool(name: str, events: Sequence[Event], manager: MCPClientManager | None) -> str:
+    """A clause for "There is no tool named 'x'…": the MCP server the tool came from (an
+    earlier call in the history says which) and why it is not available now; "" when the
+    tool never came from an MCP server."""
+    server = None
+    for index in range(len(events) - 1, max(-1, len(events) - 1 - HISTORY_SCAN), -1):
+        event = events[index]
+        if (
+            isinstance(event, ActionEvent)
+            and event.tool_name == name
+            and isinstance(event.action, MCPToolAction)
+        ):
+            server = event.action.server
+            break
+    if server is None:
+        return ""
+    infos = {info.name: info for info in manager.servers()} if manager is not None else {}
+    info = infos.get(server)
+    if info is None:
+        return (
+            f" now: it came from MCP server '{server}', which is not configured any more "
+            "in this session"
+        )
+    return f" now: it came from MCP server '{server}', which is {info.summary}"

@@ -1,0 +1,217 @@
+"""MCP tools as ToolDefinitions: the action, the observation, the definition and its executor.
+
+Nothing here imports the `mcp` package: a resumed conversation's events name these classes,
+and reading them must not cost the SDK's import (nor need the server to be there).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any, Protocol
+
+from pydantic import Field
+from rich.text import Text
+
+from ohtui.sdk.llm.message import ImageContent, TextContent
+from ohtui.sdk.mcp.config import SECRET_REFERENCE
+from ohtui.sdk.tool.schema import Action, Observation
+from ohtui.sdk.tool.tool import (
+    SECURITY_RISK_DESC,
+    SUMMARY_DESC,
+    ToolArgumentError,
+    ToolDefinition,
+    ToolExecutor,
+)
+
+if TYPE_CHECKING:
+    from ohtui.sdk.conversation.impl.local_conversation import LocalConversation
+    from ohtui.sdk.conversation.secret_registry import SecretRegistry
+
+RULE_PREFIX = "mcp:"
+"""Approval rules name an MCP tool as `mcp:server/tool` (or `mcp:server/*`)."""
+
+
+class MCPToolAction(Action):
+    """The arguments of one MCP tool call, as the model gave them (None values dropped)."""
+
+    server: str = Field(default="", description="The MCP server that provides the tool.")
+    tool: str = Field(default="", description="The tool's name on that server.")
+    data: dict[str, Any] = Field(default_factory=dict, description="The tool's arguments.")
+
+    @property
+    def rule_names(self) -> tuple[str, ...]:
+        """The names approval rules may use for this call: `mcp:server/tool`, `mcp:server/*`."""
+        return (f"{RULE_PREFIX}{self.server}/{self.tool}", f"{RULE_PREFIX}{self.server}/*")
+
+    @property
+    def visualize(self) -> Text:
+        """`server/tool`, then the arguments as JSON."""
+        text = Text(f"{self.server}/{self.tool}\n", style="bold")
+        if self.data:
+            text.append(json.dumps(self.data, indent=2, ensure_ascii=False))
+        return text
+
+
+class MCPToolObservation(Observation):
+    """What an MCP tool returned: its text and images; `is_error` as the server said."""
+
+    server: str = ""
+    tool: str = ""
+
+
+class MCPToolDefinition(ToolDefinition[MCPToolAction, MCPToolObservation]):
+    """One tool of an MCP server, its schema and annotations passed through as the server
+    gave them."""
+
+    action_type: type[MCPToolAction] = MCPToolAction
+    observation_type: type[MCPToolObservation] | None = MCPToolObservation
+    description: str = "No description provided"
+    server: str = Field(description="The MCP server that provides it.")
+    input_schema: dict[str, Any] = Field(default_factory=dict, description="MCP `inputSchema`.")
+    output_schema: dict[str, Any] | None = Field(default=None, description="MCP `outputSchema`.")
+
+    def action_from_arguments(self, arguments: dict[str, Any]) -> MCPToolAction:
+        """Drop None values and check the rest against the server's `inputSchema`;
+        ToolArgumentError says what is wrong, for the model."""
+        data = {k: v for k, v in arguments.items() if v is not None}
+        problems = schema_problems(self.input_schema, data)
+        if problems:
+            raise ToolArgumentError(
+                f"Invalid arguments for tool '{self.name}' (MCP server '{self.server}'): "
+                f"{'; '.join(problems)}. Expected parameters: "
+                f"{sorted(self.input_schema.get('properties', {}))}."
+            )
+        return MCPToolAction(server=self.server, tool=self.name, data=data)
+
+    def to_mcp_tool(self) -> dict[str, Any]:
+        """The tool as its server described it."""
+        tool: dict[str, Any] = {
+            "name": self.name,
+            "description": self.description,
+            "inputSchema": copy.deepcopy(self.input_schema),
+        }
+        if self.annotations is not None:
+            tool["annotations"] = self.annotations
+        if self.output_schema is not None:
+            tool["outputSchema"] = copy.deepcopy(self.output_schema)
+        return tool
+
+    def _get_tool_schema(self, add_security_risk_prediction: bool = False) -> dict[str, Any]:
+        """The server's own input schema (a copy), plus the risk rating and summary every
+        call may carry."""
+        schema = copy.deepcopy(self.input_schema)
+        schema["type"] = "object"
+        own = schema.get("properties") or {}
+        extra: dict[str, Any] = {}
+        if add_security_risk_prediction and not self.is_read_only:
+            extra["security_risk"] = {
+                "type": "string",
+                "enum": ["LOW", "MEDIUM", "HIGH"],
+                "description": SECURITY_RISK_DESC,
+            }
+            schema["required"] = [*schema.get("required", []), "security_risk"]
+        if "summary" not in own:
+            extra["summary"] = {"type": "string", "description": SUMMARY_DESC}
+        schema["properties"] = {**extra, **{k: v for k, v in own.items() if k not in extra}}
+        return schema
+
+
+class MCPCaller(Protocol):
+    """What runs MCP calls: the client manager."""
+
+    def call(
+        self, server: str, tool: str, arguments: dict[str, Any], timeout: float | None = None
+    ) -> MCPToolObservation:
+        """Call a tool and wait; every failure comes back as an error observation."""
+        ...
+
+    def cancel_calls(self, server: str | None = None) -> None:
+        """Cancel the calls in flight (of one server, or all)."""
+        ...
+
+
+class MCPToolExecutor(ToolExecutor[MCPToolAction, MCPToolObservation]):
+    """Sends the call to the server, with the conversation's secrets filled in, and masks
+    them in what comes back."""
+
+    def __init__(self, caller: MCPCaller, server: str, timeout: float | None = None) -> None:
+        self._caller = caller
+        self._server = server
+        self._timeout = timeout
+
+    def __call__(
+        self, action: MCPToolAction, conversation: LocalConversation | None = None
+    ) -> MCPToolObservation:
+        """Call the tool; the observation says what the server answered or what went wrong."""
+        registry = conversation.state.secret_registry if conversation is not None else None
+        arguments = expand_secrets(action.data, registry) if registry is not None else action.data
+        observation = self._caller.call(self._server, action.tool, arguments, self._timeout)
+        return mask_observation(observation, registry) if registry is not None else observation
+
+    def interrupt(self) -> None:
+        """Cancel this server's calls in flight."""
+        self._caller.cancel_calls(self._server)
+
+
+def expand_secrets(data: Any, registry: SecretRegistry) -> Any:
+    """`data` with `${NAME}` / `$NAME` references to the conversation's secrets filled in
+    (in every string, at any depth); other `$` text stays as it is."""
+    if isinstance(data, str):
+
+        def value(match: Any) -> str:
+            found = registry.get_secret_value(match.group(1) or match.group(2))
+            return match.group(0) if found is None else found
+
+        return SECRET_REFERENCE.sub(value, data) if "$" in data else data
+    if isinstance(data, dict):
+        return {k: expand_secrets(v, registry) for k, v in data.items()}
+    if isinstance(data, list):
+        return [expand_secrets(v, registry) for v in data]
+    return data
+
+
+def mask_observation(
+    observation: MCPToolObservation, registry: SecretRegistry
+) -> MCPToolObservation:
+    """The observation with every secret value masked in its text."""
+    if not registry.has_values:
+        return observation
+    content: list[TextContent | ImageContent] = [
+        TextContent(text=registry.mask_secrets_in_output(part.text))
+        if isinstance(part, TextContent)
+        else part
+        for part in observation.content
+    ]
+    return observation.model_copy(update={"content": content})
+
+
+def schema_problems(schema: dict[str, Any], data: dict[str, Any]) -> list[str]:
+    """What is wrong with `data` for a JSON schema, one line each (at most five)."""
+    if not schema:
+        return []
+    validator = _validator(json.dumps(schema, sort_keys=True))
+    if validator is None:
+        return []
+    problems: list[str] = []
+    for error in sorted(validator.iter_errors(data), key=lambda e: list(e.path))[:5]:
+        where = ".".join(str(p) for p in error.path)
+        problems.append(f"{where}: {error.message}" if where else error.message)
+    return problems
+
+
+@lru_cache(maxsize=512)
+def _validator(schema_json: str) -> Any:
+    """A validator for a schema (cached: each call of a tool checks against the same one);
+    None when the server's schema is itself invalid (the server then judges the call)."""
+    from jsonschema import validators
+    from jsonschema.exceptions import SchemaError
+
+    schema = json.loads(schema_json)
+    cls = validators.validator_for(schema)
+    try:
+        cls.check_schema(schema)
+    except SchemaError:
+        return None
+    return cls(schema)

@@ -1,0 +1,708 @@
+"""The MCP client manager: every server's session on ONE background asyncio loop thread.
+
+`start()` returns at once; the loop thread imports the `mcp` SDK, then starts each enabled
+server (a stdio child or an HTTP session), initializes it and lists its tools. Calls come
+from any thread and block until the server answers, the call times out, or `cancel_calls`
+(an interrupt) cancels them. Every failure is reported as a status the user sees (with the
+server's stderr tail) or an error observation the model reads, never an exception.
+`close()` ends every session: stdio children get their stdin closed, then SIGTERM, then
+SIGKILL (the SDK's shutdown sequence), and the loop thread stops.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import logging
+import math
+import os
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any, TextIO, cast
+
+from ohtui.sdk.mcp.config import SECRET_REFERENCE, MCPServerSpec
+from ohtui.sdk.mcp.definition import (
+    MCPToolDefinition,
+    MCPToolExecutor,
+    MCPToolObservation,
+    schema_problems,
+)
+from ohtui.sdk.tool.tool import ToolAnnotations
+
+if TYPE_CHECKING:
+    from mcp import ClientSession
+
+logger = logging.getLogger(__name__)
+
+STDERR_TAIL = 800
+"""Characters of a failed server's stderr shown to the user."""
+CLOSE_TIMEOUT = 8.0
+"""Seconds `close` waits for the sessions to end (the SDK gives a child 2 s, then kills it)."""
+SETTLE_MARGIN = 5.0
+"""Seconds `wait_settled` adds to the longest startup timeout (the SDK's own import)."""
+
+
+class ServerStatus(StrEnum):
+    """Where a server is (its value is the word the user sees)."""
+
+    STARTING = "starting"
+    READY = "ready"
+    FAILED = "failed"
+    DISABLED = "disabled"
+
+    @property
+    def settled(self) -> bool:
+        """Whether the server is done starting (ready, failed or off)."""
+        return self is not ServerStatus.STARTING
+
+
+@dataclass(frozen=True)
+class ToolInfo:
+    """One tool a server offers, as it described it."""
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    output_schema: dict[str, Any] | None = None
+    annotations: ToolAnnotations | None = None
+
+    @property
+    def read_only(self) -> bool:
+        """Whether the server marks it read-only."""
+        return bool(self.annotations and self.annotations.readOnlyHint)
+
+
+@dataclass(frozen=True)
+class ServerInfo:
+    """What the user sees of a server: its status, why it failed, its tools."""
+
+    name: str
+    spec: MCPServerSpec | None
+    status: ServerStatus
+    tools: tuple[ToolInfo, ...] = ()
+    error: str | None = None
+    server_version: str | None = None
+    initialized_at: float | None = None
+    """When `initialize` was answered (time.monotonic)."""
+    ready_at: float | None = None
+    """When its tools were listed and offered (time.monotonic)."""
+
+    @property
+    def summary(self) -> str:
+        """One line: `ready, 2 tools`, `failed: why`, `starting`, `disabled`."""
+        if self.status is ServerStatus.READY:
+            n = len(self.tools)
+            return f"ready, {n} tool{'s' if n != 1 else ''}"
+        if self.status is ServerStatus.FAILED:
+            return f"failed: {(self.error or 'unknown error').splitlines()[0]}"
+        return self.status.value
+
+
+@dataclass
+class _Slot:
+    """One server's live state (touched under the manager's lock)."""
+
+    name: str
+    spec: MCPServerSpec | None
+    status: ServerStatus
+    error: str | None = None
+    tools: tuple[ToolInfo, ...] = ()
+    server_version: str | None = None
+    session: ClientSession | None = None
+    stop: Any = None  # anyio.Event, set on the loop to end the session
+    task: asyncio.Task[None] | None = None
+    lost_once: bool = False
+    initialized_at: float | None = None
+    ready_at: float | None = None
+    calls: set[concurrent.futures.Future[MCPToolObservation]] = field(default_factory=set)
+
+    def info(self) -> ServerInfo:
+        return ServerInfo(
+            self.name,
+            self.spec,
+            self.status,
+            self.tools,
+            self.error,
+            self.server_version,
+            self.initialized_at,
+            self.ready_at,
+        )
+
+
+class MCPClientManager:
+    """Runs the configured MCP servers and their calls on one background loop thread."""
+
+    def __init__(
+        self,
+        specs: Mapping[str, MCPServerSpec],
+        *,
+        errors: Mapping[str, str] | None = None,
+        working_dir: str | None = None,
+        secret: Callable[[str], str | None] | None = None,
+    ) -> None:
+        """`errors`: servers whose settings are wrong, by name, with the message to show.
+        `secret` looks up a conversation secret named in `env` or `headers`."""
+        self._working_dir = working_dir
+        self._secret = secret
+        self._lock = threading.RLock()
+        self._slots: dict[str, _Slot] = {}
+        for name, spec in specs.items():
+            status = ServerStatus.STARTING if spec.enabled else ServerStatus.DISABLED
+            self._slots[name] = _Slot(name, spec, status)
+        for name, error in (errors or {}).items():
+            self._slots[name] = _Slot(name, None, ServerStatus.FAILED, error=error)
+        self._reserved: frozenset[str] = frozenset()
+        self._listeners: list[Callable[[], None]] = []
+        self._changed = threading.Condition(self._lock)
+        self._version = 0
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._closed = False
+
+    # --- lifecycle ---------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start the loop thread and every enabled server; returns at once."""
+        with self._lock:
+            if self._thread is not None or self._closed:
+                return
+            loop = asyncio.new_event_loop()
+            self._loop = loop
+            self._thread = threading.Thread(
+                target=self._run_loop, args=(loop,), name="ohtui-mcp", daemon=True
+            )
+        self._thread.start()
+        asyncio.run_coroutine_threadsafe(self._boot(), loop)
+
+    @staticmethod
+    def _run_loop(loop: asyncio.AbstractEventLoop) -> None:
+        asyncio.set_event_loop(loop)
+        try:
+            loop.run_forever()
+        finally:
+            loop.close()
+
+    async def _boot(self) -> None:
+        try:
+            import mcp  # noqa: F401 - the SDK's import, here, off every other thread
+        except ImportError as exc:
+            self._fail_all(f"the `mcp` package cannot be imported ({exc}); reinstall ohtui")
+            return
+        with self._lock:
+            names = [n for n, s in self._slots.items() if s.status is ServerStatus.STARTING]
+        for name in names:
+            self._launch(name)
+
+    def _launch(self, name: str) -> None:
+        """Start (or restart) one server's session task; on the loop thread."""
+        import anyio
+
+        with self._lock:
+            slot = self._slots[name]
+            slot.status, slot.error, slot.tools, slot.session = (
+                ServerStatus.STARTING,
+                None,
+                (),
+                None,
+            )
+            slot.stop = anyio.Event()
+            slot.task = asyncio.get_running_loop().create_task(self._serve(slot, slot.stop))
+        self._notify()
+
+    def close(self) -> None:
+        """End every session and stop the loop thread (idempotent); every stdio child is
+        terminated."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            loop, thread = self._loop, self._thread
+        self.cancel_calls()
+        if loop is None or thread is None:
+            return
+        if loop.is_running():
+            try:
+                asyncio.run_coroutine_threadsafe(self._shutdown(), loop).result(CLOSE_TIMEOUT)
+            except (concurrent.futures.TimeoutError, RuntimeError) as exc:
+                logger.warning("MCP sessions did not all end in time: %s", exc)
+            loop.call_soon_threadsafe(loop.stop)
+        thread.join(CLOSE_TIMEOUT)
+
+    async def _shutdown(self) -> None:
+        with self._lock:
+            slots = list(self._slots.values())
+        tasks = []
+        for slot in slots:
+            if slot.stop is not None:
+                slot.stop.set()
+            if slot.task is not None and not slot.task.done():
+                tasks.append(slot.task)
+        if tasks:
+            await asyncio.wait(tasks, timeout=CLOSE_TIMEOUT - 1)
+
+    # --- one server's session ----------------------------------------------------------
+
+    async def _serve(self, slot: _Slot, stop: Any) -> None:
+        """Open the session, initialize, list the tools, then hold it until `stop`."""
+        import anyio
+
+        spec = slot.spec
+        assert spec is not None
+        errlog = _stderr_file() if spec.transport == "stdio" else None
+        ready = False
+        try:
+            from mcp import ClientSession
+
+            # The deadline covers starting only; the scope wraps the whole session because
+            # the transport's task groups must close inside it.
+            with anyio.fail_after(spec.startup_timeout) as scope:
+                async with contextlib.AsyncExitStack() as stack:
+                    read, write = await stack.enter_async_context(self._transport(spec, errlog))
+                    session = await stack.enter_async_context(
+                        ClientSession(read, write, message_handler=cast(Any, self._handler(slot)))
+                    )
+                    result = await session.initialize()
+                    initialized = time.monotonic()
+                    tools = await _list_tools(session)
+                    scope.deadline = math.inf  # started: the session lives until stopped
+                    with self._lock:
+                        if slot.stop is not stop:
+                            return  # replaced or disabled while starting
+                        slot.session, slot.tools = session, tools
+                        info = result.serverInfo
+                        slot.server_version = f"{info.name} {info.version}".strip()
+                        slot.status = ServerStatus.READY
+                        slot.initialized_at, slot.ready_at = initialized, time.monotonic()
+                        ready = True
+                        self._check_conflicts()
+                    self._notify()
+                    await stop.wait()
+        except BaseException as exc:
+            if isinstance(exc, asyncio.CancelledError) and self._closed:
+                raise
+            why = _startup_error(exc, spec) if not ready else f"session ended: {_reason(exc)}"
+            tail = _tail(errlog)
+            with self._lock:
+                if slot.stop is stop and slot.status is not ServerStatus.DISABLED:
+                    slot.status, slot.session = ServerStatus.FAILED, None
+                    slot.error = f"{why}\n{tail}" if tail else why
+            logger.warning("MCP server %s: %s", slot.name, slot.error)
+            self._notify()
+            if isinstance(exc, asyncio.CancelledError):
+                raise
+        finally:
+            if errlog is not None:
+                errlog.close()
+
+    def _transport(self, spec: MCPServerSpec, errlog: TextIO | None) -> Any:
+        """The SDK's transport context for a server: stdio, streamable HTTP or SSE."""
+        if spec.transport == "stdio":
+            from mcp import StdioServerParameters
+            from mcp.client.stdio import get_default_environment, stdio_client
+
+            env = {**get_default_environment(), **self._filled(spec, "env", spec.env)}
+            cwd = spec.cwd
+            if self._working_dir and (cwd is None or not os.path.isabs(cwd)):
+                cwd = os.path.join(self._working_dir, cwd or "")
+            params = StdioServerParameters(
+                command=spec.command or "", args=list(spec.args), env=env, cwd=cwd
+            )
+            return stdio_client(params, errlog=errlog) if errlog else stdio_client(params)
+        headers = self._filled(spec, "headers", spec.headers)
+        if spec.transport == "sse":
+            from mcp.client.sse import sse_client
+
+            return sse_client(spec.url or "", headers=headers)
+        return _http_streams(spec.url or "", headers)
+
+    def _filled(self, spec: MCPServerSpec, key: str, values: dict[str, str]) -> dict[str, str]:
+        """`env` or `headers` with the secrets they name filled in; ValueError names the
+        missing one."""
+        out: dict[str, str] = {}
+        for name, value in values.items():
+
+            def fill(match: Any, name: str = name) -> str:
+                secret = match.group(1) or match.group(2)
+                found = self._secret(secret) if self._secret else None
+                if found is None:
+                    raise _SettingError(
+                        f"`{key}.{name}` names the secret '{secret}', which is not set: add it "
+                        "under Secrets in /settings (it is kept in the keyring)"
+                    )
+                return found
+
+            out[name] = SECRET_REFERENCE.sub(fill, value)
+        return out
+
+    def _handler(self, slot: _Slot) -> Callable[[Any], Any]:
+        """Re-list the tools when the server says they changed."""
+
+        async def handle(message: Any) -> None:
+            from mcp import types
+
+            root = getattr(message, "root", None)
+            if isinstance(root, types.ToolListChangedNotification):
+                session = slot.session
+                if session is None:
+                    return
+                tools = await _list_tools(session)
+                with self._lock:
+                    slot.tools = tools
+                    self._check_conflicts()
+                self._notify()
+
+        return handle
+
+    # --- calls -------------------------------------------------------------------------
+
+    def call(
+        self, server: str, tool: str, arguments: dict[str, Any], timeout: float | None = None
+    ) -> MCPToolObservation:
+        """Call a tool and wait for its result; every failure is an error observation."""
+        with self._lock:
+            slot = self._slots.get(server)
+            loop = self._loop
+            problem = self._unavailable(server, slot)
+            if problem is None and slot is not None and slot.spec is not None:
+                timeout = timeout or slot.spec.timeout
+        if problem is not None or slot is None or loop is None:
+            return _error(server, tool, problem or f"MCP server '{server}' is not running.")
+        future = asyncio.run_coroutine_threadsafe(
+            self._call(slot, tool, arguments, timeout or 300.0), loop
+        )
+        with self._lock:
+            slot.calls.add(future)
+        try:
+            return future.result()
+        except concurrent.futures.CancelledError:
+            return _error(server, tool, "The user interrupted this call before it finished.")
+        finally:
+            with self._lock:
+                slot.calls.discard(future)
+
+    def _unavailable(self, server: str, slot: _Slot | None) -> str | None:
+        if self._closed:
+            return "ohtui is closing; the call was not sent."
+        if slot is None:
+            return f"MCP server '{server}' is not configured any more."
+        if slot.status is ServerStatus.READY and slot.session is not None:
+            return None
+        if slot.status is ServerStatus.DISABLED:
+            return f"MCP server '{server}' is disabled for this session."
+        if slot.status is ServerStatus.STARTING:
+            return f"MCP server '{server}' is still starting; try again shortly."
+        return f"MCP server '{server}' is not available: {slot.error or 'it failed'}"
+
+    async def _call(
+        self, slot: _Slot, tool: str, arguments: dict[str, Any], timeout: float
+    ) -> MCPToolObservation:
+        import anyio
+        from mcp.shared.exceptions import McpError
+
+        session = slot.session
+        if session is None:
+            return _error(slot.name, tool, f"MCP server '{slot.name}' is not running.")
+        try:
+            with anyio.fail_after(timeout):
+                result = await _call_tool(session, tool, arguments)
+        except TimeoutError:
+            return _error(
+                slot.name, tool, f"The call timed out after {timeout:g} s; it may still be running."
+            )
+        except (McpError, anyio.ClosedResourceError, anyio.BrokenResourceError) as exc:
+            reason = _reason(exc)
+            if isinstance(exc, McpError) and "closed" not in reason.lower():
+                return _error(slot.name, tool, f"The server refused the call: {reason}")
+            return _error(slot.name, tool, self._lost(slot, reason))
+        except Exception as exc:
+            logger.warning("MCP call %s/%s failed", slot.name, tool, exc_info=True)
+            return _error(slot.name, tool, f"The call failed: {_reason(exc)}")
+        from ohtui.sdk.mcp.results import observation_from_result
+
+        info = next((t for t in slot.tools if t.name == tool), None)
+        if info is not None and info.output_schema and result.structuredContent is not None:
+            problems = schema_problems(info.output_schema, result.structuredContent)
+            if problems:  # the text content still goes to the model
+                logger.warning(
+                    "MCP %s/%s: structured result off its schema: %s", slot.name, tool, problems
+                )
+        return observation_from_result(slot.name, tool, result)
+
+    def _lost(self, slot: _Slot, reason: str) -> str:
+        """The session broke (the server crashed or forgot it): reconnect once."""
+        with self._lock:
+            again = not slot.lost_once and not self._closed
+            slot.lost_once = True
+            if slot.stop is not None:
+                slot.stop.set()
+            if not again:
+                slot.status, slot.session = ServerStatus.FAILED, None
+                slot.error = f"lost the connection again: {reason}"
+        self._notify()
+        if again:
+            self._launch(slot.name)
+            return (
+                f"The connection to MCP server '{slot.name}' was lost ({reason}); ohtui is "
+                "reconnecting. The call may not have run: call again if it is still needed."
+            )
+        return f"The connection to MCP server '{slot.name}' was lost again ({reason}); it is off."
+
+    def cancel_calls(self, server: str | None = None) -> None:
+        """Cancel the calls in flight, of one server or of all; callable from any thread."""
+        with self._lock:
+            futures = [f for s in self._slots.values() if server in (None, s.name) for f in s.calls]
+        for future in futures:
+            future.cancel()
+
+    # --- what the agent and the UI see -------------------------------------------------
+
+    @property
+    def version(self) -> int:
+        """Grows whenever a server's status or tools change."""
+        return self._version
+
+    def servers(self) -> list[ServerInfo]:
+        """Every configured server, in the order configured."""
+        with self._lock:
+            return [slot.info() for slot in self._slots.values()]
+
+    def add_listener(self, listener: Callable[[], None]) -> None:
+        """Call `listener` (on the loop thread) whenever a server changes."""
+        with self._lock:
+            self._listeners.append(listener)
+
+    def remove_listener(self, listener: Callable[[], None]) -> None:
+        """Stop calling `listener`."""
+        with self._lock:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+    def wait_settled(self, timeout: float | None = None) -> bool:
+        """Wait until no server is starting (at most `timeout` s; default: the longest
+        startup timeout and a margin); whether they all settled."""
+        with self._lock:
+            if timeout is None:
+                timeouts = [s.spec.startup_timeout for s in self._slots.values() if s.spec]
+                timeout = max(timeouts, default=0) + SETTLE_MARGIN
+            return self._changed.wait_for(
+                lambda: all(s.status.settled for s in self._slots.values()), timeout
+            )
+
+    def reserve(self, names: Iterable[str]) -> None:
+        """Tool names MCP tools may not take (the agent's own tools)."""
+        with self._lock:
+            self._reserved = frozenset(names)
+            self._check_conflicts()
+        self._notify()
+
+    def tool_definitions(self) -> list[MCPToolDefinition]:
+        """The tools of every ready server, as ToolDefinitions with executors."""
+        with self._lock:
+            slots = [s for s in self._slots.values() if s.status is ServerStatus.READY]
+        return [
+            MCPToolDefinition.model_validate(
+                {
+                    "name": tool.name,
+                    "description": tool.description or "No description provided",
+                    "server": slot.name,
+                    "input_schema": tool.input_schema,
+                    "output_schema": tool.output_schema,
+                    "annotations": tool.annotations,
+                }
+            ).set_executor(MCPToolExecutor(self, slot.name))
+            for slot in slots
+            for tool in slot.tools
+        ]
+
+    def set_enabled(self, name: str, enabled: bool) -> None:
+        """Turn a server on or off for this session (it starts, or its session ends)."""
+        with self._lock:
+            slot = self._slots.get(name)
+            loop = self._loop
+            if slot is None or slot.spec is None or self._closed:
+                return
+            if not enabled:
+                slot.status, slot.session, slot.error = ServerStatus.DISABLED, None, None
+                stop, slot.stop = slot.stop, None
+            elif slot.status in (ServerStatus.DISABLED, ServerStatus.FAILED):
+                slot.status, slot.lost_once, stop = ServerStatus.STARTING, False, None
+            else:
+                return
+        if not enabled:
+            self.cancel_calls(name)
+            if stop is not None and loop is not None:
+                loop.call_soon_threadsafe(stop.set)
+            self._notify()
+            return
+        if loop is None:
+            self.start()
+        else:
+            loop.call_soon_threadsafe(self._launch, name)
+        self._notify()
+
+    # --- internals ---------------------------------------------------------------------
+
+    def _check_conflicts(self) -> None:
+        """Fail a ready server whose tool has the name of an earlier server's or the
+        agent's own tool (config order decides, so it is the same on every start)."""
+        taken: dict[str, str] = {}
+        for slot in self._slots.values():
+            if slot.status is not ServerStatus.READY:
+                continue
+            clash = next(
+                (t.name for t in slot.tools if t.name in taken or t.name in self._reserved), None
+            )
+            if clash is None:
+                taken.update({t.name: slot.name for t in slot.tools})
+                continue
+            owner = f"MCP server '{taken[clash]}'" if clash in taken else "ohtui's own tools"
+            slot.status, slot.session = ServerStatus.FAILED, None
+            slot.error = (
+                f"its tool '{clash}' has the same name as one of {owner}: disable one of the "
+                "two servers (/mcp, or `enabled = false`)"
+                if clash in taken
+                else f"its tool '{clash}' has the same name as one of {owner}: disable this server"
+            )
+            if slot.stop is not None and self._loop is not None:
+                self._loop.call_soon_threadsafe(slot.stop.set)
+
+    def _fail_all(self, error: str) -> None:
+        with self._lock:
+            for slot in self._slots.values():
+                if slot.status is ServerStatus.STARTING:
+                    slot.status, slot.error = ServerStatus.FAILED, error
+        self._notify()
+
+    def _notify(self) -> None:
+        with self._lock:
+            self._version += 1
+            self._changed.notify_all()
+            listeners = list(self._listeners)
+        for listener in listeners:
+            try:
+                listener()
+            except Exception:
+                logger.exception("an MCP status listener failed")
+
+
+class _SettingError(Exception):
+    """A server's settings cannot be used as they are (a missing secret)."""
+
+
+@contextlib.asynccontextmanager
+async def _http_streams(url: str, headers: dict[str, str]) -> Any:
+    """Streamable HTTP as (read, write), with the settings' headers on every request."""
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    async with (
+        create_mcp_http_client(headers=headers or None) as client,
+        streamable_http_client(url, http_client=client) as (read, write, _),
+    ):
+        yield read, write
+
+
+async def _call_tool(session: ClientSession, tool: str, arguments: dict[str, Any]) -> Any:
+    """`tools/call`, sent as a plain request: `ClientSession.call_tool` also checks the
+    structured result against the output schema by recompiling the schema on every call
+    (~9 ms a call here); `_call` checks it with a cached validator instead."""
+    from mcp import types
+
+    params = types.CallToolRequestParams(name=tool, arguments=arguments)
+    request = types.ClientRequest(types.CallToolRequest(params=params))
+    return await session.send_request(request, types.CallToolResult)
+
+
+async def _list_tools(session: ClientSession) -> tuple[ToolInfo, ...]:
+    """Every tool of the server, page by page."""
+    from mcp import types
+
+    tools: list[ToolInfo] = []
+    cursor: str | None = None
+    while True:
+        params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
+        page = await session.list_tools(params=params)
+        for tool in page.tools:
+            annotations = (
+                ToolAnnotations.model_validate(tool.annotations.model_dump(exclude_none=True))
+                if tool.annotations is not None
+                else None
+            )
+            tools.append(
+                ToolInfo(
+                    name=tool.name,
+                    description=tool.description or "",
+                    input_schema=dict(tool.inputSchema),
+                    output_schema=dict(tool.outputSchema) if tool.outputSchema else None,
+                    annotations=annotations,
+                )
+            )
+        cursor = page.nextCursor
+        if not cursor:
+            return tuple(tools)
+
+
+def _stderr_file() -> TextIO:
+    """Where a stdio server's stderr goes (never the terminal): a temporary file."""
+    return tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
+
+
+def _tail(errlog: TextIO | None) -> str:
+    """The last lines the server wrote to stderr, for the user."""
+    if errlog is None:
+        return ""
+    try:
+        errlog.flush()
+        errlog.seek(0)
+        text = errlog.read().strip()
+    except (OSError, ValueError):
+        return ""
+    if not text:
+        return ""
+    return "stderr: " + (text[-STDERR_TAIL:] if len(text) > STDERR_TAIL else text)
+
+
+def _startup_error(exc: BaseException, spec: MCPServerSpec) -> str:
+    """Why a server did not start, in words."""
+    leaf = _leaf(exc)
+    if isinstance(leaf, TimeoutError):
+        return f"did not answer `initialize` within {spec.startup_timeout:g} s"
+    if isinstance(leaf, _SettingError):
+        return str(leaf)
+    if isinstance(leaf, FileNotFoundError):
+        return f"`command` {spec.command!r} was not found: install it or fix the path"
+    if isinstance(leaf, PermissionError):
+        return f"`command` {spec.command!r} cannot be run: {leaf.strerror or leaf}"
+    if spec.transport != "stdio" and type(leaf).__module__.startswith("httpx"):
+        return f"cannot reach `url` {spec.url}: {_reason(leaf)}"
+    if isinstance(leaf, asyncio.CancelledError):
+        return "stopped while starting"
+    if "connection closed" in str(leaf).lower():
+        return "exited before answering `initialize`"
+    return f"failed to start: {_reason(leaf)}"
+
+
+def _leaf(exc: BaseException) -> BaseException:
+    """The first real error inside (nested) exception groups."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
+
+
+def _reason(exc: BaseException) -> str:
+    leaf = _leaf(exc)
+    text = str(leaf).strip()
+    if not text:
+        return type(leaf).__name__
+    if type(leaf).__module__.startswith(("builtins", "ohtui")):
+        return text
+    return f"{type(leaf).__name__}: {text}"
+
+
+def _error(server: str, tool: str, text: str) -> MCPToolObservation:
+    return MCPToolObservation.from_text(text, is_error=True, server=server, tool=tool)

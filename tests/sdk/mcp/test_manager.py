@@ -1,0 +1,203 @@
+"""The MCP client manager against real servers: ours over stdio and streamable HTTP,
+mcp-server-time and mcp-server-git from PyPI. Statements 3-6 of the notes."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp_servers import git_server, http_server, mcp_children, ours, time_server
+
+from ohtui.sdk.mcp import MCPClientManager, ServerStatus, parse_servers
+
+
+@pytest.fixture
+def make() -> Iterator[Any]:
+    """Build and start a manager from mcpServers settings; closed after the test."""
+    made: list[MCPClientManager] = []
+
+    def build(servers: dict[str, Any], **kwargs: Any) -> MCPClientManager:
+        manager = MCPClientManager(parse_servers(servers), **kwargs)
+        made.append(manager)
+        manager.start()
+        assert manager.wait_settled(60)
+        return manager
+
+    yield build
+    for manager in made:
+        manager.close()
+
+
+def status(manager: MCPClientManager) -> dict[str, str]:
+    return {s.name: s.summary for s in manager.servers()}
+
+
+def test_stdio_server_tools_and_calls(make: Any) -> None:
+    manager = make({"t": ours()})
+    [info] = manager.servers()
+    assert info.status is ServerStatus.READY
+    tools = {t.name: t for t in info.tools}
+    assert set(tools) >= {"add", "fail", "sleep", "echo"}
+    assert tools["add"].read_only and not tools["sleep"].read_only
+    assert tools["add"].input_schema["required"] == ["a", "b"]
+    added = manager.call("t", "add", {"a": 2, "b": 3})
+    assert (added.text, added.is_error, added.server, added.tool) == ("5", False, "t", "add")
+    failed = manager.call("t", "fail", {"msg": "boom"})
+    assert failed.is_error and "boom" in failed.text
+
+
+def test_streamable_http_server(make: Any) -> None:
+    with http_server() as url:
+        manager = make({"web": {"url": url}})
+        assert status(manager) == {"web": "ready, 5 tools"}
+        assert manager.call("web", "add", {"a": 40, "b": 2}).text == "42"
+        failed = manager.call("web", "fail", {"msg": "boom"})
+        assert failed.is_error and "Error executing tool fail: boom" in failed.text
+
+
+def test_reference_servers_time_and_git(make: Any, tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    manager = make({"time": time_server(), "git": git_server(repo)})
+    infos = {s.name: s for s in manager.servers()}
+    assert {t.name for t in infos["time"].tools} == {"get_current_time", "convert_time"}
+    assert all(t.read_only for t in infos["time"].tools)
+    git_tools = {t.name: t for t in infos["git"].tools}
+    assert "git_status" in git_tools and "git_commit" in git_tools
+    assert not git_tools["git_commit"].read_only
+    converted = manager.call(
+        "time",
+        "convert_time",
+        {"source_timezone": "UTC", "time": "12:00", "target_timezone": "Asia/Tokyo"},
+    )
+    assert not converted.is_error and "Asia/Tokyo" in converted.text
+    bad = manager.call("time", "convert_time", {"time": "12:00"})
+    assert bad.is_error
+    unknown = manager.call("time", "no_such_tool", {})
+    assert unknown.is_error and "no_such_tool" in unknown.text
+    assert "branch" in manager.call("git", "git_status", {"repo_path": str(repo)}).text.lower()
+
+
+def test_a_server_that_fails_to_start_is_reported_with_its_stderr(make: Any) -> None:
+    manager = make(
+        {
+            "good": ours(),
+            "crashing": ours("--crash-on-start"),
+            "missing": {"command": "ohtui-no-such-program-here"},
+        }
+    )
+    infos = {s.name: s for s in manager.servers()}
+    assert infos["good"].status is ServerStatus.READY
+    assert infos["crashing"].status is ServerStatus.FAILED
+    assert "fatal: cannot open the database" in (infos["crashing"].error or "")
+    assert infos["missing"].status is ServerStatus.FAILED
+    assert "ohtui-no-such-program-here" in (infos["missing"].error or "")
+    assert "not found" in (infos["missing"].error or "")
+    refused = manager.call("crashing", "add", {"a": 1, "b": 2})
+    assert refused.is_error and "not available" in refused.text
+
+
+def test_a_server_that_never_initializes_times_out(make: Any) -> None:
+    silent = {"command": sys.executable, "args": ["-c", "import time; time.sleep(60)"]}
+    started = time.monotonic()
+    manager = make({"silent": {**silent, "startupTimeout": 1500}, "t": ours()})
+    assert time.monotonic() - started < 20
+    infos = {s.name: s for s in manager.servers()}
+    assert infos["silent"].status is ServerStatus.FAILED
+    assert "did not answer `initialize` within 1.5 s" in (infos["silent"].error or "")
+    assert infos["t"].status is ServerStatus.READY
+
+
+def test_duplicate_tool_names_fail_the_later_server_naming_both(make: Any) -> None:
+    manager = make({"first": ours(), "second": ours("--name", "other")})
+    infos = {s.name: s for s in manager.servers()}
+    assert infos["first"].status is ServerStatus.READY
+    assert infos["second"].status is ServerStatus.FAILED
+    error = infos["second"].error or ""
+    assert "'first'" in error and "same name" in error
+    assert {t.server for t in manager.tool_definitions()} == {"first"}
+
+
+def test_a_tool_named_like_an_agent_tool_is_refused(make: Any) -> None:
+    manager = make({"t": ours()})
+    manager.reserve(["add", "terminal"])
+    [info] = manager.servers()
+    assert info.status is ServerStatus.FAILED and "ohtui's own tools" in (info.error or "")
+
+
+def test_call_timeout_becomes_an_error_observation(make: Any) -> None:
+    manager = make({"t": ours(timeout=500)})
+    started = time.monotonic()
+    slow = manager.call("t", "sleep", {"seconds": 5})
+    assert time.monotonic() - started < 3
+    assert slow.is_error and "timed out after 0.5 s" in slow.text
+    assert manager.call("t", "add", {"a": 1, "b": 1}).text == "2"  # the session goes on
+
+
+def test_cancel_calls_interrupts_an_in_flight_call(make: Any) -> None:
+    manager = make({"t": ours()})
+    threading.Timer(0.3, manager.cancel_calls).start()
+    started = time.monotonic()
+    result = manager.call("t", "sleep", {"seconds": 10})
+    assert time.monotonic() - started < 3
+    assert result.is_error and "interrupted" in result.text
+    assert manager.call("t", "add", {"a": 1, "b": 1}).text == "2"
+
+
+def test_a_crashed_server_is_reconnected_once(make: Any) -> None:
+    manager = make({"t": ours()})
+    crashed = manager.call("t", "crash", {})
+    assert crashed.is_error and "lost" in crashed.text and "reconnecting" in crashed.text
+    assert manager.wait_settled(30)
+    assert manager.call("t", "add", {"a": 2, "b": 2}).text == "4"
+
+
+def test_disable_and_enable_for_the_session(make: Any) -> None:
+    manager = make({"t": ours(), "off": ours("--name", "off", enabled=False)})
+    assert status(manager)["off"] == "disabled"
+    manager.set_enabled("t", False)
+    refused = manager.call("t", "add", {"a": 1, "b": 2})
+    assert refused.is_error and "disabled for this session" in refused.text
+    manager.set_enabled("t", True)
+    assert manager.wait_settled(30)
+    assert manager.call("t", "add", {"a": 1, "b": 2}).text == "3"
+
+
+def test_close_leaves_no_child_process(make: Any) -> None:
+    manager = make({"a": ours(), "b": time_server()})
+    assert len(mcp_children()) >= 2
+    manager.close()
+    deadline = time.monotonic() + 5
+    while mcp_children() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert mcp_children() == []
+
+
+def test_secrets_in_env_are_filled_in_and_missing_ones_reported(make: Any) -> None:
+    values = {"TOKEN": "s3cr3t"}
+    manager = make(
+        {
+            "ok": ours(env={"API_TOKEN": "${TOKEN}"}),
+            "missing": ours("--name", "m", env={"API_TOKEN": "$NOPE"}),
+        },
+        secret=values.get,
+    )
+    infos = {s.name: s for s in manager.servers()}
+    assert infos["ok"].status is ServerStatus.READY
+    assert infos["missing"].status is ServerStatus.FAILED
+    assert "`env.API_TOKEN`" in (infos["missing"].error or "")
+    assert "'NOPE'" in (infos["missing"].error or "")
+
+
+def test_invalid_settings_are_listed_as_failed() -> None:
+    manager = MCPClientManager({}, errors={"bad": "MCP server 'bad': `command` is missing"})
+    [info] = manager.servers()
+    assert info.status is ServerStatus.FAILED and "`command`" in info.summary
+    manager.close()
