@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import threading
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
@@ -98,9 +99,10 @@ class Engine:
         )
         logger.info("engine loaded in %.0f ms", (time.perf_counter() - started) * 1000)
         if self.config.warm_up:
-            from ohtui.sdk.llm._litellm import warm_up
+            from ohtui.sdk.llm.warm_up import warm_up
 
-            warm_up()  # the first run then does not wait seconds for litellm's import
+            # The first run then does not wait seconds for litellm's import.
+            threading.Thread(target=warm_up, name="llm-warm-up", daemon=True).start()
         return loaded
 
     def close(self) -> None:
