@@ -62,7 +62,7 @@ async def test_trust_dialog_lists_the_commands_and_trusting_starts_them(
         await wait(pilot, lambda: chat_ready(app), what="the conversation to open")
         await wait(pilot, lambda: servers_ready(app, 1), what="the server", timeout=60)
         [server] = app.chat.session.mcp_servers() if app.chat else []
-        assert server.name == "calc" and server.summary == "ready, 5 tools"
+        assert server.name == "calc" and server.summary == "ready, 6 tools"
 
 
 async def test_declining_trust_starts_nothing_and_is_asked_again(
@@ -186,4 +186,4 @@ def test_first_frame_does_not_import_mcp_and_servers_start_after(
         check=True,
     ).stdout
     assert "FIRST-FRAME False" in out
-    assert "LATER True ['ready, 2 tools', 'ready, 5 tools']" in out
+    assert "LATER True ['ready, 2 tools', 'ready, 6 tools']" in out
