@@ -1,4 +1,5 @@
-"""A small MCP server for the tests (FastMCP, the official SDK's): add, fail, sleep, echo.
+"""A small MCP server for the tests (FastMCP, the official SDK's): add, fail, sleep, echo,
+getenv, crash.
 
 `python tests/mcp_test_server.py` serves over stdio; `--http PORT` serves streamable HTTP on
 127.0.0.1:PORT/mcp. `--name` changes the server's name, `--crash-on-start` exits at once
@@ -40,6 +41,11 @@ def build(name: str, host: str = "127.0.0.1", port: int = 8000) -> FastMCP:
     def echo(text: str) -> str:
         """Return `text` as it arrived."""
         return f"echo: {text}"
+
+    @server.tool(annotations=ToolAnnotations(readOnlyHint=True))
+    def getenv(name: str) -> str:
+        """The value of one of the server's environment variables."""
+        return os.environ.get(name, "(unset)")
 
     @server.tool()
     def crash() -> str:

@@ -59,10 +59,10 @@ async def test_trust_dialog_lists_the_commands_and_trusting_starts_them(
         assert "Trust .mcp.json of this workspace?" in shown
         assert "mcp_test_server.py --name calc" in shown
         await pilot.press("left", "enter")  # from Cancel to Trust
-        await wait(pilot, lambda: chat_ready(app), what="the conversation to open")
+        await wait(pilot, lambda: chat_ready(app), what="the conversation", timeout=60)
         await wait(pilot, lambda: servers_ready(app, 1), what="the server", timeout=60)
         [server] = app.chat.session.mcp_servers() if app.chat else []
-        assert server.name == "calc" and server.summary == "ready, 5 tools"
+        assert server.name == "calc" and server.summary == "ready, 6 tools"
 
 
 async def test_declining_trust_starts_nothing_and_is_asked_again(
@@ -73,7 +73,7 @@ async def test_declining_trust_starts_nothing_and_is_asked_again(
     async with app.run_test(size=SIZE) as pilot:
         await wait(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the trust dialog")
         await pilot.press("escape")
-        await wait(pilot, lambda: chat_ready(app), what="the conversation to open")
+        await wait(pilot, lambda: chat_ready(app), what="the conversation", timeout=60)
         assert app.chat is not None and app.chat.session.mcp_servers() == []
 
 
@@ -83,7 +83,7 @@ async def test_mcp_screen_lists_status_tools_and_toggles(
     with_servers(config_file, {"time": time_server(), "broken": ours("--crash-on-start")})
     app = OhtuiApp(app_options)
     async with app.run_test(size=SIZE) as pilot:
-        await wait(pilot, lambda: chat_ready(app), what="the conversation to open")
+        await wait(pilot, lambda: chat_ready(app), what="the conversation", timeout=60)
         await wait(pilot, lambda: servers_ready(app, 2), what="the servers", timeout=60)
         await submit(pilot, "/mcp")
         await wait(pilot, lambda: isinstance(app.screen, MCPScreen), what="the /mcp screen")
@@ -110,7 +110,7 @@ async def test_a_call_shows_its_server_and_a_non_read_only_tool_waits_for_approv
     llm_server.reply_text("Done.", usage=USAGE)
     app = OhtuiApp(app_options)
     async with app.run_test(size=SIZE) as pilot:
-        await wait(pilot, lambda: chat_ready(app), what="the conversation to open")
+        await wait(pilot, lambda: chat_ready(app), what="the conversation", timeout=60)
         await submit(pilot, "what time is it in Tokyo?")
         await wait(
             pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the approval", timeout=60
@@ -125,7 +125,7 @@ async def test_a_call_shows_its_server_and_a_non_read_only_tool_waits_for_approv
         assert [row.action.tool for row in modal.rows] == ["sleep"]
         assert "calc/sleep" in screen_text(app)
         await pilot.press("y")
-        await wait(pilot, lambda: status(app) == "finished", what="the run to finish")
+        await wait(pilot, lambda: status(app) == "finished", what="the run", timeout=60)
         slept = cell_text(action_cells(app, "sleep")[0])
         assert "calc sleep" in slept and "slept 0.1" in slept
         assert "18:30" in tool_message_texts(llm_server.requests[1])[0]
@@ -186,4 +186,4 @@ def test_first_frame_does_not_import_mcp_and_servers_start_after(
         check=True,
     ).stdout
     assert "FIRST-FRAME False" in out
-    assert "LATER True ['ready, 2 tools', 'ready, 5 tools']" in out
+    assert "LATER True ['ready, 2 tools', 'ready, 6 tools']" in out

@@ -270,3 +270,18 @@ def test_help_does_not_import_mcp() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip().endswith("MCP-ABSENT")
+
+
+def test_a_secret_named_in_env_reaches_the_server_and_is_masked_back(
+    make: Any, llm_server: ScriptedLLMServer
+) -> None:
+    server = ours(env={"SERVICE_TOKEN": "${TOKEN}"})
+    conversation = make({"t": server}, secrets={"TOKEN": StaticSecret(value="tok-1234567")})
+    conversation.set_confirmation_policy(NeverConfirm())
+    llm_server.reply_tool_call("getenv", {"name": "SERVICE_TOKEN"})
+    llm_server.reply_text("done")
+    conversation.send_message("go")
+    conversation.run()
+    [observation] = of_type(conversation.state.events, ObservationEvent)
+    assert observation.observation.text == "<secret-hidden>"  # the server had the value
+    assert "tok-1234567" not in json.dumps(conversation.agent.model_dump(mode="json"))

@@ -55,7 +55,7 @@ def test_stdio_server_tools_and_calls(make: Any) -> None:
 def test_streamable_http_server(make: Any) -> None:
     with http_server() as url:
         manager = make({"web": {"url": url}})
-        assert status(manager) == {"web": "ready, 5 tools"}
+        assert status(manager) == {"web": "ready, 6 tools"}
         assert manager.call("web", "add", {"a": 40, "b": 2}).text == "42"
         failed = manager.call("web", "fail", {"msg": "boom"})
         assert failed.is_error and "Error executing tool fail: boom" in failed.text
