@@ -23,6 +23,7 @@ from ohtui.sdk.event import (
     ConversationStateUpdateEvent,
     Event,
     HookExecutionEvent,
+    InterruptEvent,
     LLMCompletionLogEvent,
     LLMConvertibleEvent,
     MessageEvent,
@@ -171,6 +172,10 @@ def make_pause() -> PauseEvent:
     return PauseEvent()
 
 
+def make_interrupt() -> InterruptEvent:
+    return InterruptEvent()
+
+
 def make_hook_event() -> HookExecutionEvent:
     return HookExecutionEvent(
         hook_event_name="PreToolUse",
@@ -198,6 +203,7 @@ EVENT_CASES: dict[type[Event], tuple[Callable[[], Event], str]] = {
     LLMCompletionLogEvent: (make_completion_log, "completion-0001.json"),
     TokenEvent: (make_token_event, "3 prompt"),
     PauseEvent: (make_pause, "Paused"),
+    InterruptEvent: (make_interrupt, "Interrupted"),
     HookExecutionEvent: (make_hook_event, "no network in CI"),
 }
 
