@@ -105,12 +105,17 @@ def test_server_libraries_are_not_imported_elsewhere(code: str) -> None:
     assert result.stdout.strip().splitlines()[-1] == "[]"
 
 
-def test_ready_within_a_second_of_start(tmp_path: Path) -> None:
-    """Measured start -> first 200 from /ready; generous here (two shared cores), the bench
-    prints the real figure."""
+def test_ready_within_a_second_of_cpu(tmp_path: Path) -> None:
+    """/ready answers once the server listens, before the engine loads: well under a second
+    of CPU (wall time depends on the machine's load; bench/server.py prints it). Bytecode
+    cached first, as after a user's first run."""
+    import ohtui
+
+    package = str(Path(ohtui.__file__).parent)
+    subprocess.run([sys.executable, "-m", "compileall", "-q", package], check=True)
     server = ServerProcess(tmp_path).start()
     try:
-        assert server.ready_seconds is not None and server.ready_seconds < 5
+        assert server.cpu_seconds() < 1.0
     finally:
         server.stop()
 

@@ -36,7 +36,7 @@ def create(client: httpx.Client, llm: ScriptedLLMServer, workspace: Path, **extr
     return str(response.json()["id"])
 
 
-def wait_status(client: httpx.Client, cid: str, *statuses: str, timeout: float = 60) -> str:
+def wait_status(client: httpx.Client, cid: str, *statuses: str, timeout: float = 180) -> str:
     deadline = time.monotonic() + timeout
     status = ""
     while time.monotonic() < deadline:
