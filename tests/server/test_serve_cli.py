@@ -50,7 +50,8 @@ def test_key_from_the_named_variable(tmp_path: Path) -> None:
     try:
         url = server.url + "/api/conversations/count"
         assert httpx.get(url).status_code == 401
-        assert httpx.get(url, headers={"X-Session-API-Key": "named-key-123"}).json() == 0
+        keyed = httpx.get(url, headers={"X-Session-API-Key": "named-key-123"}, timeout=120)
+        assert keyed.json() == 0  # (the first /api answer waits for the engine to load)
     finally:
         server.stop()
 
@@ -58,7 +59,7 @@ def test_key_from_the_named_variable(tmp_path: Path) -> None:
 def test_loopback_without_a_key_is_open(tmp_path: Path) -> None:
     server = ServerProcess(tmp_path, key=None).start()
     try:
-        assert httpx.get(server.url + "/api/conversations/count").json() == 0
+        assert httpx.get(server.url + "/api/conversations/count", timeout=120).json() == 0
     finally:
         server.stop()
 

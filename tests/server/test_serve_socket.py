@@ -183,7 +183,11 @@ def test_the_key_is_never_logged(
 ) -> None:
     """Every path a key travels (header, auth frame, a URL query, the agent's LLM key)."""
     Frames(socket_url(server, conversation) + f"?session_api_key={TEST_KEY}", "bad").wait_closed()
-    httpx.get(server.url + "/api/conversations/search", headers={"X-Session-API-Key": TEST_KEY})
+    httpx.get(
+        server.url + "/api/conversations/search",
+        headers={"X-Session-API-Key": TEST_KEY},
+        timeout=120,
+    )
     httpx.get(server.url + f"/api/conversations/search?session_api_key={TEST_KEY}")
     time.sleep(0.3)
     log = server.log()
