@@ -106,14 +106,14 @@ def test_every_frame_validates_as_an_openhands_event(
             llm_script.reply_tool_call("nope", {"x": 1})
             llm_script.reply_text("all done, streamed in words")
             client.post(f"/api/conversations/{cid}/events", json=user_message("go", run=True))
-            frames.wait_for(is_full_state("finished"), timeout=120)
+            frames.wait_for(is_full_state("finished"), timeout=180)
             client.post(
                 f"/api/conversations/{cid}/confirmation_policy",
                 json={"policy": {"kind": "AlwaysConfirm"}},
             )
             llm_script.reply_tool_call("terminal", {"command": "echo no", "security_risk": "LOW"})
             client.post(f"/api/conversations/{cid}/events", json=user_message("more", run=True))
-            frames.wait_for(is_full_state("waiting_for_confirmation"), timeout=60)
+            frames.wait_for(is_full_state("waiting_for_confirmation"), timeout=180)
             client.post(
                 f"/api/conversations/{cid}/events/respond_to_confirmation",
                 json={"accept": False, "reason": "no"},

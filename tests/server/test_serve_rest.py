@@ -36,7 +36,7 @@ def create(client: httpx.Client, llm: ScriptedLLMServer, workspace: Path, **extr
     return str(response.json()["id"])
 
 
-def wait_status(client: httpx.Client, cid: str, *statuses: str, timeout: float = 60) -> str:
+def wait_status(client: httpx.Client, cid: str, *statuses: str, timeout: float = 180) -> str:
     deadline = time.monotonic() + timeout
     status = ""
     while time.monotonic() < deadline:
@@ -75,7 +75,7 @@ def test_probes_answer_without_a_key(server: ServerProcess) -> None:
     assert httpx.get(server.url + "/alive").json() == {"status": "ok"}
     assert httpx.get(server.url + "/health").status_code == 200
     assert httpx.get(server.url + "/ready").json() == {"status": "ready"}
-    info = httpx.get(server.url + "/server_info").json()
+    info = httpx.get(server.url + "/server_info", timeout=120).json()  # waits for the engine
     assert info["server"] == "ohtui"
     assert info["capabilities"] == ["per_action_confirmation"]
     assert {"terminal", "file_editor", "task_tracker"} <= set(info["usable_tools"])

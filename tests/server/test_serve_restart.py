@@ -16,7 +16,7 @@ from server_process import TEST_KEY, ServerProcess
 pytestmark = pytest.mark.slow
 
 
-def wait_for(client: httpx.Client, cid: str, predicate: Any, timeout: float = 60) -> Any:
+def wait_for(client: httpx.Client, cid: str, predicate: Any, timeout: float = 180) -> Any:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         info = client.get(f"/api/conversations/{cid}").json()
@@ -128,7 +128,7 @@ def test_100_idle_and_10_running_lose_no_event(
                     )
                 lost = duplicated = 0
                 for cid, frames in sockets.items():
-                    frames.wait_for(is_full_state("finished"), timeout=120)
+                    frames.wait_for(is_full_state("finished"), timeout=180)
                     stored = [
                         e["id"]
                         for e in client.get(f"/api/conversations/{cid}/events/search").json()[

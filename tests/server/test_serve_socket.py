@@ -69,7 +69,7 @@ def test_a_turn_streams_in_openhands_order(
         with server.client() as client:
             client.post(f"/api/conversations/{conversation}/events", json=user_message("hi"))
             client.post(f"/api/conversations/{conversation}/run")
-        frames.wait_for(is_full_state("finished"), timeout=60)
+        frames.wait_for(is_full_state("finished"), timeout=180)
         assert frames.kinds() == [
             "full_state=idle",
             "SystemPromptEvent",
@@ -102,7 +102,7 @@ def test_streaming_deltas_are_sent_not_stored(
             frames.wait_for(is_full_state("idle"))
             llm_script.reply_text("one two three four", chunks=["one ", "two ", "three ", "four"])
             client.post(f"/api/conversations/{cid}/events", json=user_message("count", run=True))
-            frames.wait_for(is_full_state("finished"), timeout=60)
+            frames.wait_for(is_full_state("finished"), timeout=180)
             deltas = [f for f in frames.frames if f["kind"] == "StreamingDeltaEvent"]
             assert "".join(d.get("content", "") for d in deltas) == "one two three four"
             assert len(deltas) >= 2
@@ -126,7 +126,7 @@ def test_message_frame_sends_and_runs(
         frames.send({"type": "auth", "session_api_key": TEST_KEY})  # a second one is harmless
         llm_script.reply_text("from the socket")
         frames.send({"role": "user", "content": [{"type": "text", "text": "hi"}]})
-        frames.wait_for(is_full_state("finished"), timeout=60)
+        frames.wait_for(is_full_state("finished"), timeout=180)
         frames.send({"role": "system", "content": "nope"})
         error = frames.wait_for(lambda f: f.get("kind") == "ServerErrorEvent")
         assert "only user messages" in error["detail"]
@@ -140,7 +140,7 @@ def test_resend_all_replays_history(
     llm_script.reply_text("done")
     with server.client() as client:
         client.post(f"/api/conversations/{conversation}/events", json=user_message("x", run=True))
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 180
         while (
             client.get(f"/api/conversations/{conversation}").json()["execution_status"]
             != "finished"
@@ -169,8 +169,8 @@ def test_every_subscriber_gets_every_frame(
             client.post(
                 f"/api/conversations/{conversation}/events", json=user_message("x", run=True)
             )
-        a.wait_for(is_full_state("finished"), timeout=60)
-        b.wait_for(is_full_state("finished"), timeout=60)
+        a.wait_for(is_full_state("finished"), timeout=180)
+        b.wait_for(is_full_state("finished"), timeout=180)
         ids = lambda frames: [f["id"] for f in frames.frames[1:]]  # noqa: E731
         assert ids(a) == ids(b)
     finally:
@@ -183,7 +183,11 @@ def test_the_key_is_never_logged(
 ) -> None:
     """Every path a key travels (header, auth frame, a URL query, the agent's LLM key)."""
     Frames(socket_url(server, conversation) + f"?session_api_key={TEST_KEY}", "bad").wait_closed()
-    httpx.get(server.url + "/api/conversations/search", headers={"X-Session-API-Key": TEST_KEY})
+    httpx.get(
+        server.url + "/api/conversations/search",
+        headers={"X-Session-API-Key": TEST_KEY},
+        timeout=120,
+    )
     httpx.get(server.url + f"/api/conversations/search?session_api_key={TEST_KEY}")
     time.sleep(0.3)
     log = server.log()
@@ -207,7 +211,7 @@ def test_a_message_sent_as_a_run_ends_is_run(
                     f"/api/conversations/{conversation}/events",
                     json=user_message(f"turn {turn}", run=True),
                 )
-                deadline = time.monotonic() + 60
+                deadline = time.monotonic() + 180
                 while sum(is_full_state("finished")(f) for f in list(frames.frames)) <= turn:
                     assert time.monotonic() < deadline, frames.kinds()
                     time.sleep(0.005)
