@@ -366,6 +366,9 @@ async def test_new_events_trim_the_window_back_after_paging_older_cells_in(
 ) -> None:
     conversation_id = save_long_conversation(app_options, turns=250)
     options = replace(app_options, resume_id=conversation_id, conversation_id=None)
+    assert options.config_file is not None  # the view's window is tested, not condensation
+    with options.config_file.open("a", encoding="utf-8") as file:
+        file.write('[context]\nstrategy = "none"\n')
     llm_server.reply_text("answer 250", usage=USAGE)
     app = OhtuiApp(options)
     async with app.run_test(size=SIZE) as pilot:

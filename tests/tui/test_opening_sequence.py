@@ -173,7 +173,7 @@ async def test_behaviour_rows_come_from_the_settings_fields_and_save_to_the_file
 
     from ohtui.settings.schema import Settings
     from ohtui.tui.screens.settings import SettingsScreen
-    from ohtui.tui.widgets.setting_rows import BEHAVIOUR
+    from ohtui.tui.widgets.setting_rows import BEHAVIOUR, CONTEXT
 
     assert app_options.config_file is not None
     app_options.config_file.write_text(
@@ -188,7 +188,8 @@ async def test_behaviour_rows_come_from_the_settings_fields_and_save_to_the_file
         screen = app.screen
         labels = [str(label.render()) for label in screen.query(".setting Label").results(Label)]
         defaults = Settings()
-        assert labels == [field.title(defaults) for field in BEHAVIOUR]
+        generated = [field.title(defaults) for field in (*BEHAVIOUR, *CONTEXT)]
+        assert labels == [*generated, "Plugins"]
         assert "Steps per run" in labels and "Sandbox" in labels
         steps = screen.query_one("#setting-agent-max-iteration-per-run", Input)
         assert steps.value == "500"
