@@ -218,3 +218,11 @@ def save_long_conversation(options: AppOptions, turns: int) -> str:
     conversation_id = conversation.id.hex
     conversation.close()
     return conversation_id
+
+
+def without_condenser(options: AppOptions) -> None:
+    """Turn condensation off in `options`' config file: a test of the view's window must not
+    have the default condenser summarize a long history first (it takes a scripted reply)."""
+    assert options.config_file is not None
+    with options.config_file.open("a", encoding="utf-8") as file:
+        file.write('[context]\nstrategy = "none"\n')

@@ -23,6 +23,7 @@ from chat_helpers import (
     screen_text,
     status,
     submit,
+    without_condenser,
 )
 from llm_server import Reply, ScriptedLLMServer
 
@@ -158,6 +159,7 @@ async def test_events_while_reading_back_wait_below_and_the_window_keeps_its_cap
 ) -> None:
     conversation_id = save_long_conversation(app_options, turns=SHORTER)
     options = replace(app_options, resume_id=conversation_id, conversation_id=None)
+    without_condenser(options)
     llm_server.reply(Reply(text="answer 200", usage=USAGE, delay=2.0))
     llm_server.reply_text("answer 201", usage=USAGE)
     app = OhtuiApp(options)
@@ -198,6 +200,7 @@ async def test_a_long_run_keeps_no_more_than_the_window(
     their memory (the heap is frozen once per session, not at every model call)."""
     conversation_id = save_long_conversation(app_options, turns=SHORTER)
     options = replace(app_options, resume_id=conversation_id, conversation_id=None)
+    without_condenser(options)
     replies = 12
     for n in range(replies):
         text = f"Answer {n}: " + " ".join(f"word{i}" for i in range(30))
