@@ -392,13 +392,17 @@ def test_mcp_screen(
         found = chat.session.mcp_servers() if chat is not None else []
         return len(found) == 3 and all(s.status.settled for s in found)
 
+    def warned(pilot: Any) -> bool:
+        return any("tracker" in str(note.message) for note in pilot.app._notifications)
+
     async def shown(pilot: Any) -> None:
         await open_chat(pilot, wait)
         await wait(pilot, lambda: settled(pilot), what="the MCP servers", timeout=60)
+        # The failed server's toast times out: on a loaded machine it may be gone already.
+        await wait(pilot, lambda: warned(pilot), what="the failed server's warning")
+        pilot.app.clear_notifications()
         await submit(pilot, "/mcp")
         await wait(pilot, lambda: isinstance(pilot.app.screen, MCPScreen), what="/mcp")
-        # The failed server's toast times out: on a loaded machine it may be gone already.
-        pilot.app.clear_notifications()
         await settle(pilot)
 
     assert snap_compare(OhtuiApp(app_options), terminal_size=SIZE, run_before=shown)
