@@ -207,18 +207,13 @@ def bench_rss(sizes: tuple[int, ...] = (0, 1000, 10_000)) -> None:
 
 def bench_first_message(runs: int = 3) -> None:
     from llm_server import Reply, ScriptedLLMServer
-    from tui import Terminal, ohtui_argv
+    from tui import Terminal, isolated_env, ohtui_argv
 
     server = ScriptedLLMServer()
     server.set_default(Reply(text="Hello there."))
     results = []
     with tempfile.TemporaryDirectory() as tmp:
-        env = {
-            "OHTUI_DATA_DIR": f"{tmp}/data",
-            "OHTUI_LOG_DIR": f"{tmp}/log",
-            "OHTUI_CONFIG": f"{tmp}/config.toml",
-            "OHTUI_API_KEY": "sk-bench",
-        }
+        env = isolated_env(tmp, api_key=True)
         argv = ohtui_argv("-w", tmp, "--model", "openai/test-model", "--base-url", server.base_url)
         for _ in range(runs):
             before = len(server.request_times)

@@ -128,13 +128,22 @@ def ohtui_argv(*args: str) -> list[str]:
     return [sys.executable, "-m", "ohtui", *args]
 
 
+def isolated_env(tmp: str, api_key: bool = False) -> dict[str, str]:
+    """Environment for an ohtui run whose data, logs and config live in `tmp` (and, with
+    `api_key`, a dummy key for the scripted server)."""
+    env = {
+        "OHTUI_DATA_DIR": f"{tmp}/data",
+        "OHTUI_LOG_DIR": f"{tmp}/log",
+        "OHTUI_CONFIG": f"{tmp}/config.toml",
+    }
+    if api_key:
+        env["OHTUI_API_KEY"] = "sk-bench"
+    return env
+
+
 def bench_first_frame(runs: int = 7) -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        env = {
-            "OHTUI_DATA_DIR": f"{tmp}/data",
-            "OHTUI_LOG_DIR": f"{tmp}/log",
-            "OHTUI_CONFIG": f"{tmp}/config.toml",
-        }
+        env = isolated_env(tmp)
         bare_script = Path(tmp, "bare.py")
         bare_script.write_text(BARE_APP)
         results: dict[str, list[tuple[float, float]]] = {"bare": [], "ohtui": []}
@@ -200,11 +209,7 @@ def make_conversation(base: str, workspace: str, events: int, marker: str) -> st
 
 def bench_open_large(events: int = 10_000) -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        env = {
-            "OHTUI_DATA_DIR": f"{tmp}/data",
-            "OHTUI_LOG_DIR": f"{tmp}/log",
-            "OHTUI_CONFIG": f"{tmp}/config.toml",
-        }
+        env = isolated_env(tmp)
         marker = "NEWEST-EVENT-MARKER"
         conv_id = make_conversation(f"{tmp}/data/conversations", tmp, events, marker)
         times, rss = [], []
@@ -231,12 +236,7 @@ def bench_memory(sizes: tuple[int, ...] = (0, 1_000, 10_000)) -> None:
     try:
         for events in sizes:
             with tempfile.TemporaryDirectory() as tmp:
-                env = {
-                    "OHTUI_DATA_DIR": f"{tmp}/data",
-                    "OHTUI_LOG_DIR": f"{tmp}/log",
-                    "OHTUI_CONFIG": f"{tmp}/config.toml",
-                    "OHTUI_API_KEY": "sk-bench",
-                }
+                env = isolated_env(tmp, api_key=True)
                 Path(tmp, "config.toml").write_text("[ui]\nauto_title = false\n")
                 args = ["-w", tmp, "--model", "openai/bench", "--base-url", server.base_url]
                 marker = "Message the agent"
@@ -308,12 +308,7 @@ def bench_streaming(events: int = 5_000, chunks: int = 2_000, rate: float = 50.0
     tokens = [f"w{n:04d}" + ("\n\n" if n % 50 == 49 else " ") for n in range(chunks)]
     server.set_default(Reply(text="".join(tokens), chunks=tokens, chunk_delay=1 / rate))
     with tempfile.TemporaryDirectory() as tmp:
-        env = {
-            "OHTUI_DATA_DIR": f"{tmp}/data",
-            "OHTUI_LOG_DIR": f"{tmp}/log",
-            "OHTUI_CONFIG": f"{tmp}/config.toml",
-            "OHTUI_API_KEY": "sk-bench",
-        }
+        env = isolated_env(tmp, api_key=True)
         conv_id = make_conversation(f"{tmp}/data/conversations", tmp, events, "READY-MARKER")
         argv = ohtui_argv(
             "--resume", conv_id, "-w", tmp, "--model", "openai/bench", "--base-url", server.base_url
@@ -362,11 +357,7 @@ def bench_picker(count: int = 1000) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
         ids = create(base / "data", count)
-        env = {
-            "OHTUI_DATA_DIR": f"{tmp}/data",
-            "OHTUI_LOG_DIR": f"{tmp}/log",
-            "OHTUI_CONFIG": f"{tmp}/config.toml",
-        }
+        env = isolated_env(tmp)
         workspace = base / "data" / f"project-{(len(ids) - 1) % 5}"
         last = len(ids) - 1  # the newest: titled unless a multiple of 3 (see picker.create)
         newest = f"Fix mod{last}" if last % 3 else f"conversation {last}, turn 0"
