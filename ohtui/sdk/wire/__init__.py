@@ -1,0 +1,1 @@
+"""Wire codecs between ohtui's engine objects and the OpenHands agent-server JSON."""
