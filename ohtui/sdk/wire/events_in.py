@@ -175,7 +175,7 @@ def _offered_tool(tool: dict[str, Any]) -> dict[str, Any]:
 def _hook(data: dict[str, Any]) -> dict[str, Any]:
     if "hook_event_name" in data:  # ours already
         return data
-    out = {k: data[k] for k in ("id", "timestamp", "source", "kind") if k in data}
+    out: dict[str, Any] = {k: data[k] for k in _BASE_FIELDS if k in data}
     out["hook_event_name"] = str(data.get("hook_event_type", ""))
     out["command"] = str(data.get("hook_command", ""))
     for name in ("tool_name", "exit_code", "reason"):
