@@ -20,7 +20,10 @@ from pathlib import Path
 import httpx
 
 PEER_ENV = "OHTUI_PEER_PYTHON"
-READY_TIMEOUT = 180.0
+PEER_URL_ENV = "OHTUI_PEER_URL"
+"""Optional: the URL of a peer server started already (its key in OHTUI_PEER_KEY), reused
+instead of starting one (it takes 20 s to start, minutes on a loaded machine)."""
+READY_TIMEOUT = 300.0
 
 
 @dataclass
@@ -42,11 +45,16 @@ def free_port() -> int:
 
 @contextmanager
 def peer_agent_server(python: str, api_key: str = "peer-key-123") -> Iterator[PeerServer]:
-    """Run `python -m openhands.agent_server` on a free port until the block ends."""
+    """Run `python -m openhands.agent_server` on a free port until the block ends (or use
+    the one at OHTUI_PEER_URL)."""
     with tempfile.TemporaryDirectory(prefix="ohtui-peer-") as scratch:
         root = Path(scratch)
         workspace = root / "workspace"
         workspace.mkdir()
+        if os.environ.get(PEER_URL_ENV):
+            key = os.environ.get("OHTUI_PEER_KEY", api_key)
+            yield PeerServer(os.environ[PEER_URL_ENV], key, workspace, root / "server.log")
+            return
         config = root / "config.json"
         config.write_text(
             json.dumps(

@@ -62,15 +62,24 @@ def stream_chunk(data: dict[str, Any]) -> LLMStreamChunk:
 def event_from_wire(data: dict[str, Any]) -> Event:
     """One server event as ours; never raises for a well-formed JSON object."""
     load_tools()
-    fixed = _translate(copy.deepcopy(data))
+    event = validate_leniently(Event, _translate(copy.deepcopy(data)))
+    if not isinstance(event, Event):
+        logger.debug("event of kind %r kept as foreign", data.get("kind"))
+        return _foreign(data)
+    return event
+
+
+def validate_leniently(model: Any, data: dict[str, Any]) -> Any:
+    """An instance of `model` (a pydantic class) from `data` (changed in place), dropping
+    fields it lacks and standing in for unknown actions and observations; None when it
+    still does not fit."""
     for _ in range(_MAX_PASSES):
         try:
-            return Event.model_validate(fixed)
+            return model.model_validate(data)
         except ValidationError as exc:
-            if not _repair(fixed, exc):
-                logger.debug("event of kind %r kept as foreign: %s", data.get("kind"), exc)
-                return _foreign(data)
-    return _foreign(data)
+            if not _repair(data, exc):
+                return None
+    return None
 
 
 def _foreign(data: dict[str, Any]) -> ForeignEvent:
