@@ -18,7 +18,14 @@ from ohtui.settings.profile import Profile
 from ohtui.settings.secrets import NO_KEY
 
 if TYPE_CHECKING:
-    from ohtui.sdk import BaseConversation, ConfirmationPolicyBase, Event, LocalConversation
+    from ohtui.sdk import (
+        Agent,
+        BaseConversation,
+        ConfirmationPolicyBase,
+        Event,
+        LocalConversation,
+        RemoteConversation,
+    )
     from ohtui.sdk.context import AgentContext
     from ohtui.sdk.conversation import ConversationSummary, LeaseHolder, StorageReadOnlyError
     from ohtui.sdk.llm import LLMStreamChunk
@@ -50,7 +57,7 @@ class Target:
 class Opened:
     """A conversation ready to run, and whether it has history already."""
 
-    conversation: LocalConversation
+    conversation: LocalConversation | RemoteConversation
     model: str
     resumed: bool
     key_source: str
@@ -68,6 +75,9 @@ class Callbacks:
     on_retry: Callable[[int, float, Exception], None] | None = None
     on_attempt: Callable[[int], None] | None = None
     """An LLM call's attempt (1, 2, ...) starts: its connection is being made."""
+    on_connection: Callable[[str, str], None] | None = None
+    """A remote conversation's link to its server changed: ("reconnecting…", why), or
+    ("connected", "")..."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +93,7 @@ class Started:
     """Why it is open read-only when no other ohtui has it (its folder cannot be written)."""
 
     @property
-    def conversation(self) -> LocalConversation:
+    def conversation(self) -> LocalConversation | RemoteConversation:
         """The conversation."""
         return self.opened.conversation
 
@@ -110,7 +120,14 @@ def start(
     SetupError naming the setting that moves it.
     """
     from ohtui.logs import mask_in_logs
-    from ohtui.sdk import ConversationLockedError, StorageReadOnlyError
+    from ohtui.sdk import ConversationLockedError, LocalConversation, StorageReadOnlyError
+
+    if profile.settings.server.url:
+        from ohtui.remote_opening import start_remote
+
+        return start_remote(
+            profile, workspace, target, callbacks, rules=rules, api_key=api_key, stream=stream
+        )
 
     def open_it(read_only: bool) -> Opened:
         return open_conversation(
@@ -144,6 +161,7 @@ def start(
         opened = open_it(read_only=True)
         read_only_reason = f"Read-only: {exc} {advice}"
     conversation = opened.conversation
+    assert isinstance(conversation, LocalConversation)  # a remote one opened above
     mask_in_logs(conversation)
     if held_by is not None or read_only_reason is not None:
         # Its policy and rules stay as they were saved.
@@ -174,7 +192,7 @@ def open_conversation(
     (NoModelError on a first run), ConversationNotFoundError, or ConversationLockedError
     when another ohtui has the conversation open, saying what to do.
     """
-    from ohtui.sdk import LLM, Agent, LocalConversation, Tool
+    from ohtui.sdk import LocalConversation
 
     settings = profile.settings
     conversation_id, saved_model, saved_workspace = _find(persistence_dir, workspace, target)
@@ -187,6 +205,43 @@ def open_conversation(
             "--model openai/gpt-4o, and --base-url for an OpenAI-compatible server), or set "
             "OHTUI_MODEL."
         )
+    agent, key_source = build_agent(profile, model, callbacks, api_key=api_key, stream=stream)
+    agent_settings = settings.agent
+    conversation = LocalConversation(
+        agent=agent,
+        workspace=saved_workspace or workspace,
+        persistence_dir=persistence_dir,
+        conversation_id=conversation_id,
+        callbacks=[callbacks.on_event] if callbacks.on_event else None,
+        token_callbacks=[callbacks.on_token] if callbacks.on_token else None,
+        max_iteration_per_run=agent_settings.max_iteration_per_run,
+        stuck_detection=agent_settings.stuck_detection,
+        stuck_detection_thresholds=agent_settings.stuck_thresholds,
+        secrets=profile.user_secrets() or None,
+        cipher=profile.cipher(),
+        visualizer=None,
+        read_only=read_only,
+    )
+    resumed = len(conversation.state.events) > 0
+    if not read_only and conversation.state.stuck_detection != agent_settings.stuck_detection:
+        conversation.state.stuck_detection = agent_settings.stuck_detection  # the setting rules
+    notice = None if read_only else install_sandbox(conversation, settings.sandbox.config())
+    return Opened(conversation, model, resumed, key_source, notice)
+
+
+def build_agent(
+    profile: Profile,
+    model: str,
+    callbacks: Callbacks = Callbacks(),
+    *,
+    api_key: str | None = None,
+    stream: bool = True,
+) -> tuple[Agent, str]:
+    """The agent the settings describe, and where its API key came from (`api_key`, from
+    tests, wins over the environment and the keyring)."""
+    from ohtui.sdk import LLM, Agent, Tool
+
+    settings = profile.settings
     key_source = "argument"
     if api_key is None:
         resolved = profile.api_key(model)
@@ -212,32 +267,12 @@ def open_conversation(
         llm.add_retry_listener(callbacks.on_retry)
     if callbacks.on_attempt is not None:
         llm.add_attempt_listener(callbacks.on_attempt)
-    agent_settings = settings.agent
     agent = Agent(
         llm=llm,
-        tools=[Tool(name=name) for name in agent_settings.tools],
+        tools=[Tool(name=name) for name in settings.agent.tools],
         agent_context=skills_context(),
     )
-    conversation = LocalConversation(
-        agent=agent,
-        workspace=saved_workspace or workspace,
-        persistence_dir=persistence_dir,
-        conversation_id=conversation_id,
-        callbacks=[callbacks.on_event] if callbacks.on_event else None,
-        token_callbacks=[callbacks.on_token] if callbacks.on_token else None,
-        max_iteration_per_run=agent_settings.max_iteration_per_run,
-        stuck_detection=agent_settings.stuck_detection,
-        stuck_detection_thresholds=agent_settings.stuck_thresholds,
-        secrets=profile.user_secrets() or None,
-        cipher=profile.cipher(),
-        visualizer=None,
-        read_only=read_only,
-    )
-    resumed = len(conversation.state.events) > 0
-    if not read_only and conversation.state.stuck_detection != agent_settings.stuck_detection:
-        conversation.state.stuck_detection = agent_settings.stuck_detection  # the setting rules
-    notice = None if read_only else install_sandbox(conversation, settings.sandbox.config())
-    return Opened(conversation, model, resumed, key_source, notice)
+    return agent, key_source
 
 
 def skills_context() -> AgentContext:

@@ -48,6 +48,8 @@ class FakeConversation:
     history: list[dict[str, Any]] = field(default_factory=list)
     running: bool = False
     run_posts: int = 0
+    position: int = 0
+    """Where in the script the next run goes on (each run ends at a full_state)."""
 
 
 class FakeAgentServer:
@@ -252,11 +254,17 @@ class FakeAgentServer:
 
     async def _replay(self, conversation: FakeConversation) -> None:
         await asyncio.sleep(0.1)  # the run starts after the POST is answered
-        for count, recorded in enumerate(conversation.script, 1):
+        count = 0
+        while conversation.position < len(conversation.script):
+            recorded = conversation.script[conversation.position]
+            conversation.position += 1
+            count += 1
             frame = copy.deepcopy(recorded)
             ends = frame.get("value") in ("finished", "error", "waiting_for_confirmation")
             if self.never_end and frame.get("key") == "execution_status" and ends:
                 return
+            if frame.get("key") != "full_state" and frame.get("kind") != "StreamingDeltaEvent":
+                conversation.history.append(frame)
             if frame.get("key") == "full_state":
                 if self.final_status_override:
                     frame["value"]["execution_status"] = self.final_status_override
@@ -264,9 +272,9 @@ class FakeAgentServer:
                 conversation.running = False
             elif frame.get("kind") == "ConversationStateUpdateEvent":
                 conversation.info[frame["key"]] = frame["value"]
-            if frame.get("key") != "full_state" and frame.get("kind") != "StreamingDeltaEvent":
-                conversation.history.append(frame)
             await self._broadcast(frame)
+            if frame.get("key") == "full_state":
+                return  # the run is over; the next one goes on from here
             if self.drop_after_frames is not None and count == self.drop_after_frames:
                 await self._drop(1012)
                 await asyncio.sleep(0.3)  # events go on while no socket listens

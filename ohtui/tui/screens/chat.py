@@ -224,7 +224,8 @@ class ChatScreen(Screen[None]):
         status.model = message.model
         status.workspace = message.workspace
         status.policy = message.policy
-        status.sandbox = message.sandbox
+        status.sandbox = "" if message.server else message.sandbox
+        status.server = message.server
         holder = message.held_by
         read_only = holder is not None or message.read_only is not None
         self._set_status(RunStatus.READ_ONLY if read_only else message.status)
@@ -429,6 +430,9 @@ class ChatScreen(Screen[None]):
         if self.refuse_read_only():
             return
         self.session.set_sandbox(mode)
+
+    def on_connection_changed(self, message: msg.ConnectionChanged) -> None:
+        self.status_bar.link = "" if message.state == "connected" else message.state
 
     def on_sandbox_changed(self, message: msg.SandboxChanged) -> None:
         self.status_bar.sandbox = message.sandbox

@@ -82,6 +82,9 @@ ACCEPTED_RUN_CONFLICT = 409
 class RemoteConversation(BaseConversation):
     """A conversation on an agent server (OpenHands' or `ohtui serve`)."""
 
+    workspace: RemoteWorkspace
+    """The workspace on the server (its URL, key and HTTP client)."""
+
     def __init__(
         self,
         agent: AgentBase,
@@ -303,9 +306,8 @@ class RemoteConversation(BaseConversation):
             if update.key == FULL_STATE_KEY:
                 changes = self._changes_in(update.value)
                 self._state.apply_update(update)
-                for change in changes:
+                for change in changes:  # the snapshot itself is sync, not history
                     self._notify(change)
-                self._notify(update)
             else:
                 self._state.apply_update(update)
                 if self._state.events.add_event(update):
