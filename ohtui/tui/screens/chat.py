@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from ohtui.settings.profile import Profile
     from ohtui.tui import messages as msg
     from ohtui.tui.approval_types import ApprovalDecision, PendingActionView
+    from ohtui.tui.listing_source import ListingSource
     from ohtui.tui.screens.settings import SettingsSaved
     from ohtui.tui.session import Session
 
@@ -513,8 +514,24 @@ class ChatScreen(Screen[None]):
             self.options.workspace,
             current_id=session.conversation_id if session is not None else None,
             saved=SavedConversations(directory, self._open_conversation),
+            listing=self._server_listing(),
         )
         self.app.push_screen(picker, self._picked)
+
+    def _server_listing(self) -> ListingSource | None:
+        """The agent server's conversations, when the agent runs on one (None: local)."""
+        from ohtui.sdk import RemoteConversation
+        from ohtui.tui.listing_source import RemoteListing
+
+        conversation = self._open_conversation()
+        if isinstance(conversation, RemoteConversation):
+            return RemoteListing(conversation.workspace)
+        if self.profile.settings.server.url:
+            from ohtui.remote_opening import server_workspace
+
+            profile, folder = self.profile, self.options.workspace
+            return RemoteListing(lambda: server_workspace(profile, folder))  # keyring: later
+        return None
 
     def _open_conversation(self) -> BaseConversation | None:
         """The conversation open now (None: none is)."""

@@ -29,6 +29,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ohtui.tui.display import short_path
+from ohtui.tui.listing_source import ListingSource, LocalListing
 from ohtui.tui.picker_rows import display_title, preview_content, preview_heading, row_prompt
 from ohtui.tui.preload import load_engine
 from ohtui.tui.saved import DELETE_OPEN, SavedConversations
@@ -112,11 +113,14 @@ class PickerScreen(Screen[str | None]):
         current_id: str | None = None,
         saved: SavedConversations | None = None,
         now: Callable[[], float] = time.time,
+        listing: ListingSource | None = None,
     ) -> None:
         """`saved` renames and deletes (the open conversation through itself); without it,
-        no conversation is open."""
+        no conversation is open. `listing`: where the conversations are listed from (by
+        default the local folder; an agent server's when the agent runs there)."""
         super().__init__()
         self._dir = conversations_dir
+        self._listing: ListingSource = listing or LocalListing(conversations_dir)
         self._workspace = workspace
         self._current_id = current_id
         self._saved = saved or SavedConversations(conversations_dir, lambda: None)
@@ -221,17 +225,15 @@ class PickerScreen(Screen[str | None]):
 
     def _read_rows(self, generation: int, query: str, scope: Scope) -> _Listed:
         """On a worker: the rows and their formatted prompts."""
-        from ohtui.sdk.conversation import list_conversations, search_conversations
-
         # The engine stores the resolved working directory: compare like with like.
         workspace = str(self._workspace.expanduser().resolve()) if scope == "workspace" else None
         snippets: dict[str, str] = {}
         if query:
-            hits = search_conversations(self._dir, query, workspace=workspace, limit=SEARCH_LIMIT)
+            hits = self._listing.search(query, workspace, SEARCH_LIMIT)
             rows = [hit.summary for hit in hits]
             snippets = {hit.summary.id: hit.snippet for hit in hits}
         else:
-            rows = list_conversations(self._dir, workspace=workspace)
+            rows = self._listing.summaries(workspace)
         # A conversation nothing was said in (open in another window, or left by a crash)
         # has nothing to go back to.
         rows = [row for row in rows if row.event_count or row.id == self._current_id]
@@ -251,7 +253,7 @@ class PickerScreen(Screen[str | None]):
             where = " in this workspace" if workspace else ""
             if query:
                 empty_text = f"No conversation{where} mentions '{query}'."
-            elif workspace and list_conversations(self._dir, limit=1):
+            elif workspace and self._listing.summaries(limit=1):
                 empty_text = "None in this workspace — press ctrl+w to see all."
             else:
                 empty_text = "No saved conversations yet."
@@ -340,10 +342,8 @@ class PickerScreen(Screen[str | None]):
 
     def _read_preview(self, conversation_id: str) -> _PreviewLoaded:
         """On a worker: the last events of a conversation, formatted."""
-        from ohtui.sdk.conversation.listing import recent_events, saved_cost
-
-        events = recent_events(self._dir, conversation_id, limit=PREVIEW_EVENTS)
-        cost = saved_cost(self._dir, conversation_id)
+        events = self._listing.recent_events(conversation_id, PREVIEW_EVENTS)
+        cost = self._listing.cost(conversation_id)
         return self._PreviewLoaded(conversation_id, preview_content(events, cost))
 
     @on(_PreviewLoaded)
