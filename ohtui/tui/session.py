@@ -265,6 +265,17 @@ class Session:
             return conversation.workspace.display_host
         return ""
 
+    @property
+    def rejects_all_only(self) -> bool:
+        """Whether the agent server can only reject all waiting actions at once."""
+        from ohtui.sdk import RemoteConversation
+
+        conversation = self._conversation
+        return (
+            isinstance(conversation, RemoteConversation)
+            and not conversation.supports_partial_rejection
+        )
+
     def _on_attempt(self, attempt: int) -> None:
         if not self._running:
             return  # a title or a side question: not the run the status bar follows

@@ -357,7 +357,10 @@ class ChatScreen(Screen[None]):
 
         self._approval_open = True
         self._show_banner(False)
-        self.app.push_screen(ApprovalScreen(self._pending, self.session.policy), self._decided)
+        screen = ApprovalScreen(
+            self._pending, self.session.policy, all_or_nothing=self.session.rejects_all_only
+        )
+        self.app.push_screen(screen, self._decided)
 
     def _decided(self, decision: ApprovalDecision | None) -> None:
         self._approval_open = False
