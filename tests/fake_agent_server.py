@@ -134,6 +134,7 @@ class FakeAgentServer:
         routes = [
             Route("/server_info", self._server_info),
             Route("/api/conversations", self._create, methods=["POST"]),
+            Route("/api/conversations/search", self._list),
             Route("/api/conversations/{cid}", self._get, methods=["GET"]),
             Route("/api/conversations/{cid}", self._patch, methods=["PATCH"]),
             Route("/api/conversations/{cid}", self._delete, methods=["DELETE"]),
@@ -180,7 +181,9 @@ class FakeAgentServer:
         if cid in self.conversations:
             return JSONResponse(self.conversations[cid].info, 200)
         info = copy.deepcopy(self.recording["info_created"])
-        info.update(id=str(uuid.UUID(cid)), agent={**body["agent"], "llm": {"api_key": "***"}})
+        redacted = {**body["agent"]["llm"], "api_key": "**********"}
+        info.update(id=str(uuid.UUID(cid)), agent={**body["agent"], "llm": redacted})
+        info["workspace"] = {**body["workspace"], "kind": "LocalWorkspace"}
         info["agent"]["kind"] = body["agent"]["kind"]
         first = next(
             i for i, f in enumerate(self.recording["frames"]) if f.get("key") == "full_state"
@@ -190,6 +193,13 @@ class FakeAgentServer:
         if self.omit_id_on_create:
             info = {k: v for k, v in info.items() if k != "id"}
         return JSONResponse(info, 201)
+
+    async def _list(self, request: Request) -> JSONResponse:
+        await self._record(request)
+        if not self._authorized(request):
+            return JSONResponse({"detail": "Unauthorized"}, 401)
+        items = [c.info for c in self.conversations.values()]
+        return JSONResponse({"items": items, "next_page_id": None})
 
     async def _get(self, request: Request) -> JSONResponse:
         await self._record(request)
@@ -268,6 +278,9 @@ class FakeAgentServer:
             if frame.get("key") == "full_state":
                 if self.final_status_override:
                     frame["value"]["execution_status"] = self.final_status_override
+                for key in ("id", "workspace", "agent", "title"):  # this one's, not the recording's
+                    if key in conversation.info:
+                        frame["value"][key] = conversation.info[key]
                 conversation.info.update(frame["value"])
                 conversation.running = False
             elif frame.get("kind") == "ConversationStateUpdateEvent":
