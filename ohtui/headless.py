@@ -137,6 +137,7 @@ def _open(options: HeadlessOptions, output: _Output) -> AnyConversation | ExitCo
         ConversationLockedError,
         ConversationNotFoundError,
         PersistenceError,
+        RemoteServerError,
         WorkspaceError,
     )
     from ohtui.settings import paths
@@ -178,8 +179,8 @@ def _open(options: HeadlessOptions, output: _Output) -> AnyConversation | ExitCo
             "shows it read-only meanwhile."
         )
         return ExitCode.IN_USE
-    except (SetupError, PersistenceError, WorkspaceError, OSError) as exc:
-        output.problem(str(exc))
+    except (SetupError, PersistenceError, WorkspaceError, OSError, RemoteServerError) as exc:
+        output.problem(str(exc))  # a server refusing the key, or out of reach, too
         return ExitCode.CONFIGURATION
     conversation = started.conversation
     output.mask_with(conversation.state.secret_registry)

@@ -73,7 +73,21 @@ def test_a_refused_key_is_one_sentence(
     monkeypatch.setenv("OHTUI_SERVER_API_KEY", "wrong")
     code = main(["-p", "Say hello", "--server", fake.url])
     out, err = capsys.readouterr()
-    assert code != 0
+    assert code == 3  # configuration
     assert out == ""
     assert f"The agent server at 127.0.0.1:{fake.port} refused the session API key" in err
     assert "Traceback" not in err
+
+
+def test_an_unreachable_server_is_one_sentence(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from peer_agent_server import free_port
+
+    port = free_port()
+    code = main(["-p", "Say hello", "--server", f"127.0.0.1:{port}"])
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert code == 3
+    assert err.startswith(f"ohtui: Cannot reach the agent server at 127.0.0.1:{port}")
+    assert "unexpected" not in err
