@@ -38,6 +38,14 @@ class ListingSource(Protocol):
         """What the conversation's LLM calls cost (None: not known)."""
         ...
 
+    def rename(self, conversation_id: str, title: str) -> None:
+        """Retitle a conversation that is not open here."""
+        ...
+
+    def delete(self, conversation_id: str) -> None:
+        """Delete a conversation that is not open here, with its events."""
+        ...
+
 
 class LocalListing:
     """The conversations saved in a local folder."""
@@ -70,6 +78,18 @@ class LocalListing:
         from ohtui.sdk.conversation.listing import saved_cost
 
         return saved_cost(self.directory, conversation_id)
+
+    def rename(self, conversation_id: str, title: str) -> None:
+        """In the store (ConversationLockedError when another ohtui has it open)."""
+        from ohtui.sdk.conversation import rename_conversation
+
+        rename_conversation(self.directory, conversation_id, title)
+
+    def delete(self, conversation_id: str) -> None:
+        """From the store (ConversationLockedError when another ohtui has it open)."""
+        from ohtui.sdk.conversation import delete_conversation
+
+        delete_conversation(self.directory, conversation_id)
 
 
 class RemoteListing:
@@ -129,6 +149,19 @@ class RemoteListing:
         info = request(self.workspace, "GET", f"/api/conversations/{conversation_id}").json()
         stats = stats_from_wire(info.get("stats"))
         return stats.get_combined_metrics().accumulated_cost
+
+    def rename(self, conversation_id: str, title: str) -> None:
+        """PATCH its title on the server."""
+        from ohtui.sdk.conversation.impl.rest import request
+
+        path = f"/api/conversations/{conversation_id}"
+        request(self.workspace, "PATCH", path, json={"title": title})
+
+    def delete(self, conversation_id: str) -> None:
+        """DELETE it on the server."""
+        from ohtui.sdk.conversation.impl.rest import request
+
+        request(self.workspace, "DELETE", f"/api/conversations/{conversation_id}")
 
 
 def _summary(item: dict[str, Any]) -> ConversationSummary:

@@ -36,8 +36,12 @@ def test_the_servers_conversations_are_listed_searched_and_previewed() -> None:
         preview = listing.recent_events(rows[0].id, 12)
         assert "MessageEvent" in [e.kind for e in preview]
         assert listing.cost(rows[0].id) == 0.0
+        listing.rename(rows[0].id, "Renamed on the server")
+        assert listing.summaries()[0].title == "Renamed on the server"
         prefix = conversation.id.hex[:6]
         assert find_remote_target(workspace, Target(resume_id=prefix)) == conversation.id
         assert find_remote_target(workspace, Target(new_id=str(uuid.UUID(int=1)))) == uuid.UUID(
             int=1
         )
+        listing.delete(conversation.id.hex)
+        assert listing.summaries() == []

@@ -512,12 +512,13 @@ class ChatScreen(Screen[None]):
 
         directory = self.options.persistence_dir or self.profile.conversations_dir
         session = self._session
+        listing = self._server_listing()
         picker = PickerScreen(
             directory,
             self.options.workspace,
             current_id=session.conversation_id if session is not None else None,
-            saved=SavedConversations(directory, self._open_conversation),
-            listing=self._server_listing(),
+            saved=SavedConversations(directory, self._open_conversation, listing),
+            listing=listing,
         )
         self.app.push_screen(picker, self._picked)
 
