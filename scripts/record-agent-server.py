@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import sys
 import threading
 import time
@@ -126,7 +127,7 @@ class Recorder:
             "rest": self.rest,
         }
         OUT.mkdir(parents=True, exist_ok=True)
-        (OUT / f"{name}.json").write_text(json.dumps(record, indent=1) + "\n")
+        (OUT / f"{name}.json").write_text(scrub(json.dumps(record, indent=1)) + "\n")
         print(f"{name}: {len(self.frames)} frames, {len(items)} events")
 
 
@@ -201,6 +202,17 @@ def record_all(url: str, key: str, llm: ScriptedLLMServer) -> None:
     rec.send("Fail please")
     rec.run()
     rec.finish("error")
+
+
+def scrub(text: str) -> str:
+    """This machine's paths, user and host out of a recording (the shapes stay)."""
+    text = re.sub(r"/tmp/ohtui-peer-[a-z0-9_]+", "/srv/agent", text)
+    text = re.sub(
+        r'"py_interpreter_path": "[^"]*"', '"py_interpreter_path": "/usr/bin/python3"', text
+    )
+    text = re.sub(r'"hostname": "[^"]*"', '"hostname": "agent-host"', text)
+    text = re.sub(r'"username": "[^"]*"', '"username": "agent"', text)
+    return re.sub(r'"python_version": "[^"]*"', '"python_version": "3.12"', text)
 
 
 def _answer(response: httpx.Response) -> dict[str, Any]:
