@@ -81,6 +81,13 @@ def build_parser() -> argparse.ArgumentParser:
         "workspace is writable, no network), read-only, or off (default: as configured, else "
         "workspace-write where bubblewrap works)",
     )
+    parser.add_argument(
+        "--server",
+        metavar="URL",
+        help="run the agent on this agent server (`ohtui serve`, or an OpenHands agent "
+        "server), e.g. http://devbox:8000; -w then names the folder there; its session key: "
+        "OHTUI_SERVER_API_KEY or the keyring (default: [server] url, else on this machine)",
+    )
     parser.add_argument("--config", type=Path, metavar="PATH", help="use this config.toml")
     resume = parser.add_mutually_exclusive_group()
     resume.add_argument(
@@ -141,6 +148,7 @@ def options_from(args: argparse.Namespace) -> AppOptions:
         base_url=args.base_url,
         policy=args.confirm,
         sandbox=args.sandbox,
+        server=args.server,
         resume_id=None if args.resume in (None, PICK) else args.resume,
         pick=args.resume == PICK,
         continue_latest=args.continue_latest,
@@ -206,6 +214,7 @@ def _headless(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
                 base_url=args.base_url,
                 policy=args.confirm,
                 sandbox=args.sandbox,
+                server=args.server,
             ),
             json_output=args.json,
             yes=args.yes,

@@ -17,8 +17,10 @@ from typing import TYPE_CHECKING, TextIO
 from ohtui.settings.overrides import Key, Override
 
 if TYPE_CHECKING:
-    from ohtui.sdk import Event, LocalConversation
+    from ohtui.sdk import Event, LocalConversation, RemoteConversation
     from ohtui.sdk.conversation import SecretRegistry
+
+    AnyConversation = LocalConversation | RemoteConversation
 
 REJECTED = (
     "Not approved: ohtui runs without a user here (headless, without --yes), so actions that "
@@ -79,7 +81,7 @@ class _Output:
         if self.json_output:
             self._line(event.model_dump_json())
 
-    def run_info(self, conversation: LocalConversation, model: str, notice: str | None) -> None:
+    def run_info(self, conversation: AnyConversation, model: str, notice: str | None) -> None:
         """With --json, one line saying what runs: conversation, model and sandbox."""
         if not self.json_output:
             return
@@ -129,12 +131,13 @@ def run_headless(
         return ExitCode.RUN_ERROR
 
 
-def _open(options: HeadlessOptions, output: _Output) -> LocalConversation | ExitCode:
+def _open(options: HeadlessOptions, output: _Output) -> AnyConversation | ExitCode:
     from ohtui.opening import Callbacks, SetupError, Target, start
     from ohtui.sdk import (
         ConversationLockedError,
         ConversationNotFoundError,
         PersistenceError,
+        RemoteServerError,
         WorkspaceError,
     )
     from ohtui.settings import paths
@@ -186,8 +189,8 @@ def _open(options: HeadlessOptions, output: _Output) -> LocalConversation | Exit
             "shows it read-only meanwhile."
         )
         return ExitCode.IN_USE
-    except (SetupError, PersistenceError, WorkspaceError, OSError) as exc:
-        output.problem(str(exc))
+    except (SetupError, PersistenceError, WorkspaceError, OSError, RemoteServerError) as exc:
+        output.problem(str(exc))  # a server refusing the key, or out of reach, too
         return ExitCode.CONFIGURATION
     conversation = started.conversation
     output.mask_with(conversation.state.secret_registry)
@@ -198,7 +201,7 @@ def _open(options: HeadlessOptions, output: _Output) -> LocalConversation | Exit
     return conversation
 
 
-def _report_mcp_failures(conversation: LocalConversation, output: _Output) -> None:
+def _report_mcp_failures(conversation: AnyConversation, output: _Output) -> None:
     """Say on stderr, once each, which MCP servers failed and why (the run goes on)."""
     manager = conversation.agent.mcp
     if manager is None:
@@ -216,7 +219,7 @@ def _report_mcp_failures(conversation: LocalConversation, output: _Output) -> No
     changed()
 
 
-def _run(conversation: LocalConversation, options: HeadlessOptions, output: _Output) -> int:
+def _run(conversation: AnyConversation, options: HeadlessOptions, output: _Output) -> int:
     from ohtui.sdk import ConversationExecutionStatus as Status
     from ohtui.sdk import ConversationRunError
 
@@ -248,7 +251,7 @@ def _run(conversation: LocalConversation, options: HeadlessOptions, output: _Out
     return _finish(conversation, output)
 
 
-def _needing_approval(conversation: LocalConversation) -> list[str] | None:
+def _needing_approval(conversation: AnyConversation) -> list[str] | None:
     """The waiting actions the policy would not allow by themselves (a batch waits as one;
     its harmless actions still run). None: all of them."""
     state = conversation.state
@@ -277,7 +280,7 @@ def _exit_code_for(error: BaseException) -> ExitCode:
     return ExitCode.LLM_PROVIDER if isinstance(error, provider) else ExitCode.RUN_ERROR
 
 
-def _finish(conversation: LocalConversation, output: _Output) -> int:
+def _finish(conversation: AnyConversation, output: _Output) -> int:
     """The exit code for how the run ended; the final response printed (text mode)."""
     from ohtui.sdk import ConversationErrorEvent, get_agent_final_response
     from ohtui.sdk import ConversationExecutionStatus as Status
@@ -310,7 +313,7 @@ def _finish(conversation: LocalConversation, output: _Output) -> int:
     return ExitCode.RUN_ERROR
 
 
-def _run_interruptibly(conversation: LocalConversation) -> None:
+def _run_interruptibly(conversation: AnyConversation) -> None:
     """run() on a thread, so Ctrl+C interrupts the agent instead of tearing the run apart."""
     failure: list[BaseException] = []
 

@@ -7,7 +7,7 @@ import logging.handlers
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ohtui.sdk import LocalConversation
+    from ohtui.sdk import LocalConversation, RemoteConversation
 
 LOG_FILE = "ohtui.log"
 
@@ -39,7 +39,7 @@ def log_to_file() -> logging.Handler:
 _masking: logging.Filter | None = None
 
 
-def mask_in_logs(conversation: LocalConversation) -> None:
+def mask_in_logs(conversation: LocalConversation | RemoteConversation) -> None:
     """From now on, mask this conversation's secrets, its LLM API key among them, in every log
     record (instead of the conversation's masked before)."""
     global _masking

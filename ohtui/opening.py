@@ -19,11 +19,13 @@ from ohtui.settings.secrets import NO_KEY
 
 if TYPE_CHECKING:
     from ohtui.sdk import (
+        Agent,
         BaseConversation,
         ConfirmationPolicyBase,
         Event,
         LocalConversation,
         PluginSource,
+        RemoteConversation,
     )
     from ohtui.sdk.context import AgentContext
     from ohtui.sdk.conversation import ConversationSummary, LeaseHolder, StorageReadOnlyError
@@ -57,7 +59,7 @@ class Target:
 class Opened:
     """A conversation ready to run, and whether it has history already."""
 
-    conversation: LocalConversation
+    conversation: LocalConversation | RemoteConversation
     model: str
     resumed: bool
     key_source: str
@@ -75,6 +77,9 @@ class Callbacks:
     on_retry: Callable[[int, float, Exception], None] | None = None
     on_attempt: Callable[[int], None] | None = None
     """An LLM call's attempt (1, 2, ...) starts: its connection is being made."""
+    on_connection: Callable[[str, str], None] | None = None
+    """A remote conversation's link to its server changed: ("reconnecting…", why), or
+    ("connected", "")..."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +95,7 @@ class Started:
     """Why it is open read-only when no other ohtui has it (its folder cannot be written)."""
 
     @property
-    def conversation(self) -> LocalConversation:
+    def conversation(self) -> LocalConversation | RemoteConversation:
         """The conversation."""
         return self.opened.conversation
 
@@ -120,7 +125,14 @@ def start(
     SetupError naming the setting that moves it.
     """
     from ohtui.logs import mask_in_logs
-    from ohtui.sdk import ConversationLockedError, StorageReadOnlyError
+    from ohtui.sdk import ConversationLockedError, LocalConversation, StorageReadOnlyError
+
+    if profile.settings.server.url:
+        from ohtui.remote_opening import start_remote
+
+        return start_remote(
+            profile, workspace, target, callbacks, rules=rules, api_key=api_key, stream=stream
+        )
 
     def open_it(read_only: bool) -> Opened:
         return open_conversation(
@@ -155,6 +167,7 @@ def start(
         opened = open_it(read_only=True)
         read_only_reason = f"Read-only: {exc} {advice}"
     conversation = opened.conversation
+    assert isinstance(conversation, LocalConversation)  # a remote one opened above
     mask_in_logs(conversation)
     if held_by is not None or read_only_reason is not None:
         # Its policy and rules stay as they were saved.
@@ -186,8 +199,7 @@ def open_conversation(
     (NoModelError on a first run), ConversationNotFoundError, or ConversationLockedError
     when another ohtui has the conversation open, saying what to do.
     """
-    from ohtui.context_strategy import agent_context_options
-    from ohtui.sdk import LLM, Agent, LocalConversation, Tool
+    from ohtui.sdk import LocalConversation
     from ohtui.sdk.plugins import PluginFetchError, PluginLoadError
 
     settings = profile.settings
@@ -201,40 +213,10 @@ def open_conversation(
             "--model openai/gpt-4o, and --base-url for an OpenAI-compatible server), or set "
             "OHTUI_MODEL."
         )
-    key_source = "argument"
-    if api_key is None:
-        resolved = profile.api_key(model)
-        api_key, key_source = resolved.value, resolved.source
-    if api_key is None and settings.llm.base_url:
-        api_key = NO_KEY
-    llm_settings = settings.llm
-    llm = LLM(
-        model=model,
-        base_url=llm_settings.base_url,
-        api_version=llm_settings.api_version,
-        api_key=api_key,
-        temperature=llm_settings.temperature,
-        max_output_tokens=llm_settings.max_output_tokens,
-        timeout=llm_settings.timeout,
-        connect_timeout=llm_settings.connect_timeout,
-        num_retries=llm_settings.num_retries,
-        reasoning_effort=llm_settings.reasoning_effort,
-        max_input_tokens=settings.context.max_input_tokens,
-        stream=stream,
-        usage_id="agent",
+    agent, key_source = build_agent(
+        profile, model, callbacks, api_key=api_key, stream=stream, project_mcp=project_mcp
     )
-    if callbacks.on_retry is not None:
-        llm.add_retry_listener(callbacks.on_retry)
-    if callbacks.on_attempt is not None:
-        llm.add_attempt_listener(callbacks.on_attempt)
     agent_settings = settings.agent
-    agent = Agent(
-        llm=llm,
-        tools=[Tool(name=name) for name in agent_settings.tools],
-        agent_context=skills_context(),
-        **agent_context_options(settings.context, llm),
-        mcp_config={**(project_mcp or {}), **settings.mcp.mcp_config()},
-    )
     try:
         conversation = LocalConversation(
             agent=agent,
@@ -262,6 +244,58 @@ def open_conversation(
         conversation.state.stuck_detection = agent_settings.stuck_detection  # the setting rules
     notice = None if read_only else install_sandbox(conversation, settings.sandbox.config())
     return Opened(conversation, model, resumed, key_source, notice)
+
+
+def build_agent(
+    profile: Profile,
+    model: str,
+    callbacks: Callbacks = Callbacks(),
+    *,
+    api_key: str | None = None,
+    stream: bool = True,
+    project_mcp: Mapping[str, Any] | None = None,
+) -> tuple[Agent, str]:
+    """The agent the settings describe, and where its API key came from (`api_key`, from
+    tests, wins over the environment and the keyring; `project_mcp`: the workspace's trusted
+    .mcp.json servers, under those of the settings)."""
+    from ohtui.context_strategy import agent_context_options
+    from ohtui.sdk import LLM, Agent, Tool
+
+    settings = profile.settings
+    key_source = "argument"
+    if api_key is None:
+        resolved = profile.api_key(model)
+        api_key, key_source = resolved.value, resolved.source
+    if api_key is None and settings.llm.base_url:
+        api_key = NO_KEY
+    llm_settings = settings.llm
+    llm = LLM(
+        model=model,
+        base_url=llm_settings.base_url,
+        api_version=llm_settings.api_version,
+        api_key=api_key,
+        temperature=llm_settings.temperature,
+        max_output_tokens=llm_settings.max_output_tokens,
+        timeout=llm_settings.timeout,
+        connect_timeout=llm_settings.connect_timeout,
+        num_retries=llm_settings.num_retries,
+        reasoning_effort=llm_settings.reasoning_effort,
+        max_input_tokens=settings.context.max_input_tokens,
+        stream=stream,
+        usage_id="agent",
+    )
+    if callbacks.on_retry is not None:
+        llm.add_retry_listener(callbacks.on_retry)
+    if callbacks.on_attempt is not None:
+        llm.add_attempt_listener(callbacks.on_attempt)
+    agent = Agent(
+        llm=llm,
+        tools=[Tool(name=name) for name in settings.agent.tools],
+        agent_context=skills_context(),
+        **agent_context_options(settings.context, llm),
+        mcp_config={**(project_mcp or {}), **settings.mcp.mcp_config()},
+    )
+    return agent, key_source
 
 
 def plugin_sources(entries: list[PluginEntry]) -> list[PluginSource] | None:

@@ -41,6 +41,15 @@ from ohtui.sdk.conversation import (
     StuckDetector,
     get_agent_final_response,
 )
+from ohtui.sdk.conversation.impl.remote_conversation import RemoteConversation
+from ohtui.sdk.conversation.impl.remote_errors import (
+    RemoteAuthenticationError,
+    RemoteConnectionError,
+    RemoteServerError,
+    WebSocketConnectionError,
+)
+from ohtui.sdk.conversation.impl.remote_events import RemoteEventsList
+from ohtui.sdk.conversation.impl.remote_state import RemoteState
 from ohtui.sdk.event import (
     ActionEvent,
     AgentErrorEvent,
@@ -100,7 +109,7 @@ from ohtui.sdk.tool import (
     list_registered_tools,
     register_tool,
 )
-from ohtui.sdk.workspace import LocalWorkspace, WorkspaceError
+from ohtui.sdk.workspace import LocalWorkspace, RemoteWorkspace, WorkspaceError
 
 __version__ = "0.1.0"
 
@@ -172,6 +181,13 @@ __all__ = [
     "PluginSource",
     "PolicyRailSecurityAnalyzer",
     "RegistryEvent",
+    "RemoteAuthenticationError",
+    "RemoteConnectionError",
+    "RemoteConversation",
+    "RemoteEventsList",
+    "RemoteServerError",
+    "RemoteState",
+    "RemoteWorkspace",
     "ResolvedPluginSource",
     "SecretRegistry",
     "SecurityAnalyzerBase",
@@ -190,6 +206,7 @@ __all__ = [
     "ToolDefinition",
     "ToolExecutor",
     "UserRejectObservation",
+    "WebSocketConnectionError",
     "WorkspaceError",
     "get_agent_final_response",
     "get_logger",

@@ -28,6 +28,7 @@ ENV_VARS: dict[str, Key] = {
     "OHTUI_SANDBOX": ("sandbox", "mode"),
     "OHTUI_THEME": ("ui", "theme"),
     "OHTUI_CONVERSATIONS_DIR": ("storage", "conversations_dir"),
+    "OHTUI_SERVER": ("server", "url"),
 }
 """Environment variables that override a key of config.toml for one run."""
 
@@ -58,6 +59,7 @@ def run_overrides(
     base_url: str | None = None,
     policy: str | None = None,
     sandbox: str | None = None,
+    server: str | None = None,
 ) -> dict[Key, Override]:
     """The overrides of one run: environment variables, then the flags given."""
     overrides = env_overrides(environ)
@@ -66,6 +68,7 @@ def run_overrides(
         ("llm", "base_url"): (base_url, "--base-url"),
         ("confirmation", "policy"): (policy, "--confirm"),
         ("sandbox", "mode"): (sandbox, "--sandbox"),
+        ("server", "url"): (server, "--server"),
     }
     for key, (value, flag) in flags.items():
         if value is not None:

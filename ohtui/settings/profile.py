@@ -202,6 +202,20 @@ class Profile:
             logger.warning("API key not read from the keyring: %s", exc)
             return ResolvedKey(None, "none")
 
+    def server_key(self, url: str) -> ResolvedKey:
+        """The session API key of the agent server at `url`: OHTUI_SERVER_API_KEY, else the
+        keyring's entry for that server (or none)."""
+        from ohtui.settings.secrets import SERVER_KEY_ENV, ResolvedKey, SecretStoreError
+
+        if self.environ.get(SERVER_KEY_ENV):
+            return ResolvedKey(self.environ[SERVER_KEY_ENV], SERVER_KEY_ENV)
+        try:
+            saved = self.secrets.server_key(url)
+        except SecretStoreError as exc:
+            logger.warning("server key not read from the keyring: %s", exc)
+            return ResolvedKey(None, "none")
+        return ResolvedKey(saved, "keyring") if saved else ResolvedKey(None, "none")
+
     def user_secrets(self) -> dict[str, str]:
         """The secrets the user defined, for the agent's commands ({} if unreadable)."""
         from ohtui.settings.secrets import SecretStoreError

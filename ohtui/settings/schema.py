@@ -327,6 +327,29 @@ class MCPSettings(Section):
         return {name: server.to_spec() for name, server in self.servers.items()}
 
 
+class ServerSettings(Section):
+    """[server]: an agent server the conversations run on (unset: on this machine)."""
+
+    url: str | None = Field(
+        default=None,
+        description="`ohtui serve`, or an OpenHands agent server, e.g. http://devbox:8000. "
+        "Its session key: OHTUI_SERVER_API_KEY, or saved in the keyring.",
+    )
+
+    @field_validator("url")
+    @classmethod
+    def _check_url(cls, value: str | None) -> str | None:
+        if value is None or not value.strip():
+            return None
+        value = value.strip().rstrip("/")
+        scheme = value.split("://", 1)[0] if "://" in value else "http"
+        if scheme not in ("http", "https") or not value.split("://")[-1]:
+            raise ValueError(
+                f"'{value}' is not an agent server URL: give http://host:port or https://host"
+            )
+        return value if "://" in value else f"http://{value}"
+
+
 class Settings(BaseModel):
     """Everything config.toml can say."""
 
@@ -340,6 +363,7 @@ class Settings(BaseModel):
     ui: UISettings = Field(default_factory=UISettings)
     storage: StorageSettings = Field(default_factory=StorageSettings)
     mcp: MCPSettings = Field(default_factory=MCPSettings)
+    server: ServerSettings = Field(default_factory=ServerSettings)
 
     def to_toml(self) -> dict[str, Any]:
         """The values that differ from the defaults, as TOML-ready tables."""

@@ -34,6 +34,8 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 SERVICE = "ohtui"
+SERVER_KEY_ENV = "OHTUI_SERVER_API_KEY"
+"""The session API key of the agent server ([server] url), over the keyring's."""
 PROBE_TIMEOUT = 3.0  # seconds
 CALL_TIMEOUT = 5.0
 
@@ -291,6 +293,14 @@ class SecretStore:
         if not provider:
             raise SecretStoreError("Cannot save an API key without a provider name.")
         self._set(f"api-key:{provider}", value, f"save the API key for {provider}")
+
+    def server_key(self, url: str) -> str | None:
+        """The saved session API key of the agent server at `url`, or None."""
+        return self._get(f"server-key:{url}", f"read the session key of {url}")
+
+    def set_server_key(self, url: str, value: str | None) -> None:
+        """Save the session API key of the agent server at `url`; None or "" deletes it."""
+        self._set(f"server-key:{url}", value, f"save the session key of {url}")
 
     def user_secrets(self) -> dict[str, str]:
         """The user's secrets, name -> value."""

@@ -40,6 +40,16 @@ class SessionReady(Message):
     read_only: str | None = None
     """Why it is open read-only although no other ohtui has it (its folder cannot be
     written), and what to change."""
+    server: str = ""
+    """host:port of the agent server the agent runs on ("": on this machine)."""
+
+
+@dataclass
+class ConnectionChanged(Message):
+    """The link to the agent server changed: `state` "connected", "reconnecting…"..."""
+
+    state: str
+    reason: str = ""
 
 
 @dataclass

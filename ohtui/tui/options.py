@@ -41,6 +41,8 @@ class AppOptions:
     """--confirm: the confirmation policy for this run (None: as the settings say)."""
     sandbox: str | None = None
     """--sandbox: the sandbox mode for this run (None: as the settings say)."""
+    server: str | None = None
+    """--server: the agent server to run on (None: as the settings say)."""
     resume_id: str | None = None
     pick: bool = False
     """Open the conversation picker first (`ohtui --resume` without an id)."""
@@ -72,4 +74,5 @@ class AppOptions:
             base_url=self.base_url,
             policy=self.policy,
             sandbox=self.sandbox,
+            server=self.server,
         )

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ohtui.sdk import BaseConversation
+    from ohtui.tui.listing_source import ListingSource
 
 DELETE_OPEN = (
     "This conversation is open now, so it cannot be deleted. "
@@ -29,11 +30,18 @@ class SavedConversations:
     """The one way the TUI renames and deletes conversations."""
 
     def __init__(
-        self, directory: Path, open_conversation: Callable[[], BaseConversation | None]
+        self,
+        directory: Path,
+        open_conversation: Callable[[], BaseConversation | None],
+        listing: ListingSource | None = None,
     ) -> None:
-        """`open_conversation` gives the conversation open now (None: none is)."""
+        """`open_conversation` gives the conversation open now (None: none is); `listing`
+        changes the others where they are kept (default: the local folder)."""
+        from ohtui.tui.listing_source import LocalListing
+
         self.directory = directory
         self._open_conversation = open_conversation
+        self._listing = listing or LocalListing(directory)
 
     def is_open(self, conversation_id: str) -> bool:
         """Whether `conversation_id` is the conversation open in this ohtui."""
@@ -55,15 +63,11 @@ class SavedConversations:
         if conversation is not None:
             conversation.set_title(title)
             return
-        from ohtui.sdk.conversation import rename_conversation
-
-        rename_conversation(self.directory, conversation_id, title)
+        self._listing.rename(conversation_id, title)
 
     def delete(self, conversation_id: str) -> None:
         """Delete the conversation, its events and files. OpenConversationError for the one
         open here; ConversationLockedError when another ohtui has it open."""
         if self.is_open(conversation_id):
             raise OpenConversationError(DELETE_OPEN)
-        from ohtui.sdk.conversation import delete_conversation
-
-        delete_conversation(self.directory, conversation_id)
+        self._listing.delete(conversation_id)

@@ -165,6 +165,7 @@ class Session:
                 sandbox=self.sandbox,
                 held_by=self.held_by,
                 read_only=self.read_only_reason,
+                server=self.server,
             )
         )
         self._post_stats()
@@ -182,8 +183,8 @@ class Session:
         """Resuming: show the saved history at once, before the keyring and the agent are
         ready (the conversation opens a moment later; a failure here is reported then)."""
         options = self.options
-        if not (options.resume_id or options.continue_latest):
-            return
+        if not (options.resume_id or options.continue_latest) or self.profile.settings.server.url:
+            return  # a conversation on a server: its history comes from there
         from ohtui.sdk.conversation import history_tail
 
         directory = options.persistence_dir or self.profile.conversations_dir
@@ -199,7 +200,9 @@ class Session:
         """Open the conversation: the options' factory's, or the local one the settings
         describe (read-only when another ohtui has it open or its folder cannot be written)."""
         options, profile = self.options, self.profile.load()
-        callbacks = Callbacks(self._on_event, self._on_token, self._on_retry, self._on_attempt)
+        callbacks = Callbacks(
+            self._on_event, self._on_token, self._on_retry, self._on_attempt, self._on_connection
+        )
         if options.conversation_factory is not None:
             conversation = options.conversation_factory(callbacks)
             self.model = conversation.agent.llm.model
@@ -335,6 +338,30 @@ class Session:
             return events.get_index(event.id)
         except KeyError:
             return None
+
+    def _on_connection(self, state: str, reason: str) -> None:
+        self._post(msg.ConnectionChanged(state, reason))
+
+    @property
+    def server(self) -> str:
+        """host:port of the agent server the conversation runs on ("": here)."""
+        from ohtui.sdk import RemoteConversation
+
+        conversation = self._conversation
+        if isinstance(conversation, RemoteConversation):
+            return conversation.workspace.display_host
+        return ""
+
+    @property
+    def rejects_all_only(self) -> bool:
+        """Whether the agent server can only reject all waiting actions at once."""
+        from ohtui.sdk import RemoteConversation
+
+        conversation = self._conversation
+        return (
+            isinstance(conversation, RemoteConversation)
+            and not conversation.supports_partial_rejection
+        )
 
     def _on_attempt(self, attempt: int) -> None:
         if not self._running:

@@ -973,7 +973,7 @@ async def test_a_search_before_the_index_is_full_says_so_and_completes(
 
         threading.Thread(target=later, daemon=True).start()
 
-    monkeypatch.setattr(picker_module, "index_in_background", held_back)
+    monkeypatch.setattr(search_index, "index_in_background", held_back)
     app = picker(conversations_dir, project)
     async with app.run_test(size=SIZE) as pilot:
         screen = await listed(pilot, wait, 3)

@@ -47,8 +47,10 @@ class MCPToolAction(Action):
 
     @property
     def visualize(self) -> Text:
-        """`server/tool`, then the arguments as JSON."""
-        text = Text(f"{self.server}/{self.tool}\n", style="bold")
+        """`server/tool` (the tool alone from a server that does not say which), then the
+        arguments as JSON."""
+        name = f"{self.server}/{self.tool}" if self.server else self.tool
+        text = Text(f"{name}\n", style="bold")
         if self.data:
             text.append(json.dumps(self.data, indent=2, ensure_ascii=False))
         return text

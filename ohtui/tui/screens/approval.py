@@ -35,6 +35,9 @@ from ohtui.tui.widgets.risk_badge import RiskBadge
 Mark = Literal["undecided", "approve", "outside", "reject"]
 MARK_GLYPHS: dict[Mark, str] = {"undecided": "·", "approve": "✓", "outside": "⇱", "reject": "✗"}
 UNDECIDED_MESSAGE = "Mark every action with space, or press y / n"
+ALL_OR_NOTHING_MESSAGE = (
+    "This agent server rejects all waiting actions at once: approve all (y) or reject all (n)"
+)
 _MAX_TOOL_WIDTH = 16
 _MIN_DETAIL_HEIGHT = 3
 
@@ -173,9 +176,18 @@ class ApprovalScreen(ModalScreen[ApprovalDecision | None]):
     message: reactive[str] = reactive("", init=False)
     rules: reactive[tuple[RuleDraft, ...]] = reactive[tuple[RuleDraft, ...]]((), init=False)
 
-    def __init__(self, pending: Sequence[PendingActionView], policy: ConfirmationPolicy) -> None:
+    def __init__(
+        self,
+        pending: Sequence[PendingActionView],
+        policy: ConfirmationPolicy,
+        *,
+        all_or_nothing: bool = False,
+    ) -> None:
+        """`all_or_nothing`: the agent server cannot reject some actions and run the others
+        (OpenHands'); the screen says so, and refuses a mixed decision."""
         super().__init__()
         self._pending = tuple(pending)
+        self._all_or_nothing = all_or_nothing
         self._initial_policy = policy = ConfirmationPolicy(policy)
         self.set_reactive(ApprovalScreen.policy, policy)
         # The action whose "always allow" produced the rules; rejecting it drops them.
@@ -204,6 +216,8 @@ class ApprovalScreen(ModalScreen[ApprovalDecision | None]):
     def on_mount(self) -> None:
         """Highlight the first action."""
         self._show(0)
+        if self._all_or_nothing and len(self._pending) > 1:
+            self.message = ALL_OR_NOTHING_MESSAGE
         self._refit()
 
     def on_resize(self) -> None:
@@ -404,6 +418,9 @@ class ApprovalScreen(ModalScreen[ApprovalDecision | None]):
         rejected = [action_id for action_id, mark in marks.items() if mark == "reject"]
         if not rejected:
             self.dismiss(self._decision(approved, ()))
+            return
+        if approved and self._all_or_nothing:
+            self.message = ALL_OR_NOTHING_MESSAGE  # rejecting these would reject those too
             return
 
         def with_reason(reason: str | None) -> None:

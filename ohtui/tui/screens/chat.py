@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from ohtui.settings.profile import Profile
     from ohtui.tui import messages as msg
     from ohtui.tui.approval_types import ApprovalDecision, PendingActionView
+    from ohtui.tui.listing_source import ListingSource
     from ohtui.tui.screens.settings import SettingsSaved
     from ohtui.tui.session import Session
 
@@ -226,7 +227,8 @@ class ChatScreen(Screen[None]):
         status.model = message.model
         status.workspace = message.workspace
         status.policy = message.policy
-        status.sandbox = message.sandbox
+        status.sandbox = "" if message.server else message.sandbox
+        status.server = message.server
         holder = message.held_by
         read_only = holder is not None or message.read_only is not None
         self._set_status(RunStatus.READ_ONLY if read_only else message.status)
@@ -410,7 +412,10 @@ class ChatScreen(Screen[None]):
 
         self._approval_open = True
         self._show_banner(False)
-        self.app.push_screen(ApprovalScreen(self._pending, self.session.policy), self._decided)
+        screen = ApprovalScreen(
+            self._pending, self.session.policy, all_or_nothing=self.session.rejects_all_only
+        )
+        self.app.push_screen(screen, self._decided)
 
     def _decided(self, decision: ApprovalDecision | None) -> None:
         self._approval_open = False
@@ -484,6 +489,9 @@ class ChatScreen(Screen[None]):
         if self.refuse_read_only():
             return
         self.session.set_sandbox(mode)
+
+    def on_connection_changed(self, message: msg.ConnectionChanged) -> None:
+        self.status_bar.link = "" if message.state == "connected" else message.state
 
     def on_sandbox_changed(self, message: msg.SandboxChanged) -> None:
         self.status_bar.sandbox = message.sandbox
@@ -561,13 +569,30 @@ class ChatScreen(Screen[None]):
 
         directory = self.options.persistence_dir or self.profile.conversations_dir
         session = self._session
+        listing = self._server_listing()
         picker = PickerScreen(
             directory,
             self.options.workspace,
             current_id=session.conversation_id if session is not None else None,
-            saved=SavedConversations(directory, self._open_conversation),
+            saved=SavedConversations(directory, self._open_conversation, listing),
+            listing=listing,
         )
         self.app.push_screen(picker, self._picked)
+
+    def _server_listing(self) -> ListingSource | None:
+        """The agent server's conversations, when the agent runs on one (None: local)."""
+        from ohtui.sdk import RemoteConversation
+        from ohtui.tui.listing_source import RemoteListing
+
+        conversation = self._open_conversation()
+        if isinstance(conversation, RemoteConversation):
+            return RemoteListing(conversation.workspace)
+        if self.profile.settings.server.url:
+            from ohtui.remote_opening import server_workspace
+
+            profile, folder = self.profile, self.options.workspace
+            return RemoteListing(lambda: server_workspace(profile, folder))  # keyring: later
+        return None
 
     def _open_conversation(self) -> BaseConversation | None:
         """The conversation open now (None: none is)."""

@@ -33,12 +33,12 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ohtui.tui.display import short_path
+from ohtui.tui.listing_source import ListingSource, LocalListing
 from ohtui.tui.picker_rows import display_title, preview_content, preview_heading, row_prompt
 from ohtui.tui.preload import load_engine
 from ohtui.tui.saved import DELETE_OPEN, SavedConversations
 from ohtui.tui.screens.confirm import ConfirmScreen
 from ohtui.tui.screens.text_prompt import TextPromptScreen
-from ohtui.tui.search_index import index_in_background
 from ohtui.tui.widgets.marked import MarkedOptionList
 
 if TYPE_CHECKING:
@@ -163,11 +163,13 @@ class PickerScreen(Screen[str | None]):
         current_id: str | None = None,
         saved: SavedConversations | None = None,
         now: Callable[[], float] = time.time,
+        listing: ListingSource | None = None,
     ) -> None:
         """`saved` renames and deletes (the open conversation through itself); without it,
-        no conversation is open."""
+        no conversation is open. `listing`: where the conversations are listed from (by
+        default the local folder; an agent server's when the agent runs there)."""
         super().__init__()
-        self._dir = conversations_dir
+        self._listing: ListingSource = listing or LocalListing(conversations_dir)
         self._workspace = workspace
         self._current_id = current_id
         self._saved = saved or SavedConversations(conversations_dir, lambda: None)
@@ -306,11 +308,8 @@ class PickerScreen(Screen[str | None]):
         self, query: str, scope: Scope, after: PageCursor | None, limit: int
     ) -> tuple[SummaryPage, bool]:
         """On a worker: a page of rows, and whether it is a search of a part of the index."""
-        from ohtui.sdk.conversation.listing import conversations_page
-
         partial = bool(query) and not self._indexed
-        page = conversations_page(
-            self._dir,
+        page = self._listing.page(
             workspace=self._workspace_filter(scope),
             query=query,
             after=after,
@@ -334,10 +333,15 @@ class PickerScreen(Screen[str | None]):
             for row in page.rows
         ]
 
+    def _any_saved(self) -> bool:
+        """On a worker: whether any conversation is listed, in any workspace."""
+        page = self._listing.page(
+            workspace=None, query="", after=None, limit=1, keep=None, index_first=False
+        )
+        return bool(page.rows)
+
     def _read_first_page(self, generation: int, query: str, scope: Scope, limit: int) -> None:
         """On a worker: post the first page of rows, then how many there are in all."""
-        from ohtui.sdk.conversation.listing import conversations_page, count_conversations
-
         if self._stale(generation):
             return  # typed on: a newer search is coming
         page, partial = self._read_page(query, scope, None, limit)
@@ -351,7 +355,7 @@ class PickerScreen(Screen[str | None]):
                 empty_text = f"No conversation{where} mentions '{query}'."
                 if partial:
                     empty_text += " Still indexing: more may match in a moment."
-            elif workspace and conversations_page(self._dir, limit=1).rows:
+            elif workspace and self._any_saved():
                 empty_text = "None in this workspace — press ctrl+w to see all."
             else:
                 empty_text = "No saved conversations yet."
@@ -362,13 +366,7 @@ class PickerScreen(Screen[str | None]):
             )
         )
         if page.next is not None and not self._stale(generation):
-            count = count_conversations(
-                self._dir,
-                workspace=workspace,
-                query=query,
-                keep=self._current_id,
-                index_first=False,
-            )
+            count = self._listing.count(workspace=workspace, query=query, keep=self._current_id)
             self.post_message(self._Counted(generation, count))
 
     def _read_next_page(self, generation: int, after: PageCursor) -> _Listed | None:
@@ -435,8 +433,7 @@ class PickerScreen(Screen[str | None]):
     def _show_first_page(self, message: _Listed) -> None:
         if not self._index_started:  # the database reads: fill the search index meanwhile
             self._index_started = True
-            index_in_background(
-                self._dir,
+            self._listing.index(
                 lambda: self.post_message(self._Indexed()),
                 lambda why: self.post_message(self._Failed(why)),
                 self._stop_indexing,
@@ -536,10 +533,8 @@ class PickerScreen(Screen[str | None]):
 
     def _read_preview(self, conversation_id: str, before: int | None = None) -> _PreviewLoaded:
         """On a worker: the last events of a conversation (or those `before` an index)."""
-        from ohtui.sdk.conversation.listing import events_page, saved_cost
-
-        page = events_page(self._dir, conversation_id, PREVIEW_EVENTS, before)
-        cost = saved_cost(self._dir, conversation_id) if before is None else None
+        page = self._listing.events(conversation_id, PREVIEW_EVENTS, before)
+        cost = self._listing.cost(conversation_id) if before is None else None
         return self._PreviewLoaded(
             conversation_id, preview_content(page.events), page.start, cost, before is not None
         )

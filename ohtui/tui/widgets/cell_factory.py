@@ -36,6 +36,7 @@ from ohtui.sdk.tool.builtins import FinishAction, FinishObservation, ThinkAction
 from ohtui.sdk.tools.file_editor import FileEditorAction, FileEditorObservation
 from ohtui.sdk.tools.task_tracker import TaskItem, TaskTrackerObservation
 from ohtui.sdk.tools.terminal import TerminalAction, TerminalObservation
+from ohtui.sdk.wire.foreign import ForeignEvent
 from ohtui.tui.display import clip_lines, more_lines
 from ohtui.tui.render import TOOL_ICONS, action_summary, diff_content, risk_badge
 from ohtui.tui.widgets.cells import (
@@ -169,6 +170,11 @@ def _(event: PauseEvent, host: CellHost) -> list[Cell]:
 @cells_for.register
 def _(event: Condensation, host: CellHost) -> list[Cell]:
     return [CondensationCell(len(event.forgotten_event_ids), event.summary)]
+
+
+@cells_for.register
+def _(event: ForeignEvent, host: CellHost) -> list[Cell]:
+    return [NoticeCell(f"· {event.summary}", "muted")]  # a kind an agent server has, we lack
 
 
 @cells_for.register

@@ -400,7 +400,8 @@ class ConversationView(VerticalScroll, can_focus=False):
     def replace_stream(self, response_id: str | None, final: Cell | None) -> bool:
         """Swap the streamed cell of `response_id` for its final cell; False if none streamed."""
         streaming = self._streaming
-        if self._paging or streaming is None or streaming.response_id != response_id:
+        # "": streamed from an agent server, which does not say the response (REMOTE_STREAM_ID).
+        if self._paging or streaming is None or streaming.response_id not in (response_id, ""):
             return False
         self._streaming = None
         if final is not None:

@@ -1,4 +1,5 @@
-"""StatusBar: run status, title, model, workspace, context use, cost, sandbox and policy."""
+"""StatusBar: run status, title, model, workspace, context use, cost, sandbox (or the agent
+server) and policy."""
 
 from __future__ import annotations
 
@@ -37,6 +38,10 @@ class StatusBar(Widget):
     status: reactive[RunStatus] = reactive(RunStatus.OPENING)
     policy: reactive[ConfirmationPolicy] = reactive(ConfirmationPolicy.RISKY)
     sandbox: reactive[str] = reactive("")
+    server: reactive[str] = reactive("")
+    """host:port of the agent server the agent runs on ("": on this machine)."""
+    link: reactive[str] = reactive("")
+    """The server link's trouble ("reconnecting…", "disconnected"); "" while connected."""
     cost: reactive[float] = reactive(0.0)
     context_used: reactive[int] = reactive(0)
     context_window: reactive[int | None] = reactive(None)
@@ -99,7 +104,9 @@ class StatusBar(Widget):
             else:
                 pieces.append((4, Content.styled(text, "dim")))
         pieces.append((1, Content.styled(f"${self.cost:.2f}", "dim")))
-        if self.sandbox:
+        if self.server:
+            pieces.append((0, _server_badge(self.server, self.link)))
+        elif self.sandbox:
             pieces.append((0, _sandbox_badge(self.sandbox)))
         pieces.append((0, policy))
         width = self.size.width or 1000
@@ -137,6 +144,13 @@ class StatusBar(Widget):
         if self.activity_until is not None:
             text += f" in {max(0, math.ceil(self.activity_until - time.monotonic()))} s"
         return f"{text}: {self.activity_reason}" if self.activity_reason else text
+
+
+def _server_badge(server: str, link: str) -> Content:
+    """ "⇄ host:port" where the agent runs, warning "⇄ host:port reconnecting…" when cut off."""
+    if link:
+        return Content.styled(f"⇄ {server} {link}", "$text-warning")
+    return Content.styled(f"⇄ {server}", "$text-accent")
 
 
 def _sandbox_badge(sandbox: str) -> Content:

@@ -1,0 +1,199 @@
+"""Opening a conversation on an agent server ([server] url, `--server`): the remote half of
+`opening.start`, for the TUI and headless runs alike.
+
+The agent is built from the settings as for a local run and sent to the server, which runs
+it there; `-w` names the folder on the server. Conversations are found on the server (a
+resume id, or an id prefix, is looked up there), never in the local store.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ohtui.opening import (
+    Callbacks,
+    NoModelError,
+    Opened,
+    SetupError,
+    Started,
+    Target,
+    build_agent,
+    fallback_policy,
+    install_safety,
+    missing_key,
+    policy_name,
+)
+
+if TYPE_CHECKING:
+    from ohtui.sdk import RemoteConversation, RemoteWorkspace
+    from ohtui.settings.approval_rules import ApprovalRuleStore
+    from ohtui.settings.profile import Profile
+
+logger = logging.getLogger(__name__)
+SEARCH_LIMIT = 100
+
+
+def start_remote(
+    profile: Profile,
+    workspace: Path,
+    target: Target | None = None,
+    callbacks: Callbacks | None = None,
+    *,
+    rules: ApprovalRuleStore | None = None,
+    api_key: str | None = None,
+    stream: bool = True,
+) -> Started:
+    """Open the conversation on the server, mask its secrets in logs, install the safety
+    (ohtui's rules where the server takes them, else the plain policy) and collect notices."""
+    from ohtui.logs import mask_in_logs
+    from ohtui.sdk import RemoteConversation
+
+    opened = open_remote(profile, workspace, target, callbacks, api_key=api_key, stream=stream)
+    conversation = opened.conversation
+    assert isinstance(conversation, RemoteConversation)
+    mask_in_logs(conversation)
+    chosen = ("confirmation", "policy") in profile.overrides
+    saved = policy_name(conversation.state.confirmation_policy)
+    policy = saved if opened.resumed and not chosen else profile.settings.confirmation.policy
+    notices = [missing_key(profile, opened), install_remote_safety(conversation, policy, rules)]
+    return Started(opened, tuple(n for n in notices if n))
+
+
+def server_workspace(profile: Profile, workspace: Path) -> RemoteWorkspace:
+    """The workspace on the configured server, with its session key."""
+    from ohtui.sdk import RemoteWorkspace
+
+    url = profile.settings.server.url
+    if not url:
+        raise SetupError("No agent server is set: give --server URL or [server] url.")
+    key = profile.server_key(url).value
+    return RemoteWorkspace(host=url, api_key=key, working_dir=str(workspace))
+
+
+def open_remote(
+    profile: Profile,
+    workspace: Path,
+    target: Target | None = None,
+    callbacks: Callbacks | None = None,
+    *,
+    api_key: str | None = None,
+    stream: bool = True,
+) -> Opened:
+    """Create or attach to the conversation on the server. Raises SetupError (NoModelError
+    without a model), ConversationNotFoundError for an id the server lacks, and the
+    RemoteServerError family when the server refuses or cannot be reached."""
+    from ohtui.sdk import RemoteConversation
+
+    target = target or Target()
+    callbacks = callbacks or Callbacks()
+    settings = profile.settings
+    model = settings.llm.model
+    if not model:
+        raise NoModelError(
+            "No model is set. Choose one in /settings, or start ohtui with --model (the agent "
+            "server calls the model with the settings and key given here)."
+        )
+    remote = server_workspace(profile, workspace)
+    conversation_id = find_remote_target(remote, target)
+    agent, key_source = build_agent(profile, model, callbacks, api_key=api_key, stream=stream)
+    on_connection = callbacks.on_connection
+    conversation = RemoteConversation(
+        agent=agent,
+        workspace=remote,
+        conversation_id=conversation_id,
+        callbacks=[callbacks.on_event] if callbacks.on_event else None,
+        token_callbacks=[callbacks.on_token] if callbacks.on_token else None,
+        max_iteration_per_run=settings.agent.max_iteration_per_run,
+        stuck_detection=settings.agent.stuck_detection,
+        stuck_detection_thresholds=settings.agent.stuck_thresholds,
+        secrets=profile.user_secrets() or None,
+        visualizer=None,
+        autotitle=False,  # ohtui titles its conversations itself ([ui] auto_title)
+        connection_callbacks=(
+            [lambda status, why: on_connection(status.label, why)] if on_connection else None
+        ),
+    )
+    resumed = len(conversation.state.events) > 0
+    return Opened(conversation, model, resumed, key_source)
+
+
+def find_remote_target(workspace: RemoteWorkspace, target: Target) -> uuid.UUID | None:
+    """The server conversation `target` names (None: a new one)."""
+    from ohtui.sdk import ConversationNotFoundError
+
+    if target.resume_id:
+        wanted = target.resume_id.replace("-", "").lower()
+        matches = [item["id"] for item in list_remote(workspace) if _hex(item).startswith(wanted)]
+        if len(matches) == 1:
+            return uuid.UUID(str(matches[0]))
+        if not matches:
+            raise ConversationNotFoundError(
+                f"No conversation {target.resume_id} on the agent server at "
+                f"{workspace.display_host}. Pick one with `ohtui --server ... --resume`."
+            )
+        raise ConversationNotFoundError(
+            f"'{target.resume_id}' matches {len(matches)} conversations on "
+            f"{workspace.display_host}: give more of the id."
+        )
+    if target.continue_latest:
+        mine = [i for i in list_remote(workspace) if _working_dir(i) == workspace.working_dir]
+        if not mine:
+            raise SetupError(
+                f"No conversation in {workspace.working_dir} on the agent server at "
+                f"{workspace.display_host} to continue. Start a new one."
+            )
+        return uuid.UUID(str(mine[0]["id"]))
+    return uuid.UUID(target.new_id) if target.new_id else None
+
+
+def list_remote(workspace: RemoteWorkspace, limit: int | None = None) -> list[dict[str, Any]]:
+    """The server's conversations (ConversationInfo dicts), most recently updated first."""
+    from ohtui.sdk.conversation.impl.rest import request
+
+    items: list[dict[str, Any]] = []
+    page_id: str | None = None
+    while True:
+        params: dict[str, Any] = {"limit": SEARCH_LIMIT, "sort_order": "UPDATED_AT_DESC"}
+        if page_id:
+            params["page_id"] = page_id
+        body = request(workspace, "GET", "/api/conversations/search", params=params).json()
+        items += [i for i in body.get("items", []) if isinstance(i, dict) and i.get("id")]
+        page_id = body.get("next_page_id")
+        if not page_id or (limit is not None and len(items) >= limit):
+            break
+    items.sort(key=lambda i: str(i.get("updated_at") or i.get("created_at") or ""), reverse=True)
+    return items[:limit] if limit is not None else items
+
+
+def install_remote_safety(
+    conversation: RemoteConversation, policy: str, rules: ApprovalRuleStore | None
+) -> str | None:
+    """ohtui's safety (analyzers, rules) where the server takes it (`ohtui serve`); on a
+    server that does not (OpenHands'), the plain policy, saying that rules stay unused."""
+    from ohtui.sdk import LLMSecurityAnalyzer, RemoteServerError
+
+    try:
+        return install_safety(conversation, policy, rules)
+    except RemoteServerError as exc:
+        logger.info("the server refused ohtui's safety settings: %s", exc)
+    try:
+        conversation.set_security_analyzer(LLMSecurityAnalyzer())
+    except RemoteServerError as exc:
+        logger.info("the server refused the LLM security analyzer: %s", exc)
+    conversation.set_confirmation_policy(fallback_policy(policy))
+    return (
+        f"The agent server at {conversation.workspace.display_host} does not take ohtui's "
+        f"approval rules: it asks as the '{policy}' policy says, without them."
+    )
+
+
+def _hex(item: dict[str, Any]) -> str:
+    return str(item.get("id", "")).replace("-", "").lower()
+
+
+def _working_dir(item: dict[str, Any]) -> str | None:
+    workspace = item.get("workspace")
+    return workspace.get("working_dir") if isinstance(workspace, dict) else None

@@ -1,0 +1,186 @@
+"""RemoteState: a remote conversation's state, read from a cache the event socket keeps current.
+
+The cache is the server's ConversationInfo (from the create or attach call); a `full_state`
+frame updates it wholesale, a per-field frame sets one key, `refresh_from_server()` GETs it
+again. Properties parse from the cache on each read and never call the server.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from ohtui.sdk.conversation.impl.rest import request
+from ohtui.sdk.conversation.secret_registry import SecretRegistry
+from ohtui.sdk.conversation.state import ConversationExecutionStatus, ConversationState
+from ohtui.sdk.conversation.stats import ContextUsage, ConversationStats
+from ohtui.sdk.event.conversation_state import FULL_STATE_KEY, ConversationStateUpdateEvent
+from ohtui.sdk.wire.state_in import analyzer_from_wire, policy_from_wire, stats_from_wire
+
+if TYPE_CHECKING:
+    from ohtui.sdk.agent.base import AgentBase
+    from ohtui.sdk.conversation.impl.remote_events import RemoteEventsList
+    from ohtui.sdk.conversation.types import ConversationID
+    from ohtui.sdk.event.base import Event
+    from ohtui.sdk.event.llm_convertible.action import ActionEvent
+    from ohtui.sdk.security.analyzer import SecurityAnalyzerBase
+    from ohtui.sdk.security.confirmation_policy import ConfirmationPolicyBase
+    from ohtui.sdk.workspace.remote import RemoteWorkspace
+
+
+class RemoteState:
+    """The state of a conversation on an agent server (the ConversationStateProtocol)."""
+
+    def __init__(
+        self,
+        conversation_id: ConversationID,
+        info: dict[str, Any],
+        events: RemoteEventsList,
+        agent: AgentBase,
+        workspace: RemoteWorkspace,
+    ) -> None:
+        self._id = conversation_id
+        self._info = dict(info)
+        self._events = events
+        self._agent = agent
+        self._workspace = workspace
+        self._lock = threading.RLock()
+        self.secret_registry = SecretRegistry()
+        """The secrets this client gave the server: what to mask in what it shows."""
+
+    # --- the cache -----------------------------------------------------------------------
+
+    def apply_update(self, update: ConversationStateUpdateEvent) -> None:
+        """Take a `full_state` snapshot or a per-field update into the cache."""
+        with self._lock:
+            if update.key == FULL_STATE_KEY:
+                if isinstance(update.value, dict):
+                    self._info.update(update.value)
+            else:
+                self._info[update.key] = update.value
+
+    def refresh_from_server(self) -> dict[str, Any]:
+        """GET the conversation again and cache it; return it."""
+        info = request(self._workspace, "GET", f"/api/conversations/{self._id}").json()
+        with self._lock:
+            self._info.update(info)
+            return dict(self._info)
+
+    def _get(self, key: str) -> Any:
+        with self._lock:
+            if key not in self._info:
+                raise RuntimeError(f"'{key}' missing in conversation info")
+            return self._info[key]
+
+    def _get_optional(self, key: str, default: Any = None) -> Any:
+        with self._lock:
+            return self._info.get(key, default)
+
+    @property
+    def info(self) -> dict[str, Any]:
+        """A copy of the cached ConversationInfo."""
+        with self._lock:
+            return dict(self._info)
+
+    # --- the state protocol --------------------------------------------------------------
+
+    @property
+    def id(self) -> ConversationID:
+        """The conversation id."""
+        return self._id
+
+    @property
+    def events(self) -> RemoteEventsList:
+        """The events, as the server lists them."""
+        return self._events
+
+    @property
+    def execution_status(self) -> ConversationExecutionStatus:
+        """Where the run stands, as the server last said."""
+        return ConversationExecutionStatus(self._get("execution_status"))
+
+    @property
+    def confirmation_policy(self) -> ConfirmationPolicyBase:
+        """Which actions wait for the user."""
+        return policy_from_wire(self._get_optional("confirmation_policy"))
+
+    @property
+    def security_analyzer(self) -> SecurityAnalyzerBase | None:
+        """The analyzer rating actions on the server (None: none, or one we lack)."""
+        return analyzer_from_wire(self._get_optional("security_analyzer"))
+
+    @property
+    def stats(self) -> ConversationStats:
+        """Cost and tokens per LLM, with the agent model's context use after its last call."""
+        stats = stats_from_wire(self._get_optional("stats"))
+        if stats.context is None:
+            metrics = stats.usage_to_metrics.get(self._agent.llm.usage_id)
+            latest = metrics.latest_token_usage if metrics is not None else None
+            if latest is not None:
+                stats.context = ContextUsage(
+                    tokens=latest.prompt_tokens + latest.completion_tokens,
+                    window=latest.context_window or self._agent.llm.max_input_tokens,
+                    model=self._agent.llm.model,
+                )
+        return stats
+
+    @property
+    def agent(self) -> AgentBase:
+        """The agent this client configured (the server's copy has its key redacted)."""
+        return self._agent
+
+    @property
+    def workspace(self) -> RemoteWorkspace:
+        """The workspace on the server."""
+        return self._workspace
+
+    @property
+    def working_dir(self) -> str:
+        """The directory the agent works in, as the server resolved it."""
+        workspace = self._get_optional("workspace")
+        if isinstance(workspace, dict) and isinstance(workspace.get("working_dir"), str):
+            return str(workspace["working_dir"])
+        return self._workspace.working_dir
+
+    @property
+    def persistence_dir(self) -> str | None:
+        """Where the server keeps the conversation (a path on the server)."""
+        value = self._get_optional("persistence_dir")
+        return str(value) if value else None
+
+    @property
+    def title(self) -> str | None:
+        """The conversation's title on the server."""
+        value = self._get_optional("title")
+        return str(value) if value else None
+
+    @property
+    def max_iterations(self) -> int:
+        """Agent steps allowed per run on the server."""
+        return int(self._get_optional("max_iterations", 500))
+
+    @property
+    def stuck_detection(self) -> bool:
+        """Whether the server detects a stuck agent."""
+        return bool(self._get_optional("stuck_detection", True))
+
+    @property
+    def activated_knowledge_skills(self) -> list[str]:
+        """Knowledge skills recalled so far."""
+        return list(self._get_optional("activated_knowledge_skills") or [])
+
+    @property
+    def blocked_messages(self) -> dict[str, str]:
+        """Messages blocked by hooks, by id."""
+        return dict(self._get_optional("blocked_messages") or {})
+
+    @property
+    def read_only(self) -> bool:
+        """A remote conversation is never opened read-only."""
+        return False
+
+    @staticmethod
+    def get_unmatched_actions(events: Sequence[Event]) -> list[ActionEvent]:
+        """Actions of the latest LLM response waiting to run (see ConversationState)."""
+        return ConversationState.get_unmatched_actions(events)
