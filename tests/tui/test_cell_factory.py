@@ -6,12 +6,13 @@ import subprocess
 import sys
 
 from ohtui.sdk import ActionEvent, MessageToolCall, ObservationEvent
+from ohtui.sdk.event import InterruptEvent, PauseEvent
 from ohtui.sdk.tool import Observation
 from ohtui.sdk.tools.file_editor import FileEditorAction
 from ohtui.sdk.tools.terminal import TerminalAction, TerminalObservation
 from ohtui.tui.render import action_summary, edit_preview
-from ohtui.tui.widgets.cell_factory import action_cell, present_result
-from ohtui.tui.widgets.cells import ActionCell
+from ohtui.tui.widgets.cell_factory import action_cell, cells_for, present_result
+from ohtui.tui.widgets.cells import ActionCell, NoticeCell
 
 
 def _action(action: TerminalAction | FileEditorAction, tool: str) -> ActionEvent:
@@ -81,3 +82,16 @@ def test_edit_previews_use_the_engines_diff() -> None:
     assert preview is not None
     assert preview.splitlines()[:2] == ["--- /dev/null", "+++ b/new.py"]
     assert preview.splitlines()[-1] == "\\ No newline at end of file"
+
+
+def test_a_stop_shows_as_one_notice_whether_paused_or_interrupted_on_a_server() -> None:
+    # `ohtui serve` and OpenHands' server record an interrupt; a local stop, a pause.
+    shown = {}
+    for event in (PauseEvent(), InterruptEvent()):
+        cells = cells_for(event, None)  # type: ignore[arg-type]  # neither asks the host
+        assert len(cells) == 1 and isinstance(cells[0], NoticeCell)
+        shown[event.kind] = cells[0].text
+    assert shown == {
+        "PauseEvent": "⏸ Paused. Send a message to go on.",
+        "InterruptEvent": "⏹ Interrupted. Send a message to go on.",
+    }

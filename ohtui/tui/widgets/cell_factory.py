@@ -23,6 +23,7 @@ from ohtui.sdk.event import (
     ConversationErrorEvent,
     Event,
     HookExecutionEvent,
+    InterruptEvent,
     MessageEvent,
     ObservationBaseEvent,
     ObservationEvent,
@@ -165,6 +166,11 @@ def _(event: ConversationErrorEvent, host: CellHost) -> list[Cell]:
 @cells_for.register
 def _(event: PauseEvent, host: CellHost) -> list[Cell]:
     return [NoticeCell("⏸ Paused. Send a message to go on.", "warning")]
+
+
+@cells_for.register
+def _(event: InterruptEvent, host: CellHost) -> list[Cell]:
+    return [NoticeCell("⏹ Interrupted. Send a message to go on.", "warning")]
 
 
 @cells_for.register
