@@ -18,6 +18,8 @@ RECORD_KEY = "ohtui_server"
 _POLICY_KINDS = {"AlwaysConfirm", "NeverConfirm", "ConfirmRisky"}
 _ANALYZER_KINDS = {"LLMSecurityAnalyzer"}
 _METRICS_FIELDS = ("model_name", "accumulated_cost", "max_budget_per_task")
+_OUR_METRICS_FIELDS = ("call_count", "total_latency", "max_latency")
+"""Ours besides: OpenHands' Metrics ignores them (it would list every call), ours reads them."""
 _USAGE_FIELDS = (
     "model",
     "prompt_tokens",
@@ -155,17 +157,24 @@ def analyzer_to_wire(analyzer: Any) -> dict[str, Any] | None:
 
 
 def stats_to_wire(stats: Any) -> dict[str, Any]:
-    """`{"usage_to_metrics": {usage_id: Metrics}}` with only OpenHands' fields."""
-    usages = (stats or {}).get("usage_to_metrics") or {} if isinstance(stats, dict) else {}
+    """`{"usage_to_metrics": {usage_id: Metrics}}`: OpenHands' fields, and the call counts
+    and the context's size that its models ignore and our client shows."""
+    stats = stats if isinstance(stats, dict) else {}
+    usages = stats.get("usage_to_metrics") or {}
     out: dict[str, Any] = {}
     for usage_id, metrics in usages.items():
         if not isinstance(metrics, dict):
             continue
-        entry = {k: metrics[k] for k in _METRICS_FIELDS if k in metrics}
-        usage = metrics.get("accumulated_token_usage") or {}
-        entry["accumulated_token_usage"] = {k: usage[k] for k in _USAGE_FIELDS if k in usage}
+        entry = {k: metrics[k] for k in (*_METRICS_FIELDS, *_OUR_METRICS_FIELDS) if k in metrics}
+        for key in ("accumulated_token_usage", "latest_token_usage"):
+            usage = metrics.get(key)
+            if isinstance(usage, dict):
+                entry[key] = {k: usage[k] for k in _USAGE_FIELDS if k in usage}
         out[str(usage_id)] = entry
-    return {"usage_to_metrics": out}
+    wire: dict[str, Any] = {"usage_to_metrics": out}
+    if isinstance(stats.get("context"), dict):
+        wire["context"] = stats["context"]
+    return wire
 
 
 def secrets_to_wire(registry: Any) -> dict[str, Any]:

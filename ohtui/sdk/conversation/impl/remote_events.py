@@ -56,11 +56,21 @@ class RemoteEventsList(EventsListBase):
         (in order), e.g. those emitted while the socket was down."""
         fetched = self.fetch_all()
         with self._lock:
-            known = self._ids
-            new = [e for e in fetched if e.id not in known]
-            fetched_ids = {e.id for e in fetched}
-            merged = list(fetched)
-            merged += [e for e in self._events if e.id not in fetched_ids]  # socket-only, newer
+            new = [e for e in fetched if e.id not in self._ids]
+            # What only the socket gave (a server that does not keep per-field state updates
+            # as history) stays right after the listed event it followed.
+            listed = {e.id for e in fetched}
+            following: dict[str | None, list[Event]] = {}
+            anchor: str | None = None
+            for event in self._events:
+                if event.id in listed:
+                    anchor = event.id
+                else:
+                    following.setdefault(anchor, []).append(event)
+            merged = following.get(None, [])
+            for event in fetched:
+                merged.append(event)
+                merged += following.get(event.id, [])
             self._events = merged
             self._ids = {e.id: i for i, e in enumerate(merged)}
             return new
