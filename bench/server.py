@@ -1,11 +1,14 @@
-"""`ohtui serve` benchmarks for issue 14; run by hand: `.venv/bin/python bench/server.py`.
+"""`ohtui serve` benchmarks for issue 14; run by hand: `.venv/bin/python bench/server.py
+[ready] [events] [client] [scale]` (all by default).
 
 Prints:
 - start -> ready: from spawning `ohtui serve` to the first 200 from /ready, and to the first
   200 from an /api route (the engine loaded), medians of 5 starts;
 - event latency: from the engine's callback (Served.on_event / on_token entered) to a
   WebSocket client's receipt on loopback, p50/p99/max over every frame of 20 streamed turns
-  (server in this process, on a thread, so both ends read one clock);
+  (the server in a probed process; perf_counter is one system-wide clock on Linux);
+- client latency: the same, to the callbacks the TUI gives our RemoteConversation (events
+  and streamed tokens), the client decoding every frame as the TUI's does;
 - scale: one server, 100 idle + 10 running conversations, each running one followed by a
   WebSocket client: frames lost or duplicated (stored events vs received), and the time.
 """
@@ -104,6 +107,68 @@ def event_latency(turns: int = 20) -> None:
     )
 
 
+def client_latency(turns: int = 20) -> None:
+    """From the engine's callback on the server to the TUI's callbacks on RemoteConversation."""
+    from pydantic import SecretStr
+
+    from ohtui.sdk import LLM, Agent, Conversation, RemoteWorkspace, Tool
+    from ohtui.sdk.llm import LLMStreamChunk
+
+    llm = ScriptedLLMServer()
+    data = Path(tempfile.mkdtemp())
+    (data / "ws").mkdir()
+    probe_out = data / "published.json"
+    server = ServerProcess(data, env=user_env(OHTUI_BENCH_PROBE_OUT=str(probe_out)))
+    server.command = [sys.executable, str(ROOT / "bench" / "server_probe.py")]
+    server.start()
+    received: dict[str, float] = {}
+
+    def on_event(event: Any) -> None:
+        received.setdefault(event.id, time.perf_counter())
+
+    def on_token(chunk: LLMStreamChunk) -> None:
+        received.setdefault("content:" + chunk.content, time.perf_counter())
+
+    model = LLM(
+        model="openai/test-model",
+        base_url=llm.base_url,
+        api_key=SecretStr("sk-bench"),
+        usage_id="agent",
+        stream=True,
+    )
+    workspace = RemoteWorkspace(host=server.url, api_key=TEST_KEY, working_dir=str(data / "ws"))
+    conversation = Conversation(
+        Agent(llm=model, tools=[Tool(name="terminal")]),
+        workspace=workspace,
+        callbacks=[on_event],
+        token_callbacks=[on_token],
+        visualizer=None,
+        autotitle=False,
+    )
+    for turn in range(turns):
+        llm.reply_tool_call("terminal", {"command": f"echo {turn}", "security_risk": "LOW"})
+        words = [f"t{turn}w{n} " for n in range(30)]
+        llm.reply(Reply(text="".join(words), chunks=tuple(words), chunk_delay=0.002))
+        conversation.send_message(f"turn {turn}")
+        conversation.run()
+    conversation.close()
+    server.stop()
+    llm.close()
+    published = json.loads(probe_out.read_text())
+    for name, keys in (
+        ("events", [k for k in received if not k.startswith("content:")]),
+        ("tokens", [k for k in received if k.startswith("content:")]),
+        ("all", list(received)),
+    ):
+        ms = sorted((received[k] - published[k]) * 1000 for k in keys if k in published)
+        p99 = ms[max(0, int(len(ms) * 0.99) - 1)]
+        print(
+            f"client latency ({name}), engine callback -> RemoteConversation callback: "
+            f"{len(ms)} frames, p50 {statistics.median(ms):.2f} ms, p99 {p99:.2f} ms, "
+            f"max {ms[-1]:.2f} ms (target p99 <= 20 ms)"
+        )
+
+
 def _turns(frames: Frames) -> int:
     return sum(1 for f in frames.frames if is_full_state("finished")(f))
 
@@ -170,9 +235,10 @@ def main() -> None:
     compile_bytecode()
     with open("/proc/loadavg") as file:
         print(f"load average: {file.read().split()[0]} on {os.cpu_count()} cores")
-    start_to_ready()
-    event_latency()
-    scale()
+    parts = {"ready": start_to_ready, "events": event_latency, "client": client_latency}
+    parts["scale"] = scale
+    for name in sys.argv[1:] or list(parts):
+        parts[name]()
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """`ohtui serve` with a probe, for bench/server.py: records when the engine's callback for each
 frame ran (time.perf_counter, system-wide CLOCK_MONOTONIC on Linux, so comparable with the
-client process's) and writes them to the JSON file named by OHTUI_BENCH_PROBE_OUT at exit.
+client process's), by frame id and by a streamed delta's text, and writes them to the JSON
+file named by OHTUI_BENCH_PROBE_OUT at exit.
 
     python bench/server_probe.py serve --port N
 """
@@ -35,7 +36,10 @@ def on_token(self: Any, chunk: Any) -> None:
 
 
 def publish(self: Any, conversation_id: Any, frame: dict[str, Any]) -> None:
-    published[frame["id"]] = getattr(callback_at, "t", None) or time.perf_counter()
+    at = getattr(callback_at, "t", None) or time.perf_counter()
+    published[frame["id"]] = at
+    if frame.get("kind") == "StreamingDeltaEvent" and frame.get("content"):
+        published["content:" + frame["content"]] = at  # token callbacks see no frame id
     callback_at.t = None
     original_publish(self, conversation_id, frame)
 

@@ -76,8 +76,10 @@ class Sandbox:
         subprocess.run([*git, "add", "-A"], cwd=self.template, check=True)
         subprocess.run([*git, "commit", "-qm", "init"], cwd=self.template, check=True)
 
-    def run(self, command: str, timeout: float = 10.0) -> Outcome:
-        """Run `command` with bash in a fresh copy of the workspace; what it did there."""
+    def run(self, command: str, timeout: float = 3.0) -> Outcome:
+        """Run `command` with bash in a fresh copy of the workspace; what it did there (within
+        `timeout`: lines that walk the whole disk, such as `chown -R nobody /`, do what they
+        aim at at once and would otherwise run for seconds)."""
         if command not in self._outcomes:
             self._outcomes[command] = self._run(command, timeout)
         return self._outcomes[command]

@@ -34,8 +34,8 @@ from ohtui.tui.widgets.conversation_view import MAX_MOUNTED, MAX_ORPHANS, Conver
 
 pytestmark = pytest.mark.anyio
 
-TURNS = 500
-"""2 + 4 * 500 = 2,002 events: fifty pages of history."""
+TURNS = 250
+"""2 + 4 * 250 = 1,002 events: twenty-five pages of history."""
 SHORTER = 200
 """Enough for the window to leave the newest events behind, for the tests that do not walk
 the whole history."""

@@ -513,10 +513,13 @@ def test_database_initialised_by_another_opener_meanwhile_is_accepted(
         if not interleaved:
 
             def trace(sql: str) -> None:
-                # Right after the first header read, another opener wins the race.
-                if "user_version" in sql and not interleaved:
+                # Just before this opener's check-and-create transaction, another opener
+                # wins the race and makes the schema (inside the transaction, it would wait).
+                if sql.startswith("BEGIN IMMEDIATE") and not interleaved:
                     interleaved.append(sql)
+                    started = time.monotonic()
                     ConversationStore(persistence_dir).close()
+                    interleaved.append(f"{time.monotonic() - started:.1f} s")
 
             conn.set_trace_callback(trace)
         return conn
@@ -524,7 +527,7 @@ def test_database_initialised_by_another_opener_meanwhile_is_accepted(
     monkeypatch.setattr(sqlite3, "connect", connect)
     store = ConversationStore(persistence_dir)
     monkeypatch.undo()
-    assert interleaved
+    assert len(interleaved) == 2 and float(interleaved[1].split()[0]) < 5  # it did not wait
     try:
         store.create(uuid.uuid4().hex, "{}", {})
         assert len(store.list_summaries()) == 1
