@@ -16,7 +16,6 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 
 from ohtui.tui.widgets.cells import (
-    STREAM_REFRESH_SECONDS,
     STREAM_RESERVE_FRACTION,
     AgentCell,
     StreamingCell,
@@ -25,8 +24,10 @@ from ohtui.tui.widgets.cells import (
 from ohtui.tui.widgets.conversation_view import ConversationView
 
 pytestmark = pytest.mark.anyio
-REDRAW = STREAM_REFRESH_SECONDS * 2
+REDRAW = 0.05
 """Long enough for a pending redraw to happen."""
+CHUNK_GAP = 0.01
+"""Between streamed chunks: a fast model's pace."""
 
 
 class StreamApp(App[None]):
@@ -111,7 +112,7 @@ async def test_streaming_lays_the_screen_out_only_when_the_reserve_is_used_up(
         chunks = [f"w{n:03d} " for n in range(1, 150)]  # 150 words of 5 columns: 10 lines
         for chunk in chunks:
             cell.append(chunk)
-            await pilot.pause(STREAM_REFRESH_SECONDS / 2)
+            await pilot.pause(CHUNK_GAP)
         await pilot.pause(0.1)
         assert cell.text == "w000 " + "".join(chunks)
         assert text_rows(cell) == 10
@@ -183,7 +184,7 @@ async def test_the_view_scrolls_once_a_step_not_once_a_line() -> None:
         positions: list[float] = []
         for n in range(300):  # 300 words of 5 columns: 20 lines
             view.add_tokens("r1", f"w{n:03d} ", "")
-            await pilot.pause(STREAM_REFRESH_SECONDS / 2)
+            await pilot.pause(CHUNK_GAP)
             if not positions or view.scroll_y != positions[-1]:
                 positions.append(view.scroll_y)
         await pilot.pause(0.1)

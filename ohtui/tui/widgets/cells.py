@@ -9,7 +9,6 @@ in the view), expand or collapse its body, and copy its text.
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, cast
@@ -35,8 +34,6 @@ COLLAPSED_LINES = 6
 """Lines of a tool's output shown until the cell is expanded."""
 USER_LINES = 12
 """Lines of a long user message (a pasted log) shown until the cell is expanded."""
-STREAM_REFRESH_SECONDS = 1 / 40
-"""Streaming text is redrawn at most this often; chunks in between are batched."""
 STREAM_RESERVE_FRACTION = 0.25
 """A response being written holds blank rows under its text, growing in steps of this share
 of the view's height: the screen is laid out and scrolls once a step, not once a line."""
@@ -162,7 +159,7 @@ class AgentCell(Cell):
 class StreamingCell(Cell):
     """A response being written, as one widget: its reasoning line, its finished paragraphs
     and the paragraph still growing. Chunks are kept as they come and joined once per redraw
-    (at most every STREAM_REFRESH_SECONDS); a finished paragraph is drawn once and kept, so a
+    (those that arrive before it runs share it); a finished paragraph is drawn once and kept, so a
     redraw draws and repaints only the rows of the growing paragraph. Blank rows are held
     under the text (STREAM_RESERVE_FRACTION of the view): the view is laid out again, and
     scrolls, once that reserve is used up rather than at every new line. The final cell that
@@ -183,7 +180,6 @@ class StreamingCell(Cell):
         """The finished paragraphs as drawn."""
         self._shown = Block(Text("…"))
         self._scheduled = False
-        self._last_redraw = 0.0
         self.reserve = 0
         """Rows the cell holds at least: its text and blank rows under it."""
         self._drawn_width = 0
@@ -206,7 +202,7 @@ class StreamingCell(Cell):
         return max(super().get_content_height(container, viewport, width), self.reserve)
 
     def append(self, content: str, reasoning: str = "") -> None:
-        """Add streamed text; drawn at once unless a redraw was very recent, then batched."""
+        """Add streamed text, drawn in the next frame."""
         if content:
             self._growing.append(content)
         if reasoning:
@@ -219,21 +215,17 @@ class StreamingCell(Cell):
             self._schedule_redraw()
 
     def _schedule_redraw(self) -> None:
-        """Redraw at once unless a redraw was very recent, then batched."""
+        """Redraw once the messages waiting now are handled (no throttle of its own: the
+        screen draws at most TEXTUAL_FPS frames a second, and one redraw serves them all)."""
         if self._scheduled:
             return
         self._scheduled = True
-        wait = self._last_redraw + STREAM_REFRESH_SECONDS - time.monotonic()
-        if wait > 0:
-            self.set_timer(wait, self._redraw)
-        else:
-            self.call_later(self._redraw)
+        self.call_later(self._redraw)
 
     def _redraw(self) -> None:
         self._scheduled = False
         if not self.is_attached:
             return
-        self._last_redraw = time.monotonic()
         width = self._drawn_width = self.content_size.width
         unchanged = self._rows_above(width) if width else 0  # rows above the growing paragraph
         if self._reasoning and self._show_thought():
