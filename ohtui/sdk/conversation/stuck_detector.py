@@ -76,6 +76,8 @@ class StuckDetector:
         elif not isinstance(thresholds, StuckDetectionThresholds):
             thresholds = StuckDetectionThresholds(**thresholds)
         self.thresholds = thresholds
+        self._known: dict[str, _Step] = {}
+        """Steps by their answer's id: an event never changes, so each is reduced once."""
 
     @property
     def action_observation_threshold(self) -> int:
@@ -104,7 +106,7 @@ class StuckDetector:
     def check(self) -> StuckReport | None:
         """The pattern found in the recent events, if any."""
         events = self._window()
-        steps = _steps(events)
+        steps = self._steps(events)
         for found in (
             self._repeating_action_observation(steps),
             self._repeating_action_error(steps),
@@ -122,7 +124,7 @@ class StuckDetector:
         None otherwise, and None once the agent was told (no step came since the nudge).
         """
         events = self._window()
-        steps = _steps(events)
+        steps = self._steps(events)
         n = self.action_error_threshold
         if _failing_streak(steps) != n:
             return None
@@ -142,6 +144,24 @@ class StuckDetector:
     def nudged(self) -> bool:
         """Whether the agent was already nudged since the user last wrote."""
         return any(_is_nudge(e) for e in self._window())
+
+    def _steps(self, events: Sequence[Event]) -> list[_Step]:
+        """The (action, answer) pairs in order; actions not yet answered are left out."""
+        actions: dict[str, ActionEvent] = {}
+        steps: list[_Step] = []
+        known: dict[str, _Step] = {}
+        for event in events:
+            if isinstance(event, ActionEvent):
+                actions[event.tool_call_id] = event
+            elif isinstance(event, ObservationBaseEvent) and event.tool_call_id in actions:
+                action = actions.pop(event.tool_call_id)
+                step = self._known.get(event.id)
+                if step is None:
+                    step = _Step(action.tool_name, _arguments(action), *_answer(event))
+                known[event.id] = step
+                steps.append(step)
+        self._known = known  # only the window's: the cache never outgrows it
+        return steps
 
     def _window(self) -> list[Event]:
         recent = self.state.events[-MAX_EVENTS_TO_SCAN_FOR_STUCK_DETECTION:]
@@ -247,19 +267,6 @@ class _Step:
     def describe(self) -> str:
         arguments = self.arguments if len(self.arguments) <= 80 else self.arguments[:79] + "…"
         return f"`{self.tool}` with {arguments}"
-
-
-def _steps(events: Sequence[Event]) -> list[_Step]:
-    """The (action, answer) pairs in order; actions not yet answered are left out."""
-    actions: dict[str, ActionEvent] = {}
-    steps: list[_Step] = []
-    for event in events:
-        if isinstance(event, ActionEvent):
-            actions[event.tool_call_id] = event
-        elif isinstance(event, ObservationBaseEvent) and event.tool_call_id in actions:
-            action = actions.pop(event.tool_call_id)
-            steps.append(_Step(action.tool_name, _arguments(action), *_answer(event)))
-    return steps
 
 
 def _arguments(action: ActionEvent) -> str:
