@@ -13,6 +13,7 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
+from ohtui.sdk.llm import model_map
 from ohtui.sdk.llm._litellm import litellm
 
 logger = logging.getLogger(__name__)
@@ -20,7 +21,11 @@ logger = logging.getLogger(__name__)
 
 @functools.lru_cache(maxsize=64)
 def lookup_context_window(model: str, provider: str | None = None) -> int | None:
-    """The model's input token limit from litellm's model map; None when it is unknown."""
+    """The model's input token limit from litellm's model map; None when it is unknown.
+    (Read from the map's file first: only a model it does not name imports litellm.)"""
+    window = model_map.context_window(model, provider)
+    if window is not None:
+        return window
     try:
         info = litellm().get_model_info(model, custom_llm_provider=provider)
     except Exception:  # noqa: BLE001 - an unmapped model simply has no known window

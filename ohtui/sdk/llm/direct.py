@@ -95,11 +95,24 @@ _ERRORS: dict[int, type[ProviderError]] = {
 def is_direct(request: dict[str, Any]) -> bool:
     """Whether this litellm-style request can go straight to an OpenAI-compatible server."""
     return (
-        str(request.get("model", "")).startswith(PREFIX)
-        and bool(request.get("api_base"))
-        and request.get("custom_llm_provider") in (None, "openai")
-        and request.get("api_version") is None
+        serves(
+            str(request.get("model", "")),
+            request.get("api_base"),
+            request.get("custom_llm_provider"),
+            request.get("api_version"),
+        )
         and request.keys() <= _HANDLED
+    )
+
+
+def serves(model: str, base_url: str | None, provider: str | None, api_version: str | None) -> bool:
+    """Whether calls to this model go straight to an OpenAI-compatible server (unless a
+    request carries options only litellm handles)."""
+    return (
+        model.startswith(PREFIX)
+        and bool(base_url)
+        and provider in (None, "openai")
+        and api_version is None
     )
 
 

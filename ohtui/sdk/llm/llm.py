@@ -23,7 +23,7 @@ from pydantic import (
     field_validator,
 )
 
-from ohtui.sdk.llm import direct
+from ohtui.sdk.llm import direct, model_map
 from ohtui.sdk.llm._litellm import call_options, litellm, unlogged
 from ohtui.sdk.llm.counting import count_tokens, lookup_context_window
 from ohtui.sdk.llm.errors import map_error
@@ -238,7 +238,12 @@ class LLM(BaseModel):
         map (offline); None for a model it does not know (set `max_input_tokens` then)."""
         if self.max_input_tokens:
             return self.max_input_tokens
+        if self._called_directly():  # litellm is never needed for it: not even imported
+            return model_map.context_window(self.model, self.custom_llm_provider)
         return lookup_context_window(self.model, self.custom_llm_provider)
+
+    def _called_directly(self) -> bool:
+        return direct.serves(self.model, self.base_url, self.custom_llm_provider, self.api_version)
 
     @property
     def effective_max_input_tokens(self) -> int | None:
@@ -583,6 +588,17 @@ class LLM(BaseModel):
             )
         if self._price_unknown:
             return 0.0
+        if self._called_directly():
+            price = model_map.cost(
+                self.model,
+                self.custom_llm_provider,
+                prompt_tokens=usage.prompt_tokens,
+                completion_tokens=usage.completion_tokens,
+                cache_read_tokens=usage.cache_read_tokens,
+                cache_write_tokens=usage.cache_write_tokens,
+            )
+            self._price_unknown = price is None
+            return price or 0.0
         try:
             prompt_cost, completion_cost = litellm().cost_per_token(
                 model=self.model,

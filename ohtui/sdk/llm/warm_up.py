@@ -1,8 +1,9 @@
-"""Warming up the LLM path before the first call: litellm imported, the server connected.
+"""Warming up the LLM path before the first call: the server connected, or litellm imported.
 
-The first message of a session would otherwise wait for litellm's import (seconds of CPU)
-and a new connection. A front end calls `warm_up` on a background thread once it is idle
-(never before its first frame: the import competes for the CPU).
+The first message of a session would otherwise wait for a new connection, or for
+litellm's import (seconds of CPU) where the model is not called directly. A front end
+calls `warm_up` on a background thread once it is idle (never before its first frame: the
+import competes for the CPU).
 """
 
 from __future__ import annotations
@@ -21,16 +22,14 @@ CONNECT_TIMEOUT = 3.0
 
 def warm_up(llm: LLM | None = None) -> None:
     """Open a pooled connection to `llm`'s server when it is OpenAI-compatible (called
-    directly), then import litellm. Blocks for both: call it on a background thread.
-    Harmless offline or with an unreachable server (the first call reports that)."""
-    if llm is not None and llm.base_url:
-        request = {
-            "model": llm.model,
-            "api_base": llm.base_url,
-            "custom_llm_provider": llm.custom_llm_provider,
-            "api_version": llm.api_version,
-        }
-        if direct.is_direct(request):
-            key = llm.api_key.get_secret_value() if llm.api_key is not None else None
-            direct.connect(llm.base_url, key, timeout=min(CONNECT_TIMEOUT, llm.connect_timeout))
+    directly: litellm is not needed, so not imported); else import litellm. Blocks: call it
+    on a background thread. Harmless offline or with an unreachable server (the first call
+    reports that)."""
+    if llm is not None and direct.serves(
+        llm.model, llm.base_url, llm.custom_llm_provider, llm.api_version
+    ):
+        assert llm.base_url is not None
+        key = llm.api_key.get_secret_value() if llm.api_key is not None else None
+        direct.connect(llm.base_url, key, timeout=min(CONNECT_TIMEOUT, llm.connect_timeout))
+        return
     litellm()

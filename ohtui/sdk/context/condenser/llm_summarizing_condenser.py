@@ -18,6 +18,7 @@ from ohtui.sdk.context.condenser.utils import (
     event_text,
     get_suffix_length_for_token_reduction,
     get_total_token_count,
+    token_upper_bound,
 )
 from ohtui.sdk.context.view import View
 from ohtui.sdk.event.base import LLMConvertibleEvent
@@ -101,6 +102,7 @@ class LLMSummarizingCondenser(RollingCondenser):
         if (
             max_tokens is not None
             and agent_llm is not None
+            and token_upper_bound(view.events) > max_tokens  # else surely within: no count
             and self._count(view.events, agent_llm) > max_tokens
         ):
             reasons.add(Reason.TOKENS)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 
 from ohtui.sdk.event.base import LLMConvertibleEvent
 from ohtui.sdk.event.llm_convertible.system import SystemPromptEvent
 from ohtui.sdk.llm.llm import LLM
+from ohtui.sdk.llm.message import ImageContent
 
 
 def event_text(event: LLMConvertibleEvent, limit: int | None = None) -> str:
@@ -18,6 +20,27 @@ def event_text(event: LLMConvertibleEvent, limit: int | None = None) -> str:
     if limit is not None and len(text) > limit:
         text = text[: max(limit, 0)] + f"... [{len(text) - limit} characters cut]"
     return text
+
+
+TOKENS_PER_IMAGE = 8_000
+"""More than any image costs (a 2048-pixel square is 2,805 tokens at OpenAI)."""
+OVERHEAD_PER_PART = 16
+"""More than a tokenizer adds per message or tool (its role, separators)."""
+
+
+def token_upper_bound(events: Sequence[LLMConvertibleEvent]) -> int:
+    """At least as many tokens as `events` take with any tokenizer, without one (no token
+    stands for less than one byte): when this is under a limit, counting can wait."""
+    total = OVERHEAD_PER_PART
+    for event in events:
+        message = event.to_llm_message()
+        images = sum(len(p.image_urls) for p in message.content if isinstance(p, ImageContent))
+        total += len(json.dumps(message.to_chat_dict()).encode()) + OVERHEAD_PER_PART
+        total += images * TOKENS_PER_IMAGE
+        if isinstance(event, SystemPromptEvent):
+            tools = [t.to_openai_tool() for t in event.tools]
+            total += len(json.dumps(tools).encode()) + OVERHEAD_PER_PART * len(tools)
+    return total
 
 
 def event_token_counts(
