@@ -290,13 +290,13 @@ async def test_a_streamed_answer_looks_as_it_will_when_finished() -> None:
             view.add_tokens("r1", word, "")
             await pilot.pause(0.003)
         cell = view.query_one(StreamingCell)
-        for _ in range(200):  # redraws are throttled: give a loaded machine time to catch up
+        for _ in range(200):  # give a loaded machine time to catch up
             await pilot.pause(REDRAW)
             if len(cell.blocks.blocks) >= 5:
                 break
-        # At least the paragraph, the list, the code and the quote are finished; whether the
-        # numbered list before the growing last paragraph is yet differs since the merges.
-        assert len(cell.blocks.blocks) >= 4
+        # The paragraph, the two lists, the code and the quote are finished; the last
+        # paragraph grows.
+        assert len(cell.blocks.blocks) == 5
         streamed = answer_rows(app, "Here is what I found")
         view.replace_stream("r1", AgentCell(cell.text))
         await pilot.pause(REDRAW)
