@@ -26,6 +26,9 @@ EVENTS_PER_REQUEST = 100
 class ListingSource(Protocol):
     """What the picker asks about saved conversations."""
 
+    searches: str
+    """What a search looks through, for the search box: "all messages", "titles"."""
+
     def page(
         self,
         *,
@@ -71,6 +74,8 @@ class ListingSource(Protocol):
 
 class LocalListing:
     """The conversations saved in a local folder."""
+
+    searches = "all messages"
 
     def __init__(self, directory: Path) -> None:
         self.directory = directory
@@ -145,6 +150,8 @@ class RemoteListing:
     A server lists conversations a page at a time by its own cursor and has no full-text
     search, so each listing reads the server's list once and pages and filters it here.
     """
+
+    searches = "titles"
 
     def __init__(self, workspace: RemoteWorkspace | Callable[[], RemoteWorkspace]) -> None:
         """`workspace`, or a function making it (called on the first, worker-thread, use:
@@ -277,7 +284,8 @@ def _summary(item: dict[str, Any]) -> ConversationSummary:
         first_user_message=None,
         created_at=created,
         updated_at=_time(item.get("updated_at")) if item.get("updated_at") else created,
-        event_count=1 if item.get("last_user_message_id") or item.get("title") else 0,
+        # The server says only whether anything was said: how much is not known (-1).
+        event_count=-1 if item.get("last_user_message_id") or item.get("title") else 0,
         status=item.get("execution_status"),
         workspace=workspace.get("working_dir"),
         model=llm.get("model"),

@@ -118,7 +118,8 @@ def row_prompt(
     if summary.status:
         parts += [(" · ", muted), _status_label(summary.status)]
     count = summary.event_count
-    parts.append((f" · {count} event{'' if count == 1 else 's'}", muted))
+    if count >= 0:  # an agent server does not say how many
+        parts.append((f" · {count} event{'' if count == 1 else 's'}", muted))
     if summary.workspace:
         parts.append((f" · {short_path(summary.workspace, home)}", muted))
     if summary.model:
@@ -147,8 +148,9 @@ def preview_heading(
         field("created", created),
         field("updated", updated),
         field("status", status_badge(summary.status) if summary.status else "?"),
-        field("events", str(summary.event_count)),
     ]
+    if summary.event_count >= 0:
+        lines.append(field("events", str(summary.event_count)))
     if current:
         lines.insert(1, Content.styled("● open now", "bold $text-accent"))
     elif summary.held_by is not None:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import Callable
+from pathlib import Path
 
 from fake_agent_server import FakeAgentServer
 from pydantic import SecretStr
@@ -13,6 +15,7 @@ from ohtui.remote_opening import find_remote_target
 from ohtui.sdk import LLM, Agent, Conversation, RemoteWorkspace, Tool
 from ohtui.sdk.conversation import ConversationSummary
 from ohtui.tui.listing_source import RemoteListing
+from ohtui.tui.picker_rows import preview_heading, row_prompt
 
 
 def test_the_servers_conversations_are_listed_searched_and_previewed() -> None:
@@ -32,6 +35,12 @@ def test_the_servers_conversations_are_listed_searched_and_previewed() -> None:
         assert rows[0].title == "Fix the login bug"
         assert rows[0].workspace == "/tmp/w"
         assert rows[0].model == "openai/test-model"
+        assert rows[0].event_count == -1  # something was said; how much, the server does not say
+        shown = row_prompt(rows[0], now=time.time(), home=Path.home()).plain
+        assert "event" not in shown and "Fix the login bug" in shown
+        heading = preview_heading(rows[0], now=time.time(), home=Path.home()).plain
+        assert "events" not in heading
+        assert listing.searches == "titles"
         assert everything(listing, workspace="/elsewhere") == []
         assert [r.id for r in everything(listing, query="LOGIN")] == [rows[0].id]
         assert everything(listing, query="logout") == []

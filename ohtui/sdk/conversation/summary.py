@@ -18,6 +18,7 @@ class ConversationSummary:
     created_at: datetime
     updated_at: datetime
     event_count: int
+    """How many events it has; -1 where that is not known (listed by an agent server)."""
     status: str | None
     workspace: str | None
     model: str | None

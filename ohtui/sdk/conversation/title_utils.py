@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable, Container, Iterable
 
 from ohtui.sdk.event.base import Event
@@ -58,7 +59,17 @@ def generate_title_with_llm(
         if on_error is not None:
             on_error(exc)
         return None
-    return response.message.text.strip().strip("\"'").strip() or None
+    return plain_title(response.message.text) or None
+
+
+_MARKUP = re.compile(r"\*\*|__|`|^#+\s*|^title:\s*", re.IGNORECASE)
+
+
+def plain_title(text: str) -> str:
+    """A model's title without its Markdown emphasis, heading marks, "Title:" or quotes
+    (a title is shown as plain text everywhere)."""
+    line = text.strip().split("\n", 1)[0]
+    return _MARKUP.sub("", line).strip().strip("\"'").strip()
 
 
 def generate_conversation_title(

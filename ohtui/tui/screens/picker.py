@@ -200,7 +200,11 @@ class PickerScreen(Screen[str | None]):
         with Horizontal(id="header"):
             yield Static("Conversations", id="title")
             yield Static(id="scope", markup=False)
-        yield Input(placeholder="Type to search all messages", id="search", select_on_focus=False)
+        yield Input(
+            placeholder=f"Type to search {self._listing.searches}",
+            id="search",
+            select_on_focus=False,
+        )
         with Horizontal(id="body"):
             with Vertical(id="list-pane"):
                 yield Static("Loading conversations…", id="empty", markup=False)

@@ -939,6 +939,18 @@ def test_generate_title_uses_the_llm(make_conversation, llm_server) -> None:
     assert "tools" not in request
 
 
+def test_a_title_in_markdown_is_shown_plain(make_conversation, llm_server) -> None:
+    conv = make_conversation()
+    conv.send_message("The login page crashes when the password is empty; please fix it.")
+    for answer in (
+        "## **Fix** the `login` bug",
+        "Title: __Fix the login bug__",
+        "**Fix the login bug**\n\nMore",
+    ):
+        llm_server.reply_text(answer)
+        assert conv.generate_title() == "Fix the login bug", answer
+
+
 def test_generate_title_with_a_streaming_llm_asks_for_one_whole_answer(
     make_conversation, llm_server, llm: LLM
 ) -> None:
