@@ -47,9 +47,10 @@ def free_port() -> int:
 
 
 @contextmanager
-def http_server(name: str = "ohtui-test-http") -> Iterator[str]:
-    """Our test server over streamable HTTP on 127.0.0.1; yields its URL (…/mcp)."""
-    port = free_port()
+def http_server(name: str = "ohtui-test-http", port: int | None = None) -> Iterator[str]:
+    """Our test server over streamable HTTP on 127.0.0.1 (on `port`, or a free one); yields
+    its URL (…/mcp)."""
+    port = port or free_port()
     process = subprocess.Popen(
         [sys.executable, TEST_SERVER, "--http", str(port), "--name", name],
         stdout=subprocess.DEVNULL,

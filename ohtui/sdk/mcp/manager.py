@@ -416,7 +416,7 @@ class MCPClientManager:
             )
         except (McpError, anyio.ClosedResourceError, anyio.BrokenResourceError) as exc:
             reason = _reason(exc)
-            if isinstance(exc, McpError) and "closed" not in reason.lower():
+            if isinstance(exc, McpError) and not _session_gone(exc):
                 return _error(slot.name, tool, f"The server refused the call: {reason}")
             return _error(slot.name, tool, self._lost(slot, reason))
         except Exception as exc:
@@ -692,6 +692,19 @@ def _leaf(exc: BaseException) -> BaseException:
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
     return exc
+
+
+SESSION_TERMINATED = 32600
+"""The code the SDK's HTTP client gives a call when the server no longer knows the session
+(HTTP 404: it restarted, or let the session expire)."""
+
+
+def _session_gone(error: Any) -> bool:
+    """Whether an McpError says the session is over, rather than refusing this call."""
+    data = getattr(error, "error", None)
+    if getattr(data, "code", None) == SESSION_TERMINATED:
+        return True
+    return "closed" in str(getattr(data, "message", error)).lower()
 
 
 def _reason(exc: BaseException) -> str:

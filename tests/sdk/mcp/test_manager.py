@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp_servers import git_server, http_server, mcp_children, ours, time_server
+from mcp_servers import free_port, git_server, http_server, mcp_children, ours, time_server
 
 from ohtui.sdk.mcp import MCPClientManager, ServerStatus, parse_servers
 
@@ -59,6 +59,19 @@ def test_streamable_http_server(make: Any) -> None:
         assert manager.call("web", "add", {"a": 40, "b": 2}).text == "42"
         failed = manager.call("web", "fail", {"msg": "boom"})
         assert failed.is_error and "Error executing tool fail: boom" in failed.text
+
+
+def test_an_http_server_that_restarted_and_forgot_the_session_is_joined_again(make: Any) -> None:
+    port = free_port()
+    with http_server(port=port) as url:
+        manager = make({"web": {"url": url}})
+        assert manager.call("web", "add", {"a": 1, "b": 2}).text == "3"
+    with http_server(port=port):  # a new process: the session id it gave is unknown now
+        first = manager.call("web", "add", {"a": 2, "b": 2})
+        assert first.is_error and "call again" in first.text, first.text
+        assert manager.wait_settled(30)
+        assert status(manager) == {"web": "ready, 6 tools"}
+        assert manager.call("web", "add", {"a": 40, "b": 2}).text == "42"
 
 
 def test_reference_servers_time_and_git(make: Any, tmp_path: Path) -> None:
