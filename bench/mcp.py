@@ -51,7 +51,7 @@ def _config(tmp: str) -> str:
     return str(path)
 
 
-def bench_first_frame(runs: int = 7) -> None:
+def bench_first_frame(runs: int = 15) -> None:
     """Median time to the first frame: ohtui with two MCP servers vs a bare Textual app."""
     with tempfile.TemporaryDirectory() as tmp:
         env = {
