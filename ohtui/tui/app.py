@@ -3,12 +3,18 @@ the engine is imported on a worker thread once the first frame is on screen."""
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable
 from typing import ClassVar
 
 from textual.app import App
 from textual.binding import Binding, BindingType
+
+from ohtui.tui import SET_FRAME_RATE
+
+if SET_FRAME_RATE:  # Textual has read it: not for the processes the agent starts
+    os.environ.pop("TEXTUAL_FPS", None)
 
 from ohtui.settings.profile import Profile
 from ohtui.tui.commands import SlashCommandProvider

@@ -303,3 +303,22 @@ async def test_a_streamed_answer_looks_as_it_will_when_finished() -> None:
         finished = answer_rows(app, "Here is what I found")
         assert streamed == finished
         assert "def tokens(text):" in "\n".join(finished)
+
+
+def test_the_app_draws_up_to_120_frames_a_second_unless_the_user_says_otherwise() -> None:
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import os, ohtui.cli, ohtui.tui.app\n"
+        "from textual import constants\n"
+        "print(constants.MAX_FPS, os.environ.get('TEXTUAL_FPS'))"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "TEXTUAL_FPS"}
+    run = [sys.executable, "-c", code]
+    ours = subprocess.run(run, env=env, capture_output=True, text=True, check=True)
+    assert ours.stdout.split() == ["120", "None"]  # and the agent's commands do not inherit it
+    env["TEXTUAL_FPS"] = "30"
+    theirs = subprocess.run(run, env=env, capture_output=True, text=True, check=True)
+    assert theirs.stdout.split() == ["30", "30"]
