@@ -66,6 +66,7 @@ class Session:
         self._after = after
         self._closer: threading.Thread | None = None
         self._conversation: BaseConversation | None = None
+        self._rejects_all_only = False
         self.held_by: LeaseHolder | None = None
         """Who runs the conversation when another ohtui does: it is open read-only here."""
         self.read_only_reason: str | None = None
@@ -143,6 +144,9 @@ class Session:
             logger.exception("opening the conversation failed")
             self._post(msg.SessionFailed(_describe(exc)))
             return
+        self._rejects_all_only = _rejects_all_only(
+            conversation
+        )  # asks the server: not on the UI thread
         self._conversation = conversation
         self._watch_mcp()
         self.conversation_id = conversation.id.hex
@@ -355,13 +359,7 @@ class Session:
     @property
     def rejects_all_only(self) -> bool:
         """Whether the agent server can only reject all waiting actions at once."""
-        from ohtui.sdk import RemoteConversation
-
-        conversation = self._conversation
-        return (
-            isinstance(conversation, RemoteConversation)
-            and not conversation.supports_partial_rejection
-        )
+        return self._rejects_all_only
 
     def _on_attempt(self, attempt: int) -> None:
         if not self._running:
@@ -875,3 +873,13 @@ def _describe(exc: BaseException) -> str:
     text = str(exc) or type(exc).__name__
     from_engine = type(exc).__module__.startswith(("ohtui.", "ohtui"))
     return text if from_engine else f"{type(exc).__name__}: {text}"
+
+
+def _rejects_all_only(conversation: BaseConversation) -> bool:
+    """Whether `conversation` runs on an agent server that can only reject all waiting
+    actions at once (OpenHands'); blocks while the server is asked."""
+    from ohtui.sdk import RemoteConversation
+
+    return (
+        isinstance(conversation, RemoteConversation) and not conversation.supports_partial_rejection
+    )

@@ -105,6 +105,9 @@ class RemoteConversation(BaseConversation):
         autotitle: bool = True,
         connection_callbacks: list[ConnectionCallbackType] | None = None,
         reconnect_backoff: float = DEFAULT_BACKOFF_BASE,
+        tags: Mapping[str, str] | None = None,
+        user_id: str | None = None,
+        observability_span_name: str | None = None,
     ) -> None:
         """Create the conversation on the server, or attach to `conversation_id` there
         (created with that id when the server has none), and subscribe to its events.
@@ -114,7 +117,8 @@ class RemoteConversation(BaseConversation):
         the key, RemoteConnectionError when it cannot be reached, RemoteServerError for
         other refusals, and ValueError when the conversation there has another agent kind.
         `connection_callbacks` hear the socket's status (connected, reconnecting...);
-        `reconnect_backoff` is the first retry delay (doubling to 30 s).
+        `reconnect_backoff` is the first retry delay (doubling to 30 s). `tags`, `user_id`
+        and `observability_span_name` go to the server with a new conversation.
         """
         self.agent = agent
         self.workspace = workspace
@@ -133,7 +137,9 @@ class RemoteConversation(BaseConversation):
         self._ready = threading.Event()
         self._run_start_index = 0
 
-        self._capabilities = self._read_capabilities()
+        self._capabilities: set[str] | None = None  # read when first needed
+        extra = {"tags": dict(tags) if tags else None, "user_id": user_id}
+        extra["observability_span_name"] = observability_span_name
         info = self._attach_or_create(
             conversation_id,
             plugins,
@@ -143,6 +149,7 @@ class RemoteConversation(BaseConversation):
             hook_config,
             secrets,
             autotitle,
+            {key: value for key, value in extra.items() if value is not None},
         )
         self._server_id = str(info["id"])
         self._id = uuid.UUID(self._server_id)
@@ -176,11 +183,11 @@ class RemoteConversation(BaseConversation):
     # --- set-up --------------------------------------------------------------------------
 
     def _read_capabilities(self) -> set[str]:
+        """What the server says it can do beyond OpenHands' protocol (none if it cannot
+        be asked now: the plain protocol is always safe)."""
         try:
             response = request(self._remote, "GET", "/server_info", allow=(404,))
-        except RemoteConnectionError:
-            raise
-        except RemoteServerError:
+        except RemoteServerError:  # RemoteConnectionError too
             return set()
         if response.status_code != 200:
             return set()
@@ -201,6 +208,7 @@ class RemoteConversation(BaseConversation):
         hook_config: HookConfig | None,
         secrets: Mapping[str, SecretValue] | None,
         autotitle: bool,
+        extra: dict[str, Any],
     ) -> dict[str, Any]:
         if conversation_id is not None:
             path = f"/api/conversations/{conversation_id}"
@@ -215,6 +223,7 @@ class RemoteConversation(BaseConversation):
             "max_iterations": max_iterations,
             "stuck_detection": stuck_detection,
             "autotitle": autotitle,
+            **extra,
         }
         if conversation_id is not None:
             payload["conversation_id"] = str(conversation_id)
@@ -399,6 +408,8 @@ class RemoteConversation(BaseConversation):
     def supports_partial_rejection(self) -> bool:
         """Whether the server decides on each waiting action apart (ours does; OpenHands'
         rejects all of them at once)."""
+        if self._capabilities is None:
+            self._capabilities = self._read_capabilities()
         return PARTIAL_REJECTION in self._capabilities
 
     @property

@@ -88,6 +88,18 @@ def test_factory_creates_with_the_openhands_payload(fake: FakeAgentServer, agent
             False,
         )
         assert conversation.id == uuid.UUID(fake.only().id)
+        assert not {"tags", "user_id", "observability_span_name"} & body.keys()
+
+
+def test_tags_user_and_span_name_go_with_a_new_conversation(
+    fake: FakeAgentServer, agent: Agent
+) -> None:
+    extra = {"tags": {"automationid": "auto-1"}, "user_id": "user-42"}
+    with connect(fake, agent, observability_span_name="review", **extra):
+        method, path, body = fake.requests[0]
+        assert (method, path) == ("POST", "/api/conversations")  # the first request
+        assert (body["tags"], body["user_id"]) == (extra["tags"], "user-42")
+        assert body["observability_span_name"] == "review"
 
 
 def test_socket_authenticates_in_its_first_frame(fake: FakeAgentServer, agent: Agent) -> None:
