@@ -6,7 +6,8 @@ Prints:
   200 from an /api route (the engine loaded), medians of 5 starts;
 - event latency: from the engine's callback (Served.on_event / on_token entered) to a
   WebSocket client's receipt on loopback, p50/p99/max over every frame of 20 streamed turns
-  (the server in a probed process; perf_counter is one system-wide clock on Linux);
+  (the server in a probed process, once idle after its start-up; perf_counter is one
+  system-wide clock on Linux);
 - client latency: the same, to the callbacks the TUI gives our RemoteConversation (events
   and streamed tokens), the client decoding every frame as the TUI's does;
 - scale: one server, 100 idle + 10 running conversations, each running one followed by a
@@ -63,16 +64,47 @@ def start_to_ready(runs: int = 5) -> None:
     )
 
 
-def event_latency(turns: int = 20) -> None:
-    """The server runs in its own process (bench/server_probe.py records its callback times);
-    this process is the WebSocket client and the scripted LLM."""
-    llm = ScriptedLLMServer()
+def _probed_server() -> tuple[ServerProcess, Path, Path]:
+    """`ohtui serve` under bench/server_probe.py, started: (it, its data dir with a `ws`
+    workspace, the file the probe writes the callback times to when it stops)."""
     data = Path(tempfile.mkdtemp())
     (data / "ws").mkdir()
     probe_out = data / "published.json"
     server = ServerProcess(data, env=user_env(OHTUI_BENCH_PROBE_OUT=str(probe_out)))
     server.command = [sys.executable, str(ROOT / "bench" / "server_probe.py")]
     server.start()
+    _settle(server)
+    return server, data, probe_out
+
+
+def _settle(server: ServerProcess, timeout: float = 60.0) -> None:
+    """Wait until the server is idle: it imports litellm on a thread once its engine is
+    loaded (seconds of CPU), and frames sent meanwhile wait for that thread (GIL)."""
+    deadline = time.monotonic() + timeout
+    last = server.cpu_seconds()
+    while time.monotonic() < deadline:
+        time.sleep(0.5)
+        now = server.cpu_seconds()
+        if now - last < 0.05:
+            return
+        last = now
+
+
+def _latency_line(latencies: list[float]) -> str:
+    """`N frames, p50, p99, max` of latencies in ms."""
+    ms = sorted(latencies)
+    p99 = ms[max(0, int(len(ms) * 0.99) - 1)]
+    return (
+        f"{len(ms)} frames, p50 {statistics.median(ms):.2f} ms, p99 {p99:.2f} ms, "
+        f"max {ms[-1]:.2f} ms (target p99 <= 20 ms)"
+    )
+
+
+def event_latency(turns: int = 20) -> None:
+    """The server runs in its own process (bench/server_probe.py records its callback times);
+    this process is the WebSocket client and the scripted LLM."""
+    llm = ScriptedLLMServer()
+    server, data, probe_out = _probed_server()
     client = server.client()
     while client.get("/api/conversations/count").status_code != 200:
         time.sleep(0.05)
@@ -98,12 +130,9 @@ def event_latency(turns: int = 20) -> None:
     server.stop()
     llm.close()
     published = json.loads(probe_out.read_text())
-    latencies = sorted((received[i] - published[i]) * 1000 for i in received if i in published)
-    p50 = statistics.median(latencies)
-    p99 = latencies[max(0, int(len(latencies) * 0.99) - 1)]
+    latencies = [(received[i] - published[i]) * 1000 for i in received if i in published]
     print(
-        f"event latency, engine callback -> WebSocket client, loopback: {len(latencies)} frames, "
-        f"p50 {p50:.2f} ms, p99 {p99:.2f} ms, max {latencies[-1]:.2f} ms (target p99 <= 20 ms)"
+        "event latency, engine callback -> WebSocket client, loopback: " + _latency_line(latencies)
     )
 
 
@@ -115,12 +144,7 @@ def client_latency(turns: int = 20) -> None:
     from ohtui.sdk.llm import LLMStreamChunk
 
     llm = ScriptedLLMServer()
-    data = Path(tempfile.mkdtemp())
-    (data / "ws").mkdir()
-    probe_out = data / "published.json"
-    server = ServerProcess(data, env=user_env(OHTUI_BENCH_PROBE_OUT=str(probe_out)))
-    server.command = [sys.executable, str(ROOT / "bench" / "server_probe.py")]
-    server.start()
+    server, data, probe_out = _probed_server()
     received: dict[str, float] = {}
 
     def on_event(event: Any) -> None:
@@ -160,12 +184,10 @@ def client_latency(turns: int = 20) -> None:
         ("tokens", [k for k in received if k.startswith("content:")]),
         ("all", list(received)),
     ):
-        ms = sorted((received[k] - published[k]) * 1000 for k in keys if k in published)
-        p99 = ms[max(0, int(len(ms) * 0.99) - 1)]
+        ms = [(received[k] - published[k]) * 1000 for k in keys if k in published]
         print(
             f"client latency ({name}), engine callback -> RemoteConversation callback: "
-            f"{len(ms)} frames, p50 {statistics.median(ms):.2f} ms, p99 {p99:.2f} ms, "
-            f"max {ms[-1]:.2f} ms (target p99 <= 20 ms)"
+            + _latency_line(ms)
         )
 
 
