@@ -238,11 +238,13 @@ class LLM(BaseModel):
         map (offline); None for a model it does not know (set `max_input_tokens` then)."""
         if self.max_input_tokens:
             return self.max_input_tokens
-        if self._called_directly():  # litellm is never needed for it: not even imported
+        if self.called_directly:  # litellm is never needed for it: not even imported
             return model_map.context_window(self.model, self.custom_llm_provider)
         return lookup_context_window(self.model, self.custom_llm_provider)
 
-    def _called_directly(self) -> bool:
+    @property
+    def called_directly(self) -> bool:
+        """Whether calls go straight to an OpenAI-compatible server, without litellm."""
         return direct.serves(self.model, self.base_url, self.custom_llm_provider, self.api_version)
 
     @property
@@ -588,7 +590,7 @@ class LLM(BaseModel):
             )
         if self._price_unknown:
             return 0.0
-        if self._called_directly():
+        if self.called_directly:
             price = model_map.cost(
                 self.model,
                 self.custom_llm_provider,

@@ -25,9 +25,7 @@ def warm_up(llm: LLM | None = None) -> None:
     directly: litellm is not needed, so not imported); else import litellm. Blocks: call it
     on a background thread. Harmless offline or with an unreachable server (the first call
     reports that)."""
-    if llm is not None and direct.serves(
-        llm.model, llm.base_url, llm.custom_llm_provider, llm.api_version
-    ):
+    if llm is not None and llm.called_directly:
         assert llm.base_url is not None
         key = llm.api_key.get_secret_value() if llm.api_key is not None else None
         direct.connect(llm.base_url, key, timeout=min(CONNECT_TIMEOUT, llm.connect_timeout))
