@@ -112,13 +112,15 @@ def start(
     stream: bool = True,
     read_only_fallback: bool = False,
     project_mcp: Mapping[str, Any] | None = None,
+    defer_mcp: bool = False,
 ) -> Started:
     """The whole opening sequence: open the conversation, mask its secrets in logs, install
     the safety (the saved policy of a resumed conversation, unless this run chose one) and
     collect the warnings to show.
 
     `project_mcp`: the MCP servers of the workspace's trusted `.mcp.json` (config.toml's
-    servers of the same name win).
+    servers of the same name win); `defer_mcp`: they start on the conversation's
+    `start_mcp()`, not at once.
     `read_only_fallback`: when another ohtui runs the saved conversation, or its folder
     cannot be written, open it read-only instead of raising ConversationLockedError or
     SetupError. Raises as `open_conversation` does; a folder that cannot be written is a
@@ -145,6 +147,7 @@ def start(
             stream=stream,
             read_only=read_only,
             project_mcp=project_mcp,
+            defer_mcp=defer_mcp,
         )
 
     held_by = None
@@ -191,6 +194,7 @@ def open_conversation(
     stream: bool = True,
     read_only: bool = False,
     project_mcp: Mapping[str, Any] | None = None,
+    defer_mcp: bool = False,
 ) -> Opened:
     """Build the agent from the settings and open its conversation (`read_only`: a saved one,
     to read whoever runs it).
@@ -233,6 +237,7 @@ def open_conversation(
             cipher=profile.cipher(),
             visualizer=None,
             read_only=read_only,
+            defer_mcp=defer_mcp,
         )
     except (PluginFetchError, PluginLoadError) as exc:
         raise SetupError(

@@ -28,6 +28,8 @@ WARM_UP_AFTER = 2.0
 """Seconds the first frame stays idle before the LLM path is warmed up (see _warm_up)."""
 WARM_UP_TRIES = 40
 """Times (every 0.25 s) the warm-up looks for the open conversation before going without."""
+MCP_START_AFTER = 0.25
+"""Seconds the first frame stays idle before the MCP servers start (see Session.frame_idle)."""
 
 
 def _warm_engine(conversation: object) -> None:
@@ -83,7 +85,12 @@ class OhtuiApp(OrderedKeys, App[None]):
             self.theme = theme
         watch_screens(self)
         self.call_after_refresh(self._configure_logging)
+        self.call_after_refresh(self.set_timer, MCP_START_AFTER, self._frame_idle)
         self.call_after_refresh(self.set_timer, WARM_UP_AFTER, self._warm_up)
+
+    def _frame_idle(self) -> None:
+        if self.chat is not None:
+            self.chat.frame_idle()
 
     def _warm_up(self, tries: int = 0) -> None:
         """The first frame has been idle: warm the LLM path up off the UI thread, once the
@@ -149,6 +156,11 @@ class OhtuiApp(OrderedKeys, App[None]):
     async def action_quit(self) -> None:
         """Quit at once, whatever the agent is doing; say how to resume."""
         self.quit_now()
+
+    def on_unmount(self) -> None:
+        """However the app ends: its conversation is let go, and its MCP servers end."""
+        if self.chat is not None and self.resume_hint is None:
+            self.resume_hint = self.chat.shutdown()
 
     def quit_now(self) -> None:
         """Stop the agent (bounded wait), remember the resume hint, and exit."""

@@ -98,6 +98,8 @@ class Session:
         self._mcp_reported: set[tuple[str, str]] = set()
         self._calling = False
         """An LLM call of the run is connecting (no answer from it yet)."""
+        self._frame_idle = False
+        """The app's first frame has been idle: the MCP servers may start."""
 
     # --- plumbing -------------------------------------------------------------------------
 
@@ -147,8 +149,17 @@ class Session:
         self._rejects_all_only = _rejects_all_only(
             conversation
         )  # asks the server: not on the UI thread
-        self._conversation = conversation
+        with self._lock:
+            closed = self._closed
+            if not closed:
+                self._conversation = conversation
+        if closed:  # the app quit (or moved on) while this opened: let it go again
+            if len(conversation.state.events) == 0:
+                conversation.delete_on_close = True  # as close() does: nothing to resume
+            conversation.close()
+            return
         self._watch_mcp()
+        self._start_mcp()
         self.conversation_id = conversation.id.hex
         state = conversation.state
         events = state.events
@@ -224,6 +235,7 @@ class Session:
             stream=options.stream,
             read_only_fallback=True,
             project_mcp=self._project_mcp(),
+            defer_mcp=True,  # started once the first frame is idle (see frame_idle)
         )
         conversation = started.conversation
         self.model = started.opened.model
@@ -262,6 +274,21 @@ class Session:
         """The user's answer to McpTrustNeeded (the opening goes on)."""
         self._trust_answer = bool(trusted)
         self._trust_answered.set()
+
+    def frame_idle(self) -> None:
+        """The app's first frame has been idle: start the MCP servers (now, or as soon as
+        the conversation is open), so their start-up never slows that frame."""
+        self._frame_idle = True
+        self._start_mcp()
+
+    def _start_mcp(self) -> None:
+        """(Either thread; starting is idempotent.) Start the servers once both the frame
+        has been idle and the conversation is open."""
+        from ohtui.sdk import LocalConversation
+
+        conversation = self._conversation
+        if self._frame_idle and isinstance(conversation, LocalConversation):
+            conversation.start_mcp()
 
     def _mcp_manager(self) -> MCPClientManager | None:
         from ohtui.sdk import LocalConversation
@@ -808,9 +835,13 @@ class Session:
     def close(self) -> None:
         """Stop the agent and release the conversation, waiting at most CLOSE_TIMEOUT.
 
-        A conversation nothing was said in is deleted: there is nothing to resume.
+        A conversation nothing was said in is deleted: there is nothing to resume. Closing
+        again does nothing.
         """
-        self._closed = True
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
         self._trust_answered.set()  # an opening waiting for the trust answer gives up
         conversation = self._conversation
         if conversation is None:

@@ -3,10 +3,13 @@ server's name, and approving a tool that is not read-only."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import time
 from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
 from chat_helpers import (
     SIZE,
@@ -20,8 +23,9 @@ from chat_helpers import (
     tool_message_texts,
 )
 from llm_server import ScriptedLLMServer
-from mcp_servers import ours, time_server
+from mcp_servers import mcp_children, ours, time_server
 
+import ohtui.tui.app as app_module
 from ohtui.tui.app import OhtuiApp
 from ohtui.tui.options import AppOptions
 from ohtui.tui.screens.approval import ApprovalScreen
@@ -75,6 +79,32 @@ async def test_declining_trust_starts_nothing_and_is_asked_again(
         await pilot.press("escape")
         await wait(pilot, lambda: chat_ready(app), what="the conversation", timeout=60)
         assert app.chat is not None and app.chat.session.mcp_servers() == []
+
+
+async def test_servers_start_only_once_the_first_frame_has_been_idle(
+    app_options: AppOptions, config_file: Path, wait: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(app_module, "MCP_START_AFTER", 1.5)
+    with_servers(config_file, {"calc": ours("--name", "held-back")})
+
+    def started() -> bool:  # (the servers of earlier tests may still be ending)
+        lines = []
+        for child in mcp_children():
+            with contextlib.suppress(psutil.Error):
+                lines.append(" ".join(child.cmdline()))
+        return any("held-back" in line for line in lines)
+
+    app = OhtuiApp(app_options)
+    async with app.run_test(size=SIZE) as pilot:
+        painted = time.monotonic()  # the first frame is on screen here
+        await wait(pilot, lambda: chat_ready(app), what="the conversation", timeout=60)
+        assert time.monotonic() - painted < 1.2, "the conversation opened too late to tell"
+        assert app.chat is not None
+        assert [s.summary for s in app.chat.session.mcp_servers()] == ["starting"]
+        assert not started()
+        await wait(pilot, started, what="the server's process", timeout=10)
+        assert time.monotonic() - painted >= 1.5 * 0.9
+        await wait(pilot, lambda: servers_ready(app, 1), what="the server", timeout=60)
 
 
 async def test_mcp_screen_lists_status_tools_and_toggles(

@@ -3,6 +3,8 @@ config file or the data folder is not as expected."""
 
 from __future__ import annotations
 
+import threading
+import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -11,8 +13,11 @@ import pytest
 from chat_helpers import SIZE, chat_ready, screen_text, status
 from llm_server import ScriptedLLMServer
 
+from ohtui.sdk.conversation.listing import list_conversations
+from ohtui.sdk.conversation.store import ConversationStore
 from ohtui.tui.app import OhtuiApp
 from ohtui.tui.options import AppOptions
+from ohtui.tui.session import Session
 
 pytestmark = pytest.mark.anyio
 
@@ -283,3 +288,31 @@ def test_a_read_only_data_folder_still_opens_old_conversations_and_names_the_set
     assert "❯ more please" not in said["after_send"]
     assert said["new_status"] == "error"
     assert any("a new conversation cannot be saved there" in n for n in said["notices"][2:])
+
+
+async def test_quitting_while_the_conversation_opens_lets_it_go_once_open(
+    app_options: AppOptions, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    create = Session._create_conversation
+    opened = threading.Event()
+
+    def slow(self: Session) -> Any:
+        time.sleep(0.5)  # the user quits meanwhile
+        try:
+            return create(self)
+        finally:
+            opened.set()
+
+    monkeypatch.setattr(Session, "_create_conversation", slow)
+    app = OhtuiApp(app_options)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause(0.1)
+        app.quit_now()
+    assert opened.wait(30)
+    assert app_options.persistence_dir is not None
+    store = ConversationStore(app_options.persistence_dir)
+    deadline = time.monotonic() + 10
+    while store.holders() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert store.holders() == {}  # let go, not held by this (still running) process
+    assert list_conversations(app_options.persistence_dir) == []  # empty: deleted

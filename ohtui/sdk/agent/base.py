@@ -117,12 +117,18 @@ class AgentBase(DiscriminatedUnionMixin, ABC):
         return manager
 
     def start_mcp(
-        self, working_dir: str | None = None, secret: Callable[[str], str | None] | None = None
+        self,
+        working_dir: str | None = None,
+        secret: Callable[[str], str | None] | None = None,
+        *,
+        launch: bool = True,
     ) -> MCPClientManager | None:
         """Start the MCP servers of `mcp_config` in the background (once); returns at once.
 
         `secret` looks up the conversation secrets that `env` and `headers` values name.
-        Servers whose settings are wrong are listed as failed, with the reason.
+        Servers whose settings are wrong are listed as failed, with the reason. `launch`
+        False only sets the manager up (its servers listed as starting): they start on the
+        next call, or when the tools are first needed.
         """
         if not self.mcp_config:
             return None
@@ -141,14 +147,15 @@ class AgentBase(DiscriminatedUnionMixin, ABC):
                     specs, errors=errors, working_dir=working_dir, secret=secret
                 )
             manager: MCPClientManager = self._mcp
-        manager.start()
+        if launch:
+            manager.start()
         return manager
 
     def _with_mcp_tools(
         self, tools: dict[str, ToolDefinition[Any, Any]], working_dir: str
     ) -> dict[str, ToolDefinition[Any, Any]]:
         """`tools` plus those of the MCP servers, once they have all started or failed."""
-        manager = self._mcp or self.start_mcp(working_dir)  # started early, or now
+        manager = self.start_mcp(working_dir)  # started early (or set up to start), or now
         assert manager is not None
         manager.reserve(name for name, t in tools.items() if not _is_mcp(t))
         manager.wait_settled()

@@ -69,6 +69,7 @@ class ChatScreen(Screen[None]):
         self.options = options
         self.profile = profile
         self._session: Session | None = None
+        self._frame_was_idle = False
         self.history = PromptHistory(options.history_file)
         self._pending: list[PendingActionView] = []
         self._last_escape = 0.0
@@ -109,7 +110,15 @@ class ChatScreen(Screen[None]):
             from ohtui.tui.session import Session
 
             self._session = Session(self.options, self.profile, self)
+            if self._frame_was_idle:
+                self._session.frame_idle()
         return self._session
+
+    def frame_idle(self) -> None:
+        """The app's first frame has been idle (its MCP servers may start from now on)."""
+        self._frame_was_idle = True
+        if self._session is not None:
+            self._session.frame_idle()
 
     def _start(self) -> None:
         if self.options.pick:
@@ -526,6 +535,8 @@ class ChatScreen(Screen[None]):
             pick=False,
         )
         self._session = Session(self.options, self.profile, self, after=old)
+        if self._frame_was_idle:
+            self._session.frame_idle()
         self._pending = []
         self._shown_total = None
         self.view.remove_children()

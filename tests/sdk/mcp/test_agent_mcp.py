@@ -285,3 +285,32 @@ def test_a_secret_named_in_env_reaches_the_server_and_is_masked_back(
     [observation] = of_type(conversation.state.events, ObservationEvent)
     assert observation.observation.text == "<secret-hidden>"  # the server had the value
     assert "tok-1234567" not in json.dumps(conversation.agent.model_dump(mode="json"))
+
+
+def test_deferred_servers_start_on_start_mcp_or_with_the_first_step(
+    make: Any, llm_server: ScriptedLLMServer
+) -> None:
+    held = make({"t": ours()}, defer_mcp=True)
+    assert held.agent.mcp is not None
+    [server] = held.agent.mcp.servers()
+    assert server.summary == "starting"
+    time.sleep(0.5)
+    assert mcp_children() == []  # nothing started yet
+    held.start_mcp()
+    held.start_mcp()  # idempotent
+    assert held.agent.mcp.wait_settled()
+    assert [s.summary for s in held.agent.mcp.servers()] == ["ready, 6 tools"]
+    held.close()
+
+    # Never started by hand: the first step starts them, with the conversation's secrets.
+    server = ours(env={"SERVICE_TOKEN": "${TOKEN}"})
+    secrets = {"TOKEN": StaticSecret(value="tok-7654321")}
+    conversation = make({"t": server}, secrets=secrets, defer_mcp=True)
+    conversation.set_confirmation_policy(NeverConfirm())
+    llm_server.reply_tool_call("getenv", {"name": "SERVICE_TOKEN"})
+    llm_server.reply_text("done")
+    conversation.send_message("go")
+    conversation.run()
+    [observation] = of_type(conversation.state.events, ObservationEvent)
+    assert observation.observation.text == "<secret-hidden>"  # the server had the value
+    assert "getenv" in tool_entries(llm_server.requests[0])

@@ -107,6 +107,7 @@ class LocalConversation(BaseConversation):
         sandbox: SandboxConfig | None = None,
         max_budget_per_run: float | None = None,
         plugin_cache_dir: str | Path | None = None,
+        defer_mcp: bool = False,
     ) -> None:
         """Create a conversation, or resume the one saved under `persistence_dir` with this id.
 
@@ -127,7 +128,8 @@ class LocalConversation(BaseConversation):
         resume loads again (with `plugins` None: the saved ones). The agent context's skills
         on disk (project, user) load here too; files that cannot be read are skipped, each
         with a warning in `skill_warnings`. Raises PluginFetchError or PluginLoadError when
-        a plugin cannot be used. Raises
+        a plugin cannot be used. The agent's MCP servers start in the background now, or
+        with `defer_mcp` on `start_mcp()` (or when the first step needs their tools). Raises
         WorkspaceError or PersistenceError (with what to do) when the workspace or the
         persistence directory cannot be used, and ValueError when a resumed conversation
         needs a tool the agent no longer has.
@@ -170,13 +172,21 @@ class LocalConversation(BaseConversation):
                 self.set_sandbox(sandbox)
             if self._state.execution_status is Status.RUNNING and not read_only:
                 self._settle_crashed_run()
-            if not read_only:  # its MCP servers start now, in the background
+            if not read_only:  # its MCP servers start now, in the background, or are set up
                 self.agent.start_mcp(
-                    self.workspace.working_dir, self._state.secret_registry.get_secret_value
+                    self.workspace.working_dir,
+                    self._state.secret_registry.get_secret_value,
+                    launch=not defer_mcp,
                 )
         except BaseException:
             self._state.close()  # lets go of the conversation
             raise
+
+    def start_mcp(self) -> None:
+        """Start the agent's MCP servers in the background, if `defer_mcp` held them back
+        (idempotent; returns at once)."""
+        if self.agent.mcp is not None:
+            self.agent.mcp.start()
 
     def _extend_agent(
         self,
