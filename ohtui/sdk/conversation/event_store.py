@@ -8,7 +8,8 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, overload
 
-from ohtui.sdk.conversation.store import LOCK_TIMEOUT_SECONDS, ConversationStore
+from ohtui.sdk.conversation.store import LOCK_TIMEOUT_SECONDS, ConversationStore, StoredEvent
+from ohtui.sdk.conversation.write_behind import WriteBehind
 from ohtui.sdk.event.base import Event
 from ohtui.sdk.event.llm_convertible.action import ActionEvent
 from ohtui.sdk.event.llm_convertible.message import MessageEvent
@@ -31,12 +32,15 @@ class EventsListBase(Sequence[Event], ABC):
 class EventLog(EventsListBase):
     """The events of one conversation, in order.
 
-    With a store, every `append` is durable when it returns and events are read back
-    lazily, a page at a time, when they are needed; only the `CACHED_EVENTS` most recently
-    used stay in memory (the rest are read again from the store), so a long conversation
-    costs memory for what is being looked at, not for its length. Without a store, events
-    live in memory only. Safe to use from several threads (and processes, through the
-    store).
+    With a store, `append` hands the event to a background writer (WriteBehind) that
+    commits in order, grouping what waits into one disk sync; `flush()` waits until all of
+    it is on disk (the conversation does so before an action with effects runs, for the
+    user's messages and before saving its state). Events are read back lazily, a page at a
+    time, when they are needed; only the `CACHED_EVENTS` most recently used stay in memory
+    (the rest are read again from the store; those not written yet stay until they are),
+    so a long conversation costs memory for what is being looked at, not for its length.
+    Without a store, events live in memory only. Safe to use from several threads (and
+    processes, through the store).
     """
 
     def __init__(
@@ -57,6 +61,12 @@ class EventLog(EventsListBase):
         """Events by index: all of them without a store, the most recently used with one."""
         self._index_by_id: dict[EventID, int] = {}
         """The indexes of the events in `_cache`."""
+        self._unwritten: dict[int, Event] = {}
+        """Events handed to the writer and not on disk yet (read from here, not the store)."""
+        self._unwritten_ids: dict[EventID, int] = {}
+        self._writer = (
+            WriteBehind(store, key, self._length) if store is not None and key is not None else None
+        )
 
     @property
     def cached(self) -> int:
@@ -107,7 +117,7 @@ class EventLog(EventsListBase):
     def get_index(self, event_id: EventID) -> int:
         """The index of the event with this id (KeyError if there is none)."""
         with self._lock:
-            index = self._index_by_id.get(event_id)
+            index = self._known_index(event_id)
             if index is None and self._store is not None and self._key is not None:
                 index = self._store.event_index(self._key, event_id)
             if index is None:
@@ -118,45 +128,75 @@ class EventLog(EventsListBase):
         """The id of the event at `idx` (negative indexes count from the end)."""
         return self[idx].id
 
-    def append(self, event: Event) -> None:
-        """Append durably.
+    def append(self, event: Event, durable: bool = True) -> None:
+        """Append `event`; with a store, on disk when this returns, or with `durable` False
+        handed to the background writer (on disk once `flush()` returns).
 
-        Raises ValueError if an event with the same id is already in the log, and
-        TimeoutError if the log stays locked for LOCK_TIMEOUT_SECONDS.
+        Raises ValueError if an event with the same id is already in the log, the writer's
+        failure (PersistenceError, ConversationReadOnlyError, ...) if an earlier write
+        failed, and TimeoutError if the log stays locked for LOCK_TIMEOUT_SECONDS.
         """
         if not self._lock.acquire(timeout=LOCK_TIMEOUT_SECONDS):
             raise TimeoutError(f"the event log stayed locked for {LOCK_TIMEOUT_SECONDS:g} s")
         try:
-            if event.id in self._index_by_id:
-                raise _duplicate(event.id, self._index_by_id[event.id])
-            if self._store is not None and self._key is not None:
-                try:
-                    index = self._store.append(
-                        self._key,
-                        event.id,
-                        event.kind,
-                        event.model_dump_json(),
-                        search_text=_search_text(event),
-                        first_user_message=_user_text(event),
-                        state=self._pending_state() if self._pending_state else None,
-                    )
-                except ValueError:
-                    existing = self._store.event_index(self._key, event.id)
-                    if existing is None:
-                        raise
-                    raise _duplicate(event.id, existing) from None
-            else:
-                index = self._length
+            existing = self._known_index(event.id)
+            if existing is None and self._store is not None and self._key is not None:
+                existing = self._store.event_index(self._key, event.id)
+            if existing is not None:
+                raise _duplicate(event.id, existing)
+            index = self._length
+            if self._writer is not None and self._store is not None:
+                self._store.check_writable()
+                stored = StoredEvent(
+                    event.id,
+                    event.kind,
+                    event.model_dump_json(),
+                    _search_text(event),
+                    _user_text(event),
+                )
+                state = self._pending_state() if self._pending_state else None
+                if durable:
+                    index = self._writer.write(stored, state)
+                else:
+                    self._writer.put(stored, state)
+                    self._unwritten[index] = event
+                    self._unwritten_ids[event.id] = index
+                self._forget_written()
             self._remember(index, event)
             self._length = max(self._length, index + 1)  # another process may have appended
         finally:
             self._lock.release()
+
+    def flush(self, timeout: float | None = None) -> None:
+        """Wait until every event appended so far is on disk (at once without a store).
+
+        Raises the writer's failure, or TimeoutError after `timeout` seconds."""
+        if self._writer is not None:
+            self._writer.flush(timeout)
+
+    def _known_index(self, event_id: EventID) -> int | None:
+        index = self._index_by_id.get(event_id)
+        return self._unwritten_ids.get(event_id) if index is None else index
+
+    def _forget_written(self) -> None:
+        """Drop what the writer has put on disk since from `_unwritten`."""
+        assert self._writer is not None
+        written = self._writer.written
+        while self._unwritten:
+            index = next(iter(self._unwritten))
+            if index >= written:
+                break
+            event = self._unwritten.pop(index)
+            self._unwritten_ids.pop(event.id, None)
 
     def _get(self, index: int) -> Event:
         event = self._cache.get(index)
         if event is not None:
             if self._store is not None:
                 self._cache.move_to_end(index)
+            return event
+        event = self._unwritten.get(index)
+        if event is not None:
             return event
         start = index - index % PAGE_SIZE
         return self._read(start, min(start + PAGE_SIZE, self._length))[index]
@@ -165,7 +205,7 @@ class EventLog(EventsListBase):
         found: dict[int, Event] = {}
         missing: list[int] = []
         for index in positions:
-            event = self._cache.get(index)
+            event = self._cache.get(index) or self._unwritten.get(index)
             if event is None:
                 missing.append(index)
             else:

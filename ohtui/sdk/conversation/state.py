@@ -25,7 +25,7 @@ from ohtui.sdk.conversation.exceptions import (
 from ohtui.sdk.conversation.lease import ConversationLease
 from ohtui.sdk.conversation.secret_registry import SecretRegistry
 from ohtui.sdk.conversation.stats import ConversationStats
-from ohtui.sdk.conversation.store import ConversationStore
+from ohtui.sdk.conversation.store import LOCK_TIMEOUT_SECONDS, ConversationStore
 from ohtui.sdk.conversation.types import ConversationCallbackType, ConversationID
 from ohtui.sdk.event.base import Event
 from ohtui.sdk.event.conversation_state import ConversationStateUpdateEvent
@@ -46,6 +46,9 @@ from ohtui.sdk.utils.fifo_lock import FIFOLock
 from ohtui.sdk.workspace.local import BaseWorkspace
 
 logger = logging.getLogger(__name__)
+
+CLOSE_FLUSH_TIMEOUT = LOCK_TIMEOUT_SECONDS
+"""Seconds `close` waits for the events still being written."""
 
 
 class ConversationExecutionStatus(str, Enum):
@@ -337,6 +340,8 @@ class ConversationState(BaseModel):
             return False
         try:
             with self._letting_go:  # against close(): its last save comes first, or never
+                if not self._closed:
+                    self._events.flush()  # what it appended is on disk before the reopen reads
                 if not self._closed and self._stats_dirty:
                     self._save()
                 self._reopened = self._read_only = True
@@ -351,6 +356,7 @@ class ConversationState(BaseModel):
             raise self.read_only_error("save its state")
         self._stats_dirty = False
         if self._store is not None and self._key is not None:
+            self._events.flush()  # the states queued with events are older: written first
             self._store.save_state(self._key, self._dump(), self._summary())
 
     # --- events and derived views --------------------------------------------------------
@@ -360,9 +366,10 @@ class ConversationState(BaseModel):
         """The conversation's event log."""
         return self._events
 
-    def append_event(self, event: Event) -> Event:
-        """Record `event` for good (saved at once when persisted) and return it."""
-        self._events.append(event)
+    def append_event(self, event: Event, durable: bool = True) -> Event:
+        """Record `event` for good and return it: when persisted, saved before this returns,
+        or with `durable` False written behind (see EventLog.flush)."""
+        self._events.append(event, durable)
         return event
 
     @property
@@ -455,6 +462,8 @@ class ConversationState(BaseModel):
             if self._store is not None:
                 with self._letting_go:
                     self._closed = True
+                    if not self._read_only:
+                        self._flush_for_close()
                     if self._stats_dirty and not self._read_only:
                         self._save()
                 self._store.close()
@@ -462,9 +471,16 @@ class ConversationState(BaseModel):
             if self._lease is not None:
                 self._lease.release()
 
+    def _flush_for_close(self) -> None:
+        try:
+            self._events.flush(CLOSE_FLUSH_TIMEOUT)
+        except Exception:  # already raised to the engine at the write after it failed
+            logger.exception("conversation %s: events could not be written", self.id.hex)
+
     def delete_persisted(self) -> None:
         """Delete the saved conversation, its events and its directory."""
         if self._store is not None:
+            self._flush_for_close()  # nothing is written after the delete
             self._store.delete(self.id.hex)
         if self.persistence_dir:
             shutil.rmtree(self.persistence_dir, ignore_errors=True)

@@ -1,8 +1,9 @@
 """ConversationStore: the one owner of persisted conversations, a SQLite database.
 
 All conversations under one persistence base directory share `<base>/conversations.db`
-(WAL mode, synchronous=FULL): every append is a committed transaction, so a `kill -9` at
-any instant loses nothing that was appended and leaves nothing half-written; listing and
+(WAL mode, synchronous=FULL): every append is part of a committed transaction, so a `kill -9`
+at any instant leaves nothing half-written and loses nothing committed (an EventLog commits
+at once, or, for events written behind, a moment later with those after it); listing and
 full-text search over thousands of conversations are single queries. Each conversation's
 own directory `<base>/<id hex>/` holds only files tools chose to save (e.g. long outputs);
 `<base>/leases/` holds the lease file of each conversation a process has open (lease.py).
@@ -17,7 +18,7 @@ import re
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -102,6 +103,18 @@ class StoredConversation:
     key: int
     state_json: str
     event_count: int
+
+
+@dataclass(frozen=True, slots=True)
+class StoredEvent:
+    """One event as it is appended: its id, kind, JSON, and what search and the summary
+    take from it."""
+
+    id: str
+    kind: str
+    data: str
+    search_text: str | None = None
+    first_user_message: str | None = None
 
 
 def _db_errors(method: Callable[P, R]) -> Callable[P, R]:
@@ -319,6 +332,12 @@ class ConversationStore:
             return TimeoutError(f"{self} stayed locked for {LOCK_TIMEOUT_SECONDS:g} s")
         return PersistenceError(f"Cannot prepare '{self.path}': {exc}")
 
+    def check_writable(self) -> None:
+        """Raise ConversationReadOnlyError if this store refuses writes (see refuse_writes)."""
+        refusal = self._refusal
+        if refusal is not None:
+            raise ConversationReadOnlyError(refusal)
+
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
         if not self._lock.acquire(timeout=LOCK_TIMEOUT_SECONDS):
@@ -417,7 +436,6 @@ class ConversationStore:
 
     # --- events --------------------------------------------------------------------------
 
-    @_db_errors
     def append(
         self,
         key: int,
@@ -432,26 +450,46 @@ class ConversationStore:
 
         `state` (JSON, summary), if given, is saved in the same transaction.
         """
+        row = StoredEvent(event_id, kind, data, search_text, first_user_message)
+        return self.append_many(key, [row], state)[0]
+
+    @_db_errors
+    def append_many(
+        self,
+        key: int,
+        events: Sequence[StoredEvent],
+        state: tuple[str, dict[str, Any]] | None = None,
+    ) -> list[int]:
+        """Durably append events, in order, in one transaction (one disk sync); returns
+        their indexes. ValueError if an id exists (then none is appended).
+
+        `state` (JSON, summary), if given, is saved in the same transaction.
+        """
+        indexes = []
         with self._transaction() as conn:
-            try:
-                row = conn.execute(
-                    "INSERT INTO events (conversation, seq, id, kind, data, search_text) "
-                    "SELECT ?, event_count, ?, ?, ?, ? FROM conversations WHERE key = ? "
-                    "RETURNING seq",
-                    (key, event_id, kind, data, search_text, key),
-                ).fetchone()
-            except sqlite3.IntegrityError as exc:
-                raise ValueError(f"an event with id '{event_id}' is already in the log") from exc
-            if row is None:
-                raise PersistenceError(f"conversation key {key} is not in {self}")
-            conn.execute(
-                "UPDATE conversations SET event_count = event_count + 1, updated_at = ?, "
-                "first_user_message = coalesce(first_user_message, ?) WHERE key = ?",
-                (_now(), first_user_message, key),
-            )
+            for event in events:
+                try:
+                    row = conn.execute(
+                        "INSERT INTO events (conversation, seq, id, kind, data, search_text) "
+                        "SELECT ?, event_count, ?, ?, ?, ? FROM conversations WHERE key = ? "
+                        "RETURNING seq",
+                        (key, event.id, event.kind, event.data, event.search_text, key),
+                    ).fetchone()
+                except sqlite3.IntegrityError as exc:
+                    raise ValueError(
+                        f"an event with id '{event.id}' is already in the log"
+                    ) from exc
+                if row is None:
+                    raise PersistenceError(f"conversation key {key} is not in {self}")
+                conn.execute(
+                    "UPDATE conversations SET event_count = event_count + 1, updated_at = ?, "
+                    "first_user_message = coalesce(first_user_message, ?) WHERE key = ?",
+                    (_now(), event.first_user_message, key),
+                )
+                indexes.append(int(row[0]))
             if state is not None:
                 self._write_state(conn, key, *state)
-            return int(row[0])
+        return indexes
 
     @_db_errors
     def event_count(self, key: int) -> int:

@@ -32,6 +32,7 @@ from ohtui.sdk.conversation.visualizer.base import ConversationVisualizerBase
 from ohtui.sdk.conversation.visualizer.default import DefaultConversationVisualizer
 from ohtui.sdk.event.base import Event
 from ohtui.sdk.event.conversation_error import ConversationErrorEvent
+from ohtui.sdk.event.llm_convertible.action import ActionEvent
 from ohtui.sdk.event.llm_convertible.message import MessageEvent
 from ohtui.sdk.event.llm_convertible.observation import AgentErrorEvent, UserRejectObservation
 from ohtui.sdk.event.user_action import PauseEvent
@@ -341,8 +342,22 @@ class LocalConversation(BaseConversation):
             masked = registry.mask_data(data)
             if masked != data:
                 event = Event.model_validate(masked)
-        self._state.append_event(event)
+        self._state.append_event(event, durable=self._on_disk_first(event))
         self._notify(event)
+
+    def _on_disk_first(self, event: Event) -> bool:
+        """Whether `event` must be on disk before anything else happens: what the user said,
+        and an action that may change something (before it runs). The rest is written
+        behind, grouped with what follows."""
+        if isinstance(event, MessageEvent):
+            return event.source == "user"
+        if not isinstance(event, ActionEvent) or event.action is None:
+            return False
+        try:
+            tool = self.agent.tools_map.get(event.tool_name)
+        except RuntimeError:  # its tools are not resolved: assume the worst
+            return True
+        return tool is None or not tool.is_read_only
 
     def _on_token(self, chunk: LLMStreamChunk) -> None:
         chunk = self._token_masker.mask(chunk)
