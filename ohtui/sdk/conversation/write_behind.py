@@ -8,8 +8,11 @@ anything else happens (an action with effects before it runs, a user's message, 
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import logging
 import threading
+import weakref
 from typing import Any
 
 from ohtui.sdk.conversation.store import ConversationStore, StoredEvent
@@ -18,6 +21,19 @@ logger = logging.getLogger(__name__)
 
 IDLE_SECONDS = 5.0
 """A writer with nothing to write for this long ends (the next append starts another)."""
+EXIT_FLUSH_SECONDS = 10.0
+"""How long the interpreter's exit waits for each log's events still being written."""
+
+_live: weakref.WeakSet[WriteBehind] = weakref.WeakSet()
+
+
+@atexit.register
+def _flush_all_at_exit() -> None:
+    """A program that ends without closing its conversation still has all its events saved
+    (the writer threads are daemons: the exit would cut them short)."""
+    for writer in list(_live):
+        with contextlib.suppress(Exception):  # logged by the writer; nothing more to do
+            writer.flush(EXIT_FLUSH_SECONDS)
 
 
 class WriteBehind:
@@ -39,6 +55,7 @@ class WriteBehind:
         self._written = written
         self._failure: BaseException | None = None
         self._thread: threading.Thread | None = None
+        _live.add(self)
 
     @property
     def written(self) -> int:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import subprocess
 import sys
 import threading
 import uuid
@@ -230,3 +231,37 @@ def test_stored_event_rows_append_in_one_transaction(persistence_dir: Path) -> N
         store.append_many(key, [StoredEvent("e3", "MessageEvent", "{}"), rows[0]])
     assert store.event_count(key) == 3  # none of the failed group
     store.close()
+
+
+EXITING_WRITER = """\
+import sys, time, uuid
+from ohtui.sdk import Message, MessageEvent, TextContent
+from ohtui.sdk.conversation import EventLog
+from ohtui.sdk.conversation.store import ConversationStore
+class SlowStore(ConversationStore):  # the writer lags behind when the program ends
+    def append_many(self, *args, **kwargs):
+        time.sleep(0.05)
+        return super().append_many(*args, **kwargs)
+store = SlowStore(sys.argv[1])
+key = store.create(uuid.uuid4().hex, "{}", {})
+log = EventLog(store, key)
+for i in range(300):
+    time.sleep(0.0005)
+    said = Message(role="assistant", content=[TextContent(text=f"event {i}")])
+    log.append(MessageEvent(source="agent", llm_message=said), durable=False)
+print(key)
+"""
+
+
+def test_a_program_that_ends_without_closing_still_has_every_event_saved(
+    persistence_dir: Path,
+) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", EXITING_WRITER, str(persistence_dir)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    key = int(done.stdout.strip())
+    assert len(on_disk(persistence_dir, key)) == 300
