@@ -68,15 +68,27 @@ class MetricsSnapshot(BaseModel):
         return self.accumulated_token_usage.cache_hit_rate
 
 
+RECENT_USAGES = 1000
+"""How many calls' token usages a Metrics keeps in `token_usages` (the newest)."""
+
+
 class Metrics(MetricsSnapshot):
     """Accumulated cost, tokens and latency of one LLM.
 
-    Kept as running totals (not per-call lists) so that saving it stays O(1) however long
-    the conversation gets.
+    What is saved are running totals (not per-call lists), so that saving it stays O(1)
+    however long the conversation gets. The usages of the latest calls are kept in memory
+    too (`token_usages`), to find one call's figures by its response id.
     """
 
     latest_token_usage: TokenUsage | None = Field(
         default=None, description="The last call's usage: its prompt size is the context used."
+    )
+    token_usages: list[TokenUsage] = Field(
+        default_factory=list,
+        exclude=True,
+        description=f"The usage of each of the latest {RECENT_USAGES} calls made in this "
+        "process, oldest first (merged Metrics: each one's in turn). Not saved: a resumed "
+        "conversation's list starts empty, its totals carry on.",
     )
     call_count: int = 0
     total_latency: float = 0.0
@@ -112,7 +124,21 @@ class Metrics(MetricsSnapshot):
         )
         self.accumulated_token_usage = self.accumulated_token_usage + usage
         self.latest_token_usage = usage
+        self._keep_usages([usage])
         return usage
+
+    def find_token_usage(self, response_id: str) -> TokenUsage | None:
+        """The usage of the call that answered with `response_id`, if it is among the calls
+        kept (the newest first); None for an empty id."""
+        if not response_id:
+            return None
+        return next((u for u in reversed(self.token_usages) if u.response_id == response_id), None)
+
+    def _keep_usages(self, usages: list[TokenUsage]) -> None:
+        self.token_usages.extend(usages)
+        extra = len(self.token_usages) - RECENT_USAGES
+        if extra > 0:
+            del self.token_usages[:extra]
 
     def add_response_latency(self, seconds: float, response_id: str = "") -> None:
         """Record how long one call took (`response_id` is accepted as the SDK passes it;
@@ -131,6 +157,7 @@ class Metrics(MetricsSnapshot):
         self.accumulated_cost += other.accumulated_cost
         self.accumulated_token_usage = self.accumulated_token_usage + other.accumulated_token_usage
         self.latest_token_usage = other.latest_token_usage or self.latest_token_usage
+        self._keep_usages(other.token_usages)
         self.call_count += other.call_count
         self.total_latency += other.total_latency
         self.max_latency = max(self.max_latency, other.max_latency)

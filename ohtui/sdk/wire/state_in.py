@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ohtui.sdk.conversation.stats import ContextUsage, ConversationStats
-from ohtui.sdk.llm.metrics import Metrics, TokenUsage
+from ohtui.sdk.llm.metrics import RECENT_USAGES, Metrics, TokenUsage
 from ohtui.sdk.security.analyzer import SecurityAnalyzerBase
 from ohtui.sdk.security.confirmation_policy import ConfirmationPolicyBase, NeverConfirm
 from ohtui.sdk.wire.events_in import validate_leniently
@@ -43,11 +43,13 @@ def _metrics(data: dict[str, Any]) -> Metrics:
     total = (
         validate_leniently(TokenUsage, dict(accumulated)) if isinstance(accumulated, dict) else None
     )
+    kept = [validate_leniently(TokenUsage, dict(u)) for u in usages[-RECENT_USAGES:]]
     return Metrics(
         model_name=str(data.get("model_name") or ""),
         accumulated_cost=float(data.get("accumulated_cost") or 0.0),
         accumulated_token_usage=total or TokenUsage(),
         latest_token_usage=latest,
+        token_usages=[u for u in kept if u is not None],
         call_count=len(latencies),
         total_latency=sum(latencies),
         max_latency=max(latencies, default=0.0),

@@ -121,6 +121,29 @@ def test_events_no_known_call_produced_show_totals_only() -> None:
     assert totals in shown(visualizer, buffer, action("an-older-call"))
 
 
+def test_an_earlier_calls_event_shows_that_calls_figures() -> None:
+    visualizer, buffer = visualizer_with(
+        {"prompt_tokens": 1000, "completion_tokens": 100, "response_id": "r1"},
+        {"prompt_tokens": 2000, "completion_tokens": 200, "response_id": "r2"},
+    )
+    assert "↑ input 1K (total 3K)" in shown(visualizer, buffer, agent_says("Earlier.", "r1"))
+
+
+def test_a_call_is_found_by_its_response_id_across_llms_not_by_position() -> None:
+    # The condenser's call came first; the agent's LLM is listed last and called last.
+    condenser, agent = Metrics(model_name="m"), Metrics(model_name="m")
+    condenser.add_token_usage(prompt_tokens=2000, completion_tokens=50, response_id="cond")
+    agent.add_token_usage(prompt_tokens=999, completion_tokens=9, response_id="main")
+    stats = ConversationStats(usage_to_metrics={"condenser": condenser, "agent": agent})
+    assert stats.get_combined_metrics().token_usages[-1].response_id == "main"
+    buffer = io.StringIO()
+    visualizer = DefaultConversationVisualizer(console=Console(file=buffer, width=120))
+    visualizer.initialize(SimpleNamespace(stats=stats))
+    out = shown(visualizer, buffer, action("cond"))
+    assert "↑ input 2K (total 3K)" in out
+    assert "↓ output 50 (total 59)" in out
+
+
 def test_a_cache_rate_never_exceeds_100_percent() -> None:
     # Some providers count cached reads apart from the prompt tokens.
     visualizer, buffer = visualizer_with(

@@ -30,6 +30,7 @@ from ohtui.sdk.llm import (
     ThinkingBlock,
     content_to_str,
 )
+from ohtui.sdk.llm.metrics import RECENT_USAGES
 
 # --- Metrics ------------------------------------------------------------------------------
 
@@ -55,6 +56,43 @@ def test_token_usage_is_added_by_keyword_or_position() -> None:
     latest = metrics.latest_token_usage
     assert latest is not None and latest.response_id == "resp-2"
     assert latest.per_turn_token == 300
+
+
+def test_each_calls_usage_is_kept_in_memory_and_found_by_response_id() -> None:
+    metrics = Metrics(model_name="gpt-4")
+    metrics.add_token_usage(100, 50, response_id="resp-1")
+    metrics.add_token_usage(200, 10, response_id="resp-2")
+    assert [u.response_id for u in metrics.token_usages] == ["resp-1", "resp-2"]
+    found = metrics.find_token_usage("resp-1")
+    assert found is not None and (found.prompt_tokens, found.completion_tokens) == (100, 50)
+    assert metrics.find_token_usage("resp-9") is None
+    assert metrics.find_token_usage("") is None
+    # Not saved: the totals are, so a save stays the same size however many calls were made.
+    dumped = metrics.model_dump(mode="json")
+    assert "token_usages" not in dumped
+    restored = Metrics.model_validate(dumped)
+    assert restored.token_usages == []
+    assert restored.accumulated_token_usage.prompt_tokens == 300
+
+
+def test_only_the_latest_calls_usages_are_kept() -> None:
+    metrics = Metrics()
+    for i in range(RECENT_USAGES + 5):
+        metrics.add_token_usage(1, 1, response_id=f"r{i}")
+    assert len(metrics.token_usages) == RECENT_USAGES
+    assert metrics.token_usages[0].response_id == "r5"
+    assert metrics.find_token_usage("r4") is None
+    assert metrics.accumulated_token_usage.prompt_tokens == RECENT_USAGES + 5
+
+
+def test_merged_metrics_hold_each_ones_usages_in_turn() -> None:
+    first, second = Metrics(), Metrics()
+    first.add_token_usage(1, 1, response_id="a")
+    second.add_token_usage(2, 2, response_id="b")
+    stats = ConversationStats(usage_to_metrics={"x": first, "y": second})
+    combined = stats.get_combined_metrics()
+    assert [u.response_id for u in combined.token_usages] == ["a", "b"]
+    assert first.token_usages[0].response_id == "a" and len(first.token_usages) == 1
 
 
 def test_latency_takes_the_response_id_too() -> None:

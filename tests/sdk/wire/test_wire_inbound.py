@@ -32,6 +32,7 @@ from ohtui.sdk.wire.events_in import (
     stream_chunk,
 )
 from ohtui.sdk.wire.foreign import ForeignAction, ForeignEvent, ForeignObservation
+from ohtui.sdk.wire.state_in import stats_from_wire
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "agent_server"
 
@@ -203,3 +204,12 @@ def test_agent_payload_has_the_openhands_shape() -> None:
     assert wire["condenser"]["kind"] == "LLMSummarizingCondenser"
     assert wire["condenser"]["llm"]["usage_id"] == "condenser"
     json.dumps(wire)  # JSON-ready
+
+
+def test_their_per_call_usages_are_kept_and_found_by_response_id() -> None:
+    stats = stats_from_wire(recording("basic_turn")["info_final"]["stats"])
+    metrics = stats.usage_to_metrics["agent"]
+    found = metrics.find_token_usage("chatcmpl-1")
+    assert found is not None
+    assert (found.prompt_tokens, found.completion_tokens) == (3896, 6)
+    assert metrics.latest_token_usage == found

@@ -117,11 +117,9 @@ class DefaultConversationVisualizer(ConversationVisualizerBase):
         return primary
 
     def _find_request_usage(self, event: Event | None) -> TokenUsage | None:
-        """The usage of the LLM call that produced `event`, while it is its LLM's latest.
-
-        Only running totals are kept per LLM (plus its latest call), so an event of an
-        earlier call, or one no call produced, gets None.
-        """
+        """The usage of the LLM call that produced `event`, found by its response id among
+        the calls each LLM keeps (its latest ones; after a resume, only the last saved); None
+        for an event no call produced, or whose call is no longer kept."""
         if not isinstance(event, ActionEvent | MessageEvent | Condensation):
             return None
         response_id = event.llm_response_id
@@ -129,6 +127,9 @@ class DefaultConversationVisualizer(ConversationVisualizerBase):
         if not response_id or stats is None:
             return None
         for metrics in stats.usage_to_metrics.values():
+            found = metrics.find_token_usage(response_id)
+            if found is not None:
+                return found
             latest = metrics.latest_token_usage
             if latest is not None and latest.response_id == response_id:
                 return latest
