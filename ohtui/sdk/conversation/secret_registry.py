@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import re
 import threading
+import time
 import warnings
 from collections.abc import Callable, Collection, Mapping
 from typing import Any
@@ -28,6 +29,8 @@ SecretValue = str | SecretSource | Callable[[], str]
 """A secret as given: its value, a source, or a function returning the value when needed."""
 MIN_MASKED_LENGTH = 4
 """Shorter values are not masked: replacing every "a" or "1" would wreck all output."""
+FAILED_LOOKUP_RETRY_SECONDS = 60.0
+"""How long masking leaves a secret whose source failed before asking that source again."""
 _KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _STRUCTURAL_KEYS = frozenset(
     {
@@ -58,9 +61,13 @@ class SecretRegistry(_BaseModel):
     every value known so far, and its encoded forms (see `utils.masking`), is masked
     as `<secret-hidden>` in text given to `mask_*`.
 
-    Masking never fetches a value: a fixed value is masked from the start, a looked-up one
-    once it has been handed out (`_exported_values` holds the latest value handed out per
-    name; it is not saved). Earlier values stay masked after a secret changes.
+    A fixed value is masked from the start. A looked-up one is masked once it has been
+    handed out (`_exported_values` holds the latest value handed out per name; it is not
+    saved), and masking fetches each source it has no value of yet, once, so a value that
+    reaches some output without a command naming it (a token in a git remote URL) is masked
+    too; a source that fails is asked again at most every FAILED_LOOKUP_RETRY_SECONDS, and
+    masking goes on with what it knows. Log records are masked with the values known, never
+    by fetching. Earlier values stay masked after a secret changes.
     """
 
     model_config = ConfigDict(defer_build=True, extra="forbid")
@@ -72,6 +79,10 @@ class SecretRegistry(_BaseModel):
     _forms: tuple[str, ...] | None = PrivateAttr(default=None)
     _lock: threading.RLock = PrivateAttr(default_factory=threading.RLock)
     _unavailable: dict[str, str] = PrivateAttr(default_factory=dict)
+    _unfetched: set[str] = PrivateAttr(default_factory=set)
+    _failed_lookups: dict[str, float] = PrivateAttr(default_factory=dict)  # monotonic times
+    _fetch_lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+    _fetching: threading.local = PrivateAttr(default_factory=threading.local)
 
     def model_post_init(self, context: Any, /) -> None:
         """Learn the static values; warn once about saved values that could not be restored."""
@@ -80,6 +91,8 @@ class SecretRegistry(_BaseModel):
                 self._learn(value)
             if source.restore_error:
                 self._unavailable[key] = source.restore_error
+            elif not isinstance(source, StaticSecret):
+                self._unfetched.add(key)
         if self._unavailable:
             names = ", ".join(sorted(self._unavailable))
             reason = next(iter(self._unavailable.values()))
@@ -93,8 +106,9 @@ class SecretRegistry(_BaseModel):
 
     @property
     def has_values(self) -> bool:
-        """Whether any secret value is known (so masking has something to do)."""
-        return bool(self._known)
+        """Whether masking has something to do: a value is known, or a source may give one
+        that has not been fetched yet."""
+        return bool(self._known or self._unfetched)
 
     def update_secrets(self, secrets: Mapping[str, SecretValue]) -> None:
         """Add or replace secrets: values, sources, or functions called when a command
@@ -118,8 +132,13 @@ class SecretRegistry(_BaseModel):
                         "returning a string"
                     )
                 # A fixed value is masked from now on; a looked-up one once it is fetched.
-                if isinstance(source, StaticSecret) and (known := source.get_value()):
-                    self._learn(known)
+                if isinstance(source, StaticSecret):
+                    if known := source.get_value():
+                        self._learn(known)
+                    self._unfetched.discard(key)
+                else:
+                    self._unfetched.add(key)
+                self._failed_lookups.pop(key, None)
                 self.secret_sources[key] = source
                 self._unavailable.pop(key, None)
 
@@ -138,6 +157,8 @@ class SecretRegistry(_BaseModel):
                 if value:
                     self._exported_values[name] = value
                     self._learn(value)
+                    self._unfetched.discard(name)
+                    self._failed_lookups.pop(name, None)
 
     def find_secrets_in_text(self, text: str) -> set[str]:
         """The names of secrets that `text` mentions anywhere, in any case (as the SDK
@@ -198,8 +219,9 @@ class SecretRegistry(_BaseModel):
         return env
 
     def mask_secrets_in_output(self, text: str) -> str:
-        """`text` with every known secret value (current or earlier), plain or encoded,
-        replaced by the mask."""
+        """`text` with every secret value (current or earlier), plain or encoded, replaced
+        by the mask; sources not fetched yet are fetched first (see the class)."""
+        self._fetch_unfetched()
         return mask_text(text, self._values_to_mask())
 
     def mask_fragment(self, text: str, cut_before: bool, cut_after: bool) -> str:
@@ -230,8 +252,42 @@ class SecretRegistry(_BaseModel):
         return data
 
     def values_to_mask(self) -> tuple[str, ...]:
-        """Every form of every known value long enough to mask, longest first."""
+        """Every form of every value long enough to mask, longest first (sources not
+        fetched yet are fetched first)."""
+        self._fetch_unfetched()
         return self._values_to_mask()
+
+    def _mask_known(self, text: str) -> str:
+        """`text` masked with the values known now: no source is asked (for log records,
+        which a failing lookup itself writes)."""
+        return mask_text(text, self._values_to_mask())
+
+    def _fetch_unfetched(self) -> None:
+        """Fetch, once, each source whose value masking does not know yet; one that failed
+        is left alone for FAILED_LOOKUP_RETRY_SECONDS."""
+        if not self._unfetched or getattr(self._fetching, "active", False):
+            return
+        with self._lock:
+            due = [name for name in self._unfetched if self._may_ask(name)]
+        if not due:
+            return
+        self._fetching.active = True
+        try:
+            with self._fetch_lock:  # one fetch per source, whichever thread masks first
+                for name in due:
+                    with self._lock:
+                        if name not in self._unfetched or not self._may_ask(name):
+                            continue  # fetched (or failed) on another thread meanwhile
+                    if not self.get_secret_value(name):
+                        with self._lock:
+                            self._failed_lookups[name] = time.monotonic()
+        finally:
+            self._fetching.active = False
+
+    def _may_ask(self, name: str) -> bool:
+        """Whether masking may ask this secret's source now (the caller holds the lock)."""
+        failed_at = self._failed_lookups.get(name)
+        return failed_at is None or time.monotonic() - failed_at >= FAILED_LOOKUP_RETRY_SECONDS
 
     def _learn(self, value: str) -> None:
         """Remember a value to mask (the caller holds the lock)."""
@@ -267,7 +323,7 @@ class SecretMaskingFilter(logging.Filter):
         """Mask the formatted message (and drop the args it was formatted from), the
         traceback and the stack."""
         if self._registry.has_values:
-            mask = self._registry.mask_secrets_in_output
+            mask = self._registry._mask_known
             record.msg = mask(record.getMessage())
             record.args = None
             if record.exc_info and not record.exc_text:

@@ -1,9 +1,10 @@
 """Secret sources as the SDK has them: SecretSource instances, StaticSecret, and LookupSecret
 fetched over real HTTP from a server on 127.0.0.1, in a registry and in a conversation.
 
-A looked-up value is fetched only when a command names the secret (or a caller asks for it
-by name), with a timeout; it is never saved or logged, and its credential headers are saved
-redacted or encrypted.
+A looked-up value is exported only to a command that names the secret, fetched afresh for
+it (or when a caller asks for it by name), and fetched once by masking, so that it is masked
+wherever it shows; each fetch has a timeout. It is never saved or logged, and its credential
+headers are saved redacted or encrypted.
 """
 
 from __future__ import annotations
@@ -29,8 +30,10 @@ from ohtui.sdk.conversation import (
     SecretSource,
     SecretsUnavailableWarning,
     StaticSecret,
+    secret_registry,
     secret_sources,
 )
+from ohtui.sdk.conversation.secret_registry import SecretMaskingFilter
 from ohtui.sdk.tools.terminal import TerminalObservation
 
 MASK = "<secret-hidden>"
@@ -115,14 +118,16 @@ def test_source_instances_are_accepted_beside_strings_and_functions() -> None:
         }
     )
     assert registry.secret_sources["COUNTED"] is counting
-    # A fixed value is masked at once; a looked-up one is not fetched before it is needed.
-    assert registry.mask_secrets_in_output("static-value-2") == MASK
-    assert counting.calls == 0
+    assert counting.calls == 0  # adding a source fetches nothing
+    # A fixed value is masked at once; masking fetches a looked-up one once to know it.
+    assert registry.mask_secrets_in_output("static-value-2 func-value-3") == f"{MASK} {MASK}"
+    assert counting.calls == 1
     assert registry.get_secrets_as_env_vars("echo $COUNTED $STATIC") == {
-        "COUNTED": "counted-value-1",
+        "COUNTED": "counted-value-2",
         "STATIC": "static-value-2",
     }
-    assert registry.mask_secrets_in_output("counted-value-1") == MASK
+    assert registry.mask_secrets_in_output("counted-value-1 counted-value-2") == f"{MASK} {MASK}"
+    assert counting.calls == 2
     assert registry.get_secret_infos() == [
         {"name": "PLAIN", "description": None},
         {"name": "STATIC", "description": "db"},
@@ -134,7 +139,6 @@ def test_source_instances_are_accepted_beside_strings_and_functions() -> None:
 def test_get_secret_value_resolves_one_secret_and_masks_it_from_then_on() -> None:
     registry = SecretRegistry()
     registry.update_secrets({"COUNTED": CountingSource(), "BROKEN": BrokenSource()})
-    assert registry.mask_secrets_in_output("counted-value-1") == "counted-value-1"
     assert registry.get_secret_value("COUNTED") == "counted-value-1"
     assert registry.mask_secrets_in_output("counted-value-1") == MASK
     assert registry.get_secret_value("BROKEN") is None
@@ -167,6 +171,122 @@ def test_a_failing_source_is_skipped_and_its_error_logged_without_values(
     assert env == {"GOOD": "good-value-77"}
     assert "BROKEN" in caplog.text and "the vault is down" in caplog.text
     assert "good-value-77" not in caplog.text
+
+
+# --- masking fetches what it does not know yet ---------------------------------------------
+
+
+class FlakySource(SecretSource):
+    """Fails while `failing` is set; counts every lookup."""
+
+    failing: bool = True
+    calls: int = 0
+
+    def get_value(self) -> str | None:
+        self.calls += 1
+        if self.failing:
+            raise OSError("the vault is down")
+        return "recovered-value-42"
+
+
+def test_masking_masks_what_it_can_when_a_source_fails() -> None:
+    registry = SecretRegistry()
+    counting = CountingSource()
+    registry.update_secrets({"BROKEN": BrokenSource(), "COUNTED": counting})
+    assert registry.has_values  # there is something to fetch
+    assert registry.mask_secrets_in_output("leak: counted-value-1") == f"leak: {MASK}"
+    assert registry.mask_secrets_in_output("again: counted-value-1") == f"again: {MASK}"
+    assert counting.calls == 1  # fetched once, then known
+
+
+def test_a_failing_source_is_asked_again_only_after_the_back_off(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    flaky = FlakySource()
+    registry = SecretRegistry()
+    registry.update_secrets({"FLAKY": flaky})
+    for _ in range(25):
+        assert registry.mask_secrets_in_output("recovered-value-42") == "recovered-value-42"
+    assert flaky.calls == 1
+
+    monkeypatch.setattr(secret_registry, "FAILED_LOOKUP_RETRY_SECONDS", 0.05)
+    time.sleep(0.1)
+    flaky.failing = False
+    assert registry.mask_secrets_in_output("recovered-value-42") == MASK
+    assert registry.mask_secrets_in_output("recovered-value-42") == MASK
+    assert flaky.calls == 2
+
+
+def test_a_replaced_source_is_fetched_again_and_the_old_value_stays_masked() -> None:
+    registry = SecretRegistry()
+    registry.update_secrets({"TOKEN": lambda: "first-value-1"})
+    assert registry.mask_secrets_in_output("first-value-1") == MASK
+    registry.update_secrets({"TOKEN": lambda: "second-value-2"})
+    assert registry.mask_secrets_in_output("first-value-1 second-value-2") == f"{MASK} {MASK}"
+
+
+def test_a_source_is_fetched_once_however_many_threads_mask_at_the_same_time() -> None:
+    started = threading.Event()
+    release = threading.Event()
+    calls: list[int] = []
+
+    def slow() -> str:
+        calls.append(1)
+        started.set()
+        release.wait(5)
+        return "slow-value-99"
+
+    registry = SecretRegistry()
+    registry.update_secrets({"SLOW": slow})
+    results: list[str] = []
+    threads = [
+        threading.Thread(
+            target=lambda: results.append(registry.mask_secrets_in_output("slow-value-99"))
+        )
+        for _ in range(3)
+    ]
+    for thread in threads:
+        thread.start()
+    assert started.wait(5)
+    time.sleep(0.05)  # the others are waiting for that fetch, not starting their own
+    release.set()
+    for thread in threads:
+        thread.join(5)
+    assert calls == [1]
+    assert results == [MASK, MASK, MASK]
+
+
+def test_log_records_are_masked_with_known_values_without_fetching(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    registry = SecretRegistry()
+    counting = CountingSource()
+    registry.update_secrets({"COUNTED": counting, "FIXED": "fixed-value-88"})
+    logger = logging.getLogger("test-secret-sources-filter")
+    logger.addFilter(SecretMaskingFilter(registry))
+    with caplog.at_level(logging.INFO, logger=logger.name):
+        logger.info("fixed-value-88 counted-value-1")
+    assert counting.calls == 0
+    assert f"{MASK} counted-value-1" in caplog.text
+
+
+def test_a_lookup_failing_under_a_masking_log_filter_is_asked_once(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # The failure is logged, and the log filter masks that record: it must not ask again.
+    flaky = FlakySource()
+    registry = SecretRegistry()
+    registry.update_secrets({"FLAKY": flaky})
+    logger = logging.getLogger(secret_registry.__name__)
+    masking = SecretMaskingFilter(registry)
+    logger.addFilter(masking)
+    try:
+        with caplog.at_level(logging.WARNING, logger=logger.name):
+            assert registry.mask_secrets_in_output("text") == "text"
+    finally:
+        logger.removeFilter(masking)
+    assert flaky.calls == 1
+    assert "FLAKY" in caplog.text
 
 
 # --- StaticSecret: what loads back as None -------------------------------------------------
@@ -229,19 +349,23 @@ def test_the_llm_key_is_never_dumped_unless_plaintext_is_asked_for() -> None:
 # --- LookupSecret over HTTP ----------------------------------------------------------------
 
 
-def test_a_lookup_is_fetched_only_when_a_command_names_it(vault: VaultServer) -> None:
+def test_a_lookup_is_exported_only_to_a_command_naming_it_and_masked_after_one_fetch(
+    vault: VaultServer,
+) -> None:
     registry = SecretRegistry()
     source = LookupSecret(url=f"{vault.url}/secrets/DB", headers={"Authorization": BEARER})
     registry.update_secrets({"DB_TOKEN": source})
     assert registry.get_secrets_as_env_vars("echo $OTHER; echo db_token") == {}
-    registry.mask_secrets_in_output(f"text {VALUE}")
     assert vault.requests == []
 
-    assert registry.get_secrets_as_env_vars("psql $DB_TOKEN") == {"DB_TOKEN": VALUE}
-    [request] = vault.requests
+    assert registry.mask_secrets_in_output(f"text {VALUE}") == f"text {MASK}"
+    assert registry.mask_secrets_in_output(f"again {VALUE}") == f"again {MASK}"
+    [request] = vault.requests  # masking asked once
     assert request["path"] == "/secrets/DB"
     assert request["Authorization"] == BEARER
-    assert registry.mask_secrets_in_output(f"printed {VALUE}") == f"printed {MASK}"
+
+    assert registry.get_secrets_as_env_vars("psql $DB_TOKEN") == {"DB_TOKEN": VALUE}
+    assert len(vault.requests) == 2  # a command gets the value fetched for it
 
 
 @pytest.mark.parametrize("status", [401, 404, 500])

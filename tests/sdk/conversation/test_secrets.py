@@ -213,7 +213,6 @@ def test_a_value_a_callable_returned_stays_masked_after_it_fails_or_changes() ->
 
     registry = SecretRegistry()
     registry.update_secrets({"ROT": rotating})
-    assert registry.mask_secrets_in_output("first-lookup") == "first-lookup"  # not known yet
     assert registry.get_secrets_as_env_vars("echo $ROT") == {"ROT": "first-lookup"}
     assert registry.get_secrets_as_env_vars("echo $ROT") == {"ROT": "second-lookup"}
     # The callable now fails: no export, no exception, and both old values stay masked.
@@ -226,7 +225,6 @@ def test_values_handed_out_are_recorded_by_name_and_masked() -> None:
     registry = SecretRegistry()
     registry.update_secrets({"TOKEN": lambda: "looked-up-token", "FIXED": "fixed-value"})
     assert registry._exported_values == {}  # a fixed value is masked, but not handed out
-    assert registry.mask_secrets_in_output("looked-up-token") == "looked-up-token"
     assert registry.get_secret_value("TOKEN") == "looked-up-token"
     assert registry.get_secret_value("MISSING") is None
     assert registry._exported_values == {"TOKEN": "looked-up-token"}
@@ -426,8 +424,8 @@ def test_the_secret_is_masked_in_the_observation(make_conversation, llm_server) 
     assert f"value={MASK}" in json.dumps(llm_server.requests[1])
 
 
-def test_lookup_secrets_are_fetched_only_for_commands_that_name_them(
-    make_conversation, llm_server
+def test_a_looked_up_value_is_masked_where_no_command_named_it_and_exported_only_where_one_did(
+    make_conversation, llm_server, workspace
 ) -> None:
     calls: list[int] = []
 
@@ -435,15 +433,17 @@ def test_lookup_secrets_are_fetched_only_for_commands_that_name_them(
         calls.append(1)
         return "looked-up-7788"
 
+    # The value reaches the output without any command naming the secret.
+    (workspace / "remote.txt").write_text("https://looked-up-7788@git.example.com/repo\n")
     conv = make_conversation(secrets={"LAZY_TOKEN": lookup})
-    llm_server.reply_tool_call("terminal", {"command": "echo unrelated"})
-    llm_server.reply_text("Done.")
-    conv.send_message("Run it")
-    conv.run()
-    assert calls == []
+    run_commands(conv, llm_server, "cat remote.txt; env | grep -c '^LAZY_TOK'")
+    [shown] = observations(conv)
+    assert shown.text.split("\n")[:2] == [f"https://{MASK}@git.example.com/repo", "0"]
+    assert "looked-up-7788" not in stored_json(conv)
+    assert calls == [1]  # masking fetched it, once
 
     run_commands(conv, llm_server, 'test "$LAZY_TOKEN" = looked-up-7788 && echo $LAZY_TOKEN')
-    assert calls == [1]
+    assert calls == [1, 1]  # and the command that names it gets it fresh
     last = observations(conv)[-1]
     assert last.exit_code == 0
     assert last.text.split("\n")[0] == MASK
@@ -749,7 +749,7 @@ def test_a_lookup_secret_is_not_saved_and_resume_does_not_fail(
     # The command does not spell the value: the model does not know it.
     run_commands(conv, llm_server, 'test "${#LAZY_KEY}" = 17 && echo "GOT $LAZY_KEY"')
     assert f"GOT {MASK}" in observations(conv)[-1].text
-    assert calls == [1]
+    assert calls == [1, 1]  # masking's fetch, then the command's
     conv.close()
     assert b"lookup-value-5566" not in db_bytes(persistence_dir)
 
@@ -757,7 +757,7 @@ def test_a_lookup_secret_is_not_saved_and_resume_does_not_fail(
     assert "LAZY_KEY" in resumed.state.secret_registry.secret_sources
     run_commands(resumed, llm_server, 'test -z "$LAZY_KEY" && echo EMPTY')
     assert "EMPTY" in observations(resumed)[-1].text
-    assert calls == [1]
+    assert calls == [1, 1]
 
 
 @pytest.mark.parametrize("value", ["user", "text"])
