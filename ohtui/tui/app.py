@@ -20,12 +20,13 @@ from ohtui.settings.profile import Profile
 from ohtui.tui.commands import SlashCommandProvider
 from ohtui.tui.key_order import OrderedKeys
 from ohtui.tui.options import AppOptions
-from ohtui.tui.preload import load_engine
+from ohtui.tui.preload import load_engine, preload_picker
 from ohtui.tui.screens.chat import ChatScreen
 from ohtui.tui.toast_place import watch_screens
 
 WARM_UP_AFTER = 2.0
-"""Seconds the first frame stays idle before the LLM path is warmed up (see _warm_up)."""
+"""Seconds the first frame stays idle before the LLM path is warmed up (see _warm_up) and the
+conversation picker got ready to open (see preload_picker)."""
 WARM_UP_TRIES = 40
 """Times (every 0.25 s) the warm-up looks for the open conversation before going without."""
 MCP_START_AFTER = 0.25
@@ -87,6 +88,7 @@ class OhtuiApp(OrderedKeys, App[None]):
         self.call_after_refresh(self._configure_logging)
         self.call_after_refresh(self.set_timer, MCP_START_AFTER, self._frame_idle)
         self.call_after_refresh(self.set_timer, WARM_UP_AFTER, self._warm_up)
+        self.call_after_refresh(self.set_timer, WARM_UP_AFTER, self._preload_picker)
 
     def _frame_idle(self) -> None:
         if self.chat is not None:
@@ -102,6 +104,9 @@ class OhtuiApp(OrderedKeys, App[None]):
         threading.Thread(
             target=_warm_engine, args=(conversation,), name="ohtui-warm-up", daemon=True
         ).start()
+
+    def _preload_picker(self) -> None:
+        self.run_worker(preload_picker(self), group="preload", exit_on_error=False)
 
     def profile_loaded(self, then: Callable[[], None] | None = None) -> None:
         """The settings are loaded: apply them; tell what is wrong with them (once), before

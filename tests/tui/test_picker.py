@@ -20,6 +20,7 @@ from holder import held_elsewhere
 from llm_server import ScriptedLLMServer
 from textual.app import App
 from textual.content import Content
+from textual.css.stylesheet import Stylesheet
 from textual.pilot import Pilot
 from textual.widgets import Input, OptionList, Static
 
@@ -29,9 +30,11 @@ from ohtui.sdk import LLM, Agent, AlwaysConfirm, Conversation, ConversationExecu
 from ohtui.sdk.conversation import list_conversations
 from ohtui.sdk.conversation.store import ConversationStore
 from ohtui.tui.picker_rows import relative_time
+from ohtui.tui.preload import preload_picker
 from ohtui.tui.screens.confirm import ConfirmScreen
 from ohtui.tui.screens.picker import PickerScreen
 from ohtui.tui.screens.text_prompt import TextPromptScreen
+from ohtui.tui.style_preload import css_files
 from ohtui.tui.widgets.marked import HIGHLIGHT_MARK
 
 NOW = 1_750_000_000.0
@@ -654,6 +657,56 @@ async def test_a_damaged_database_is_reported_not_raised(
         assert "cannot be read right now" in text(app, "#empty")
         await pilot.press("escape")
         assert app.result is None
+
+
+# --- preloaded styles ----------------------------------------------------------------------
+
+
+async def test_preloaded_styles_leave_nothing_to_parse_when_the_picker_opens(
+    save: Saver, conversations_dir: Path, project: Path, wait: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What ohtui does once idle (preload_picker): the picker's CSS and its widgets' default
+    CSS are parsed ahead, so its first push adds no source and parses nothing; it opens,
+    lists and looks as it does without the preload."""
+    save(project, [("Port the CLI to click", "Done.")], ago=DAY, title="Port to click")
+    parses: list[str] = []
+    for name in ("parse", "reparse"):
+        method = getattr(Stylesheet, name)
+
+        def counted(self: Stylesheet, _method: Any = method, _name: str = name) -> None:
+            parses.append(_name)
+            _method(self)
+
+        monkeypatch.setattr(Stylesheet, name, counted)
+
+    def styles(screen: PickerScreen) -> dict[str, str]:
+        return {str(node.id): node.styles.css for node in screen.query("*")}
+
+    async def open_picker(preload: bool) -> dict[str, str]:
+        """Each widget's styles in the opened picker, by id."""
+        app = App[None]()
+        async with app.run_test(size=SIZE) as pilot:
+            css_file = str(css_files(PickerScreen)[0])
+            assert not app.stylesheet.has_source(css_file)
+            if preload:
+                await preload_picker(app)
+                assert app.stylesheet.has_source(css_file)
+                assert not await PickerScreen.preload_styles(app)  # nothing left to do
+            sources = dict(app.stylesheet.source)
+            parses.clear()
+            screen = PickerScreen(conversations_dir, project, now=lambda: NOW)
+            await app.push_screen(screen)
+            await wait(pilot, lambda: bool(screen.rows) and bool(preview_text(screen)))
+            if preload:
+                assert parses == []
+                assert app.stylesheet.source == sources
+            else:
+                assert "reparse" in parses  # what the preload saves
+            assert row_texts(screen)[0].startswith("Port to click | yesterday · ")
+            assert "Done." in preview_text(screen)
+            return styles(screen)
+
+    assert await open_picker(preload=True) == await open_picker(preload=False)
 
 
 # --- open elsewhere ------------------------------------------------------------------------

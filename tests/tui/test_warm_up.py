@@ -1,4 +1,5 @@
-"""The LLM path is warmed up once the first frame has been idle, never before it."""
+"""The LLM path is warmed up, and the conversation picker got ready, once the first frame has
+been idle, never before it."""
 
 from __future__ import annotations
 
@@ -7,13 +8,15 @@ import time
 from typing import Any
 
 import pytest
-from chat_helpers import SIZE, chat_ready
+from chat_helpers import SIZE, chat_ready, submit
 from llm_server import ScriptedLLMServer
 
 import ohtui.sdk.llm.warm_up as warm_up_module
 import ohtui.tui.app as app_module
 from ohtui.tui.app import OhtuiApp
 from ohtui.tui.options import AppOptions
+from ohtui.tui.screens.picker import PickerScreen
+from ohtui.tui.style_preload import css_files
 
 pytestmark = pytest.mark.anyio
 
@@ -44,3 +47,26 @@ async def test_warm_up_waits_for_an_idle_first_frame_then_connects_to_the_llm(
     assert at - painted[0] >= 0.6 * 0.9  # the first frame was idle for WARM_UP_AFTER
     assert thread == "ohtui-warm-up"  # off the UI thread
     assert llm is not None and llm.base_url == llm_server.base_url
+
+
+async def test_the_picker_is_got_ready_once_the_first_frame_is_idle_and_still_opens(
+    app_options: AppOptions, wait: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(app_module, "WARM_UP_AFTER", 0.6)
+    monkeypatch.setattr(warm_up_module, "warm_up", lambda llm=None: None)
+    app = OhtuiApp(app_options)
+    picker_css = str(css_files(PickerScreen)[0])
+    async with app.run_test(size=SIZE) as pilot:
+        painted = time.monotonic()  # the first frame is on screen here
+        assert not app.stylesheet.has_source(picker_css)
+        await wait(pilot, lambda: app.stylesheet.has_source(picker_css), what="the preload")
+        assert time.monotonic() - painted >= 0.6 * 0.9  # the first frame was idle that long
+        await wait(pilot, lambda: chat_ready(app), what="the conversation to open")
+        sources = dict(app.stylesheet.source)
+
+        await submit(pilot, "/resume")
+        await wait(pilot, lambda: isinstance(app.screen, PickerScreen), what="the picker")
+        screen = app.screen
+        assert isinstance(screen, PickerScreen)
+        await wait(pilot, lambda: not screen.pending, what="its rows")
+        assert app.stylesheet.source == sources  # it brought nothing new to parse

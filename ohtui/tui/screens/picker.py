@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from textual import events, on
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
@@ -39,6 +39,7 @@ from ohtui.tui.preload import load_engine
 from ohtui.tui.saved import DELETE_OPEN, SavedConversations
 from ohtui.tui.screens.confirm import ConfirmScreen
 from ohtui.tui.screens.text_prompt import TextPromptScreen
+from ohtui.tui.style_preload import preload_styles
 from ohtui.tui.widgets.marked import MarkedOptionList
 
 if TYPE_CHECKING:
@@ -57,6 +58,8 @@ PAGE_ROWS = 50
 SEARCH_PAGE_ROWS = 20
 """Search results read at a time (each with a snippet, which costs a lookup)."""
 _PREVIEW_CACHE = 64
+_WIDGET_TYPES = (Horizontal, Static, Input, Vertical, MarkedOptionList, VerticalScroll)
+"""The widget classes `compose` mounts: their DEFAULT_CSS is preloaded with the picker's."""
 
 
 @dataclass
@@ -194,6 +197,12 @@ class PickerScreen(Screen[str | None]):
         self._previews: dict[str, _Preview] = {}
         self._preview_id: str | None = None
         self._preview_asked = False
+
+    @classmethod
+    async def preload_styles(cls, app: App[object]) -> bool:
+        """Parse the picker's styles into the app's stylesheet a little at a time (while the
+        app is idle), so its first push parses none; True when there was anything to do."""
+        return await preload_styles(app, cls, _WIDGET_TYPES)
 
     def compose(self) -> ComposeResult:
         """Header, search box, the list beside the preview, and the key legend."""
