@@ -667,7 +667,7 @@ async def test_preloaded_styles_leave_nothing_to_parse_when_the_picker_opens(
 ) -> None:
     """What ohtui does once idle (preload_picker): the picker's CSS and its widgets' default
     CSS are parsed ahead, so its first push adds no source and parses nothing; it opens,
-    lists and looks as it does without the preload."""
+    lists and looks as it does without the preload, and as it would restyled afresh."""
     save(project, [("Port the CLI to click", "Done.")], ago=DAY, title="Port to click")
     parses: list[str] = []
     for name in ("parse", "reparse"):
@@ -704,7 +704,10 @@ async def test_preloaded_styles_leave_nothing_to_parse_when_the_picker_opens(
                 assert "reparse" in parses  # what the preload saves
             assert row_texts(screen)[0].startswith("Port to click | yesterday · ")
             assert "Done." in preview_text(screen)
-            return styles(screen)
+            opened = styles(screen)
+            screen.update_node_styles(animate=False)  # what its first showing leaves out
+            assert styles(screen) == opened
+            return opened
 
     assert await open_picker(preload=True) == await open_picker(preload=False)
 

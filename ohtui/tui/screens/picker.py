@@ -87,6 +87,7 @@ class PickerScreen(Screen[str | None]):
     """Choose a saved conversation to resume."""
 
     CSS_PATH = "picker.tcss"
+    AUTO_FOCUS = "#conversations"  # focused as it mounts: the search box is never focused first
     # Priority: the search box would otherwise take Ctrl+D and Ctrl+W to edit its text.
     BINDINGS = [
         Binding("ctrl+d", "delete", "Delete", priority=True),
@@ -171,7 +172,7 @@ class PickerScreen(Screen[str | None]):
         """`saved` renames and deletes (the open conversation through itself); without it,
         no conversation is open. `listing`: where the conversations are listed from (by
         default the local folder; an agent server's when the agent runs there)."""
-        super().__init__()
+        super().__init__(classes="-loading")
         self._listing: ListingSource = listing or LocalListing(conversations_dir)
         self._workspace = workspace
         self._current_id = current_id
@@ -197,6 +198,7 @@ class PickerScreen(Screen[str | None]):
         self._previews: dict[str, _Preview] = {}
         self._preview_id: str | None = None
         self._preview_asked = False
+        self._shown_before = False
 
     @classmethod
     async def preload_styles(cls, app: App[object]) -> bool:
@@ -225,14 +227,21 @@ class PickerScreen(Screen[str | None]):
         yield Static(id="legend")
 
     def on_mount(self) -> None:
-        """Focus the list and read it in the background; this frame does not wait for it."""
-        self.query_one("#conversations", OptionList).focus()
+        """Read the list in the background; this frame does not wait for it."""
         self._show_scope()
         self._update_legend()
         self.watch(self.option_list, "scroll_y", self._load_more_if_near_end, init=False)
         preview = self.query_one("#preview-body", VerticalScroll)
         self.watch(preview, "scroll_y", self._preview_scrolled, init=False)
         self._reload()
+
+    def on_screen_resume(self, event: events.ScreenResume) -> None:
+        """Shown for the first time, its widgets have the styles they mounted with: restyling
+        them all again would be a quarter of the opening frame's work, for nothing (this runs
+        before Screen's own handler, which restyles when asked to)."""
+        if not self._shown_before:
+            self._shown_before = True
+            event.refresh_styles = False
 
     def on_unmount(self) -> None:
         """Stop filling the search index (between two of its transactions)."""
@@ -451,6 +460,7 @@ class PickerScreen(Screen[str | None]):
                 lambda why: self.post_message(self._Failed(why)),
                 self._stop_indexing,
             )
+        self.remove_class("-loading")
         self._shown_generation = message.generation
         self._previews.clear()  # fresh rows, fresh previews: a conversation may have grown
         self._rows = {row.id: row for row in message.rows}
