@@ -140,8 +140,8 @@ class EventLog(EventsListBase):
             raise TimeoutError(f"the event log stayed locked for {LOCK_TIMEOUT_SECONDS:g} s")
         try:
             existing = self._known_index(event.id)
-            if existing is None and self._store is not None and self._key is not None:
-                existing = self._store.event_index(self._key, event.id)
+            if existing is None and not durable:  # (a durable write finds it as it writes)
+                existing = self._stored_index(event.id)
             if existing is not None:
                 raise _duplicate(event.id, existing)
             index = self._length
@@ -156,7 +156,13 @@ class EventLog(EventsListBase):
                 )
                 state = self._pending_state() if self._pending_state else None
                 if durable:
-                    index = self._writer.write(stored, state)
+                    try:
+                        index = self._writer.write(stored, state)
+                    except ValueError:
+                        existing = self._stored_index(event.id)
+                        if existing is None:
+                            raise
+                        raise _duplicate(event.id, existing) from None
                 else:
                     self._writer.put(stored, state)
                     self._unwritten[index] = event
@@ -173,6 +179,11 @@ class EventLog(EventsListBase):
         Raises the writer's failure, or TimeoutError after `timeout` seconds."""
         if self._writer is not None:
             self._writer.flush(timeout)
+
+    def _stored_index(self, event_id: EventID) -> int | None:
+        if self._store is None or self._key is None:
+            return None
+        return self._store.event_index(self._key, event_id)
 
     def _known_index(self, event_id: EventID) -> int | None:
         index = self._index_by_id.get(event_id)
