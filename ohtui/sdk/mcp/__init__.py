@@ -1,8 +1,11 @@
 """MCP servers' tools as ToolDefinitions.
 
 The official `mcp` SDK (1.x) is imported only on the client manager's own loop thread, when
-the first server starts: importing this package costs nothing of it.
+the first server starts: importing this package costs nothing of it. The manager's own
+module (asyncio and all) loads when one of its names is first used.
 """
+
+from typing import TYPE_CHECKING, Any
 
 from ohtui.sdk.mcp.config import (
     DEFAULT_CALL_TIMEOUT,
@@ -19,7 +22,21 @@ from ohtui.sdk.mcp.definition import (
     MCPToolExecutor,
     MCPToolObservation,
 )
-from ohtui.sdk.mcp.manager import MCPClientManager, ServerInfo, ServerStatus, ToolInfo
+
+if TYPE_CHECKING:
+    from ohtui.sdk.mcp.manager import MCPClientManager, ServerInfo, ServerStatus, ToolInfo
+
+_MANAGER_NAMES = frozenset({"MCPClientManager", "ServerInfo", "ServerStatus", "ToolInfo"})
+
+
+def __getattr__(name: str) -> Any:
+    """The manager's names, imported on first use."""
+    if name in _MANAGER_NAMES:
+        from ohtui.sdk.mcp import manager
+
+        return getattr(manager, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "DEFAULT_CALL_TIMEOUT",

@@ -9,7 +9,6 @@ reader thread, never by importing this module.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import threading
@@ -105,6 +104,8 @@ class WebSocketCallbackClient:
                 logger.exception("socket status listener failed")
 
     def _main(self) -> None:
+        import asyncio  # here, on the socket's thread: `import ohtui.sdk` goes without it
+
         try:
             asyncio.run(self._run())
         except Exception:  # the thread must end quietly; the status says why
@@ -112,6 +113,8 @@ class WebSocketCallbackClient:
             self._set_status(SocketStatus.FAILED, "the event socket failed")
 
     async def _run(self) -> None:
+        import asyncio
+
         import websockets
         from websockets.exceptions import ConnectionClosed, InvalidStatus
 
@@ -176,6 +179,8 @@ class WebSocketCallbackClient:
             logger.exception("re-sync after reconnecting to %s failed", self.url)
 
     async def _read(self, socket: Any) -> None:
+        import asyncio
+
         from websockets.exceptions import ConnectionClosedOK
 
         while not self._stop.is_set():
@@ -199,6 +204,8 @@ class WebSocketCallbackClient:
         await socket.close()
 
     async def _sleep(self, seconds: float) -> None:
+        import asyncio
+
         end = asyncio.get_running_loop().time() + seconds
         while not self._stop.is_set():
             left = end - asyncio.get_running_loop().time()
