@@ -58,8 +58,10 @@ class Session:
         profile: Profile,
         target: MessagePump,
         after: Session | None = None,
+        frame_idle: bool = False,
     ) -> None:
-        """`after`: the session this one replaces, whose conversation it waits to be let go."""
+        """`after`: the session this one replaces, whose conversation it waits to be let go;
+        `frame_idle`: the app's first frame has been idle already (see `frame_idle()`)."""
         self.options = options
         self.profile = profile
         self._target = target
@@ -98,7 +100,7 @@ class Session:
         self._mcp_reported: set[tuple[str, str]] = set()
         self._calling = False
         """An LLM call of the run is connecting (no answer from it yet)."""
-        self._frame_idle = False
+        self._frame_idle = frame_idle
         """The app's first frame has been idle: the MCP servers may start."""
 
     # --- plumbing -------------------------------------------------------------------------

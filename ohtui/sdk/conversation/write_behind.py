@@ -93,14 +93,9 @@ class WriteBehind:
         try:
             [index] = self._store.append_many(self._key, [event], state)
         except BaseException:
-            with self._changed:
-                self._writing = False
-                self._changed.notify_all()
+            self._done_writing()
             raise  # the caller has it now: nothing kept
-        with self._changed:
-            self._written = index + 1
-            self._writing = False
-            self._changed.notify_all()
+        self._done_writing(written=index + 1)
         return index
 
     def flush(self, timeout: float | None = None) -> None:
@@ -147,10 +142,15 @@ class WriteBehind:
                 with self._changed:
                     self._queue[:0] = batch
                     self._state = self._state or state
-                    self._failure, self._writing, self._thread = exc, False, None
-                    self._changed.notify_all()
+                    self._failure, self._thread = exc, None
+                self._done_writing()
                 return
-            with self._changed:
-                self._written += len(batch)
-                self._writing = False
-                self._changed.notify_all()
+            self._done_writing(written=self._written + len(batch))
+
+    def _done_writing(self, written: int | None = None) -> None:
+        """A commit ended (`written`: the events on disk now, if it succeeded)."""
+        with self._changed:
+            if written is not None:
+                self._written = written
+            self._writing = False
+            self._changed.notify_all()

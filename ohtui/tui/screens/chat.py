@@ -109,9 +109,9 @@ class ChatScreen(Screen[None]):
         if self._session is None:
             from ohtui.tui.session import Session
 
-            self._session = Session(self.options, self.profile, self)
-            if self._frame_was_idle:
-                self._session.frame_idle()
+            self._session = Session(
+                self.options, self.profile, self, frame_idle=self._frame_was_idle
+            )
         return self._session
 
     def frame_idle(self) -> None:
@@ -534,9 +534,9 @@ class ChatScreen(Screen[None]):
             continue_latest=False,
             pick=False,
         )
-        self._session = Session(self.options, self.profile, self, after=old)
-        if self._frame_was_idle:
-            self._session.frame_idle()
+        self._session = Session(
+            self.options, self.profile, self, after=old, frame_idle=self._frame_was_idle
+        )
         self._pending = []
         self._shown_total = None
         self.view.remove_children()

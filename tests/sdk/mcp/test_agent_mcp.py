@@ -272,17 +272,26 @@ def test_help_does_not_import_mcp() -> None:
     assert out.stdout.strip().endswith("MCP-ABSENT")
 
 
-def test_a_secret_named_in_env_reaches_the_server_and_is_masked_back(
-    make: Any, llm_server: ScriptedLLMServer
-) -> None:
+def ask_for_the_token(
+    make: Any, llm_server: ScriptedLLMServer, token: str, **kwargs: Any
+) -> tuple[LocalConversation, ObservationEvent]:
+    """A conversation whose server has the secret TOKEN as SERVICE_TOKEN in its `env`, run
+    through the model asking the server for it; the answer's observation."""
     server = ours(env={"SERVICE_TOKEN": "${TOKEN}"})
-    conversation = make({"t": server}, secrets={"TOKEN": StaticSecret(value="tok-1234567")})
+    conversation = make({"t": server}, secrets={"TOKEN": StaticSecret(value=token)}, **kwargs)
     conversation.set_confirmation_policy(NeverConfirm())
     llm_server.reply_tool_call("getenv", {"name": "SERVICE_TOKEN"})
     llm_server.reply_text("done")
     conversation.send_message("go")
     conversation.run()
     [observation] = of_type(conversation.state.events, ObservationEvent)
+    return conversation, observation
+
+
+def test_a_secret_named_in_env_reaches_the_server_and_is_masked_back(
+    make: Any, llm_server: ScriptedLLMServer
+) -> None:
+    conversation, observation = ask_for_the_token(make, llm_server, "tok-1234567")
     assert observation.observation.text == "<secret-hidden>"  # the server had the value
     assert "tok-1234567" not in json.dumps(conversation.agent.model_dump(mode="json"))
 
@@ -303,14 +312,6 @@ def test_deferred_servers_start_on_start_mcp_or_with_the_first_step(
     held.close()
 
     # Never started by hand: the first step starts them, with the conversation's secrets.
-    server = ours(env={"SERVICE_TOKEN": "${TOKEN}"})
-    secrets = {"TOKEN": StaticSecret(value="tok-7654321")}
-    conversation = make({"t": server}, secrets=secrets, defer_mcp=True)
-    conversation.set_confirmation_policy(NeverConfirm())
-    llm_server.reply_tool_call("getenv", {"name": "SERVICE_TOKEN"})
-    llm_server.reply_text("done")
-    conversation.send_message("go")
-    conversation.run()
-    [observation] = of_type(conversation.state.events, ObservationEvent)
+    _, observation = ask_for_the_token(make, llm_server, "tok-7654321", defer_mcp=True)
     assert observation.observation.text == "<secret-hidden>"  # the server had the value
     assert "getenv" in tool_entries(llm_server.requests[0])
