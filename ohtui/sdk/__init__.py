@@ -4,6 +4,8 @@ A library on its own: `from ohtui.sdk import LLM, Agent, Conversation, Tool` wor
 script with no terminal UI. litellm is imported only when the first LLM call is made.
 """
 
+from typing import TYPE_CHECKING
+
 from ohtui.sdk.agent import Agent, AgentBase
 from ohtui.sdk.context import AgentContext, LLMSummarizingCondenser
 from ohtui.sdk.context.conversation_manager import (
@@ -87,15 +89,11 @@ from ohtui.sdk.logger import get_logger
 from ohtui.sdk.plugins.types import PluginSource, ResolvedPluginSource
 from ohtui.sdk.security import (
     AlwaysConfirm,
-    ApprovalRule,
-    ApprovalRulesPolicy,
     ConfirmationPolicyBase,
     ConfirmRisky,
     EnsembleSecurityAnalyzer,
     LLMSecurityAnalyzer,
     NeverConfirm,
-    PatternSecurityAnalyzer,
-    PolicyRailSecurityAnalyzer,
     SecurityAnalyzerBase,
     SecurityRisk,
 )
@@ -109,7 +107,30 @@ from ohtui.sdk.tool import (
     list_registered_tools,
     register_tool,
 )
+from ohtui.sdk.utils.lazy import lazy_exports
 from ohtui.sdk.workspace import LocalWorkspace, RemoteWorkspace, WorkspaceError
+
+if TYPE_CHECKING:
+    from ohtui.sdk.security import (
+        ApprovalRule,
+        ApprovalRulesPolicy,
+        PatternSecurityAnalyzer,
+        PolicyRailSecurityAnalyzer,
+    )
+
+# Loaded on first use, to keep `import ohtui.sdk` light.
+__getattr__ = lazy_exports(
+    __name__,
+    dict.fromkeys(
+        [
+            "ApprovalRule",
+            "ApprovalRulesPolicy",
+            "PatternSecurityAnalyzer",
+            "PolicyRailSecurityAnalyzer",
+        ],
+        "ohtui.sdk.security",
+    ),
+)
 
 __version__ = "0.1.0"
 

@@ -70,7 +70,7 @@ DEFAULT_HIDDEN: tuple[str, ...] = (
 class SandboxConfig(BaseModel):
     """What the sandbox allows: `[sandbox]` in config.toml."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(defer_build=True, frozen=True, extra="forbid")
 
     mode: SandboxMode = SandboxMode.WORKSPACE_WRITE
     network: bool = Field(default=False, description="Let commands reach the network.")

@@ -9,13 +9,14 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ConfigDict, Field
-from rich.text import Text
 
 from ohtui.sdk.event.types import EventID, SourceType
 from ohtui.sdk.llm.message import Message
 from ohtui.sdk.utils.models import DiscriminatedUnionMixin
 
 if TYPE_CHECKING:
+    from rich.text import Text
+
     from ohtui.sdk.event.llm_convertible.action import ActionEvent
 
 
@@ -39,6 +40,8 @@ class Event(DiscriminatedUnionMixin, ABC):
     @property
     def visualize(self) -> Text:
         """A rich rendering of this event; subclasses give a specific one."""
+        from rich.text import Text
+
         text = Text(f"Unknown event type: {type(self).__name__}", style="bold")
         fields = self.model_dump(exclude={"id", "timestamp", "source", "kind"})
         for name, value in fields.items():

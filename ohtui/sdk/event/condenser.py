@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pydantic import Field
-from rich.text import Text
 
 from ohtui.sdk.event.base import Event, LLMConvertibleEvent
 from ohtui.sdk.event.types import EventID, SourceType
 from ohtui.sdk.llm.message import Message, TextContent
 from ohtui.sdk.utils.text import plural
+
+if TYPE_CHECKING:
+    from rich.text import Text
 
 
 class Condensation(Event):
@@ -30,6 +34,8 @@ class Condensation(Event):
     @property
     def visualize(self) -> Text:
         """A quiet one-liner."""
+        from rich.text import Text
+
         text = Text(
             f"Condensed history: {plural(len(self.forgotten_event_ids), 'event')} forgotten",
             style="dim",
@@ -55,6 +61,8 @@ class CondensationRequest(Event):
     @property
     def visualize(self) -> Text:
         """What was asked, and why, dimmed."""
+        from rich.text import Text
+
         text = Text("Conversation Condensation Requested\n", style="bold")
         text.append(
             "The next step starts with a condensation of the conversation history, to make "
@@ -75,6 +83,8 @@ class CondensationSummaryEvent(LLMConvertibleEvent):
     @property
     def visualize(self) -> Text:
         """The summary, dimmed."""
+        from rich.text import Text
+
         return Text(f"Summary of earlier events: {self.summary}", style="dim")
 
     def to_llm_message(self) -> Message:

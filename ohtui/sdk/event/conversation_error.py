@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from rich.text import Text
+from typing import TYPE_CHECKING
 
 from ohtui.sdk.event.base import Event
 from ohtui.sdk.event.types import SourceType
+
+if TYPE_CHECKING:
+    from rich.text import Text
 
 
 class ConversationErrorEvent(Event):
@@ -18,4 +21,6 @@ class ConversationErrorEvent(Event):
     @property
     def visualize(self) -> Text:
         """The error in red."""
+        from rich.text import Text
+
         return Text(f"Conversation Error [{self.code}]: {self.detail}", style="bold red")

@@ -5,12 +5,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from pydantic import Field, field_validator
-from rich.text import Text
 
 from ohtui.sdk.event.base import Event
 from ohtui.sdk.event.types import SourceType
 
 if TYPE_CHECKING:
+    from rich.text import Text
+
     from ohtui.sdk.conversation.state import ConversationState
 
 FULL_STATE_KEY = "full_state"
@@ -50,4 +51,6 @@ class ConversationStateUpdateEvent(Event):
     @property
     def visualize(self) -> Text:
         """A quiet one-liner."""
+        from rich.text import Text
+
         return Text(f"State: {self.key} = {str(self.value)[:80]}", style="dim")

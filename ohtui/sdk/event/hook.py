@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pydantic import Field
-from rich.text import Text
 
 from ohtui.sdk.event.base import Event
 from ohtui.sdk.event.types import SourceType
+
+if TYPE_CHECKING:
+    from rich.text import Text
 
 
 class HookExecutionEvent(Event):
@@ -24,6 +28,8 @@ class HookExecutionEvent(Event):
     @property
     def visualize(self) -> Text:
         """A one-liner: yellow for a block, red for a failure."""
+        from rich.text import Text
+
         if self.error:
             return Text(
                 f"Hook {self.hook_event_name} `{self.command}` failed: {self.error}", style="red"

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from rich.text import Text
+from typing import TYPE_CHECKING
 
 from ohtui.sdk.event.base import Event
 from ohtui.sdk.event.types import SourceType
+
+if TYPE_CHECKING:
+    from rich.text import Text
 
 
 class LLMCompletionLogEvent(Event):
@@ -20,4 +23,6 @@ class LLMCompletionLogEvent(Event):
     @property
     def visualize(self) -> Text:
         """A quiet one-liner."""
+        from rich.text import Text
+
         return Text(f"LLM completion log {self.filename} ({self.model_name})", style="dim")

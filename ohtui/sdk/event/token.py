@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pydantic import Field
-from rich.text import Text
 
 from ohtui.sdk.event.base import Event
 from ohtui.sdk.event.types import SourceType
+
+if TYPE_CHECKING:
+    from rich.text import Text
 
 
 class TokenEvent(Event):
@@ -19,6 +23,8 @@ class TokenEvent(Event):
     @property
     def visualize(self) -> Text:
         """A quiet one-liner."""
+        from rich.text import Text
+
         return Text(
             f"Tokens: {len(self.prompt_token_ids)} prompt, {len(self.response_token_ids)} response",
             style="dim",

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from rich.text import Text
+from typing import TYPE_CHECKING
 
 from ohtui.sdk.event.base import Event
 from ohtui.sdk.event.types import SourceType
+
+if TYPE_CHECKING:
+    from rich.text import Text
 
 
 class PauseEvent(Event):
@@ -16,6 +19,8 @@ class PauseEvent(Event):
     @property
     def visualize(self) -> Text:
         """A quiet one-liner."""
+        from rich.text import Text
+
         return Text("Conversation Paused by the user", style="yellow")
 
 
@@ -28,4 +33,6 @@ class InterruptEvent(Event):
     @property
     def visualize(self) -> Text:
         """A quiet one-liner."""
+        from rich.text import Text
+
         return Text("Conversation Interrupted by the user", style="yellow")

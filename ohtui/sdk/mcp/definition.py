@@ -12,7 +12,6 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import Field
-from rich.text import Text
 
 from ohtui.sdk.llm.message import ImageContent, TextContent
 from ohtui.sdk.mcp.config import SECRET_REFERENCE
@@ -26,6 +25,8 @@ from ohtui.sdk.tool.tool import (
 )
 
 if TYPE_CHECKING:
+    from rich.text import Text
+
     from ohtui.sdk.conversation.impl.local_conversation import LocalConversation
     from ohtui.sdk.conversation.secret_registry import SecretRegistry
 
@@ -49,6 +50,8 @@ class MCPToolAction(Action):
     def visualize(self) -> Text:
         """`server/tool` (the tool alone from a server that does not say which), then the
         arguments as JSON."""
+        from rich.text import Text
+
         name = f"{self.server}/{self.tool}" if self.server else self.tool
         text = Text(f"{name}\n", style="bold")
         if self.data:

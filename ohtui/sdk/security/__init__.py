@@ -1,16 +1,17 @@
-"""Risk levels, confirmation policies, approval rules and security analyzers."""
+"""Risk levels, confirmation policies, approval rules and security analyzers.
+
+The approval rules and the analyzers that read commands (and their shell parser) load when
+one of their names is first used, or when a saved policy or analyzer of theirs is read
+back: a conversation that uses neither never imports them.
+"""
+
+from typing import TYPE_CHECKING
 
 from ohtui.sdk.security.analyzer import (
     EnsembleSecurityAnalyzer,
     LLMSecurityAnalyzer,
     RiskAssessment,
     SecurityAnalyzerBase,
-)
-from ohtui.sdk.security.approval_rules import (
-    ApprovalRule,
-    ApprovalRulesPolicy,
-    RuleDecision,
-    RuleScope,
 )
 from ohtui.sdk.security.confirmation_policy import (
     AlwaysConfirm,
@@ -19,10 +20,43 @@ from ohtui.sdk.security.confirmation_policy import (
     ConfirmRisky,
     NeverConfirm,
 )
-from ohtui.sdk.security.pattern_analyzer import PatternSecurityAnalyzer
-from ohtui.sdk.security.policy_rails import PolicyRailSecurityAnalyzer
 from ohtui.sdk.security.risk import SecurityRisk
-from ohtui.sdk.security.rule_suggestion import RuleSuggestion, suggest_rules
+from ohtui.sdk.utils.lazy import lazy_exports
+from ohtui.sdk.utils.models import register_kind_loader
+
+if TYPE_CHECKING:
+    from ohtui.sdk.security.approval_rules import (
+        ApprovalRule,
+        ApprovalRulesPolicy,
+        RuleDecision,
+        RuleScope,
+    )
+    from ohtui.sdk.security.pattern_analyzer import PatternSecurityAnalyzer
+    from ohtui.sdk.security.policy_rails import PolicyRailSecurityAnalyzer
+    from ohtui.sdk.security.rule_suggestion import RuleSuggestion, suggest_rules
+
+_LAZY_HOMES = {
+    "ApprovalRule": "ohtui.sdk.security.approval_rules",
+    "ApprovalRulesPolicy": "ohtui.sdk.security.approval_rules",
+    "RuleDecision": "ohtui.sdk.security.approval_rules",
+    "RuleScope": "ohtui.sdk.security.approval_rules",
+    "PatternSecurityAnalyzer": "ohtui.sdk.security.pattern_analyzer",
+    "PolicyRailSecurityAnalyzer": "ohtui.sdk.security.policy_rails",
+    "RuleSuggestion": "ohtui.sdk.security.rule_suggestion",
+    "suggest_rules": "ohtui.sdk.security.rule_suggestion",
+}
+
+__getattr__ = lazy_exports(__name__, _LAZY_HOMES)
+
+
+def _import_policies_and_analyzers() -> None:
+    # A saved state names ApprovalRulesPolicy or an analyzer by kind before anything has
+    # imported it; load them so it can be read back.
+    import ohtui.sdk.security.approval_rules
+    import ohtui.sdk.security.pattern_analyzer  # noqa: F401  (and the policy rails)
+
+
+register_kind_loader(_import_policies_and_analyzers)
 
 __all__ = [
     "AlwaysConfirm",

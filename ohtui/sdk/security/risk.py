@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.text import Text
+if TYPE_CHECKING:
+    from rich.text import Text
+
 
 _ORDER = {"LOW": 1, "MEDIUM": 2, "HIGH": 3}
 _COLOR = {"UNKNOWN": "white", "LOW": "green", "MEDIUM": "yellow", "HIGH": "red"}
@@ -59,6 +61,8 @@ class SecurityRisk(str, Enum):
     @property
     def visualize(self) -> Text:
         """A coloured badge."""
+        from rich.text import Text
+
         return Text(f" {self.value} ", style=_STYLE[self.value])
 
     def __str__(self) -> str:

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
 from pydantic import ConfigDict, Field
-from rich.text import Text
 
 from ohtui.sdk.llm.message import ImageContent, TextContent, text_of
 from ohtui.sdk.utils.models import DiscriminatedUnionMixin
+
+if TYPE_CHECKING:
+    from rich.text import Text
 
 
 class Schema(DiscriminatedUnionMixin):
@@ -30,6 +32,8 @@ class Action(Schema):
     @property
     def visualize(self) -> Text:
         """The action's class, then its fields, one per line."""
+        from rich.text import Text
+
         text = Text(f"{type(self).__name__}\n", style="bold")
         for name, value in self.model_dump(exclude={"kind"}).items():
             if value in (None, "", [], {}):
@@ -65,6 +69,8 @@ class Observation(Schema):
     @property
     def visualize(self) -> Text:
         """The observation's text, red when it is an error."""
+        from rich.text import Text
+
         return Text(self.text, style="red" if self.is_error else "")
 
 

@@ -8,14 +8,16 @@ keeps the original JSON and can be shown, so nothing the server said is silently
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
-from rich.text import Text
 
 from ohtui.sdk.event.base import Event
 from ohtui.sdk.event.types import SourceType
 from ohtui.sdk.tool.schema import Action, Observation
+
+if TYPE_CHECKING:
+    from rich.text import Text
 
 _SHOWN_FIELDS = ("detail", "message", "reason", "code", "error", "content", "text")
 """Fields whose value says best what a foreign event was about, in that order."""
@@ -41,6 +43,8 @@ class ForeignEvent(Event):
     @property
     def visualize(self) -> Text:
         """A quiet one-liner."""
+        from rich.text import Text
+
         return Text(self.summary, style="dim")
 
 
@@ -53,6 +57,8 @@ class ForeignAction(Action):
     @property
     def visualize(self) -> Text:
         """The kind, then the fields."""
+        from rich.text import Text
+
         text = Text(f"{self.foreign_kind}\n", style="bold")
         for name, value in self.data.items():
             text.append(f"{name}: ", style="bold")

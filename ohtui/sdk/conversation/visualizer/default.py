@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import re
-
-from rich.console import Console, Group
-from rich.rule import Rule
-from rich.text import Text
+from typing import TYPE_CHECKING
 
 from ohtui.sdk.conversation.visualizer.base import ConversationVisualizerBase
 from ohtui.sdk.event.base import Event
@@ -23,6 +20,11 @@ from ohtui.sdk.event.llm_convertible.observation import (
 from ohtui.sdk.event.llm_convertible.system import SystemPromptEvent
 from ohtui.sdk.event.user_action import PauseEvent
 from ohtui.sdk.llm.metrics import TokenUsage
+
+if TYPE_CHECKING:  # rich loads when a visualizer is made, not with the engine
+    from rich.console import Console, Group
+    from rich.rule import Rule
+    from rich.text import Text
 
 # (title, colour) per event class; the first isinstance match wins. Messages, actions and
 # rejections are titled by who made them (see `_title`).
@@ -55,7 +57,11 @@ class DefaultConversationVisualizer(ConversationVisualizerBase):
             re.compile(p, re.MULTILINE): s for p, s in (highlight_regex or {}).items()
         }
         self._skip_user_messages = skip_user_messages
-        self._console = console or Console()
+        if console is None:
+            from rich.console import Console
+
+            console = Console()
+        self._console = console
         self._last_action_response_id: str | None = None
 
     def on_event(self, event: Event) -> None:
@@ -80,6 +86,10 @@ class DefaultConversationVisualizer(ConversationVisualizerBase):
     def _create_event_block(self, event: Event) -> Group | None:
         """The block printed for `event`: a titled rule, its text, its token figures; None
         for what is not shown (state updates, skipped user messages, empty events)."""
+        from rich.console import Group
+        from rich.rule import Rule
+        from rich.text import Text
+
         if isinstance(event, ConversationStateUpdateEvent):
             return None
         if self._skip_user_messages and isinstance(event, MessageEvent) and event.source == "user":

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from pydantic import Field, SerializeAsAny
-from rich.text import Text
 
 from ohtui.sdk.event.base import LLMConvertibleEvent, action_batch_to_message
 from ohtui.sdk.event.types import SourceType, ToolCallID
@@ -20,6 +20,9 @@ from ohtui.sdk.llm.message import (
 )
 from ohtui.sdk.security.risk import SecurityRisk
 from ohtui.sdk.tool.schema import Action
+
+if TYPE_CHECKING:
+    from rich.text import Text
 
 
 class ActionEvent(LLMConvertibleEvent):
@@ -50,6 +53,8 @@ class ActionEvent(LLMConvertibleEvent):
     @property
     def visualize(self) -> Text:
         """The thought, then the tool and its arguments."""
+        from rich.text import Text
+
         text = Text()
         thought = text_of(self.thought)
         item = self.responses_reasoning_item

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from pydantic import Field
-from rich.text import Text
 
 from ohtui.sdk.event.base import LLMConvertibleEvent
 from ohtui.sdk.llm.message import (
@@ -16,6 +16,9 @@ from ohtui.sdk.llm.message import (
     content_to_str,
     text_of,
 )
+
+if TYPE_CHECKING:
+    from rich.text import Text
 
 
 class MessageEvent(LLMConvertibleEvent):
@@ -56,6 +59,8 @@ class MessageEvent(LLMConvertibleEvent):
     @property
     def visualize(self) -> Text:
         """The message text, with its reasoning dimmed above it."""
+        from rich.text import Text
+
         text = Text()
         item = self.llm_message.responses_reasoning_item
         for reasoning in (self.reasoning_content, item.text if item else ""):

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field, SerializeAsAny
-from rich.text import Text
 
 from ohtui.sdk.event.base import LLMConvertibleEvent
 from ohtui.sdk.event.types import EventID, SourceType, ToolCallID
 from ohtui.sdk.llm.message import Message, TextContent
 from ohtui.sdk.tool.schema import Observation
+
+if TYPE_CHECKING:
+    from rich.text import Text
 
 
 class ObservationBaseEvent(LLMConvertibleEvent):
@@ -35,6 +37,8 @@ class ObservationEvent(ObservationBaseEvent):
     @property
     def visualize(self) -> Text:
         """The tool name and its output."""
+        from rich.text import Text
+
         text = Text("Tool: ", style="bold")
         text.append(self.tool_name, style="bold cyan")
         text.append("\nResult:\n", style="bold")
@@ -63,6 +67,8 @@ class UserRejectObservation(ObservationBaseEvent):
     @property
     def visualize(self) -> Text:
         """A one-line rejection notice with its reason."""
+        from rich.text import Text
+
         return Text(f"✗ {self.tool_name} rejected: {self.rejection_reason}", style="yellow")
 
     def to_llm_message(self) -> Message:
@@ -84,6 +90,8 @@ class AgentErrorEvent(ObservationBaseEvent):
     @property
     def visualize(self) -> Text:
         """The error in red, then the tool it came from."""
+        from rich.text import Text
+
         text = Text(f"Error Details: {self.error}", style="bold red")
         text.append(f"\nTool: {self.tool_name}", style="red")
         return text

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import copy
 import json
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field, PlainSerializer, PlainValidator
-from rich.text import Text
 
 from ohtui.sdk.event.base import LLMConvertibleEvent
 from ohtui.sdk.event.types import SourceType
 from ohtui.sdk.llm.message import Message, TextContent
 from ohtui.sdk.tool.schema import Action, Observation
 from ohtui.sdk.tool.tool import ToolDefinition
+
+if TYPE_CHECKING:
+    from rich.text import Text
 
 DESCRIPTION_PREVIEW = 100
 PARAMETERS_PREVIEW = 200
@@ -93,6 +95,8 @@ class SystemPromptEvent(LLMConvertibleEvent):
     @property
     def visualize(self) -> Text:
         """The prompt, then each tool with its parameters (both cut short)."""
+        from rich.text import Text
+
         text = Text("System Prompt:\n", style="bold")
         text.append(self.system_prompt.text)
         if self.dynamic_context is not None:

@@ -6,12 +6,13 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Self
 
 from pydantic import Field
-from rich.text import Text
 
 from ohtui.sdk.tool.schema import Action, Observation
 from ohtui.sdk.tool.tool import ToolAnnotations, ToolDefinition, ToolExecutor
 
 if TYPE_CHECKING:
+    from rich.text import Text
+
     from ohtui.sdk.conversation.state import ConversationState
 
 FINISH_DESCRIPTION = """Signals that the task is done, or that you cannot go on without the user.
@@ -27,6 +28,8 @@ class FinishAction(Action):
     @property
     def visualize(self) -> Text:
         """The final message."""
+        from rich.text import Text
+
         return Text(self.message)
 
 

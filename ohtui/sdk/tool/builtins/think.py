@@ -6,12 +6,13 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Self
 
 from pydantic import Field
-from rich.text import Text
 
 from ohtui.sdk.tool.schema import Action, Observation
 from ohtui.sdk.tool.tool import ToolAnnotations, ToolDefinition, ToolExecutor
 
 if TYPE_CHECKING:
+    from rich.text import Text
+
     from ohtui.sdk.conversation.state import ConversationState
 
 THINK_DESCRIPTION = """Think without acting or changing anything: plan, weigh options, or make
@@ -26,6 +27,8 @@ class ThinkAction(Action):
     @property
     def visualize(self) -> Text:
         """The thought, dimmed."""
+        from rich.text import Text
+
         return Text(self.thought, style="dim italic")
 
 

@@ -6,7 +6,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal, Self
 
 from pydantic import Field
-from rich.text import Text
 
 from ohtui.sdk.tool.schema import Action, Observation
 from ohtui.sdk.tool.tool import ToolAnnotations, ToolDefinition
@@ -14,6 +13,8 @@ from ohtui.sdk.tools.file_editor.render import diff_lines
 from ohtui.sdk.utils.text import plural
 
 if TYPE_CHECKING:
+    from rich.text import Text
+
     from ohtui.sdk.conversation.state import ConversationState
 
 Command = Literal["view", "create", "str_replace", "insert", "undo_edit"]
@@ -69,6 +70,8 @@ class FileEditorAction(Action):
     @property
     def visualize(self) -> Text:
         """The command and path, without the (possibly long) text arguments."""
+        from rich.text import Text
+
         text = Text()
         text.append(self.command, style="bold")
         text.append(f" {self.path}")
@@ -94,6 +97,8 @@ class FileEditorObservation(Observation):
     @property
     def visualize(self) -> Text:
         """The diff coloured like `git diff` for edits; the text otherwise."""
+        from rich.text import Text
+
         if self.is_error or not self.diff:
             return super().visualize
         text = Text()

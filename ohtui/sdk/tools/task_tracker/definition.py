@@ -6,13 +6,14 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field
-from rich.text import Text
 
 from ohtui.sdk.tool.schema import Action, Observation
 from ohtui.sdk.tool.tool import ToolAnnotations, ToolDefinition
 from ohtui.sdk.utils.text import plural
 
 if TYPE_CHECKING:
+    from rich.text import Text
+
     from ohtui.sdk.conversation.state import ConversationState
 
 TaskStatus = Literal["todo", "in_progress", "done"]
@@ -53,6 +54,8 @@ class TaskTrackerAction(Action):
     @property
     def visualize(self) -> Text:
         """The command, and for a plan how many tasks it has."""
+        from rich.text import Text
+
         text = Text(self.command, style="bold")
         if self.command == "plan":
             text.append(f" ({plural(len(self.task_list), 'task')})", style="dim")
@@ -75,6 +78,8 @@ class TaskTrackerObservation(Observation):
     @property
     def visualize(self) -> Text:
         """The tasks as a checklist; the text when there are none or on error."""
+        from rich.text import Text
+
         if self.is_error or not self.task_list:
             return super().visualize
         text = Text()

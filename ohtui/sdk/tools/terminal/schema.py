@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pydantic import Field
-from rich.text import Text
 
 from ohtui.sdk.tool.schema import Action, Observation
+
+if TYPE_CHECKING:
+    from rich.text import Text
 
 
 class TerminalAction(Action):
@@ -37,6 +41,8 @@ class TerminalAction(Action):
     @property
     def visualize(self) -> Text:
         """`$ command`, or the reset request."""
+        from rich.text import Text
+
         if self.reset:
             return Text("reset the terminal", style="bold yellow")
         text = Text("$ ", style="bold green")
@@ -64,6 +70,8 @@ class TerminalObservation(Observation):
     @property
     def visualize(self) -> Text:
         """`$ command`, the output, and a coloured status line."""
+        from rich.text import Text
+
         output, status_lines = split_status(self.text)
         text = Text()
         if self.command:

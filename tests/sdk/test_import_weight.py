@@ -1,0 +1,71 @@
+"""`import ohtui.sdk` stays light: what a conversation may never use loads on first use."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+NOT_ON_IMPORT = [
+    "litellm",
+    "rich",  # the visualizer and `visualize` load it when something is shown
+    "asyncio",
+    "importlib.metadata",  # pydantic's plugin lookup: no model is built on import
+    "ohtui.sdk.mcp.manager",
+    "ohtui.sdk.security.approval_rules",
+    "ohtui.sdk.security.pattern_analyzer",
+    "ohtui.sdk.security.policy_rails",
+    "ohtui.sdk.security.shell",
+]
+
+
+def run_python(code: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=REPO_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_importing_the_sdk_leaves_the_optional_parts_unloaded() -> None:
+    result = run_python(
+        "import sys, ohtui.sdk\n"
+        f"loaded = [m for m in {NOT_ON_IMPORT!r} if m in sys.modules]\n"
+        "assert not loaded, loaded"
+    )
+    assert result.returncode == 0, result.stderr
+
+
+def test_lazy_names_load_on_first_use_and_saved_kinds_still_resolve() -> None:
+    # In a fresh process, before anything imported them: a saved policy and analyzers are
+    # read back by kind, and the package names give the same classes.
+    result = run_python(
+        "import ohtui.sdk as sdk\n"
+        "from ohtui.sdk.security import ConfirmationPolicyBase, SecurityAnalyzerBase\n"
+        "rule = {'tool': 'terminal', 'command_prefix': 'ls'}\n"
+        "policy = ConfirmationPolicyBase.model_validate("
+        "{'kind': 'ApprovalRulesPolicy', 'rules': [rule]})\n"
+        "assert type(policy) is sdk.ApprovalRulesPolicy, type(policy)\n"
+        "assert policy.rules[0].command_prefix == 'ls'\n"
+        "for kind in ('PatternSecurityAnalyzer', 'PolicyRailSecurityAnalyzer'):\n"
+        "    analyzer = SecurityAnalyzerBase.model_validate({'kind': kind})\n"
+        "    assert type(analyzer) is getattr(sdk, kind), type(analyzer)\n"
+        "from ohtui.sdk import ApprovalRule\n"
+        "from ohtui.sdk.security import suggest_rules, RuleScope\n"
+        "assert ApprovalRule.__module__ == 'ohtui.sdk.security.approval_rules'\n"
+        "try:\n"
+        "    sdk.NoSuchName\n"
+        "except AttributeError as exc:\n"
+        "    assert 'NoSuchName' in str(exc)\n"
+        "else:\n"
+        "    raise AssertionError('an unknown name resolved')\n"
+    )
+    assert result.returncode == 0, result.stderr
