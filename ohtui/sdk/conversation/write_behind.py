@@ -48,7 +48,11 @@ class WriteBehind:
         """`written`: how many events the conversation has on disk already."""
         self._store = store
         self._key = key
-        self._changed = threading.Condition()
+        self._lock = threading.Lock()
+        self._work = threading.Condition(self._lock)
+        """The writer waits on it for something to write."""
+        self._settled_cv = threading.Condition(self._lock)
+        """`flush` waits on it for the queue to be written."""
         self._queue: list[StoredEvent] = []
         self._state: tuple[str, dict[str, Any]] | None = None
         self._writing = False
@@ -64,7 +68,7 @@ class WriteBehind:
 
     def put(self, event: StoredEvent, state: tuple[str, dict[str, Any]] | None) -> None:
         """Queue `event` (and `state`, saved with it) for the writer; returns at once."""
-        with self._changed:
+        with self._lock:
             self._raise_failure()
             self._queue.append(event)
             if state is not None:
@@ -74,13 +78,13 @@ class WriteBehind:
                     target=self._write, name="ohtui-event-writer", daemon=True
                 )
                 self._thread.start()
-            self._changed.notify_all()
+            self._work.notify()
 
     def write(self, event: StoredEvent, state: tuple[str, dict[str, Any]] | None) -> int:
         """Put `event` on disk before returning its index: on this thread when nothing waits
         (no hand-over to the writer; the store says the index, whoever else appended), else
         after what waits."""
-        with self._changed:
+        with self._lock:
             self._raise_failure()
             if self._queue or self._writing:
                 direct = False
@@ -101,8 +105,8 @@ class WriteBehind:
     def flush(self, timeout: float | None = None) -> None:
         """Wait until every event queued so far is on disk; raise the writer's failure, or
         TimeoutError after `timeout` seconds."""
-        with self._changed:
-            if not self._changed.wait_for(self._settled, timeout):
+        with self._lock:
+            if not self._settled_cv.wait_for(self._settled, timeout):
                 raise TimeoutError(
                     f"the conversation's events were not written within {timeout:g} s"
                 )
@@ -121,8 +125,8 @@ class WriteBehind:
     def _write(self) -> None:
         """The writer thread: commit what waits, group by group, until idle or failed."""
         while True:
-            with self._changed:
-                if not self._changed.wait_for(self._has_work, IDLE_SECONDS):
+            with self._lock:
+                if not self._work.wait_for(self._has_work, IDLE_SECONDS):
                     self._thread = None
                     return
                 batch, self._queue = self._queue, []
@@ -139,7 +143,7 @@ class WriteBehind:
                     )
             except BaseException as exc:  # kept, raised to the engine at its next write
                 logger.exception("writing %d event(s) failed", len(batch))
-                with self._changed:
+                with self._lock:
                     self._queue[:0] = batch
                     self._state = self._state or state
                     self._failure, self._thread = exc, None
@@ -149,8 +153,10 @@ class WriteBehind:
 
     def _done_writing(self, written: int | None = None) -> None:
         """A commit ended (`written`: the events on disk now, if it succeeded)."""
-        with self._changed:
+        with self._lock:
             if written is not None:
                 self._written = written
             self._writing = False
-            self._changed.notify_all()
+            self._settled_cv.notify_all()
+            if self._queue:  # queued while a direct write went on: the writer's turn
+                self._work.notify()
