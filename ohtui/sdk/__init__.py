@@ -89,6 +89,8 @@ from ohtui.sdk.logger import get_logger
 from ohtui.sdk.plugins.types import PluginSource, ResolvedPluginSource
 from ohtui.sdk.security import (
     AlwaysConfirm,
+    ApprovalRule,
+    ApprovalRulesPolicy,
     ConfirmationPolicyBase,
     ConfirmRisky,
     EnsembleSecurityAnalyzer,
@@ -111,23 +113,13 @@ from ohtui.sdk.utils.lazy import lazy_exports
 from ohtui.sdk.workspace import LocalWorkspace, RemoteWorkspace, WorkspaceError
 
 if TYPE_CHECKING:
-    from ohtui.sdk.security import (
-        ApprovalRule,
-        ApprovalRulesPolicy,
-        PatternSecurityAnalyzer,
-        PolicyRailSecurityAnalyzer,
-    )
+    from ohtui.sdk.security import PatternSecurityAnalyzer, PolicyRailSecurityAnalyzer
 
 # Loaded on first use, to keep `import ohtui.sdk` light.
 __getattr__ = lazy_exports(
     __name__,
     dict.fromkeys(
-        [
-            "ApprovalRule",
-            "ApprovalRulesPolicy",
-            "PatternSecurityAnalyzer",
-            "PolicyRailSecurityAnalyzer",
-        ],
+        ["PatternSecurityAnalyzer", "PolicyRailSecurityAnalyzer"],
         "ohtui.sdk.security",
     ),
 )

@@ -15,10 +15,9 @@ NOT_ON_IMPORT = [
     "asyncio",
     "importlib.metadata",  # pydantic's plugin lookup: no model is built on import
     "ohtui.sdk.mcp.manager",
-    "ohtui.sdk.security.approval_rules",
     "ohtui.sdk.security.pattern_analyzer",
     "ohtui.sdk.security.policy_rails",
-    "ohtui.sdk.security.shell",
+    "ohtui.sdk.security.command_rules",
 ]
 
 

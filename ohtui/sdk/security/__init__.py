@@ -1,8 +1,8 @@
 """Risk levels, confirmation policies, approval rules and security analyzers.
 
-The approval rules and the analyzers that read commands (and their shell parser) load when
-one of their names is first used, or when a saved policy or analyzer of theirs is read
-back: a conversation that uses neither never imports them.
+The analyzers that read commands load when one of their names is first used, or when a
+saved analyzer of theirs is read back: a conversation that uses none never imports them.
+(Every confirmation policy is defined on import, so a policy class lists all its kinds.)
 """
 
 from typing import TYPE_CHECKING
@@ -12,6 +12,12 @@ from ohtui.sdk.security.analyzer import (
     LLMSecurityAnalyzer,
     RiskAssessment,
     SecurityAnalyzerBase,
+)
+from ohtui.sdk.security.approval_rules import (
+    ApprovalRule,
+    ApprovalRulesPolicy,
+    RuleDecision,
+    RuleScope,
 )
 from ohtui.sdk.security.confirmation_policy import (
     AlwaysConfirm,
@@ -25,21 +31,11 @@ from ohtui.sdk.utils.lazy import lazy_exports
 from ohtui.sdk.utils.models import register_kind_loader
 
 if TYPE_CHECKING:
-    from ohtui.sdk.security.approval_rules import (
-        ApprovalRule,
-        ApprovalRulesPolicy,
-        RuleDecision,
-        RuleScope,
-    )
     from ohtui.sdk.security.pattern_analyzer import PatternSecurityAnalyzer
     from ohtui.sdk.security.policy_rails import PolicyRailSecurityAnalyzer
     from ohtui.sdk.security.rule_suggestion import RuleSuggestion, suggest_rules
 
 _LAZY_HOMES = {
-    "ApprovalRule": "ohtui.sdk.security.approval_rules",
-    "ApprovalRulesPolicy": "ohtui.sdk.security.approval_rules",
-    "RuleDecision": "ohtui.sdk.security.approval_rules",
-    "RuleScope": "ohtui.sdk.security.approval_rules",
     "PatternSecurityAnalyzer": "ohtui.sdk.security.pattern_analyzer",
     "PolicyRailSecurityAnalyzer": "ohtui.sdk.security.policy_rails",
     "RuleSuggestion": "ohtui.sdk.security.rule_suggestion",
@@ -49,14 +45,13 @@ _LAZY_HOMES = {
 __getattr__ = lazy_exports(__name__, _LAZY_HOMES)
 
 
-def _import_policies_and_analyzers() -> None:
-    # A saved state names ApprovalRulesPolicy or an analyzer by kind before anything has
-    # imported it; load them so it can be read back.
-    import ohtui.sdk.security.approval_rules
+def _import_analyzers() -> None:
+    # A saved state names an analyzer by kind before anything has imported it; load them
+    # so it can be read back.
     import ohtui.sdk.security.pattern_analyzer  # noqa: F401  (and the policy rails)
 
 
-register_kind_loader(_import_policies_and_analyzers)
+register_kind_loader(_import_analyzers)
 
 __all__ = [
     "AlwaysConfirm",
