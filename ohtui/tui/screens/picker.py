@@ -172,7 +172,7 @@ class PickerScreen(Screen[str | None]):
         """`saved` renames and deletes (the open conversation through itself); without it,
         no conversation is open. `listing`: where the conversations are listed from (by
         default the local folder; an agent server's when the agent runs there)."""
-        super().__init__(classes="-loading")
+        super().__init__()
         self._listing: ListingSource = listing or LocalListing(conversations_dir)
         self._workspace = workspace
         self._current_id = current_id
@@ -220,7 +220,7 @@ class PickerScreen(Screen[str | None]):
             with Vertical(id="list-pane"):
                 yield Static("Loading conversations…", id="empty", markup=False)
                 yield MarkedOptionList(id="conversations", markup=False)
-            with Vertical(id="preview"):
+            with Vertical(id="preview", classes="-loading"):
                 yield Static(id="preview-head")
                 with VerticalScroll(id="preview-body", can_focus=False):
                     yield Static(id="preview-events")
@@ -460,7 +460,12 @@ class PickerScreen(Screen[str | None]):
                 lambda why: self.post_message(self._Failed(why)),
                 self._stop_indexing,
             )
-        self.remove_class("-loading")
+        preview = self.query_one("#preview")
+        if preview.has_class("-loading"):
+            # The preview's parts are first drawn in the frame after the rows, not with them:
+            # two lighter frames rather than one. The class is on the pane, not the screen:
+            # restyling every widget of the screen cost a third of applying the first page.
+            self.call_after_refresh(preview.remove_class, "-loading")
         self._shown_generation = message.generation
         self._previews.clear()  # fresh rows, fresh previews: a conversation may have grown
         self._rows = {row.id: row for row in message.rows}
