@@ -21,7 +21,9 @@ from llm_server import ScriptedLLMServer
 from textual.app import App
 from textual.content import Content
 from textual.css.stylesheet import Stylesheet
+from textual.geometry import Size
 from textual.pilot import Pilot
+from textual.screen import Screen
 from textual.widgets import Input, OptionList, Static
 
 import ohtui.sdk.conversation.store as store_module
@@ -710,6 +712,40 @@ async def test_preloaded_styles_leave_nothing_to_parse_when_the_picker_opens(
             return opened
 
     assert await open_picker(preload=True) == await open_picker(preload=False)
+
+
+async def test_opening_lays_the_picker_out_once_and_a_resize_lays_it_out_anew(
+    save: Saver, conversations_dir: Path, project: Path, wait: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PickerScreen.on_resize: Textual tells a screen it was resized when it is first laid
+    out, at that size, and Screen would lay it out again and the screen below it; the picker
+    lets only a real resize through. (Screen._refresh_layout is Textual's (8.2); if this
+    finds more layouts, Textual changed and on_resize may be doing nothing.)"""
+    save(project, [("Port the CLI to click", "Done.")], ago=DAY, title="Port to click")
+    sized: list[tuple[str, Size]] = []
+    layout = Screen._refresh_layout
+
+    def counted(self: Screen[Any], size: Size | None = None, scroll: bool = False) -> None:
+        if size is not None:  # a layout at a given size: on showing or a resize
+            sized.append((type(self).__name__, size))
+        layout(self, size, scroll)
+
+    monkeypatch.setattr(Screen, "_refresh_layout", counted)
+    app = App[None]()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        sized.clear()
+        screen = PickerScreen(conversations_dir, project, now=lambda: NOW)
+        await app.push_screen(screen)
+        await wait(pilot, lambda: bool(screen.rows) and bool(preview_text(screen)))
+        assert sized == [("PickerScreen", Size(*SIZE))]
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        assert ("PickerScreen", Size(80, 24)) in sized
+        assert screen.outer_size == Size(80, 24)
+        legend = screen.query_one("#legend").region
+        assert (legend.width, legend.bottom) == (80, 24)
+        assert screen.query_one("#body").region.bottom == legend.y
 
 
 # --- open elsewhere ------------------------------------------------------------------------

@@ -243,6 +243,22 @@ class PickerScreen(Screen[str | None]):
             self._shown_before = True
             event.refresh_styles = False
 
+    def on_resize(self, event: events.Resize) -> None:
+        """A screen is told it was resized when it is first laid out, at the size it was just
+        laid out at: Screen's own handler would lay it out again, and the chat screen below it,
+        a fifth of the opening frame's work for nothing. A real resize (a new size, or
+        breakpoint classes to set) is left to Screen."""
+        app = self.app
+        breakpoints = (
+            self.HORIZONTAL_BREAKPOINTS
+            or self.VERTICAL_BREAKPOINTS
+            or app.HORIZONTAL_BREAKPOINTS
+            or app.VERTICAL_BREAKPOINTS
+        )
+        if event.size == self.outer_size and not breakpoints:
+            event.stop()
+            event.prevent_default()
+
     def on_unmount(self) -> None:
         """Stop filling the search index (between two of its transactions)."""
         self._stop_indexing.set()
