@@ -13,7 +13,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
-from textual.widgets import Footer, Static, TextArea
+from textual.widgets import Static, TextArea
 
 from ohtui.settings.choices import ConfirmationPolicy
 from ohtui.tui import commands
@@ -23,6 +23,7 @@ from ohtui.tui.options import AppOptions
 from ohtui.tui.status import RunStatus
 from ohtui.tui.widgets.composer import Composer
 from ohtui.tui.widgets.conversation_view import ConversationView
+from ohtui.tui.widgets.footer import CoveredFooter
 from ohtui.tui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:
@@ -92,7 +93,7 @@ class ChatScreen(Screen[None]):
                 commands=commands.SLASH_COMMANDS,
                 id="composer",
             )
-        yield Footer()
+        yield CoveredFooter()
 
     def on_mount(self) -> None:
         status = self.query_one(StatusBar)
