@@ -134,7 +134,6 @@ class RemoteConversation(BaseConversation):
         self._run_started = False
         self._run_end: Status | None = None
         self._last_snapshot = time.monotonic()
-        self._ready = threading.Event()
         self._run_start_index = 0
 
         self._capabilities: set[str] | None = None  # read when first needed
@@ -258,20 +257,17 @@ class RemoteConversation(BaseConversation):
 
     def _wait_until_subscribed(self) -> None:
         timeout = float(os.environ.get(READY_TIMEOUT_ENV, DEFAULT_READY_TIMEOUT))
-        deadline = time.monotonic() + timeout
-        while not self._ready.wait(0.05):
-            if self._socket.status is SocketStatus.FAILED:
-                self._socket.stop()
-                raise self._fatal_socket_error()
-            if time.monotonic() >= deadline:
-                required = os.environ.get(READY_REQUIRED_ENV, "true").lower()
-                if required in ("false", "0", "no"):
-                    warnings.warn(
-                        str(WebSocketConnectionError(self._id, timeout)), RuntimeWarning, 2
-                    )
-                    return
-                self._socket.stop()
-                raise WebSocketConnectionError(self._id, timeout)
+        if self._socket.wait_until_ready(timeout):
+            return
+        if self._socket.status is SocketStatus.FAILED:
+            self._socket.stop()
+            raise self._fatal_socket_error()
+        required = os.environ.get(READY_REQUIRED_ENV, "true").lower()
+        if required in ("false", "0", "no"):  # go on: the socket keeps trying
+            warnings.warn(str(WebSocketConnectionError(self._id, timeout)), RuntimeWarning, 2)
+            return
+        self._socket.stop()
+        raise WebSocketConnectionError(self._id, timeout)
 
     def _fatal_socket_error(self) -> RemoteServerError:
         host = self._remote.display_host
@@ -321,7 +317,6 @@ class RemoteConversation(BaseConversation):
                 self._state.apply_update(update)
                 if self._state.events.add_event(update):
                     self._notify(update)
-        self._ready.set()
         with self._run_signal:
             if update.key == FULL_STATE_KEY:
                 self._last_snapshot = time.monotonic()

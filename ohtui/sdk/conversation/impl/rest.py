@@ -51,9 +51,13 @@ def request(
             "it is running and that the URL is right.",
             host,
         ) from exc
-    if response.status_code < 400 or response.status_code in allow:
-        return response
-    raise error_for(workspace, method, path, response)
+    try:
+        response.raise_for_status()  # any answer but a 2xx, redirects included
+    except httpx.HTTPStatusError:
+        if response.status_code in allow:
+            return response
+        raise error_for(workspace, method, path, response) from None
+    return response
 
 
 def error_for(

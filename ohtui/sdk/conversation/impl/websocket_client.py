@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+import time
 from collections.abc import Callable
 from enum import Enum
 from typing import Any
@@ -23,6 +24,8 @@ DEFAULT_BACKOFF_BASE = 1.0
 DEFAULT_BACKOFF_MAX = 30.0
 STOP_WAIT_SECONDS = 5.0
 _POLL_SECONDS = 0.2
+STATE_FRAME_KIND = "ConversationStateUpdateEvent"
+"""What a server sends first on a new subscription: the conversation's state."""
 
 
 class SocketStatus(str, Enum):
@@ -70,6 +73,7 @@ class WebSocketCallbackClient:
         self.close_reason = ""
         self.connections = 0
         self._stop = threading.Event()
+        self._subscribed = threading.Event()
         self._thread: threading.Thread | None = None
 
     def start(self) -> None:
@@ -87,6 +91,15 @@ class WebSocketCallbackClient:
             thread.join(timeout)
             if thread.is_alive():
                 logger.warning("event socket thread for %s did not stop in time", self.url)
+
+    def wait_until_ready(self, timeout: float | None = None) -> bool:
+        """Wait until the subscription is live: the state snapshot a server sends first was
+        handled. True once it was; False when `timeout` passed or the client stopped first."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not self._subscribed.wait(_POLL_SECONDS):
+            if self.stopped or (deadline is not None and time.monotonic() >= deadline):
+                return self._subscribed.is_set()
+        return True
 
     @property
     def stopped(self) -> bool:
@@ -201,6 +214,8 @@ class WebSocketCallbackClient:
                 self._callback(frame)
             except Exception:  # a bad frame is logged and dropped, never fatal
                 logger.exception("event frame from %s could not be handled", self.url)
+            if frame.get("kind") == STATE_FRAME_KIND:
+                self._subscribed.set()
         await socket.close()
 
     async def _sleep(self, seconds: float) -> None:
