@@ -159,11 +159,12 @@ class NewerEvents(Message):
 @dataclass
 class EventPage(Message):
     """A page to show instead of the window: the events from index `start` (the first
-    events of the conversation, or its newest)."""
+    events of the conversation, or, `newest`, its newest when it was read)."""
 
     events: list[Any]
     start: int
     has_older: bool
+    newest: bool = False
 
 
 @dataclass

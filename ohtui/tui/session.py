@@ -822,7 +822,7 @@ class Session:
             start = max(0, total - HISTORY_TAIL) if newest else 0
             stop = total if newest else min(total, HISTORY_TAIL)
             page = events[start:stop] if stop > start else []
-            self._post(msg.EventPage(list(page), start, has_older=start > 0))
+            self._post(msg.EventPage(list(page), start, has_older=start > 0, newest=newest))
 
         self._spawn(work, "ohtui-page")
 

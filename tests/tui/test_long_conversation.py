@@ -27,8 +27,10 @@ from chat_helpers import (
 )
 from llm_server import Reply, ScriptedLLMServer
 
+from ohtui.tui import messages as msg
 from ohtui.tui.app import OhtuiApp
 from ohtui.tui.options import AppOptions
+from ohtui.tui.session import HISTORY_TAIL
 from ohtui.tui.widgets.cells import ActionCell
 from ohtui.tui.widgets.conversation_view import MAX_MOUNTED, MAX_ORPHANS, ConversationView
 
@@ -190,6 +192,42 @@ async def test_events_while_reading_back_wait_below_and_the_window_keeps_its_cap
         await submit(pilot, "question 201")  # and it follows the newest again
         await wait(pilot, lambda: turns_shown(app)[-1] == (201, "answer"), what="the answer")
         await wait(pilot, lambda: "answer 201" in screen_text(app), what="it on screen")
+        check_window(app)
+
+
+async def test_a_jump_to_the_newest_shows_what_was_recorded_while_its_page_was_read(
+    app_options: AppOptions, llm_server: ScriptedLLMServer, wait: Any
+) -> None:
+    """The newest page is read on a thread; a message sent meanwhile (and its answer) come
+    after that page. The window reads them too and follows the bottom again."""
+    conversation_id = save_long_conversation(app_options, turns=SHORTER)
+    options = replace(app_options, resume_id=conversation_id, conversation_id=None)
+    without_condenser(options)
+    llm_server.reply_text("answer 200", usage=USAGE)
+    app = OhtuiApp(options)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait(pilot, lambda: chat_ready(app), timeout=30, what="the conversation to open")
+        view = view_of(app)
+        await pilot.press("ctrl+home")
+        await wait(pilot, lambda: view.window[0] == 0, what="the first events")
+        assert app.chat is not None and app.chat.session.conversation is not None
+        events = app.chat.session.conversation.state.events
+        total = len(events)
+        stale = list(events[total - HISTORY_TAIL : total])  # the page, read before the message
+        app.chat.session.load_page = lambda newest: None  # type: ignore[method-assign]
+        await submit(pilot, "question 200")  # jumps to the newest: its page is held back
+        await wait(pilot, lambda: status(app) == "finished", timeout=90, what="the answer")
+        assert len(events) > total
+        app.chat.post_message(
+            msg.EventPage(stale, total - HISTORY_TAIL, has_older=True, newest=True)
+        )
+        await wait(pilot, lambda: not view.detached, what="the window to catch up")
+        await wait(
+            pilot,
+            lambda: turns_shown(app)[-2:] == [(200, "❯"), (200, "answer")],
+            what="the message and its answer",
+        )
+        await wait(pilot, lambda: "answer 200" in screen_text(app), what="them on screen")
         check_window(app)
 
 

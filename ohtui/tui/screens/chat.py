@@ -408,7 +408,7 @@ class ChatScreen(Screen[None]):
         self.session.load_page(message.newest)
 
     def on_event_page(self, message: msg.EventPage) -> None:
-        self.view.show_page(message.events, message.start, message.has_older)
+        self.view.show_page(message.events, message.start, message.has_older, message.newest)
 
     # --- approval --------------------------------------------------------------------------
 

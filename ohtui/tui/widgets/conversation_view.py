@@ -83,6 +83,8 @@ class ConversationView(VerticalScroll, can_focus=False):
         self._has_older = False
         self._loading_older = False
         self._loading_newer = False
+        self._catching_up = False
+        """A jump to the newest events reads on until the window reaches the newest."""
         self._paging = False
         """Cells are being made for a page read back, not for events as they happen."""
         self._welcome: Static | None = None
@@ -120,6 +122,7 @@ class ConversationView(VerticalScroll, can_focus=False):
         self.mount(self._welcome)
         self._next_index = self._oldest_index = self._newest_index = 0
         self._has_older = self._loading_older = self._loading_newer = False
+        self._catching_up = False
 
     @property
     def detached(self) -> bool:
@@ -152,10 +155,15 @@ class ConversationView(VerticalScroll, can_focus=False):
             self.mount_all(cells, before=self._queued[0] if self._queued else None)
         self.anchor()
 
-    def show_page(self, events: list[Any], start: int, has_older: bool) -> None:
+    def show_page(
+        self, events: list[Any], start: int, has_older: bool, newest: bool = False
+    ) -> None:
         """Show the page of events from index `start` instead of the window (a jump to the
-        first or the newest events); following the bottom if it is the newest."""
+        first or, `newest`, the newest events); following the bottom if it is the newest.
+        Events recorded while the newest page was read are read after it, the view staying
+        at the bottom (a message sent while reading back shows, and what answers it)."""
         self._loading_older = self._loading_newer = False
+        self._catching_up = newest
         self._drop([w for w in self.children if not (w in self._queued or w is self._welcome)])
         self._streaming = None
         self._orphans.clear()
@@ -167,11 +175,19 @@ class ConversationView(VerticalScroll, can_focus=False):
         if cells:
             self._hide_welcome()
             self.mount_all(cells, before=self._queued[0] if self._queued else None)
-        if self.detached:
+        if not self.detached or newest:
+            self.anchor()
+            self._catch_up()
+        else:
             self.anchor(False)
             self.call_after_refresh(lambda: self.scroll_home(animate=False, immediate=True))
-        else:
-            self.anchor()
+
+    def _catch_up(self) -> None:
+        """After a jump to the newest events: read what came since, until there is none."""
+        if not self.detached:
+            self._catching_up = False
+        elif self._catching_up:
+            self._maybe_load_newer()
 
     async def prepend_older(self, events: list[Any], has_older: bool) -> None:
         """Show a page of older events above the oldest shown, keeping the view still; the
@@ -212,6 +228,9 @@ class ConversationView(VerticalScroll, can_focus=False):
         if cells:
             await self.mount_all(cells, before=self._queued[0] if self._queued else None)
         removed = self._trim_top()
+        if self._catching_up:
+            self._catch_up()  # the view stays anchored at the bottom
+            return
         if not self.detached:
             self.anchor()  # re-anchored: the view follows once the user is at the bottom
         self.call_after_refresh(
