@@ -43,15 +43,12 @@ from ohtui.sdk.conversation import (
     StuckDetector,
     get_agent_final_response,
 )
-from ohtui.sdk.conversation.impl.remote_conversation import RemoteConversation
 from ohtui.sdk.conversation.impl.remote_errors import (
     RemoteAuthenticationError,
     RemoteConnectionError,
     RemoteServerError,
     WebSocketConnectionError,
 )
-from ohtui.sdk.conversation.impl.remote_events import RemoteEventsList
-from ohtui.sdk.conversation.impl.remote_state import RemoteState
 from ohtui.sdk.event import (
     ActionEvent,
     AgentErrorEvent,
@@ -113,15 +110,22 @@ from ohtui.sdk.utils.lazy import lazy_exports
 from ohtui.sdk.workspace import LocalWorkspace, RemoteWorkspace, WorkspaceError
 
 if TYPE_CHECKING:
+    from ohtui.sdk.conversation.impl.remote_conversation import RemoteConversation
+    from ohtui.sdk.conversation.impl.remote_events import RemoteEventsList
+    from ohtui.sdk.conversation.impl.remote_state import RemoteState
     from ohtui.sdk.security import PatternSecurityAnalyzer, PolicyRailSecurityAnalyzer
 
-# Loaded on first use, to keep `import ohtui.sdk` light.
+# Loaded on first use, to keep `import ohtui.sdk` light: the command-reading analyzers, and
+# the remote conversation (its socket, REST and wire modules).
 __getattr__ = lazy_exports(
     __name__,
-    dict.fromkeys(
-        ["PatternSecurityAnalyzer", "PolicyRailSecurityAnalyzer"],
-        "ohtui.sdk.security",
-    ),
+    {
+        "PatternSecurityAnalyzer": "ohtui.sdk.security",
+        "PolicyRailSecurityAnalyzer": "ohtui.sdk.security",
+        "RemoteConversation": "ohtui.sdk.conversation.impl.remote_conversation",
+        "RemoteEventsList": "ohtui.sdk.conversation.impl.remote_events",
+        "RemoteState": "ohtui.sdk.conversation.impl.remote_state",
+    },
 )
 
 __version__ = "0.1.0"

@@ -23,8 +23,10 @@ def load_engine() -> None:
     """Import what opening a conversation needs (once; later calls return at once)."""
     with _lock:
         import ohtui.sdk
+        import ohtui.sdk.conversation.impl.remote_conversation  # the chat checks for one
         import ohtui.sdk.security.pattern_analyzer  # the opened conversation rates risk with it
         import ohtui.sdk.security.rule_suggestion  # the approval modal suggests rules
+        import ohtui.sdk.security.shell  # the approval rules read commands with it
         import ohtui.settings.schema
         import ohtui.tui.widgets.cell_factory  # noqa: F401
 

@@ -33,18 +33,11 @@ from ohtui.sdk.security.confirmation_policy import (
     ConfirmRisky,
 )
 from ohtui.sdk.security.risk import SecurityRisk
-from ohtui.sdk.security.shell import (
-    Command,
-    CommandLine,
-    command_name,
-    parse_command,
-    risky_options,
-)
-from ohtui.sdk.security.shell.model import SYSTEM_BIN_DIRS
-from ohtui.sdk.security.shell.programs import NON_EXECUTING
 
+# The shell parser loads when a rule first reads a command, not with the SDK.
 if TYPE_CHECKING:
     from ohtui.sdk.event.llm_convertible.action import ActionEvent
+    from ohtui.sdk.security.shell import Command, CommandLine
 
 RuleScope = Literal["session", "workspace", "user"]
 RuleDecision = Literal["allow", "deny"]
@@ -131,6 +124,8 @@ class ApprovalRule(BaseModel):
         """Whether this (deny) rule's command could be what `command` runs."""
         if self.command_prefix is None:
             return True
+        from ohtui.sdk.security.shell.programs import NON_EXECUTING
+
         prefix = _prefix_words(self.command_prefix)
         if command.dynamic or _starts_with(command, 0, prefix):
             return True
@@ -228,6 +223,8 @@ def _arguments(action: ActionEvent) -> dict[str, Any]:
 def _first_deny(
     rules: list[ApprovalRule], action: ActionEvent, working_dir: str
 ) -> ApprovalRule | None:
+    from ohtui.sdk.security.shell import parse_command
+
     denies = [r for r in rules if r.decision == "deny"]
     if not denies:
         return None
@@ -243,6 +240,8 @@ def _first_deny(
 
 def _could_run(rule: ApprovalRule, line: CommandLine) -> bool:
     """Whether the deny rule's command could run anywhere in the line."""
+    from ohtui.sdk.security.shell import risky_options
+
     return (
         bool(line.open_ended)
         or any(rule.could_match(c) for c in line.commands)
@@ -260,6 +259,8 @@ def _covering_allow(
 ) -> tuple[ApprovalRule | None, list[str]]:
     """The allow rule (the first one used) covering the whole action, and what the matched
     programs' options do that no rule may cover (`find -delete`)."""
+    from ohtui.sdk.security.shell import parse_command, risky_options
+
     allows = [r for r in rules if r.decision == "allow"]
     if not allows or action.action is None:
         return None, []
@@ -318,6 +319,8 @@ def _prefix_words(prefix: str) -> tuple[str, ...]:
 
 def _program(word: str) -> str:
     """A rule's program: `/usr/bin/ls` is `ls`; other paths stay as written."""
+    from ohtui.sdk.security.shell.model import SYSTEM_BIN_DIRS
+
     directory, _, name = word.rpartition("/")
     return name if directory in SYSTEM_BIN_DIRS else word
 
@@ -325,6 +328,8 @@ def _program(word: str) -> str:
 def _starts_with(command: Command, start: int, prefix: tuple[str, ...]) -> bool:
     """Whether `command`'s words from `start` could be `prefix`: unknown words could be
     anything, except that an unknown argument is not taken for a program."""
+    from ohtui.sdk.security.shell import command_name
+
     words = command.words
     if start + len(prefix) > len(words):
         return False
@@ -341,6 +346,8 @@ def _starts_with(command: Command, start: int, prefix: tuple[str, ...]) -> bool:
 @lru_cache(maxsize=256)
 def _code_pattern(prefix: str) -> re.Pattern[str]:
     """The prefix as it would appear in code: words in order, the program maybe with a path."""
+    from ohtui.sdk.security.shell import command_name
+
     words = _prefix_words(prefix)
     name = re.escape(command_name(list(words)))
     rest = "".join(r"[\s'\",]+" + re.escape(w) for w in words[1:])
