@@ -44,6 +44,7 @@ def test_importing_the_sdk_leaves_the_optional_parts_unloaded() -> None:
         "assert not loaded, loaded"
     )
     assert result.returncode == 0, result.stderr
+    assert result.stdout == ""
 
 
 def test_lazy_names_load_on_first_use_and_saved_kinds_still_resolve() -> None:

@@ -5,7 +5,7 @@ the first server starts: importing this package costs nothing of it. The manager
 module (asyncio and all) loads when one of its names is first used.
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ohtui.sdk.mcp.config import (
     DEFAULT_CALL_TIMEOUT,
@@ -22,20 +22,18 @@ from ohtui.sdk.mcp.definition import (
     MCPToolExecutor,
     MCPToolObservation,
 )
+from ohtui.sdk.utils.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from ohtui.sdk.mcp.manager import MCPClientManager, ServerInfo, ServerStatus, ToolInfo
 
-_MANAGER_NAMES = frozenset({"MCPClientManager", "ServerInfo", "ServerStatus", "ToolInfo"})
-
-
-def __getattr__(name: str) -> Any:
-    """The manager's names, imported on first use."""
-    if name in _MANAGER_NAMES:
-        from ohtui.sdk.mcp import manager
-
-        return getattr(manager, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# The manager's names, imported on first use.
+__getattr__ = lazy_exports(
+    __name__,
+    dict.fromkeys(
+        ["MCPClientManager", "ServerInfo", "ServerStatus", "ToolInfo"], "ohtui.sdk.mcp.manager"
+    ),
+)
 
 
 __all__ = [
