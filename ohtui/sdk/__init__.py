@@ -69,7 +69,6 @@ from ohtui.sdk.event import (
     TokenEvent,
     UserRejectObservation,
 )
-from ohtui.sdk.hooks import HookConfig
 from ohtui.sdk.llm import (
     LLM,
     ImageContent,
@@ -113,13 +112,15 @@ if TYPE_CHECKING:
     from ohtui.sdk.conversation.impl.remote_conversation import RemoteConversation
     from ohtui.sdk.conversation.impl.remote_events import RemoteEventsList
     from ohtui.sdk.conversation.impl.remote_state import RemoteState
+    from ohtui.sdk.hooks import HookConfig
     from ohtui.sdk.security import PatternSecurityAnalyzer, PolicyRailSecurityAnalyzer
 
-# Loaded on first use, to keep `import ohtui.sdk` light: the command-reading analyzers, and
-# the remote conversation (its socket, REST and wire modules).
+# Loaded on first use, to keep `import ohtui.sdk` light: the command-reading analyzers, the
+# remote conversation (its socket, REST and wire modules), and hooks.
 __getattr__ = lazy_exports(
     __name__,
     {
+        "HookConfig": "ohtui.sdk.hooks",
         "PatternSecurityAnalyzer": "ohtui.sdk.security",
         "PolicyRailSecurityAnalyzer": "ohtui.sdk.security",
         "RemoteConversation": "ohtui.sdk.conversation.impl.remote_conversation",

@@ -21,6 +21,7 @@ NOT_ON_IMPORT = [
     "ohtui.sdk.security.shell",  # the approval rules load it when they first read a command
     "ohtui.sdk.conversation.impl.remote_conversation",
     "ohtui.sdk.conversation.impl.websocket_client",
+    "ohtui.sdk.hooks",  # a conversation loads the hook runner when it has hooks to run
 ]
 
 
@@ -61,8 +62,9 @@ def test_lazy_names_load_on_first_use_and_saved_kinds_still_resolve() -> None:
         "for kind in ('PatternSecurityAnalyzer', 'PolicyRailSecurityAnalyzer'):\n"
         "    analyzer = SecurityAnalyzerBase.model_validate({'kind': kind})\n"
         "    assert type(analyzer) is getattr(sdk, kind), type(analyzer)\n"
-        "from ohtui.sdk import ApprovalRule, RemoteConversation\n"
+        "from ohtui.sdk import ApprovalRule, HookConfig, RemoteConversation\n"
         "assert RemoteConversation.__name__ == 'RemoteConversation'\n"
+        "assert HookConfig.__module__ == 'ohtui.sdk.hooks.config'\n"
         "from ohtui.sdk.security import suggest_rules, RuleScope\n"
         "assert ApprovalRule.__module__ == 'ohtui.sdk.security.approval_rules'\n"
         "try:\n"

@@ -28,7 +28,6 @@ from ohtui.sdk.event.llm_convertible.observation import (
     UserRejectObservation,
 )
 from ohtui.sdk.event.llm_convertible.system import SystemPromptEvent
-from ohtui.sdk.hooks.runner import HookManager
 from ohtui.sdk.llm.exceptions import LLMContextWindowExceedError, LLMNoResponseError
 from ohtui.sdk.llm.llm import LLM, LLMResponse
 from ohtui.sdk.llm.message import Message, MessageToolCall, TextContent
@@ -42,6 +41,7 @@ from ohtui.sdk.tool.tool import ToolArgumentError, ToolDefinition
 if TYPE_CHECKING:
     from ohtui.sdk.conversation.impl.local_conversation import LocalConversation
     from ohtui.sdk.conversation.state import ConversationState
+    from ohtui.sdk.hooks.runner import HookManager
 
 logger = logging.getLogger(__name__)
 

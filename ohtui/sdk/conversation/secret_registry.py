@@ -11,7 +11,6 @@ import warnings
 from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
-from pydantic import BaseModel as _BaseModel
 from pydantic import ConfigDict, Field, PrivateAttr, SecretStr, SerializeAsAny
 
 from ohtui.sdk.conversation.secret_sources import LookupSecret, SecretSource, StaticSecret
@@ -22,6 +21,7 @@ from ohtui.sdk.utils.masking import (
     partial_at_end,
     partial_at_start,
 )
+from ohtui.sdk.utils.models import FastPrivateModel
 
 logger = logging.getLogger(__name__)
 
@@ -56,7 +56,7 @@ class SecretsUnavailableWarning(UserWarning):
     """Saved secrets could not be restored (no cipher, or the wrong one)."""
 
 
-class SecretRegistry(_BaseModel):
+class SecretRegistry(FastPrivateModel):
     """Secrets by name. A command gets, as environment variables, only the secrets it names;
     every value known so far, and its encoded forms (see `utils.masking`), is masked
     as `<secret-hidden>` in text given to `mask_*`.

@@ -13,7 +13,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, Self
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, SerializeAsAny, ValidationError
+from pydantic import ConfigDict, Field, PrivateAttr, SerializeAsAny, ValidationError
 
 from ohtui.sdk.agent.base import BUILT_IN_TOOL_CLASSES, AgentBase, check_resumable
 from ohtui.sdk.conversation.event_store import EventLog
@@ -43,6 +43,7 @@ from ohtui.sdk.security.analyzer import SecurityAnalyzerBase
 from ohtui.sdk.security.confirmation_policy import ConfirmationPolicyBase, NeverConfirm
 from ohtui.sdk.utils.cipher import Cipher
 from ohtui.sdk.utils.fifo_lock import FIFOLock
+from ohtui.sdk.utils.models import FastPrivateModel
 from ohtui.sdk.workspace.local import BaseWorkspace
 
 logger = logging.getLogger(__name__)
@@ -72,7 +73,7 @@ class ConversationExecutionStatus(str, Enum):
         )
 
 
-class ConversationState(BaseModel):
+class ConversationState(FastPrivateModel):
     """The conversation's saved state; assigning a field saves it and notifies listeners."""
 
     model_config = ConfigDict(defer_build=True, extra="forbid", validate_assignment=False)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, ClassVar, Self
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 from pydantic import (
     BaseModel,
@@ -20,6 +20,25 @@ _kind_loaders: list[Callable[[], None]] = []
 def register_kind_loader(loader: Callable[[], None]) -> None:
     """Call `loader` (which imports modules defining more kinds) when a kind is unknown."""
     _kind_loaders.append(loader)
+
+
+class FastPrivateModel(BaseModel):
+    """A model whose private attributes are read straight from `__pydantic_private__`.
+
+    pydantic's own `__getattr__` first asks each private attribute's default whether it is
+    a descriptor, raising and catching an AttributeError on every read (~3 µs). For models
+    the engine reads on every event, whose private attributes are plain values.
+    """
+
+    model_config = ConfigDict(defer_build=True)
+
+    if not TYPE_CHECKING:
+
+        def __getattr__(self, item: str) -> Any:
+            try:
+                return object.__getattribute__(self, "__pydantic_private__")[item]
+            except (AttributeError, KeyError, TypeError):
+                return super().__getattr__(item)  # (pydantic's error, or a descriptor)
 
 
 class DiscriminatedUnionMixin(BaseModel):

@@ -11,12 +11,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ohtui.sdk.agent.base import AgentBase
 from ohtui.sdk.context.agent_context import AgentContext
 from ohtui.sdk.context.skills.skill import Skill
-from ohtui.sdk.hooks.config import HookConfig
 from ohtui.sdk.plugins.types import PluginSource, ResolvedPluginSource
+
+if TYPE_CHECKING:
+    from ohtui.sdk.hooks.config import HookConfig
 
 
 @dataclass
@@ -48,6 +51,7 @@ def extend_agent(
     if not plugins and not saved_plugins and not wants_disk:
         return AgentExtension(agent, hook_config)
     from ohtui.sdk.context.skills.loader import load_project_skills, load_user_skills
+    from ohtui.sdk.hooks.config import HookConfig
     from ohtui.sdk.plugins.loader import LoadedPlugins, load_plugins
 
     loaded = (

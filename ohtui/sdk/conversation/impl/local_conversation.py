@@ -7,6 +7,7 @@ import threading
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ohtui.sdk.agent.base import AgentBase
 from ohtui.sdk.agent.condensation import no_condenser_message
@@ -36,8 +37,6 @@ from ohtui.sdk.event.llm_convertible.action import ActionEvent
 from ohtui.sdk.event.llm_convertible.message import MessageEvent
 from ohtui.sdk.event.llm_convertible.observation import AgentErrorEvent, UserRejectObservation
 from ohtui.sdk.event.user_action import PauseEvent
-from ohtui.sdk.hooks.config import HookConfig
-from ohtui.sdk.hooks.runner import HookManager
 from ohtui.sdk.llm.exceptions import LLMCancelledError
 from ohtui.sdk.llm.llm import LLM, LLMCallContext
 from ohtui.sdk.llm.message import Message, TextContent
@@ -50,6 +49,10 @@ from ohtui.sdk.security.confirmation_policy import ConfirmationPolicyBase
 from ohtui.sdk.tool.schema import Action, Observation
 from ohtui.sdk.utils.cipher import Cipher
 from ohtui.sdk.workspace.local import LocalWorkspace
+
+if TYPE_CHECKING:
+    from ohtui.sdk.hooks.config import HookConfig
+    from ohtui.sdk.hooks.runner import HookManager
 
 logger = logging.getLogger(__name__)
 
@@ -218,6 +221,23 @@ class LocalConversation(BaseConversation):
         """The plugins loaded, each pinned to the commit used (None: no plugins)."""
         return self._state.resolved_plugins
 
+    def _hook_manager(self, hook_config: HookConfig | None) -> HookManager | None:
+        """What runs the hooks, if there are any (the hook runner loads only then)."""
+        if hook_config is None or hook_config.is_empty():
+            return None
+        from ohtui.sdk.hooks.runner import HookManager
+
+        return HookManager(
+            hook_config,
+            self.workspace.working_dir,
+            self._id.hex,
+            llm_getter=lambda: self.agent.llm,
+            visualizer=self._visualizer,
+            conversation_stats=self._state.stats,
+            sandbox_getter=self._hook_sandbox,
+            on_event=self._on_event,
+        )
+
     def _set_up(
         self,
         visualizer: type[ConversationVisualizerBase] | ConversationVisualizerBase | None,
@@ -248,20 +268,7 @@ class LocalConversation(BaseConversation):
         self._state.set_on_state_change(self._notify)
         self._token_callbacks = list(token_callbacks or [])
         self._token_masker = TokenMasker(self._state.secret_registry)
-        self.hooks = (
-            HookManager(
-                hook_config,
-                self.workspace.working_dir,
-                self._id.hex,
-                llm_getter=lambda: self.agent.llm,
-                visualizer=self._visualizer,
-                conversation_stats=self._state.stats,
-                sandbox_getter=self._hook_sandbox,
-                on_event=self._on_event,
-            )
-            if hook_config is not None and not hook_config.is_empty()
-            else None
-        )
+        self.hooks = self._hook_manager(hook_config)
 
         self._agent_ready = False
         self._ready_lock = threading.Lock()
@@ -430,9 +437,9 @@ class LocalConversation(BaseConversation):
                 extended_content=extended,
             )
             self._on_event(event)
-            if not may_send:
+            if not may_send and self.hooks is not None:
                 # Kept in the history for the user, never shown to the model; run() ends at once.
-                self._state.block_message(event.id, HookManager.blocked_by(results))
+                self._state.block_message(event.id, self.hooks.blocked_by(results))
 
     def _message_extension(self, message: Message) -> tuple[list[TextContent], list[str]]:
         """What the agent context adds to a user message for the model, and the knowledge

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from ohtui.sdk.conversation.state import ConversationExecutionStatus, ConversationState
 from ohtui.sdk.conversation.stuck_detector import NUDGE_SENDER, StuckDetector
 from ohtui.sdk.event.base import Event
 from ohtui.sdk.event.conversation_error import ConversationErrorEvent
 from ohtui.sdk.event.llm_convertible.message import MessageEvent
-from ohtui.sdk.hooks.runner import HookManager
+
+if TYPE_CHECKING:
+    from ohtui.sdk.hooks.runner import HookManager
 
 MAX_STOP_DENIALS = 5
 """Stop hooks may keep the agent going this many times per run; then it may stop."""
