@@ -1,4 +1,4 @@
-"""Pydantic bases for polymorphic models that survive a JSON round trip."""
+"""Pydantic bases: polymorphic models that survive a JSON round trip, and fast private reads."""
 
 from __future__ import annotations
 
