@@ -83,6 +83,22 @@ class _Preview:
         return Content("\n").join([*lines, self.body])
 
 
+def _plain(content: object) -> str | None:
+    return content.plain if isinstance(content, Content) else None
+
+
+def _show(widget: Static, content: Content | str, *, same_size: bool = False) -> None:
+    """Show `content` in `widget` unless it shows that already (a repaint and, unless
+    `same_size`, a layout of the whole screen, for nothing)."""
+    shown = widget.content
+    if isinstance(shown, Content) and isinstance(content, Content):
+        if shown.plain == content.plain and shown.spans == content.spans:
+            return  # (Content's == compares the text only)
+    elif type(shown) is type(content) and shown == content:
+        return
+    widget.update(content, layout=not same_size)
+
+
 class PickerScreen(Screen[str | None]):
     """Choose a saved conversation to resume."""
 
@@ -494,7 +510,7 @@ class PickerScreen(Screen[str | None]):
         option_list = self.option_list
         option_list.set_options(self._options(message))
         empty = self.query_one("#empty", Static)
-        empty.update(message.empty_text)
+        _show(empty, message.empty_text)
         empty.display = not message.rows
         ids = list(self._rows)
         keep_index, self._keep_index = self._keep_index, None
@@ -656,7 +672,8 @@ class PickerScreen(Screen[str | None]):
                     where += " so far, indexing…"
             else:
                 where += f" · {shown} conversation{'' if count == 1 else 's'}"
-        self.query_one("#scope", Static).update(where)
+        # One line that fills what the title leaves: a new text never changes the layout.
+        _show(self.query_one("#scope", Static), where, same_size=True)
 
     def _update_legend(self) -> None:
         # Keys that do nothing right now are dimmed rather than hidden, so the legend stays put.
@@ -670,16 +687,17 @@ class PickerScreen(Screen[str | None]):
             ("ctrl+w", "this workspace" if self.scope == "all" else "all workspaces", True),
             ("esc", "clear search" if self._query() else "back", True),
         )
-        self.query_one("#legend", Static).update(
-            Content(" · ").join(
-                Content.assemble(
-                    (key, "bold $text-accent" if enabled else "$foreground-disabled"),
-                    " ",
-                    (text, "" if enabled else "$foreground-disabled"),
-                )
-                for key, text, enabled in entries
+        legend = Content(" · ").join(
+            Content.assemble(
+                (key, "bold $text-accent" if enabled else "$foreground-disabled"),
+                " ",
+                (text, "" if enabled else "$foreground-disabled"),
             )
+            for key, text, enabled in entries
         )
+        widget = self.query_one("#legend", Static)
+        # Keys dimmed or lit again wrap as before: only new words can change its height.
+        _show(widget, legend, same_size=legend.plain == _plain(widget.content))
 
     def watch_scope(self) -> None:
         """Say which conversations are listed and list them."""
