@@ -627,6 +627,24 @@ async def test_ctrl_w_toggles_between_this_workspace_and_all(
         assert ids(screen) == [here]
 
 
+async def test_the_listed_highlight_is_previewed_at_once_a_moved_one_after_a_pause(
+    save: Saver, conversations_dir: Path, project: Path, wait: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pause before a preview is read is for a key held down, not for the highlight a
+    listing places: with an endless pause, the first row is previewed, the next is not."""
+    save(project, [("Older question", "Older answer.")], ago=DAY)
+    save(project, [("Newer question", "Newer answer.")], ago=HOUR)
+    monkeypatch.setattr(picker_module, "PREVIEW_DELAY", 3600.0)
+    app = picker(conversations_dir, project)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await listed(pilot, wait, 2)  # waits for the preview too
+        assert "Newer answer." in preview_text(screen)
+        await pilot.press("down")
+        await wait(pilot, lambda: "Older question" in text(app, "#preview-head"), what="heading")
+        await pilot.pause(0.3)
+        assert preview_text(screen) == ""  # still waiting out the pause
+
+
 def legend_styles(app: App[None]) -> dict[str, str]:
     """Each key of the legend with the style it is drawn in."""
     legend = app.screen.query_one("#legend", Static).content

@@ -50,7 +50,8 @@ Scope = Literal["workspace", "all"]
 SEARCH_DELAY = 0.15
 """Seconds of typing pause before a search runs: one query per burst of keys, not per key."""
 PREVIEW_DELAY = 0.05
-"""Seconds the highlight must rest before its preview is read (holding ↓ reads none)."""
+"""Seconds the highlight must rest before its preview is read (holding ↓ reads none); the
+highlight a listing places is read at once."""
 PREVIEW_EVENTS = 24
 """Events read for a preview at a time: the last ones, then earlier ones as it is scrolled up."""
 PAGE_ROWS = 50
@@ -214,6 +215,8 @@ class PickerScreen(Screen[str | None]):
         self._previews: dict[str, _Preview] = {}
         self._preview_id: str | None = None
         self._preview_asked = False
+        self._preview_at_once = False
+        """The next highlight's preview is read at once (one the listing placed)."""
         self._shown_before = False
 
     @classmethod
@@ -514,6 +517,8 @@ class PickerScreen(Screen[str | None]):
         empty.display = not message.rows
         ids = list(self._rows)
         keep_index, self._keep_index = self._keep_index, None
+        # The listing puts the highlight there, not a key held down: no pause to wait out.
+        self._preview_at_once = bool(ids)
         if ids:
             if self._keep_id in ids:
                 option_list.highlighted = ids.index(self._keep_id)
@@ -590,10 +595,15 @@ class PickerScreen(Screen[str | None]):
             self._scroll_preview_end()
             return
         conversation_id = summary.id
-        self._preview_timer = self.set_timer(
-            PREVIEW_DELAY,
-            lambda: self._in_background(lambda: self._read_preview(conversation_id), "preview"),
-        )
+
+        def read() -> None:
+            self._in_background(lambda: self._read_preview(conversation_id), "preview")
+
+        if self._preview_at_once:
+            self._preview_at_once = False
+            read()
+        else:
+            self._preview_timer = self.set_timer(PREVIEW_DELAY, read)
 
     def _read_preview(self, conversation_id: str, before: int | None = None) -> _PreviewLoaded:
         """On a worker: the last events of a conversation (or those `before` an index)."""
