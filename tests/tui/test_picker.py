@@ -34,7 +34,7 @@ from ohtui.sdk.conversation.store import ConversationStore
 from ohtui.tui.picker_rows import relative_time
 from ohtui.tui.preload import preload_picker
 from ohtui.tui.screens.confirm import ConfirmScreen
-from ohtui.tui.screens.picker import PickerScreen
+from ohtui.tui.screens.picker import PickerScreen, _show
 from ohtui.tui.screens.text_prompt import TextPromptScreen
 from ohtui.tui.style_preload import css_files
 from ohtui.tui.widgets.marked import HIGHLIGHT_MARK
@@ -625,6 +625,78 @@ async def test_ctrl_w_toggles_between_this_workspace_and_all(
         await pilot.press("ctrl+w")
         await listed(pilot, wait, 1)
         assert ids(screen) == [here]
+
+
+async def test_the_listed_highlight_is_previewed_at_once_a_moved_one_after_a_pause(
+    save: Saver, conversations_dir: Path, project: Path, wait: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pause before a preview is read is for a key held down, not for the highlight a
+    listing places: with an endless pause, the first row is previewed, the next is not."""
+    save(project, [("Older question", "Older answer.")], ago=DAY)
+    save(project, [("Newer question", "Newer answer.")], ago=HOUR)
+    monkeypatch.setattr(picker_module, "PREVIEW_DELAY", 3600.0)
+    app = picker(conversations_dir, project)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await listed(pilot, wait, 2)  # waits for the preview too
+        assert "Newer answer." in preview_text(screen)
+        await pilot.press("down")
+        await wait(pilot, lambda: "Older question" in text(app, "#preview-head"), what="heading")
+        await pilot.pause(0.3)
+        assert preview_text(screen) == ""  # still waiting out the pause
+
+
+def legend_styles(app: App[None]) -> dict[str, str]:
+    """Each key of the legend with the style it is drawn in."""
+    legend = app.screen.query_one("#legend", Static).content
+    assert isinstance(legend, Content)
+    return {
+        legend.plain[span.start : span.end]: str(span.style)
+        for span in legend.spans
+        if legend.plain[span.start : span.end] in ("enter", "ctrl+d", "esc")
+    }
+
+
+async def test_the_legend_dims_the_keys_that_do_nothing_and_lights_them_again(
+    save: Saver, conversations_dir: Path, project: Path, wait: Any
+) -> None:
+    """Only the keys' styles change, not the words (Content's == compares only the words:
+    the legend is still redrawn)."""
+    save(project, [("Port the CLI to click", "Done.")], ago=DAY)
+    app = picker(conversations_dir, project)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await listed(pilot, wait, 1)
+        lit = legend_styles(app)
+        assert lit["enter"] == lit["ctrl+d"] == "bold $text-accent"
+        await type_text(pilot, "zzz")
+        await listed(pilot, wait, 0)
+        dimmed = legend_styles(app)
+        assert dimmed["enter"] == dimmed["ctrl+d"] == "$foreground-disabled"
+        assert dimmed["esc"] == "bold $text-accent"  # esc clears the search
+        await pilot.press("escape")
+        await listed(pilot, wait, 1)
+        assert legend_styles(app) == lit
+        assert screen.highlighted is not None
+
+
+def test_show_redraws_only_what_changed() -> None:
+    """The picker's Statics are given their content again and again (the legend on every
+    move): the same content is not redrawn, and a same-size one without a layout."""
+    calls: list[bool] = []
+
+    class Recorded(Static):
+        def update(self, content: Any = "", *, layout: bool = True) -> None:
+            calls.append(layout)
+            super().update(content, layout=layout)
+
+    widget = Recorded(Content.styled("enter", "bold"))
+    _show(widget, Content.styled("enter", "bold"))
+    _show(widget, Content.styled("enter", "bold"), same_size=True)
+    assert calls == []
+    _show(widget, Content.styled("enter", "dim"), same_size=True)  # same words, new style
+    assert calls == [False]
+    _show(widget, "esc")
+    _show(widget, "esc")
+    assert calls == [False, True]
 
 
 async def test_empty_states(

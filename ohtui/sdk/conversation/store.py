@@ -91,6 +91,7 @@ _INDEXES = """
 CREATE INDEX IF NOT EXISTS conversations_by_update ON conversations(updated_at, id);
 CREATE INDEX IF NOT EXISTS conversations_by_workspace ON conversations(workspace, updated_at, id);
 """
+_INDEX_NAMES = ("conversations_by_update", "conversations_by_workspace")
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -254,8 +255,14 @@ class ConversationStore:
         """Refuse files that are not ours; create the schema in a new file.
 
         The check and the creation happen in one write transaction, so two processes
-        opening a new directory at once cannot see each other's half-made schema.
+        opening a new directory at once cannot see each other's half-made schema. A file
+        whose schema is whole already is only read: opening it never waits for a writer
+        (a preview read while the search index fills would wait out its transactions).
         """
+        if self._is_current(conn):
+            self._enable_wal(conn)
+            conn.execute("PRAGMA synchronous=FULL")
+            return
         try:
             conn.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as exc:
@@ -298,6 +305,23 @@ class ConversationStore:
             raise
         self._enable_wal(conn)
         conn.execute("PRAGMA synchronous=FULL")
+
+    @staticmethod
+    def _is_current(conn: sqlite3.Connection) -> bool:
+        """Whether the file is ours, of this schema, with every index made (read outside any
+        transaction: in WAL mode that never waits for a writer)."""
+        try:
+            app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            indexes = conn.execute(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name IN (?, ?)",
+                _INDEX_NAMES,
+            ).fetchone()[0]
+        except sqlite3.DatabaseError:
+            return False  # the write transaction says what is wrong with the file
+        return (
+            app_id == APPLICATION_ID and version == SCHEMA_VERSION and indexes == len(_INDEX_NAMES)
+        )
 
     def _enable_wal(self, conn: sqlite3.Connection) -> None:
         # Switching the journal mode ignores the busy timeout, so wait for readers here.

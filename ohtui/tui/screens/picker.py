@@ -50,7 +50,8 @@ Scope = Literal["workspace", "all"]
 SEARCH_DELAY = 0.15
 """Seconds of typing pause before a search runs: one query per burst of keys, not per key."""
 PREVIEW_DELAY = 0.05
-"""Seconds the highlight must rest before its preview is read (holding ↓ reads none)."""
+"""Seconds the highlight must rest before its preview is read (holding ↓ reads none); the
+highlight a listing places is read at once."""
 PREVIEW_EVENTS = 24
 """Events read for a preview at a time: the last ones, then earlier ones as it is scrolled up."""
 PAGE_ROWS = 50
@@ -81,6 +82,22 @@ class _Preview:
         if lines:
             lines.append(Content(""))
         return Content("\n").join([*lines, self.body])
+
+
+def _plain(content: object) -> str | None:
+    return content.plain if isinstance(content, Content) else None
+
+
+def _show(widget: Static, content: Content | str, *, same_size: bool = False) -> None:
+    """Show `content` in `widget` unless it shows that already (a repaint and, unless
+    `same_size`, a layout of the whole screen, for nothing)."""
+    shown = widget.content
+    if isinstance(shown, Content) and isinstance(content, Content):
+        if shown.plain == content.plain and shown.spans == content.spans:
+            return  # (Content's == compares the text only)
+    elif type(shown) is type(content) and shown == content:
+        return
+    widget.update(content, layout=not same_size)
 
 
 class PickerScreen(Screen[str | None]):
@@ -198,6 +215,8 @@ class PickerScreen(Screen[str | None]):
         self._previews: dict[str, _Preview] = {}
         self._preview_id: str | None = None
         self._preview_asked = False
+        self._preview_at_once = False
+        """The next highlight's preview is read at once (one the listing placed)."""
         self._shown_before = False
 
     @classmethod
@@ -494,10 +513,12 @@ class PickerScreen(Screen[str | None]):
         option_list = self.option_list
         option_list.set_options(self._options(message))
         empty = self.query_one("#empty", Static)
-        empty.update(message.empty_text)
+        _show(empty, message.empty_text)
         empty.display = not message.rows
         ids = list(self._rows)
         keep_index, self._keep_index = self._keep_index, None
+        # The listing puts the highlight there, not a key held down: no pause to wait out.
+        self._preview_at_once = bool(ids)
         if ids:
             if self._keep_id in ids:
                 option_list.highlighted = ids.index(self._keep_id)
@@ -574,10 +595,15 @@ class PickerScreen(Screen[str | None]):
             self._scroll_preview_end()
             return
         conversation_id = summary.id
-        self._preview_timer = self.set_timer(
-            PREVIEW_DELAY,
-            lambda: self._in_background(lambda: self._read_preview(conversation_id), "preview"),
-        )
+
+        def read() -> None:
+            self._in_background(lambda: self._read_preview(conversation_id), "preview")
+
+        if self._preview_at_once:
+            self._preview_at_once = False
+            read()
+        else:
+            self._preview_timer = self.set_timer(PREVIEW_DELAY, read)
 
     def _read_preview(self, conversation_id: str, before: int | None = None) -> _PreviewLoaded:
         """On a worker: the last events of a conversation (or those `before` an index)."""
@@ -656,7 +682,8 @@ class PickerScreen(Screen[str | None]):
                     where += " so far, indexing…"
             else:
                 where += f" · {shown} conversation{'' if count == 1 else 's'}"
-        self.query_one("#scope", Static).update(where)
+        # One line that fills what the title leaves: a new text never changes the layout.
+        _show(self.query_one("#scope", Static), where, same_size=True)
 
     def _update_legend(self) -> None:
         # Keys that do nothing right now are dimmed rather than hidden, so the legend stays put.
@@ -670,16 +697,17 @@ class PickerScreen(Screen[str | None]):
             ("ctrl+w", "this workspace" if self.scope == "all" else "all workspaces", True),
             ("esc", "clear search" if self._query() else "back", True),
         )
-        self.query_one("#legend", Static).update(
-            Content(" · ").join(
-                Content.assemble(
-                    (key, "bold $text-accent" if enabled else "$foreground-disabled"),
-                    " ",
-                    (text, "" if enabled else "$foreground-disabled"),
-                )
-                for key, text, enabled in entries
+        legend = Content(" · ").join(
+            Content.assemble(
+                (key, "bold $text-accent" if enabled else "$foreground-disabled"),
+                " ",
+                (text, "" if enabled else "$foreground-disabled"),
             )
+            for key, text, enabled in entries
         )
+        widget = self.query_one("#legend", Static)
+        # Keys dimmed or lit again wrap as before: only new words can change its height.
+        _show(widget, legend, same_size=legend.plain == _plain(widget.content))
 
     def watch_scope(self) -> None:
         """Say which conversations are listed and list them."""

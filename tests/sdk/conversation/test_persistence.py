@@ -575,6 +575,48 @@ def test_opening_a_new_database_waits_for_a_brief_lock(
         locker.wait()
 
 
+def test_opening_a_whole_database_does_not_wait_for_a_writer(
+    persistence_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reader (the picker's preview, while the search index is filled) opens the store
+    while another connection holds a write transaction, and reads what was committed."""
+    store = ConversationStore(persistence_dir)
+    conversation_id = uuid.uuid4().hex
+    store.create(conversation_id, "{}", {})
+    writer = sqlite3.connect(store.path, isolation_level=None)
+    store.close()
+    monkeypatch.setattr("ohtui.sdk.conversation.store.LOCK_TIMEOUT_SECONDS", 2.0)
+    writer.execute("BEGIN IMMEDIATE")
+    writer.execute("UPDATE conversations SET title = 'not committed'")
+    try:
+        started = time.monotonic()
+        reader = ConversationStore(persistence_dir)  # waited 2 s, then TimeoutError, before
+        try:
+            assert time.monotonic() - started < 1.0
+            [summary] = reader.list_summaries()
+            assert summary.id == conversation_id and summary.title is None
+        finally:
+            reader.close()
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+
+
+def test_opening_makes_a_missing_index(persistence_dir: Path) -> None:
+    """Only a whole schema is opened without a write: an index an older version did not make
+    is made on open."""
+    ConversationStore(persistence_dir).close()
+    db = persistence_dir / "conversations.db"
+    with sqlite3.connect(db) as conn:
+        conn.execute("DROP INDEX conversations_by_workspace")
+    conn.close()
+    ConversationStore(persistence_dir).close()
+    with sqlite3.connect(db) as conn:
+        names = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
+    conn.close()
+    assert "conversations_by_workspace" in names
+
+
 # --- bad input ------------------------------------------------------------------------------
 
 
