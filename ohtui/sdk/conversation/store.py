@@ -91,7 +91,7 @@ _INDEXES = """
 CREATE INDEX IF NOT EXISTS conversations_by_update ON conversations(updated_at, id);
 CREATE INDEX IF NOT EXISTS conversations_by_workspace ON conversations(workspace, updated_at, id);
 """
-_INDEX_NAMES = ("conversations_by_update", "conversations_by_workspace")
+_INDEX_NAMES = tuple(re.findall(r"CREATE INDEX IF NOT EXISTS (\w+)", _INDEXES))
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -259,10 +259,14 @@ class ConversationStore:
         whose schema is whole already is only read: opening it never waits for a writer
         (a preview read while the search index fills would wait out its transactions).
         """
-        if self._is_current(conn):
-            self._enable_wal(conn)
-            conn.execute("PRAGMA synchronous=FULL")
-            return
+        if not self._is_current(conn):
+            self._make_schema(conn)
+        self._enable_wal(conn)
+        conn.execute("PRAGMA synchronous=FULL")
+
+    def _make_schema(self, conn: sqlite3.Connection) -> None:
+        """In one write transaction: refuse a file that is not ours, else make what is
+        missing of the schema and its indexes."""
         try:
             conn.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as exc:
@@ -303,8 +307,6 @@ class ConversationStore:
             if isinstance(exc, sqlite3.DatabaseError):
                 raise PersistenceError(f"'{self.path}' cannot be read: {exc}") from exc
             raise
-        self._enable_wal(conn)
-        conn.execute("PRAGMA synchronous=FULL")
 
     @staticmethod
     def _is_current(conn: sqlite3.Connection) -> bool:
@@ -314,7 +316,8 @@ class ConversationStore:
             app_id = conn.execute("PRAGMA application_id").fetchone()[0]
             version = conn.execute("PRAGMA user_version").fetchone()[0]
             indexes = conn.execute(
-                "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name IN (?, ?)",
+                "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name IN "
+                f"({', '.join('?' * len(_INDEX_NAMES))})",
                 _INDEX_NAMES,
             ).fetchone()[0]
         except sqlite3.DatabaseError:
