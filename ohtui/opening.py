@@ -372,16 +372,36 @@ def check_workspace(path: Path, *, saved: bool = False) -> None:
 
 
 def install_sandbox(conversation: BaseConversation, config: SandboxConfig) -> str | None:
-    """Confine the conversation's tools as `config` says, where bubblewrap works; else run
-    with `off` and return what to tell the user (what is missing, how to install it)."""
+    """Confine the conversation's tools as `config` says, where the sandbox starts; else run
+    with `off` and return what to tell the user (what is missing or failed, how to fix it).
+
+    The sandbox is tried with the agent's real shell first, so the mode shown is the mode in
+    force. ohtui's own files are out of the agent's reach whatever the mode.
+    """
     from ohtui.sdk.sandbox import SandboxMode, probe
 
+    def install(chosen: SandboxConfig) -> None:
+        conversation.set_sandbox(
+            chosen,
+            private_paths=paths.private_paths(),
+            protected_paths=paths.protected_paths(),
+        )
+
+    off = config.model_copy(update={"mode": SandboxMode.OFF})
     if config.mode is not SandboxMode.OFF:
         availability = probe()
         if not availability.available:
-            conversation.set_sandbox(config.model_copy(update={"mode": SandboxMode.OFF}))
+            install(off)
             return availability.message
-    conversation.set_sandbox(config)
+    install(config)
+    check = getattr(conversation, "check_sandbox", None)
+    problem = check() if check is not None else None
+    if problem:
+        install(off)
+        return (
+            f"No sandbox: {problem}. Commands run unconfined; /sandbox tries again, and "
+            "`ohtui --sandbox off` runs without one on purpose."
+        )
     return None
 
 

@@ -58,3 +58,19 @@ def approval_rules_file() -> Path:
 def mcp_trust_file() -> Path:
     """Which workspaces' .mcp.json the user trusted (and which content of it)."""
     return data_dir() / "mcp-trust.json"
+
+
+def private_paths() -> tuple[str, ...]:
+    """ohtui's own files, out of the agent's reach in every sandbox mode: settings, saved
+    conversations, prompt history, approval rules, trust, the server's key, logs."""
+    config = config_file()
+    paths = [config, _dir("OHTUI_CONFIG_DIR", "config"), data_dir(), log_dir()]
+    return tuple(dict.fromkeys(str(path) for path in paths))
+
+
+def protected_paths() -> tuple[str, ...]:
+    """ohtui's files the agent may read but never change: the user's skills (their scripts
+    may be run) and the plugins fetched for it (their hooks run outside the sandbox)."""
+    import platformdirs
+
+    return (str(skills_dir()), str(Path(platformdirs.user_cache_dir(APP_NAME)) / "plugins"))

@@ -144,6 +144,11 @@ class SandboxSettings(Section):
         default_factory=lambda: list(DEFAULT_HIDDEN),
         description="Paths hidden from commands, even from reads (credentials).",
     )
+    sockets: list[str] = Field(
+        default_factory=list,
+        description="Sockets of other services commands may reach, by path or variable, e.g. "
+        "'$SSH_AUTH_SOCK' (none by default: no ssh agent, D-Bus or keyring).",
+    )
 
     def config(self) -> SandboxConfig:
         """The engine's sandbox configuration."""
@@ -152,6 +157,7 @@ class SandboxSettings(Section):
             network=self.network,
             writable=tuple(self.writable),
             hidden=tuple(self.hidden),
+            sockets=tuple(self.sockets),
         )
 
 

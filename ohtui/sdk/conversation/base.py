@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -161,9 +161,19 @@ class BaseConversation(ABC):
         run where its server runs them)."""
         return None
 
-    def set_sandbox(self, config: SandboxConfig | None) -> None:
+    def set_sandbox(
+        self,
+        config: SandboxConfig | None,
+        *,
+        private_paths: Sequence[str] = (),
+        protected_paths: Sequence[str] = (),
+    ) -> None:
         """Confine the agent's tools from their next action on (None: no sandbox).
-        NotImplementedError where this process does not run the tools."""
+
+        `private_paths`: the application's own files (settings, saved conversations, logs,
+        keys), out of the agent's reach in every mode, the sandbox off too; `protected_paths`:
+        its files the agent may read but never change. NotImplementedError where this process
+        does not run the tools."""
         raise NotImplementedError(
             f"{type(self).__name__} runs its tools elsewhere: ohtui cannot sandbox them here"
         )

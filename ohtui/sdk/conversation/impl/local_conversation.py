@@ -43,7 +43,7 @@ from ohtui.sdk.llm.message import Message, TextContent
 from ohtui.sdk.llm.registry import LLMRegistry, RegistryEvent
 from ohtui.sdk.llm.streaming import LLMStreamChunk
 from ohtui.sdk.plugins.types import PluginSource, ResolvedPluginSource
-from ohtui.sdk.sandbox import Sandbox, SandboxConfig
+from ohtui.sdk.sandbox import Sandbox, SandboxConfig, SandboxMode
 from ohtui.sdk.security.analyzer import SecurityAnalyzerBase
 from ohtui.sdk.security.confirmation_policy import ConfirmationPolicyBase
 from ohtui.sdk.tool.schema import Action, Observation
@@ -597,39 +597,61 @@ class LocalConversation(BaseConversation):
 
     @property
     def sandbox(self) -> SandboxConfig | None:
-        """How the tools are confined (None: not at all)."""
+        """How the tools are confined (None, or mode off: not at all)."""
         current = self._state.sandbox
         return current.config if current is not None else None
 
-    def set_sandbox(self, config: SandboxConfig | None) -> None:
+    def set_sandbox(
+        self,
+        config: SandboxConfig | None,
+        *,
+        private_paths: Sequence[str] = (),
+        protected_paths: Sequence[str] = (),
+    ) -> None:
         """Confine the agent's tools from their next action on (None: no sandbox).
 
         Writable: the workspace, this conversation's own directory and `config.writable`;
-        hidden: `config.hidden` and every other saved conversation. The terminal restarts
-        its shell in the new sandbox, and says so. Not saved: the front end sets it on open.
+        hidden: `config.hidden`, every other saved conversation and `private_paths` (the
+        application's own files, which the file editor refuses even with no sandbox, as it
+        refuses to change `protected_paths`). The terminal restarts its shell in the new
+        sandbox, and says so. Not saved: the front end sets it on open.
         """
-        if config is None:
-            self._state.set_sandbox(None)
-            return
         own = self._state.persistence_dir
-        if own:
+        if own and config is not None and config.mode is not SandboxMode.OFF:
             Path(own).mkdir(parents=True, exist_ok=True)  # bound into the sandbox if it exists
         self._state.set_sandbox(
             Sandbox(
-                config,
+                config if config is not None else SandboxConfig(mode=SandboxMode.OFF),
                 self.workspace.working_dir,
                 extra_writable=(own,) if own else (),
                 extra_hidden=(str(Path(own).parent),) if own else (),
+                private=tuple(private_paths),
+                protected=tuple(protected_paths),
             )
         )
 
+    def check_sandbox(self) -> str | None:
+        """Start the agent's shell in the sandbox once, exactly as it will start: None when
+        it starts (or there is no sandbox), else why it cannot, in words."""
+        sandbox = self._state.sandbox
+        if sandbox is None or not sandbox.active:
+            return None
+        from ohtui.sdk.tools.terminal.environment import agent_environment
+        from ohtui.sdk.tools.terminal.supervisor import shell_command
+
+        return sandbox.check(shell_command("bash", sandboxed=True), agent_environment())
+
     def _hook_sandbox(self) -> SandboxConfig | None:
-        """Where an agent hook's tools run: in this sandbox, the saved conversations hidden."""
-        config = self.sandbox
+        """Where an agent hook's tools run: in this sandbox, the saved conversations and the
+        application's own files hidden."""
+        sandbox = self._state.sandbox
+        if sandbox is None:
+            return None
         own = self._state.persistence_dir
-        if config is None or not own:
-            return config
-        return config.model_copy(update={"hidden": (*config.hidden, str(Path(own).parent))})
+        hidden = (*sandbox.config.hidden, *sandbox.private)
+        if own:
+            hidden += (str(Path(own).parent),)
+        return sandbox.config.model_copy(update={"hidden": hidden})
 
     def approve_outside_sandbox(self, action_ids: Iterable[str]) -> None:
         """Let these waiting actions run outside the sandbox when they run (each once).

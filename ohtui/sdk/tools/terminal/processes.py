@@ -74,6 +74,22 @@ def children_of(pid: int, table: dict[int, int] | None = None) -> set[int]:
     return {child for child, parent in table.items() if parent == pid}
 
 
+def direct_children(pid: int) -> list[int]:
+    """The children of `pid`, read from its own /proc entry (cheap: no walk of every process)."""
+    task_dir = _PROC / str(pid) / "task"
+    if not (_PROC / "self" / "task").exists():
+        return sorted(children_of(pid))
+    found: list[int] = []
+    try:
+        tasks = list(task_dir.iterdir())
+    except OSError:
+        return []
+    for task in tasks:
+        with contextlib.suppress(OSError, ValueError):
+            found += [int(child) for child in (task / "children").read_text().split()]
+    return found
+
+
 def is_running(pid: int) -> bool:
     """Whether `pid` exists and is not a zombie (an unreaped zombie no longer runs)."""
     try:

@@ -10,7 +10,6 @@ import select
 import shlex
 import signal
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -22,6 +21,7 @@ from ohtui.sdk.tools.terminal.environment import agent_environment
 from ohtui.sdk.tools.terminal.processes import (
     children_of,
     descendants,
+    direct_children,
     freeze,
     is_running,
     process_table,
@@ -29,6 +29,8 @@ from ohtui.sdk.tools.terminal.processes import (
     thaw,
     wait_gone,
 )
+from ohtui.sdk.tools.terminal.supervisor import shell_command, supervised
+from ohtui.sdk.utils.spawn import popen
 
 if TYPE_CHECKING:
     from ohtui.sdk.sandbox import Sandbox
@@ -50,9 +52,10 @@ TERM_GRACE = 1.0
 KILL_GRACE = 1.0
 """Seconds more to wait for bash to finish the command after SIGKILL, before killing bash."""
 EXIT_DRAIN = 0.5
-SHELL_START_TIMEOUT = 5.0
-"""Seconds to wait for bash to appear inside the sandbox."""
 """Seconds to wait for the last output of a bash that exited."""
+SLOW_START = 5.0
+"""Seconds after which a shell that has not started yet is logged as slow (it is waited for:
+a loaded machine starts processes slowly, and that is no failure)."""
 BUSY_AFTER = 0.5
 """Seconds a stopped command may run no process and still not end before bash is deemed
 busy in itself (a loop in a command that ignores the stop) and killed."""
@@ -71,28 +74,15 @@ so before each further command of the line (in loops and functions too, level by
 returns instead, until it is back in the harness (no BASH_SOURCE), where the trap removes
 itself. Set only on a stop, it costs the commands that are never stopped nothing.
 """
-_SUBREAPER_SHIM = """\
-import ctypes, os, signal, sys
-if ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0):  # PR_SET_CHILD_SUBREAPER
-    sys.stderr.write("ohtui: the shell cannot adopt detached processes (errno %d), so a stop "
-                     "may miss them\\n" % ctypes.get_errno())
-# Python ignores these at start-up, and an ignored signal stays ignored across exec.
-signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
-# The environment as given, before Python's start-up changed it (LC_CTYPE coercion).
-with open("/proc/self/environ", "rb") as f:
-    env = dict(v.split(b"=", 1) for v in f.read().split(b"\\0") if b"=" in v)
-os.execvpe(sys.argv[1], sys.argv[1:], env)
-"""
-"""Makes the process a child subreaper, then runs the shell in its place (the flag survives
-exec): whatever a command detaches (`(cmd &)`, `setsid`, `nohup`) is reparented to bash, not
-to init, so it stays among bash's descendants to be stopped. Bash reaps what it adopts."""
-
 Outcome = Literal["done", "exited", "timeout", "interrupted", "closed"]
 
 
 class SessionClosedError(RuntimeError):
     """The session was closed; it runs no more commands."""
+
+
+class _StartAbandonedError(Exception):
+    """An interrupt or close came while the shell was still starting."""
 
 
 @dataclass(frozen=True)
@@ -193,18 +183,6 @@ def command_script(command: str, nonce: str, env: Mapping[str, str] | None = Non
     ).encode()
 
 
-def shell_command(shell: str) -> list[str]:
-    """The argv that starts the agent's bash; the one place to wrap it (e.g. in a sandbox).
-
-    On Linux bash starts through `_SUBREAPER_SHIM`. macOS has no child subreaper, so bash
-    starts plainly there: a process a command detaches from bash escapes a stop.
-    """
-    bash = [shell, "--noprofile", "--norc"]
-    if sys.platform.startswith("linux") and sys.executable:
-        return [sys.executable, "-I", "-S", "-c", _SUBREAPER_SHIM, *bash]
-    return bash
-
-
 class BashSession:
     """A bash process kept alive across commands, so cwd and exported variables persist.
 
@@ -225,6 +203,7 @@ class BashSession:
         self._shell = shell
         self._sandbox = sandbox if sandbox is not None and sandbox.active else None
         self._shell_pid: int | None = None
+        self._reaper_pid: int | None = None
         self._home = working_dir
         self._extra_env = dict(DEFAULT_ENV if env is None else env)
         self._cwd = working_dir
@@ -273,20 +252,32 @@ class BashSession:
 
         On timeout or interrupt the whole command line stops: bash runs no more of it, and
         every process it started (detached ones too) is gone before this returns; bash is
-        kept. Raises SessionClosedError after `close`, OSError when bash cannot start.
+        kept. A shell that starts slowly is waited for (an interrupt or close ends the wait).
+        Raises SessionClosedError after `close`, OSError when bash cannot start.
         """
         with self._run_lock:
-            new_shell = self._ensure_started()
-            proc = self._proc
-            assert proc is not None and proc.stdin is not None
             nonce = secrets.token_hex(8)
             frame = _Framer(nonce, sink)
-            # Jobs of earlier commands, and whatever they started, are not this command's.
-            earlier = descendants([self._shell_pid or proc.pid])
             with self._cond:
                 self._frame = frame
                 self._interrupt_requested = False
             try:
+                try:
+                    new_shell = self._ensure_started()
+                except _StartAbandonedError:
+                    with self._proc_lock:
+                        self._kill_process()
+                    return RunResult(
+                        None,
+                        self._cwd,
+                        interrupted=not self._closed,
+                        closed=self._closed,
+                        new_shell=True,
+                    )
+                proc = self._proc
+                assert proc is not None and proc.stdin is not None
+                # Jobs of earlier commands, and whatever they started, are not this command's.
+                earlier = descendants([self._reaper_pid or proc.pid])
                 # If bash is gone the write fails; the wait below reports how it exited.
                 with contextlib.suppress(OSError):
                     _write_all(proc.stdin, command_script(command, nonce, env))
@@ -357,22 +348,30 @@ class BashSession:
         )
 
     def _ensure_started(self) -> bool:
-        """Start bash unless it runs; return whether a new one was started."""
+        """Start bash unless it runs; return whether a new one was started.
+
+        Raises _StartAbandonedError when an interrupt or close came while waiting for it.
+        """
         with self._proc_lock:
             if self._closed:
                 raise SessionClosedError("the terminal session is closed")
             if self._proc is not None and self._proc.poll() is None:
                 return False
             self._kill_process()  # reap a bash that exited, and stop its reader
-            argv = shell_command(self._shell)
-            proc = subprocess.Popen(
-                self._sandbox.command(argv) if self._sandbox is not None else argv,
+            argv = shell_command(self._shell, sandboxed=self._sandbox is not None)
+            # Never ohtui's settings or the LLM keys: see environment.py.
+            env = {**agent_environment(), **self._extra_env}
+            launch = self._sandbox.launch(argv, env) if self._sandbox is not None else None
+            # Started from the process-lifetime thread: the shell (and the sandbox) end when
+            # this process ends, however it ends.
+            proc = popen(
+                launch.argv if launch is not None else argv,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,
                 cwd=self._home,
-                # Never ohtui's settings or the LLM keys: see environment.py.
-                env={**agent_environment(), **self._extra_env},
+                env=launch.environment(env) if launch is not None else env,
+                preexec_fn=launch.before_exec if launch is not None else None,
                 start_new_session=True,  # its own process group, killed as one on close
                 bufsize=0,
             )
@@ -390,8 +389,41 @@ class BashSession:
             self._proc = proc
             self._cwd = self._home
             self._reader.start()
-            self._shell_pid = proc.pid if self._sandbox is None else _find_shell(proc, self._shell)
+            self._shell_pid = self._reaper_pid = proc.pid
+            if launch is not None or supervised(argv):
+                self._reaper_pid, self._shell_pid = self._find_shell(
+                    proc, nested=launch is not None
+                )
             return True
+
+    def _find_shell(self, proc: subprocess.Popen[bytes], *, nested: bool) -> tuple[int, int]:
+        """(The process that adopts what commands detach, bash) once bash runs.
+
+        Bash is the child of the supervisor, or under bubblewrap the child of its init (the
+        child of bubblewrap). Waits as long as starting takes, until bash runs, the process
+        exits (its output says why), or an interrupt or close. Both are the started
+        process when it exits first.
+        """
+        name = os.path.basename(self._shell)[:15]
+        started = time.monotonic()
+        slow_logged = False
+        while proc.poll() is None:
+            with self._cond:
+                if self._closed or self._interrupt_requested:
+                    raise _StartAbandonedError
+            reaper = proc.pid
+            if nested:
+                inits = direct_children(proc.pid)
+                reaper = inits[0] if inits else 0
+            for pid in direct_children(reaper) if reaper else ():
+                with contextlib.suppress(OSError):
+                    if Path(f"/proc/{pid}/comm").read_text().strip() == name:
+                        return reaper, pid
+            if not slow_logged and time.monotonic() - started > SLOW_START:
+                slow_logged = True
+                logger.warning("the shell (pid %s) is slow to start; still waiting", proc.pid)
+            time.sleep(0.002)
+        return proc.pid, proc.pid
 
     def _read_loop(self, stream: IO[bytes], generation: int, stop: threading.Event) -> None:
         """Read bash's output until EOF or `stop`, so a chatty command never blocks on the pipe."""
@@ -471,10 +503,13 @@ class BashSession:
         """
 
         shell_pid = self._shell_pid or proc.pid
+        reaper_pid = self._reaper_pid or proc.pid
 
         def command_tree() -> set[int]:
+            # What the command started, and what it detached (adopted by the reaper).
             table = process_table()
-            tree = descendants(children_of(shell_pid, table) - earlier, table)
+            roots = children_of(shell_pid, table) | children_of(reaper_pid, table)
+            tree = descendants(roots - earlier - {shell_pid}, table)
             return {pid for pid in tree if is_running(pid)}
 
         started = time.monotonic()
@@ -537,25 +572,6 @@ class BashSession:
         stop.set()
         if reader is not None and reader is not threading.current_thread():
             reader.join(timeout=1.0)
-
-
-def _find_shell(proc: subprocess.Popen[bytes], shell: str) -> int:
-    """The host pid of bash under bubblewrap (bubblewrap's init stands between them).
-
-    Waits until the subreaper shim has become bash; falls back to bubblewrap's pid (a stop
-    then ends the whole sandbox) if bash never shows up.
-    """
-    name = os.path.basename(shell)[:15]
-    deadline = time.monotonic() + SHELL_START_TIMEOUT
-    while time.monotonic() < deadline and proc.poll() is None:
-        table = process_table()
-        for pid in sorted(descendants([proc.pid], table) - {proc.pid}):
-            with contextlib.suppress(OSError):
-                if Path(f"/proc/{pid}/comm").read_text().strip() == name:
-                    return pid
-        time.sleep(0.002)
-    logger.warning("bash did not show up under bubblewrap (pid %s)", proc.pid)
-    return proc.pid
 
 
 def _write_all(stream: IO[bytes], data: bytes) -> None:

@@ -1,0 +1,170 @@
+"""The sandbox for one conversation: its configuration bound to real paths, and the checks the
+agent's own tools (the file editor, the task tracker) make against the same boundary."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from ohtui.sdk.sandbox.config import SandboxConfig, SandboxMode
+
+
+@dataclass(frozen=True)
+class Launch:
+    """How to start a program in the sandbox."""
+
+    argv: list[str]
+    env: Mapping[str, str | None] = field(default_factory=dict)
+    """Variables to set in the program's environment, or (None) to remove from it."""
+    before_exec: Callable[[], None] | None = None
+    """To run in the new process before it execs (a kernel restriction to take on)."""
+
+    def environment(self, base: Mapping[str, str]) -> dict[str, str]:
+        """`base` with this launch's changes."""
+        env = dict(base)
+        for name, value in self.env.items():
+            if value is None:
+                env.pop(name, None)
+            else:
+                env[name] = value
+        return env
+
+
+@dataclass(frozen=True)
+class Sandbox:
+    """The sandbox for one conversation: its configuration bound to real paths."""
+
+    config: SandboxConfig
+    workspace: str
+    extra_writable: tuple[str, ...] = ()
+    """The conversation's own directory (saved outputs), besides the configured paths."""
+    extra_hidden: tuple[str, ...] = ()
+    """Besides the configured paths: where every conversation is stored."""
+    private: tuple[str, ...] = ()
+    """The application's own files (settings, saved conversations, history, logs, keys):
+    hidden from commands and refused to the agent's tools in every mode, the sandbox off too.
+    The conversation's own directory (`extra_writable`) and `protected` paths inside them
+    stay reachable."""
+    protected: tuple[str, ...] = ()
+    """The application's files the agent may read but never change, in every mode (the
+    user's skills, fetched plugins)."""
+    home: str = field(default_factory=lambda: os.path.expanduser("~"))
+
+    @property
+    def active(self) -> bool:
+        """Whether commands are confined at all."""
+        return self.config.mode is not SandboxMode.OFF
+
+    @property
+    def writable(self) -> tuple[str, ...]:
+        """Every path commands may write (none in read-only mode, everything when off)."""
+        if self.config.mode is not SandboxMode.WORKSPACE_WRITE:
+            return ()
+        paths = [self.workspace, *self.extra_writable, *self.config.writable]
+        return tuple(dict.fromkeys(self.real(p) for p in paths))
+
+    @property
+    def hidden(self) -> tuple[str, ...]:
+        """Every path hidden from commands: the configured ones, the conversations' store and
+        the application's private files."""
+        paths = [*self.config.hidden, *self.extra_hidden, *self.private]
+        return tuple(dict.fromkeys(self.real(p) for p in paths))
+
+    @property
+    def opted_writable(self) -> tuple[str, ...]:
+        """The paths the user made writable by name (config), which no protection overrides."""
+        return tuple(self.real(p) for p in self.config.writable)
+
+    def launch(self, argv: Sequence[str], environ: Mapping[str, str] = os.environ) -> Launch:
+        """How to run `argv` inside bubblewrap (as it is when the sandbox is off); `environ`:
+        the environment it would get, where sockets are named."""
+        if not self.active:
+            return Launch(list(argv))
+        from ohtui.sdk.sandbox.bwrap import bwrap_launch
+
+        return bwrap_launch(self, argv, environ)
+
+    def check(self, argv: Sequence[str], environ: Mapping[str, str] = os.environ) -> str | None:
+        """Start `argv` (the agent's shell, exactly as it will be started) in this sandbox and
+        end it: None when it started, else why it cannot, in words."""
+        if not self.active:
+            return None
+        from ohtui.sdk.sandbox.availability import start_problem
+
+        launch = self.launch(argv, environ)
+        return start_problem(launch.argv, launch.environment(environ), launch.before_exec)
+
+    def command(self, argv: Sequence[str]) -> list[str]:
+        """`argv` run inside bubblewrap (or as it is when the sandbox is off)."""
+        return self.launch(argv).argv
+
+    def check_write(self, path: str) -> str | None:
+        """Why `path` may not be written by the agent's tools; None when it may."""
+        real = self.real(path)
+        own = self._own_file(real, writing=True)
+        if own:
+            return own
+        if not self.active:
+            return None
+        hidden = within(real, self.hidden)
+        if hidden:
+            return f"{path} is hidden by the sandbox ({hidden})"
+        if self.config.mode is SandboxMode.READ_ONLY:
+            return f"the sandbox is read-only: nothing may be written, {path} included"
+        if not within(real, self.writable):
+            return (
+                f"{path} is outside the sandbox: only the workspace ({self.workspace})"
+                + (" and " + ", ".join(self.writable[1:]) if len(self.writable) > 1 else "")
+                + " may be written"
+            )
+        from ohtui.sdk.sandbox.git import protected_paths
+
+        if not within(real, self.opted_writable):
+            repository = within(real, protected_paths(self.workspace))
+            if repository:
+                return (
+                    f"{path} is part of the repository's git configuration or hooks "
+                    f"({repository}), which the sandbox keeps read-only: git would run what "
+                    "is written there outside the sandbox"
+                )
+        return None
+
+    def check_read(self, path: str) -> str | None:
+        """Why `path` may not be read by the agent's tools; None when it may."""
+        real = self.real(path)
+        own = self._own_file(real, writing=False)
+        if own:
+            return own
+        if not self.active:
+            return None
+        hidden = within(real, self.hidden)
+        return f"{path} is hidden by the sandbox ({hidden})" if hidden else None
+
+    def _own_file(self, real: str, *, writing: bool) -> str | None:
+        """Why the application's own files refuse this access, if they do."""
+        if within(real, tuple(self.real(p) for p in self.extra_writable)):
+            return None
+        protected = within(real, tuple(self.real(p) for p in self.protected))
+        private = within(real, tuple(self.real(p) for p in self.private))
+        if (private and not protected) or (writing and protected):
+            return (
+                f"{real} belongs to the application running the agent ({private or protected}: "
+                "its settings, saved conversations, logs or keys); the agent's tools never "
+                + ("change" if writing else "read")
+                + " it, in any sandbox mode"
+            )
+        return None
+
+    def real(self, path: str) -> str:
+        """`path` ('~' expanded, relative to the workspace) with every link resolved."""
+        expanded = self.home + path[1:] if path == "~" or path.startswith("~/") else path
+        return os.path.realpath(os.path.join(self.workspace, expanded))
+
+
+def within(path: str, roots: Sequence[str]) -> str | None:
+    """The first of `roots` that is `path` or holds it, if any."""
+    for root in roots:
+        if path == root or path.startswith(root.rstrip("/") + "/"):
+            return root
+    return None

@@ -1,0 +1,214 @@
+"""The bubblewrap command line for a sandbox: what commands see, and what they may touch.
+
+In order: the host's filesystem read-only; private /tmp, /var/tmp and /dev/shm; the runtime
+folders (/run, XDG_RUNTIME_DIR: the session bus, the keyring, agents' sockets) replaced by
+empty ones, but for the program folders on PATH and the files /etc links to there; the
+writable paths bound read-write, and inside them the application's protected files and the
+repository's git configuration read-only again; hidden paths covered; every other service's
+listening socket covered, unless the user opted in to it; no other process, no network (or,
+with the network shared, no abstract socket) and no way back to the terminal.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterable, Mapping, Sequence
+
+from ohtui.sdk.sandbox import git, landlock, sockets
+from ohtui.sdk.sandbox.boundary import Launch, Sandbox, within
+from ohtui.sdk.sandbox.config import SandboxMode
+
+TEMP_ROOTS = ("/tmp", "/var/tmp", "/dev/shm")
+"""Replaced by private, empty ones."""
+SCRATCH = "ohtui-tmp"
+"""The writable folder TMPDIR names when a temp root must be read-only (see `_temp_tops`)."""
+
+
+def bwrap_launch(sandbox: Sandbox, argv: Sequence[str], environ: Mapping[str, str]) -> Launch:
+    """How to run `argv` confined by `sandbox` (which is active)."""
+    args = Args()
+    args.add("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc")
+    covered: list[str] = []  # mounted empty: nothing under them shows unless bound again
+
+    temp_roots = [t for t in TEMP_ROOTS if os.path.isdir(t) and not os.path.islink(t)]
+    for root in temp_roots:
+        args.add("--tmpfs", root)
+    covered += temp_roots
+
+    runtime = _runtime_roots(environ)
+    for root in runtime:
+        args.add("--tmpfs", root)
+    covered += runtime
+    for kind, target, path in _runtime_keep(runtime, environ):
+        args.add(kind, target, path)
+
+    bound = [p for p in sandbox.writable if os.path.exists(p)]
+    read_only_workspace = sandbox.config.mode is SandboxMode.READ_ONLY and os.path.isdir(
+        sandbox.workspace
+    )
+    tops, ro_roots = _temp_tops(
+        [*bound, *([sandbox.workspace] if read_only_workspace else [])], temp_roots
+    )
+    for top in tops:
+        args.add("--tmpfs", top)
+    covered += tops
+    for path in bound:
+        args.add("--bind", path, path)
+    if read_only_workspace:
+        args.add("--ro-bind", sandbox.workspace, sandbox.workspace)
+
+    # Read-only again inside what is writable: the application's protected files, and the
+    # repository's configuration and hooks (unless the user made them writable by name).
+    opted = sandbox.opted_writable
+    again = [sandbox.real(p) for p in sandbox.protected]
+    again += [p for p in git.protected_paths(sandbox.workspace) if not within(p, opted)]
+    for path in again:
+        if within(path, bound) and os.path.exists(path):
+            args.add("--ro-bind", path, path)
+
+    hidden_dirs = []
+    for path in _outermost(sandbox.hidden):
+        if os.path.isdir(path) and not os.path.islink(path):
+            args.add("--tmpfs", path)
+            hidden_dirs.append(path)
+        elif os.path.lexists(path):
+            args.add("--ro-bind", "/dev/null", path)
+    covered += hidden_dirs
+    for path in bound:
+        if within(path, hidden_dirs):
+            args.add("--bind", path, path)
+    for path in (sandbox.real(p) for p in sandbox.protected):
+        if within(path, hidden_dirs) and os.path.exists(path):
+            args.add("--ro-bind", path, path)
+
+    hide, allowed, env = _sockets(sandbox, environ, bound, covered)
+    for path in hide:
+        args.add("--ro-bind", "/dev/null", path)
+    for path in allowed:
+        args.add("--ro-bind", path, path)
+    for root in ro_roots:
+        args.add("--tmpfs", f"{root}/{SCRATCH}")
+    for path in [*hidden_dirs, *runtime, *tops, *ro_roots]:
+        args.add("--remount-ro", path)
+    if ro_roots:
+        env["TMPDIR"] = f"{ro_roots[0]}/{SCRATCH}"
+    if runtime:
+        env["XDG_RUNTIME_DIR"] = None
+
+    args.add("--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup-try")
+    # Everything in the sandbox dies with the process that started it (its thread must live
+    # as long as the application: see ohtui.sdk.utils.spawn), and it has no terminal.
+    args.add("--die-with-parent", "--new-session")
+    before_exec = None
+    if not sandbox.config.network:
+        args.add("--unshare-net")
+    else:
+        before_exec = landlock.scoped_restriction()
+    args.add("--chdir", sandbox.workspace, "--")
+    binary = shutil.which("bwrap") or "bwrap"
+    return Launch([binary, *args.items, *argv], env, before_exec)
+
+
+def _outermost(paths: Sequence[str]) -> list[str]:
+    """`paths` without those inside another of them (covering the outer one covers them)."""
+    return [p for p in paths if not within(p, [q for q in paths if q != p])]
+
+
+class Args:
+    """bubblewrap's arguments, in order (each operation applies on top of the ones before)."""
+
+    def __init__(self) -> None:
+        self.items: list[str] = []
+
+    def add(self, *items: str) -> None:
+        """Append arguments."""
+        self.items.extend(items)
+
+
+def _runtime_roots(environ: Mapping[str, str]) -> list[str]:
+    """The folders services keep their sockets in: /run (and /var/run where it is a folder of
+    its own) and the user's XDG_RUNTIME_DIR."""
+    roots = [r for r in ("/run", "/var/run") if os.path.isdir(r) and not os.path.islink(r)]
+    runtime = environ.get("XDG_RUNTIME_DIR") or f"/run/user/{os.getuid()}"
+    runtime = os.path.realpath(runtime)
+    if os.path.isdir(runtime) and not within(runtime, [*roots, *TEMP_ROOTS]):
+        roots.append(runtime)
+    return roots
+
+
+def _runtime_keep(roots: list[str], environ: Mapping[str, str]) -> Iterable[tuple[str, str, str]]:
+    """What stays visible in the emptied runtime folders, as bubblewrap operations: the
+    program folders on PATH (NixOS keeps its system there; fnm its shells) and the files
+    /etc links into them (resolv.conf). Sockets are never among them: `_sockets` covers
+    any that are."""
+    wanted = [p for p in environ.get("PATH", "").split(":") if p.startswith("/")]
+    try:
+        with os.scandir("/etc") as entries:
+            wanted += [os.path.realpath(e.path) for e in entries if e.is_symlink()]
+    except OSError:
+        pass
+    done: set[str] = set()
+    for path in wanted:
+        root = within(path, roots)
+        if root is None or path == root or not os.path.exists(path):
+            continue
+        current = root
+        for part in os.path.relpath(path, root).split("/"):
+            current = os.path.join(current, part)
+            if current in done:
+                break
+            if os.path.islink(current):  # recreated as a link: its target shows as it is
+                done.add(current)
+                yield "--symlink", os.readlink(current), current
+                break
+        else:
+            done.add(path)
+            yield "--ro-bind", path, path
+
+
+def _temp_tops(paths: list[str], temp_roots: list[str]) -> tuple[list[str], list[str]]:
+    """Where writes next to a bound path in a private temp folder must fail, not vanish.
+
+    A workspace at /tmp/a/b/ws is bound into the private /tmp, and `touch ../x` would land
+    in that private folder, never on disk, though it reported success. So the top folder
+    holding it (/tmp/a) becomes a read-only folder of its own; a path directly in a temp
+    root (/tmp/ws) makes the whole root read-only, with a writable folder for TMPDIR.
+    Returns (the tops to mount read-only, the roots to make read-only).
+    """
+    tops: list[str] = []
+    ro_roots: list[str] = []
+    for path in paths:
+        root = within(path, temp_roots)
+        if root is None or path == root:
+            continue
+        top = os.path.join(root, os.path.relpath(path, root).split("/")[0])
+        if top == path:
+            if root not in ro_roots:
+                ro_roots.append(root)
+        elif top not in tops:
+            tops.append(top)
+    return tops, ro_roots
+
+
+def _sockets(
+    sandbox: Sandbox, environ: Mapping[str, str], bound: list[str], covered: list[str]
+) -> tuple[list[str], list[str], dict[str, str | None]]:
+    """Every other service's listening socket that would still show (to cover), the sockets
+    the user opted in to (to bind through), and the variables naming a socket the sandbox
+    keeps away (to drop from the environment)."""
+    opted = {
+        os.path.expanduser(os.path.expandvars(s) if s.startswith("$") else s)
+        for s in sandbox.config.sockets
+    }
+    opted |= {os.path.realpath(s) for s in opted}
+    named = list(sockets.named_by_environment(environ))
+    env: dict[str, str | None] = {name: None for name, path in named if path not in opted}
+    hide: list[str] = []
+    for path in dict.fromkeys([*sockets.listening_paths(), *(p for _, p in named if p)]):
+        if path in opted or not sockets.is_socket(path):
+            continue
+        if within(path, covered) and not within(path, bound):
+            continue  # gone with the folder that was emptied
+        hide.append(path)
+    return hide, sorted(p for p in opted if sockets.is_socket(p)), env

@@ -1,0 +1,117 @@
+"""The parts of a repository that run code when the user next uses git.
+
+Git runs what its configuration and hooks name, outside any sandbox, whenever the user runs
+it: a hook, `core.fsmonitor`, a pager, a filter. So the repository's git directory (config,
+hooks, `commondir`, everything git reads as its own), the hooks folder `core.hooksPath`
+names, the files configuration includes, and each submodule's own git directory stay
+read-only for the agent's commands. Only paths that exist can be protected; a repository the
+agent creates is its own (the shell is started again once one appears: see `repository_marker`).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+GIT_TIMEOUT = 5.0
+
+
+def protected_paths(workspace: str) -> list[str]:
+    """Existing paths under `workspace` that git reads as configuration or runs, resolved."""
+    root = Path(workspace)
+    found: list[Path] = []
+    git_dir = _git_dir(root)
+    if git_dir is not None:
+        found.append(git_dir)
+        common = git_dir / "commondir"
+        if common.is_file():
+            found.append(git_dir / _read_text(common).strip())
+    for key_path in _config_paths(root):
+        found.append(key_path)
+    for sub in _submodule_paths(root):
+        if (sub / ".git").is_dir():
+            found.append(sub / ".git")
+    real = (os.path.realpath(path) for path in found)
+    return list(dict.fromkeys(path for path in real if os.path.lexists(path)))
+
+
+def repository_marker(workspace: str) -> bool:
+    """Whether the workspace is the top of a repository now (a `.git` there)."""
+    return os.path.lexists(os.path.join(workspace, ".git"))
+
+
+def _git_dir(root: Path) -> Path | None:
+    dot_git = root / ".git"
+    if dot_git.is_dir() and not dot_git.is_symlink():
+        return dot_git
+    if dot_git.is_file() or dot_git.is_symlink():
+        if dot_git.is_symlink():
+            return Path(os.path.realpath(dot_git))
+        text = _read_text(dot_git)
+        if text.startswith("gitdir:"):
+            return root / text.removeprefix("gitdir:").strip()
+    return None
+
+
+def _config_paths(root: Path) -> list[Path]:
+    """The hooks folder and included files the repository's configuration names."""
+    if shutil.which("git") is None or _git_dir(root) is None:
+        return []
+    out = _git(
+        root,
+        "config",
+        "--null",
+        "--show-origin",
+        "--get-regexp",
+        r"^(core\.hookspath|include\.path|includeif\..+\.path)$",
+    )
+    paths = []
+    # --null --show-origin: origin NUL key NEWLINE value NUL, per entry.
+    fields = out.split("\0")
+    for origin, entry in zip(fields[0::2], fields[1::2], strict=False):
+        key, _, value = entry.partition("\n")
+        if not value:
+            continue
+        value = os.path.expanduser(value)
+        if key.lower() == "core.hookspath":
+            paths.append(root / value)
+        else:
+            # An origin is "file:PATH", relative to the workspace when git found it there.
+            origin_file = origin.removeprefix("file:") if origin.startswith("file:") else ""
+            paths.append((root / origin_file).parent / value if origin_file else root / value)
+    return paths
+
+
+def _submodule_paths(root: Path) -> list[Path]:
+    modules = root / ".gitmodules"
+    if not modules.is_file() or shutil.which("git") is None:
+        return []
+    out = _git(root, "config", "--null", "--file", str(modules), "--get-regexp", r"\.path$")
+    return [root / entry.partition("\n")[2] for entry in out.split("\0") if "\n" in entry]
+
+
+def _git(root: Path, *args: str) -> str:
+    """git's output, run so that it reads configuration only: no hooks, pager or fsmonitor
+    run for `git config`; '' on any failure."""
+    try:
+        result = subprocess.run(
+            ["git", "-C", str(root), *args],
+            capture_output=True,
+            text=True,
+            errors="surrogateescape",
+            timeout=GIT_TIMEOUT,
+            check=False,
+            env={**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0"},
+        )
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return result.stdout if result.returncode == 0 else ""
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="surrogateescape")
+    except OSError:
+        return ""
