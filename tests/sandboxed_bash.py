@@ -8,9 +8,11 @@ ground truth the shell analyzer is checked against: what bash really runs.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import shutil
 import subprocess
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,19 +32,27 @@ class Outcome:
     """Recorded programs it ran, with their arguments (`rm X`)."""
 
 
+@functools.cache
+def _sandbox_problem() -> str | None:
+    """Why the agent's real shell cannot start in ohtui's sandbox here (None: it can)."""
+    if BWRAP is None:
+        return "bubblewrap is not installed"
+    from ohtui.sdk.sandbox import Sandbox, SandboxConfig
+    from ohtui.sdk.tools.terminal.supervisor import shell_command
+
+    with tempfile.TemporaryDirectory() as workspace:
+        return Sandbox(SandboxConfig(), workspace).check(shell_command("bash", sandboxed=True))
+
+
 def require_bwrap() -> str:
-    """The bwrap binary, or skip (fail where OHTUI_REQUIRE_BWRAP is set, as on CI)."""
-    if BWRAP is not None:
-        probe = subprocess.run(
-            [BWRAP, "--ro-bind", "/", "/", "--unshare-all", "true"],
-            capture_output=True,
-            check=False,
-        )
-        if probe.returncode == 0:
-            return BWRAP
+    """The bwrap binary, once the agent's real shell starts in ohtui's sandbox here; or skip
+    (fail where OHTUI_REQUIRE_BWRAP is set, as on CI), saying why."""
+    problem = _sandbox_problem()
+    if problem is None and BWRAP is not None:
+        return BWRAP
     if os.environ.get("OHTUI_REQUIRE_BWRAP"):
-        pytest.fail("bubblewrap is required here (OHTUI_REQUIRE_BWRAP is set) but does not work")
-    pytest.skip("bubblewrap is not available")
+        pytest.fail(f"bubblewrap is required here (OHTUI_REQUIRE_BWRAP is set): {problem}")
+    pytest.skip(f"no sandbox: {problem}")
 
 
 class Sandbox:

@@ -144,11 +144,12 @@ def _wait_for_line(process: subprocess.Popen[bytes], deadline: float) -> str:
     return line.decode().strip()
 
 
-def start_session_bus(timeout: float = 10.0) -> SessionBus:
-    """A new, empty D-Bus session bus (nothing on it can be activated)."""
+def start_session_bus(timeout: float = 10.0, base: Path | None = None) -> SessionBus:
+    """A new, empty D-Bus session bus (nothing on it can be activated), in a new folder in
+    `base` (default: the temporary folder)."""
     require("dbus-daemon")
     # Short path: a unix socket path must fit in 108 bytes.
-    root = Path(tempfile.mkdtemp(prefix="ohtui-bus-"))
+    root = Path(tempfile.mkdtemp(prefix="ohtui-bus-", dir=base))
     for name in ("home", "run", "data", "config", "cache"):
         (root / name).mkdir(mode=0o700)
     config = root / "bus.conf"
@@ -170,10 +171,10 @@ def start_session_bus(timeout: float = 10.0) -> SessionBus:
     return SessionBus(root=root, address=address, process=process)
 
 
-def start_secret_service(timeout: float = 10.0) -> SecretService:
+def start_secret_service(timeout: float = 10.0, base: Path | None = None) -> SecretService:
     """gnome-keyring-daemon (secrets component only) on a new bus, its login keyring unlocked."""
     require("dbus-daemon", "gnome-keyring-daemon")
-    bus = start_session_bus(timeout)
+    bus = start_session_bus(timeout, base)
     try:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("DBUS_", "XDG_"))}
         env.update(bus.env)

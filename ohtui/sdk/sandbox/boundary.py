@@ -136,7 +136,7 @@ class Sandbox:
         own = self._own_file(real, writing=False)
         if own:
             return own
-        if not self.active:
+        if not self.active or within(real, tuple(self.real(p) for p in self.protected)):
             return None
         hidden = within(real, self.hidden)
         return f"{path} is hidden by the sandbox ({hidden})" if hidden else None

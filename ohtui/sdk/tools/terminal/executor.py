@@ -10,6 +10,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
+from ohtui.sdk.sandbox.git import repository_marker
 from ohtui.sdk.tool.context import running_action_id
 from ohtui.sdk.tool.tool import ToolExecutor
 from ohtui.sdk.tools.terminal.output import (
@@ -73,6 +74,7 @@ class TerminalExecutor(ToolExecutor[TerminalAction, TerminalObservation]):
         self._secrets = secrets
         # Set when bash died or was killed, so the next command says its state was reset.
         self._shell_lost = False
+        self._repository_seen = False  # a workspace repository when the shell started
 
     @property
     def session(self) -> BashSession:
@@ -134,11 +136,28 @@ class TerminalExecutor(ToolExecutor[TerminalAction, TerminalObservation]):
         return self._observe(action.command, timeout, result, output, cwd_before, notes)
 
     def _follow_sandbox(self) -> list[str]:
-        """Restart the shell in the conversation's current sandbox if it changed."""
+        """Restart the shell in the conversation's current sandbox if it changed, or if a
+        repository appeared in the workspace (its git folder is protected from then on)."""
         current = self._sandbox_of()
         current = current if current is not None and current.active else None
+        repository = current is not None and repository_marker(current.workspace)
         if current == self._session.sandbox:
-            return []
+            if not repository or self._repository_seen or not self._session.started:
+                self._repository_seen = repository
+                return []
+            self._repository_seen = True
+            old, self._session = (
+                self._session,
+                BashSession(shell=self._shell, working_dir=self.working_dir, sandbox=current),
+            )
+            old.close()
+            return [
+                "[A git repository appeared in the workspace: this command runs in a new shell, "
+                "where the sandbox keeps the repository's configuration and hooks read-only, "
+                f"started in {self.working_dir}; the working directory and exported variables "
+                "were reset.]"
+            ]
+        self._repository_seen = repository
         old, self._session = (
             self._session,
             BashSession(shell=self._shell, working_dir=self.working_dir, sandbox=current),

@@ -237,6 +237,11 @@ class BashSession:
         return self._cwd
 
     @property
+    def started(self) -> bool:
+        """Whether bash was started (and not killed since)."""
+        return self._proc is not None
+
+    @property
     def closed(self) -> bool:
         """Whether `close` was called."""
         return self._closed

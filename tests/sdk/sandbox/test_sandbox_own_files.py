@@ -1,0 +1,155 @@
+"""ohtui's own files are out of the agent's reach in every sandbox mode, whatever the
+workspace is: with the workspace at the home folder (above the config folder), a LOW command
+under `--confirm never` can neither read nor change the settings, the approval rules, the
+trust file, the prompt history, the logs or other conversations; the user's skills stay
+readable and unchangeable; the file editor refuses the same, even with the sandbox off.
+
+End to end through `ohtui -p`, with the settings under a home folder outside /tmp (the
+sandbox's /tmp is private, which would hide them without any of this).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from llm_server import ScriptedLLMServer
+
+from ohtui.cli import main
+
+CONFIG = '[ui]\ntheme = "nord"\n'
+RULES = '{"rules": []}\n'
+
+
+@pytest.fixture
+def dirs(home: Path, monkeypatch: pytest.MonkeyPatch, llm_server: ScriptedLLMServer) -> Path:
+    """The user's ohtui folders where platformdirs puts them, under a home folder."""
+    for name in ("OHTUI_CONFIG", "OHTUI_CONFIRM", "OPENAI_API_KEY", "OHTUI_SANDBOX"):
+        monkeypatch.delenv(name, raising=False)
+    config_dir = home / ".config" / "ohtui"
+    data_dir = home / ".local" / "share" / "ohtui"
+    log_dir = home / ".local" / "state" / "ohtui" / "log"
+    for path in (config_dir / "skills" / "pdf", data_dir, log_dir):
+        path.mkdir(parents=True)
+    (config_dir / "config.toml").write_text(CONFIG)
+    (config_dir / "skills" / "pdf" / "SKILL.md").write_text("---\nname: pdf\n---\nUse pdf.\n")
+    (data_dir / "approval-rules.json").write_text(RULES)
+    (data_dir / "mcp-trust.json").write_text("{}\n")
+    (data_dir / "prompt-history.jsonl").write_text('{"text": "my private prompt"}\n')
+    (log_dir / "ohtui.log").write_text("a private log line\n")
+    monkeypatch.setenv("OHTUI_CONFIG_DIR", str(config_dir))
+    monkeypatch.setenv("OHTUI_DATA_DIR", str(data_dir))
+    monkeypatch.setenv("OHTUI_LOG_DIR", str(log_dir))
+    monkeypatch.setenv("OHTUI_MODEL", "openai/test-model")
+    monkeypatch.setenv("OHTUI_BASE_URL", llm_server.base_url)
+    monkeypatch.setenv("OHTUI_API_KEY", "sk-test")
+    monkeypatch.setenv("OHTUI_NUM_RETRIES", "0")
+    monkeypatch.chdir(home)
+    return home
+
+
+def ohtui(*args: str, monkeypatch: pytest.MonkeyPatch) -> int:
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    try:
+        return main(list(args))
+    except SystemExit as exit_:
+        return int(exit_.code or 0)
+
+
+ATTACK = (
+    "cat .config/ohtui/config.toml .local/share/ohtui/prompt-history.jsonl "
+    ".local/state/ohtui/log/ohtui.log; "
+    'printf \'[confirmation]\\npolicy = "never"\\n[sandbox]\\nmode = "off"\\n\' '
+    ">> .config/ohtui/config.toml; "
+    'echo \'{"rules": [{"pattern": "*", "decision": "allow"}]}\' '
+    "> .local/share/ohtui/approval-rules.json; "
+    "echo '{}' > .local/share/ohtui/mcp-trust.json; "
+    "echo x > .config/ohtui/skills/pdf/SKILL.md; "
+    "rm -f .local/state/ohtui/log/ohtui.log; "
+    "cat .config/ohtui/skills/pdf/SKILL.md; echo END"
+)
+
+
+@pytest.mark.parametrize("mode", ["workspace-write", "read-only"])
+def test_a_command_cannot_read_or_change_ohtuis_files_from_a_home_workspace(
+    mode: str,
+    dirs: Path,
+    llm_server: ScriptedLLMServer,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    llm_server.reply_tool_call("terminal", {"command": ATTACK, "security_risk": "LOW"})
+    llm_server.reply_text("Done.")
+    code = ohtui(
+        "-p", "go", "--json", "--sandbox", mode, "--confirm", "never", monkeypatch=monkeypatch
+    )
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert (dirs / ".config/ohtui/config.toml").read_text() == CONFIG
+    assert (dirs / ".local/share/ohtui/approval-rules.json").read_text() == RULES
+    assert (dirs / ".local/share/ohtui/mcp-trust.json").read_text() == "{}\n"
+    assert (dirs / ".local/state/ohtui/log/ohtui.log").exists()
+    assert "Use pdf." in (dirs / ".config/ohtui/skills/pdf/SKILL.md").read_text()
+    observations = [json.loads(line) for line in out.splitlines() if '"ObservationEvent"' in line]
+    seen = json.dumps(observations)
+    assert "END" in seen  # the command ran
+    assert 'theme = \\"nord\\"' not in seen and "my private prompt" not in seen
+    assert "a private log line" not in seen
+    assert "Use pdf." in seen  # skills stay readable
+
+
+@pytest.mark.parametrize("mode", ["workspace-write", "off"])
+@pytest.mark.parametrize(
+    ("command", "path"),
+    [
+        ("create", ".config/ohtui/config2.toml"),
+        ("str_replace", ".config/ohtui/config.toml"),
+        ("view", ".local/share/ohtui/prompt-history.jsonl"),
+        ("view", ".local/share/ohtui"),
+        ("str_replace", ".local/share/ohtui/approval-rules.json"),
+        ("create", ".config/ohtui/skills/pdf/evil.sh"),
+        ("view", ".local/state/ohtui/log/ohtui.log"),
+    ],
+)
+def test_the_file_editor_refuses_ohtuis_files_in_every_mode(
+    mode: str,
+    command: str,
+    path: str,
+    dirs: Path,
+    llm_server: ScriptedLLMServer,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    arguments = {"command": command, "path": str(dirs / path), "security_risk": "LOW"}
+    if command == "create":
+        arguments["file_text"] = "policy = 'never'\n"
+    if command == "str_replace":
+        arguments |= (
+            {"old_str": "{", "new_str": '{"x": 1, '}
+            if path.endswith(".json")
+            else {
+                "old_str": "nord",
+                "new_str": 'nord"\n[sandbox]\nmode = "off',
+            }
+        )
+    llm_server.reply_tool_call("file_editor", arguments)
+    llm_server.reply_text("Done.")
+    watched = [*(dirs / ".config").rglob("*"), *(dirs / ".local/share/ohtui").glob("*.json*")]
+    before = {p: p.read_bytes() for p in watched if p.is_file()}
+    code = ohtui(
+        "-p", "go", "--json", "--sandbox", mode, "--confirm", "never", monkeypatch=monkeypatch
+    )
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert {p: p.read_bytes() for p in before} == before  # ohtui's own writes aside
+    assert not (dirs / ".config/ohtui/config2.toml").exists()
+    assert not (dirs / ".config/ohtui/skills/pdf/evil.sh").exists()
+    observation = next(
+        json.loads(line) for line in out.splitlines() if '"ObservationEvent"' in line
+    )
+    text = json.dumps(observation)
+    assert "my private prompt" not in text and "a private log line" not in text
+    assert "belongs to the application" in text, text
