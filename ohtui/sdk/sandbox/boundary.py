@@ -118,10 +118,10 @@ class Sandbox:
                 + (" and " + ", ".join(self.writable[1:]) if len(self.writable) > 1 else "")
                 + " may be written"
             )
-        from ohtui.sdk.sandbox.git import protected_paths
+        from ohtui.sdk.sandbox.git import protected_for_write
 
         if not within(real, self.opted_writable):
-            repository = within(real, protected_paths(self.workspace))
+            repository = protected_for_write(self.workspace, real)
             if repository:
                 return (
                     f"{path} is part of the repository's git configuration or hooks "

@@ -24,6 +24,9 @@ def protected_paths(workspace: str) -> list[str]:
     found: list[Path] = []
     git_dir = _git_dir(root)
     if git_dir is not None:
+        dot_git = root / ".git"
+        if dot_git.is_file() and not dot_git.is_symlink():
+            found.append(dot_git)  # "gitdir: ..." names where git reads its config from
         found.append(git_dir)
         common = git_dir / "commondir"
         if common.is_file():
@@ -33,8 +36,60 @@ def protected_paths(workspace: str) -> list[str]:
     for sub in _submodule_paths(root):
         if (sub / ".git").is_dir():
             found.append(sub / ".git")
+    for dot_git in nested_repositories(root):
+        found.append(dot_git)
+        inner = _git_dir(dot_git.parent)
+        if inner is not None:
+            found.append(inner)
     real = (os.path.realpath(path) for path in found)
     return list(dict.fromkeys(path for path in real if os.path.lexists(path)))
+
+
+WALK_DEPTH = 3
+WALK_LIMIT = 5_000
+"""Nested repositories are looked for this many folders deep (vendor/lib, packages/x/y),
+in at most this many folder entries, shallowest first: about 5 ms a thousand."""
+
+
+def nested_repositories(root: Path) -> list[Path]:
+    """The `.git` entries (folders or gitdir files) of repositories inside `root`, below its
+    top: vendored clones, worktrees, submodules checked out by hand."""
+    found: list[Path] = []
+    seen = 0
+    level = [root]
+    for _ in range(WALK_DEPTH + 1):
+        deeper: list[Path] = []
+        for folder in level:
+            if seen >= WALK_LIMIT:
+                return found
+            try:
+                with os.scandir(folder) as entries:
+                    listed = list(entries)
+            except OSError:
+                continue
+            seen += len(listed)
+            for entry in listed:
+                if entry.name == ".git":
+                    if folder != root:
+                        found.append(Path(entry.path))
+                elif entry.is_dir(follow_symlinks=False):
+                    deeper.append(Path(entry.path))
+        level = deeper
+    return found
+
+
+def protected_for_write(workspace: str, real: str) -> str | None:
+    """What protects the resolved path `real` from the agent's tools, if anything: a `.git`
+    anywhere on its way, or the hooks folder and includes the configuration names."""
+    relative = os.path.relpath(real, workspace)
+    parts = relative.split(os.sep)
+    if ".git" in parts:
+        return os.path.join(workspace, *parts[: parts.index(".git") + 1])
+    for path in _config_paths(Path(workspace)):
+        resolved = os.path.realpath(path)
+        if real == resolved or real.startswith(resolved.rstrip("/") + "/"):
+            return resolved
+    return None
 
 
 def repository_marker(workspace: str) -> bool:

@@ -159,3 +159,29 @@ def test_a_repository_made_by_the_agent_is_protected_from_the_next_command(
     assert "made" in first.text
     assert not second.text.strip().endswith("[exit code 0]"), second.text
     assert not (project / ".git" / "hooks" / "pre-commit").exists()
+
+
+def test_a_gitdir_file_cannot_be_pointed_elsewhere(project: Path, outside_tmp: Path) -> None:
+    """A worktree's `.git` is a file naming the git folder: rewriting it would make git read a
+    configuration the agent wrote."""
+    main = outside_tmp / "main"
+    main.mkdir()
+    git(main, "init", "-q")
+    (main / "a.txt").write_text("a\n")
+    git(main, "add", "-A")
+    git(main, "commit", "-qm", "init")
+    worktree = project / "wt"
+    git(main, "worktree", "add", "-q", str(worktree))
+    marker = outside_tmp / "PWNED"
+    shell = sandboxed(project)
+    try:
+        run(
+            shell,
+            "mkdir -p wt/evil && cp -r ../../main/.git/. wt/evil/ 2>/dev/null; "
+            f"printf '[core]\\n\\tfsmonitor = touch {marker}\\n' >> wt/evil/config && "
+            "echo 'gitdir: evil' > wt/.git",
+        )
+    finally:
+        shell.close()
+    git(worktree, "status")
+    assert not marker.exists()
