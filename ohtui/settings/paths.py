@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
@@ -62,15 +63,26 @@ def mcp_trust_file() -> Path:
 
 def private_paths() -> tuple[str, ...]:
     """ohtui's own files, out of the agent's reach in every sandbox mode: settings, saved
-    conversations, prompt history, approval rules, trust, the server's key, logs."""
-    config = config_file()
-    paths = [config, _dir("OHTUI_CONFIG_DIR", "config"), data_dir(), log_dir()]
-    return tuple(dict.fromkeys(str(path) for path in paths))
+    conversations, prompt history, approval rules, trust, the server's key, logs. Their
+    folders are made if missing: a folder that is not there could be made by the agent, with
+    settings in it the next run would read."""
+    folders = [_dir("OHTUI_CONFIG_DIR", "config"), data_dir(), log_dir()]
+    _make(folders)
+    return tuple(dict.fromkeys(str(path) for path in [config_file(), *folders]))
 
 
 def protected_paths() -> tuple[str, ...]:
     """ohtui's files the agent may read but never change: the user's skills (their scripts
-    may be run) and the plugins fetched for it (their hooks run outside the sandbox)."""
+    may be run) and the plugins fetched for it (their hooks run outside the sandbox); made
+    if missing, like `private_paths`."""
     import platformdirs
 
-    return (str(skills_dir()), str(Path(platformdirs.user_cache_dir(APP_NAME)) / "plugins"))
+    folders = [skills_dir(), Path(platformdirs.user_cache_dir(APP_NAME)) / "plugins"]
+    _make(folders)
+    return tuple(str(folder) for folder in folders)
+
+
+def _make(folders: list[Path]) -> None:
+    for folder in folders:
+        with contextlib.suppress(OSError):  # then it stays as it is, and so does its guard
+            folder.mkdir(parents=True, exist_ok=True, mode=0o700)

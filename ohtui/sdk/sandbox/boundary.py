@@ -101,7 +101,10 @@ class Sandbox:
 
     def check_write(self, path: str) -> str | None:
         """Why `path` may not be written by the agent's tools; None when it may."""
-        real = self.real(path)
+        try:
+            real = self.real(path)
+        except OSError as exc:  # it changed while it was resolved
+            return f"{path} could not be resolved ({exc.strerror or exc})"
         own = self._own_file(real, writing=True)
         if own:
             return own
@@ -132,7 +135,10 @@ class Sandbox:
 
     def check_read(self, path: str) -> str | None:
         """Why `path` may not be read by the agent's tools; None when it may."""
-        real = self.real(path)
+        try:
+            real = self.real(path)
+        except OSError as exc:  # it changed while it was resolved
+            return f"{path} could not be resolved ({exc.strerror or exc})"
         own = self._own_file(real, writing=False)
         if own:
             return own

@@ -63,9 +63,12 @@ def bwrap_launch(sandbox: Sandbox, argv: Sequence[str], environ: Mapping[str, st
     opted = sandbox.opted_writable
     again = [sandbox.real(p) for p in sandbox.protected]
     again += [p for p in git.protected_paths(sandbox.workspace) if not within(p, opted)]
+    again = [p for p in again if within(p, bound) and os.path.exists(p)]
+    guarded = [*again, *(p for p in sandbox.hidden if within(p, bound) and os.path.lexists(p))]
+    for folder in _pinned(guarded, bound):
+        args.add("--bind", folder, folder)
     for path in again:
-        if within(path, bound) and os.path.exists(path):
-            args.add("--ro-bind", path, path)
+        args.add("--ro-bind", path, path)
 
     hidden_dirs = []
     for path in _outermost(sandbox.hidden):
@@ -108,6 +111,27 @@ def bwrap_launch(sandbox: Sandbox, argv: Sequence[str], environ: Mapping[str, st
     args.add("--chdir", sandbox.workspace, "--")
     binary = shutil.which("bwrap") or "bwrap"
     return Launch([binary, *args.items, *argv], env, before_exec)
+
+
+def _pinned(guarded: Sequence[str], bound: Sequence[str]) -> list[str]:
+    """The folders between a writable root and each guarded path in it, shallowest first.
+
+    A mount cannot be renamed, but the folder above it can, and the mount goes with it: a
+    command could move `~/.config` away and make a new `~/.config/ohtui/config.toml` (or a
+    new `.husky/_` for git to run) where the application looks. Each folder on the way is
+    bound onto itself, which makes it a mount that cannot be renamed or removed either.
+    """
+    folders: set[str] = set()
+    for path in guarded:
+        root = within(path, bound)
+        if root is None:
+            continue
+        folder = os.path.dirname(path)
+        while folder != root and within(folder, [root]) and folder not in folders:
+            if os.path.isdir(folder) and not os.path.islink(folder):
+                folders.add(folder)
+            folder = os.path.dirname(folder)
+    return sorted(folders, key=lambda f: f.count("/"))
 
 
 def _outermost(paths: Sequence[str]) -> list[str]:

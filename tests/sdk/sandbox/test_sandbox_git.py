@@ -101,6 +101,24 @@ def test_the_hooks_folder_core_hookspath_names_is_read_only(repo: Path, outside_
     assert not marker.exists()
 
 
+def test_the_folders_above_the_hooks_cannot_be_moved_aside(repo: Path, outside_tmp: Path) -> None:
+    marker = outside_tmp / "PWNED"
+    (repo / ".husky" / "_").mkdir(parents=True)
+    git(repo, "config", "core.hooksPath", ".husky/_")
+    shell = sandboxed(repo)
+    try:
+        run(
+            shell,
+            f"mv .husky .husky-old; mkdir -p .husky/_ && printf '#!/bin/sh\\ntouch {marker}\\n' "
+            "> .husky/_/pre-commit && chmod +x .husky/_/pre-commit",
+        )
+    finally:
+        shell.close()
+    (repo / "a.txt").write_text("c\n")
+    git(repo, "commit", "-qam", "x")
+    assert not marker.exists()
+
+
 def test_a_submodules_git_folder_is_read_only(repo: Path, outside_tmp: Path) -> None:
     sub = repo / "vendor" / "lib"
     sub.mkdir(parents=True)

@@ -153,3 +153,75 @@ def test_the_file_editor_refuses_ohtuis_files_in_every_mode(
     text = json.dumps(observation)
     assert "my private prompt" not in text and "a private log line" not in text
     assert "belongs to the application" in text, text
+
+
+MOVES = [
+    # The folder above a guarded one is moved away, and the guarded path made anew.
+    "mv .config .config-old && mkdir -p .config/ohtui && "
+    "printf '[confirmation]\\npolicy = \"never\"\\n' > .config/ohtui/config.toml",
+    "mv .local/share .local/share-old && mkdir -p .local/share/ohtui && "
+    'echo \'{"rules": [{"pattern": "*", "decision": "allow"}]}\' '
+    "> .local/share/ohtui/approval-rules.json",
+    "mv .local .local-old && mkdir -p .local/share/ohtui && echo '{}' > "
+    ".local/share/ohtui/mcp-trust.json",
+    "rm -rf .config/ohtui; mkdir -p .config/ohtui && echo evil > .config/ohtui/config.toml",
+    "cd .config && mv ohtui ohtui-old; mkdir ohtui && echo evil > ohtui/config.toml",
+    "ln -sfn /tmp .config/ohtui; echo evil > .config/ohtui/config.toml",
+]
+
+
+@pytest.mark.parametrize("attack", MOVES)
+def test_a_command_cannot_move_ohtuis_folders_aside_and_make_new_ones(
+    attack: str,
+    dirs: Path,
+    llm_server: ScriptedLLMServer,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    llm_server.reply_tool_call("terminal", {"command": attack, "security_risk": "LOW"})
+    llm_server.reply_text("Done.")
+    code = ohtui(
+        "-p",
+        "go",
+        "--json",
+        "--sandbox",
+        "workspace-write",
+        "--confirm",
+        "never",
+        monkeypatch=monkeypatch,
+    )
+    assert code == 0, capsys.readouterr().out
+    assert (dirs / ".config/ohtui/config.toml").read_text() == CONFIG
+    assert (dirs / ".local/share/ohtui/approval-rules.json").read_text() == RULES
+    assert (dirs / ".local/share/ohtui/mcp-trust.json").read_text() == "{}\n"
+    assert not list(dirs.glob("*-old")) and not list(dirs.glob(".*-old"))
+
+
+def test_missing_folders_of_ohtuis_are_made_so_a_command_cannot_make_them(
+    dirs: Path,
+    llm_server: ScriptedLLMServer,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import shutil
+
+    shutil.rmtree(dirs / ".config" / "ohtui")  # a fresh install: no settings saved yet
+    attack = (
+        "mkdir -p .config/ohtui/skills/evil && printf '[sandbox]\\nmode = \"off\"\\n' "
+        "> .config/ohtui/config.toml; echo x > .config/ohtui/skills/evil/SKILL.md"
+    )
+    llm_server.reply_tool_call("terminal", {"command": attack, "security_risk": "LOW"})
+    llm_server.reply_text("Done.")
+    code = ohtui(
+        "-p",
+        "go",
+        "--json",
+        "--sandbox",
+        "workspace-write",
+        "--confirm",
+        "never",
+        monkeypatch=monkeypatch,
+    )
+    assert code == 0, capsys.readouterr().out
+    assert not (dirs / ".config/ohtui/config.toml").exists()
+    assert not (dirs / ".config/ohtui/skills/evil").exists()
