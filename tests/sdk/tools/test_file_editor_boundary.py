@@ -305,3 +305,41 @@ def test_a_link_inside_the_workspace_is_followed(
     ok(editor, command="create", path="alias/g.txt", file_text="g\n")
     assert (workspace / "real" / "f.txt").read_text() == "two\n"
     assert (workspace / "real" / "g.txt").read_text() == "g\n"
+
+
+# --- more names that lead outside, tried after the fix ----------------------------------------
+
+
+def test_a_relative_link_climbing_out_is_refused(
+    editor: FileEditorExecutor, workspace: Path, home: Path
+) -> None:
+    (workspace / "sub").mkdir()
+    (workspace / "sub" / "up").symlink_to("../../home/.bash_aliases")
+    refused(editor, command="insert", path="sub/up", insert_line=0, new_str="x")
+    assert (home / ".bash_aliases").read_text() == ALIASES
+
+
+def test_a_path_through_proc_self_root_is_refused(editor: FileEditorExecutor, home: Path) -> None:
+    path = f"/proc/self/root{home}/.bash_aliases"
+    assert "outside the sandbox" in refused(
+        editor, command="str_replace", path=path, old_str="--color", new_str="x"
+    )
+    assert (home / ".bash_aliases").read_text() == ALIASES
+
+
+def test_a_folder_linked_to_a_missing_folder_outside_gets_nothing(
+    editor: FileEditorExecutor, workspace: Path, home: Path
+) -> None:
+    (workspace / "conf").symlink_to(home / "not-yet")
+    refused(editor, command="create", path="conf/sub/x.txt", file_text="x")
+    assert not (home / "not-yet").exists()
+
+
+def test_a_chain_of_too_many_links_to_outside_is_refused(
+    editor: FileEditorExecutor, workspace: Path, home: Path
+) -> None:
+    (workspace / "l0").symlink_to(home / ".bash_aliases")
+    for i in range(1, 45):
+        (workspace / f"l{i}").symlink_to(f"l{i - 1}")
+    refused(editor, command="insert", path="l44", insert_line=0, new_str="x")
+    assert (home / ".bash_aliases").read_text() == ALIASES

