@@ -116,7 +116,7 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, FileEditorObservation]):
                         "Drop view_range to list the directory."
                     )
                 with target.listing() as fd:
-                    listing = list_directory(path, fd, target.subfolder)
+                    listing = list_directory(path, fd=fd, enter=target.subfolder)
                 return self._ok(action, path, listing, prev_exist=True)
             lines = split_lines(parse_text(target.read(), path).text)
         if action.view_range is None:

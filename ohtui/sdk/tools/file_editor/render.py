@@ -98,16 +98,29 @@ def diff_lines(diff: str) -> Iterator[tuple[DiffLine, str]]:
             yield DiffLine.CONTEXT, line
 
 
+def open_subdirectory(parent: int, name: str) -> int | None:
+    """The directory `name` in the directory open as `parent`, open for listing (None if it
+    is not a directory, a link included, or cannot be opened)."""
+    try:
+        return os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=parent)
+    except OSError:
+        return None
+
+
 def list_directory(
     root: Path,
-    fd: int,
-    enter: Callable[[int, str], int | None],
     depth: int = LISTING_DEPTH,
     max_entries: int = MAX_LISTING_ENTRIES,
+    *,
+    fd: int | None = None,
+    enter: Callable[[int, str], int | None] = open_subdirectory,
 ) -> str:
-    """Paths under `root` (open as `fd`) up to `depth` levels, directories ending in `/`,
-    hidden ones skipped. `enter(fd, name)`: the subdirectory `name` of the directory open as
-    `fd`, opened to be listed (and closed here), or None where it may not be."""
+    """Paths under `root` up to `depth` levels, directories ending in `/`, hidden ones skipped.
+
+    The walk goes by descriptor, never by a name a link swapped in could redirect: `root` is
+    read as `fd` (opened here when not given), each subdirectory as `enter(fd, name)` opens
+    it (closed here; None: not listed).
+    """
     entries: list[str] = []
     skipped = 0
     unreadable: list[str] = []
@@ -148,7 +161,18 @@ def list_directory(
             if full:
                 return
 
-    walk(str(root), fd, 1)
+    own = None
+    if fd is None:
+        try:
+            fd = own = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        except OSError:
+            unreadable.append(str(root))
+    try:
+        if fd is not None:
+            walk(str(root), fd, 1)
+    finally:
+        if own is not None:
+            os.close(own)
     header = f"Files and directories up to {depth} levels deep in {str(root).rstrip('/')}/"
     lines = [f"{header}:" if entries else f"{header}: (empty)", *entries]
     if full:
