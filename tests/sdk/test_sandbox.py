@@ -8,6 +8,7 @@ stops are checked on the host, where they must not appear.
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 import socket
 import tempfile
@@ -294,6 +295,43 @@ def test_an_agent_hooks_tools_run_in_the_conversations_sandbox(
     hook_saw = json.dumps(llm_server.requests[2]["messages"])
     assert "[sandbox: this command ran in the sandbox" in hook_saw
     assert "conversations.db" not in hook_saw
+
+
+SWAP_FOREVER = (
+    "import ctypes, sys; libc = ctypes.CDLL(None); a, b = sys.argv[1].encode(), "
+    "sys.argv[2].encode()\nwhile True: libc.renameat2(-100, a, -100, b, 2)"
+)
+
+
+def test_a_low_background_swap_never_lets_the_editor_write_outside(
+    make_conversation: Any, llm_server: ScriptedLLMServer, home: Path, project: Path
+) -> None:
+    """The issue's attack, end to end: a LOW command leaves a loop running in the sandbox
+    that swaps a workspace folder with a link to the home folder, then the model creates a
+    file in that folder, again and again. The editor runs in ohtui's own process, outside the
+    sandbox: only where it checks what it opened keeps the file out of the home folder."""
+    tries = 200
+    conversation = make_conversation(sandbox=SandboxConfig())
+    conversation.set_confirmation_policy(NeverConfirm())
+    swapper = f"/usr/bin/python3 -c {shlex.quote(SWAP_FOREVER)} conf conf.alt"
+    llm_server.reply_tool_call(
+        "terminal",
+        {
+            "command": f"mkdir conf && ln -s {home} conf.alt && "
+            f"(nohup {swapper} >/dev/null 2>&1 &) && echo started",
+            "security_risk": "LOW",
+        },
+    )
+    create = {"command": "create", "path": "conf/.bash_aliases", "file_text": "alias ls=rm\n"}
+    llm_server.reply_tool_calls([("file_editor", create)] * tries)
+    llm_server.reply_text("Done.")
+    conversation.send_message("set up aliases")
+    conversation.run()
+    texts = observations(conversation)
+    assert "started" in texts[0]
+    assert not (home / ".bash_aliases").exists(), "the editor wrote ~/.bash_aliases"
+    assert len(texts) == tries + 1  # each try answered, none crashed
+    assert any("Created" in text for text in texts[1:])  # the race ran: some landed inside
 
 
 def test_approving_outside_needs_a_waiting_action(make_conversation: Any) -> None:

@@ -6,6 +6,7 @@ import logging
 import os
 import threading
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -15,12 +16,17 @@ from ohtui.sdk.tools.file_editor.fileio import (
     FileEditorError,
     TextFile,
     check_regular,
-    create_file,
     nearest_existing_parent,
-    read_bytes,
-    read_text_file,
-    replace_bytes,
+    parse_text,
     split_lines,
+)
+from ohtui.sdk.tools.file_editor.handles import (
+    Boundary,
+    Opened,
+    OutOfBoundsError,
+    create,
+    opened,
+    remove,
 )
 from ohtui.sdk.tools.file_editor.matching import find_unique
 from ohtui.sdk.tools.file_editor.render import list_directory, numbered, unified_diff
@@ -55,12 +61,12 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, FileEditorObservation]):
     ) -> FileEditorObservation:
         """Run the command; failures come back as error observations, never as exceptions."""
         path = self.resolve(action.path)
-        refused = self._outside_sandbox(action.command, path)
-        if refused is not None:
-            return self._error(action, path, refused)
+        sandbox = self._sandbox_of()
         try:
             with self._lock:
-                return self._run(action, path)
+                return self._run(action, path, sandbox)
+        except OutOfBoundsError as exc:
+            return self._error(action, path, _refusal(action.command, path, str(exc), sandbox))
         except FileEditorError as exc:
             return self._error(action, path, str(exc))
         except OSError as exc:
@@ -73,21 +79,6 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, FileEditorObservation]):
                 action, path, f"Unexpected error during {action.command} of {path}: {exc!r}."
             )
 
-    def _outside_sandbox(self, command: str, path: Path) -> str | None:
-        """Why the sandbox refuses this command on `path`, as the model should read it."""
-        sandbox = self._sandbox_of()
-        if sandbox is None:
-            return None
-        problem = sandbox.check_read(str(path))
-        if problem is None and command != "view":
-            problem = sandbox.check_write(str(path))
-        if problem is None:
-            return None
-        return (
-            f"The sandbox refused to {command} {path}: {problem}. Nothing was changed. If the "
-            "task needs it, ask the user to allow it (they can change the sandbox with /sandbox)."
-        )
-
     def resolve(self, raw: str) -> Path:
         """`raw` as an absolute path: `~` expanded, relative paths taken from the workspace."""
         path = Path(os.path.expanduser(raw.strip()))
@@ -95,32 +86,39 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, FileEditorObservation]):
             path = self.working_dir / path
         return Path(os.path.normpath(path))
 
-    def _run(self, action: FileEditorAction, path: Path) -> FileEditorObservation:
+    def _run(
+        self, action: FileEditorAction, path: Path, boundary: Boundary | None
+    ) -> FileEditorObservation:
         if not action.path.strip():
             raise FileEditorError("`path` is empty. Pass the file or directory to work on.")
         match action.command:
             case "view":
-                return self._view(action, path)
+                return self._view(action, path, boundary)
             case "create":
-                return self._create(action, path)
+                return self._create(action, path, boundary)
             case "str_replace":
-                return self._str_replace(action, path)
+                return self._str_replace(action, path, boundary)
             case "insert":
-                return self._insert(action, path)
+                return self._insert(action, path, boundary)
             case "undo_edit":
-                return self._undo(action, path)
+                return self._undo(action, path, boundary)
 
     # --- commands ---------------------------------------------------------------------------
 
-    def _view(self, action: FileEditorAction, path: Path) -> FileEditorObservation:
-        if path.is_dir():
-            if action.view_range is not None:
-                raise FileEditorError(
-                    f"{path} is a directory; view_range only applies to files. "
-                    "Drop view_range to list the directory."
-                )
-            return self._ok(action, path, list_directory(path), prev_exist=True)
-        lines = split_lines(read_text_file(path).text)
+    def _view(
+        self, action: FileEditorAction, path: Path, boundary: Boundary | None
+    ) -> FileEditorObservation:
+        with opened(path, boundary) as target:
+            if target.is_folder:
+                if action.view_range is not None:
+                    raise FileEditorError(
+                        f"{path} is a directory; view_range only applies to files. "
+                        "Drop view_range to list the directory."
+                    )
+                with target.listing() as fd:
+                    listing = list_directory(path, fd=fd, enter=target.subfolder)
+                return self._ok(action, path, listing, prev_exist=True)
+            lines = split_lines(parse_text(target.read(), path).text)
         if action.view_range is None:
             if not lines:
                 return self._ok(action, path, f"{path} is empty.", prev_exist=True)
@@ -132,19 +130,20 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, FileEditorObservation]):
             header = f"{path}, lines {start}-{end} of {len(lines)}:"
         return self._ok(action, path, f"{header}\n{body}", prev_exist=True)
 
-    def _create(self, action: FileEditorAction, path: Path) -> FileEditorObservation:
+    def _create(
+        self, action: FileEditorAction, path: Path, boundary: Boundary | None
+    ) -> FileEditorObservation:
         if action.file_text is None:
             raise FileEditorError("`create` needs `file_text`: the content of the new file.")
         if path.is_dir():
             raise FileEditorError(f"{path} is an existing directory; choose a file path.")
         if os.path.lexists(path):
             check_regular(path)  # a link loop, a dangling link or a device says what it is
-            raise FileEditorError(
-                f"{path} already exists, so create would overwrite it. To change it, use "
-                "str_replace or insert (view it first to see the current content)."
-            )
-        path.parent.mkdir(parents=True, exist_ok=True)
-        create_file(path, action.file_text.encode("utf-8"))
+            raise _exists(path)
+        try:
+            create(path, action.file_text.encode("utf-8"), boundary, parents=True)
+        except FileExistsError:
+            raise _exists(path) from None
         self._remember(path, None)
         text = action.file_text.replace("\r\n", "\n")
         return self._ok(
@@ -155,14 +154,23 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, FileEditorObservation]):
             diff=unified_diff(None, text, self._label(path)),
         )
 
-    def _str_replace(self, action: FileEditorAction, path: Path) -> FileEditorObservation:
+    def _str_replace(
+        self, action: FileEditorAction, path: Path, boundary: Boundary | None
+    ) -> FileEditorObservation:
         if not action.old_str:
             raise FileEditorError(
                 "`str_replace` needs a non-empty `old_str`: the exact text to replace. "
                 "To add text without replacing any, use insert."
             )
-        file = _read_for_edit(path)
-        old_str = file.normalise(action.old_str)
+        with _editing(path, boundary) as target:
+            return self._replace(action, target, action.old_str)
+
+    def _replace(
+        self, action: FileEditorAction, target: Opened, old_str: str
+    ) -> FileEditorObservation:
+        path = target.path
+        file = parse_text(target.read(), path)
+        old_str = file.normalise(old_str)
         new_str = file.normalise(action.new_str or "")
         if old_str == new_str:
             raise FileEditorError(
@@ -173,25 +181,33 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, FileEditorObservation]):
         new_text = file.text[:index] + new_str + file.text[index + len(old_str) :]
         first = file.text.count("\n", 0, index) + 1
         return self._write_edit(
-            action, path, file, new_text, first=first, added_newlines=new_str.count("\n")
+            action, target, file, new_text, first=first, added_newlines=new_str.count("\n")
         )
 
-    def _insert(self, action: FileEditorAction, path: Path) -> FileEditorObservation:
+    def _insert(
+        self, action: FileEditorAction, path: Path, boundary: Boundary | None
+    ) -> FileEditorObservation:
         if action.insert_line is None:
             raise FileEditorError(
                 "`insert` needs `insert_line`: the line after which to insert (0 = the top)."
             )
         if not action.new_str:
             raise FileEditorError("`insert` needs a non-empty `new_str`: the text to insert.")
-        file = _read_for_edit(path)
+        with _editing(path, boundary) as target:
+            return self._insert_into(action, target, action.insert_line, action.new_str)
+
+    def _insert_into(
+        self, action: FileEditorAction, target: Opened, line: int, new_str: str
+    ) -> FileEditorObservation:
+        path = target.path
+        file = parse_text(target.read(), path)
         total = len(split_lines(file.text))
-        line = action.insert_line
         if not 0 <= line <= total:
             raise FileEditorError(
                 f"insert_line {line} is out of range: {path} has {total} lines, so insert_line "
                 f"must be between 0 (the top) and {total} (the end)."
             )
-        new_str = file.normalise(action.new_str)
+        new_str = file.normalise(new_str)
         offset = _line_offset(file.text, line)
         if offset == len(file.text) and file.text and not file.text.endswith("\n"):
             # The last line has no newline: give it one and leave the file's end as it was.
@@ -201,26 +217,35 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, FileEditorObservation]):
         new_text = file.text[:offset] + block + file.text[offset:]
         return self._write_edit(
             action,
-            path,
+            target,
             file,
             new_text,
             first=line + 1,
             added_newlines=new_str.removesuffix("\n").count("\n"),
         )
 
-    def _undo(self, action: FileEditorAction, path: Path) -> FileEditorObservation:
+    def _undo(
+        self, action: FileEditorAction, path: Path, boundary: Boundary | None
+    ) -> FileEditorObservation:
         stack = self._history.get(path)
         if not stack:
             raise FileEditorError(f"There is no edit to undo for {path} in this session.")
         previous = stack[-1]
         # Whatever now sits at the path must be a regular file (or nothing) before it is
         # replaced: undo never writes into a pipe or device swapped in since the edit.
-        current = read_bytes(path) if os.path.lexists(path) else None
+        current = None
+        if os.path.lexists(path):
+            with opened(path, boundary, write=previous is not None) as target:
+                current = target.read()
+                if previous is not None:
+                    target.write(previous)
+        elif previous is not None:
+            create(path, previous, boundary, parents=False)
         current_text = _lenient_text(current)
         label = self._label(path)
         if previous is None:
             if current is not None:
-                path.unlink()
+                remove(path, boundary)
             stack.pop()
             return self._ok(
                 action,
@@ -229,10 +254,6 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, FileEditorObservation]):
                 prev_exist=current is not None,
                 diff=unified_diff(current_text, None, label),
             )
-        if current is None:
-            create_file(path, previous)
-        else:
-            replace_bytes(path, previous)
         stack.pop()
         restored = _lenient_text(previous) or ""
         lines = split_lines(restored)
@@ -250,7 +271,7 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, FileEditorObservation]):
     def _write_edit(
         self,
         action: FileEditorAction,
-        path: Path,
+        target: Opened,
         file: TextFile,
         new_text: str,
         *,
@@ -258,7 +279,8 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, FileEditorObservation]):
         added_newlines: int,
     ) -> FileEditorObservation:
         """Write the edit, remember the old bytes for undo and show the edited region."""
-        replace_bytes(path, file.encode(new_text))
+        path = target.path
+        target.write(file.encode(new_text))
         self._remember(path, file.raw)
         lines = split_lines(new_text)
         diff = unified_diff(file.text, new_text, self._label(path))
@@ -307,15 +329,32 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, FileEditorObservation]):
         )
 
 
-def _read_for_edit(path: Path) -> TextFile:
-    """The file to edit; a missing one gets a hint to create it instead."""
+def _editing(path: Path, boundary: Boundary | None) -> AbstractContextManager[Opened]:
+    """The file to edit, open; a missing one gets a hint to create it instead."""
     if not os.path.lexists(path):
         raise FileEditorError(
             f"The file {path} does not exist. Check the path (view the directory "
             f"{nearest_existing_parent(path)} to see what is there), or use create to make "
             "a new file."
         )
-    return read_text_file(path)
+    return opened(path, boundary, write=True)
+
+
+def _exists(path: Path) -> FileEditorError:
+    return FileEditorError(
+        f"{path} already exists, so create would overwrite it. To change it, use "
+        "str_replace or insert (view it first to see the current content)."
+    )
+
+
+def _refusal(command: str, path: Path, problem: str, sandbox: Sandbox | None) -> str:
+    """Why the boundary refuses this command on `path`, as the model should read it."""
+    if sandbox is not None and sandbox.active:
+        return (
+            f"The sandbox refused to {command} {path}: {problem}. Nothing was changed. If the "
+            "task needs it, ask the user to allow it (they can change the sandbox with /sandbox)."
+        )
+    return f"The editor refused to {command} {path}: {problem}. Nothing was changed."
 
 
 def _check_view_range(view_range: list[int], total: int) -> tuple[int, int]:

@@ -1,4 +1,5 @@
-"""Reading and writing files for the editor: regular files only, bounded, never blocking."""
+"""What the editor reads and writes: regular UTF-8 text files only, bounded, with messages that
+say why not. Opening them is handles.py's job."""
 
 from __future__ import annotations
 
@@ -71,7 +72,7 @@ _SPECIAL_KINDS = {
 
 
 @contextmanager
-def _explained(path: Path) -> Iterator[None]:
+def explained(path: Path) -> Iterator[None]:
     """Turn a missing path or a symbolic link loop into a FileEditorError that says so."""
     try:
         yield
@@ -86,7 +87,8 @@ def _explained(path: Path) -> Iterator[None]:
         ) from None
 
 
-def _check_mode(path: Path, mode: int) -> None:
+def check_mode(path: Path, mode: int) -> None:
+    """Raise FileEditorError unless `mode` (of what `path` names) is a regular file's."""
     if stat.S_ISREG(mode):
         return
     if stat.S_ISDIR(mode):
@@ -104,24 +106,9 @@ def _check_mode(path: Path, mode: int) -> None:
 
 def check_regular(path: Path) -> None:
     """Raise FileEditorError unless `path`, links followed, is an existing regular file."""
-    with _explained(path):
+    with explained(path):
         mode = os.stat(path).st_mode
-    _check_mode(path, mode)
-
-
-def _open_regular(path: Path, flags: int) -> int:
-    """A descriptor on the regular file `path`, opened without blocking and checked once open."""
-    # Opening some devices does something (a tty, a tape drive), so they are refused unopened;
-    # the fstat of the open descriptor is what rules out a swap between stat and open.
-    check_regular(path)
-    with _explained(path):
-        fd = os.open(path, flags | os.O_NONBLOCK | os.O_NOCTTY)
-    try:
-        _check_mode(path, os.fstat(fd).st_mode)
-    except BaseException:
-        os.close(fd)
-        raise
-    return fd
+    check_mode(path, mode)
 
 
 def _too_big(path: Path, size: int | None = None) -> FileEditorError:
@@ -133,55 +120,32 @@ def _too_big(path: Path, size: int | None = None) -> FileEditorError:
     )
 
 
-def read_bytes(path: Path) -> bytes:
-    """The bytes of the regular file `path`, at most MAX_FILE_BYTES of them, or FileEditorError."""
+def read_all(fd: int, path: Path) -> bytes:
+    """The bytes of the regular file open as `fd` (`path`), at most MAX_FILE_BYTES of them."""
     limit = MAX_FILE_BYTES
-    fd = _open_regular(path, os.O_RDONLY)
-    try:
-        size = os.fstat(fd).st_size
-        if size > limit:
-            raise _too_big(path, size)
-        # Read up to the limit, not to st_size: a file can grow, and /proc files report 0.
-        chunks: list[bytes] = []
-        total = 0
-        while chunk := os.read(fd, min(1024 * 1024, limit + 1 - total)):
-            chunks.append(chunk)
-            total += len(chunk)
-            if total > limit:
-                raise _too_big(path)
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
+    size = os.fstat(fd).st_size
+    if size > limit:
+        raise _too_big(path, size)
+    # Read up to the limit, not to st_size: a file can grow, and /proc files report 0.
+    chunks: list[bytes] = []
+    total = 0
+    while chunk := os.read(fd, min(1024 * 1024, limit + 1 - total)):
+        chunks.append(chunk)
+        total += len(chunk)
+        if total > limit:
+            raise _too_big(path)
+    return b"".join(chunks)
 
 
-def replace_bytes(path: Path, data: bytes) -> None:
-    """Make `data` the content of the existing regular file `path`, in place."""
-    fd = _open_regular(path, os.O_WRONLY)
-    try:
-        os.ftruncate(fd, 0)
-        _write_all(fd, data)
-    finally:
-        os.close(fd)
-
-
-def create_file(path: Path, data: bytes) -> None:
-    """Write `data` to a new file `path`; FileExistsError if anything is there, even a link."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOCTTY, 0o666)
-    try:
-        _write_all(fd, data)
-    finally:
-        os.close(fd)
-
-
-def _write_all(fd: int, data: bytes) -> None:
+def write_all(fd: int, data: bytes) -> None:
+    """Write all of `data` to `fd`."""
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view) :]
 
 
-def read_text_file(path: Path) -> TextFile:
-    """Read a UTF-8 text file; FileEditorError if it is missing, special, binary or too big."""
-    raw = read_bytes(path)
+def parse_text(raw: bytes, path: Path) -> TextFile:
+    """The file `path`'s bytes as UTF-8 text; FileEditorError if they are binary or not UTF-8."""
     if b"\0" in raw[:BINARY_SNIFF_BYTES]:
         raise FileEditorError(
             f"{path} looks like a binary file (it contains NUL bytes); the editor only handles "

@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 import enum
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 MAX_VIEW_CHARS = 16_000
@@ -98,21 +98,41 @@ def diff_lines(diff: str) -> Iterator[tuple[DiffLine, str]]:
             yield DiffLine.CONTEXT, line
 
 
+def open_subdirectory(parent: int, name: str) -> int | None:
+    """The directory `name` in the directory open as `parent`, open for listing (None if it
+    is not a directory, a link included, or cannot be opened)."""
+    try:
+        return os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=parent)
+    except OSError:
+        return None
+
+
 def list_directory(
-    root: Path, depth: int = LISTING_DEPTH, max_entries: int = MAX_LISTING_ENTRIES
+    root: Path,
+    depth: int = LISTING_DEPTH,
+    max_entries: int = MAX_LISTING_ENTRIES,
+    *,
+    fd: int | None = None,
+    enter: Callable[[int, str], int | None] = open_subdirectory,
 ) -> str:
-    """Paths under `root` up to `depth` levels, directories ending in `/`, hidden ones skipped."""
+    """Paths under `root` up to `depth` levels, directories ending in `/`, hidden ones skipped.
+
+    The walk goes by descriptor, never by a name a link swapped in could redirect: `root` is
+    read as `fd` (opened here when not given), each subdirectory as `enter(fd, name)` opens
+    it (closed here; None: not listed).
+    """
     entries: list[str] = []
     skipped = 0
     unreadable: list[str] = []
     full = False
 
-    def walk(directory: Path, level: int) -> None:
+    def walk(directory: str, fd: int, level: int) -> None:
         nonlocal skipped, full
         try:
-            children = sorted(os.scandir(directory), key=lambda e: e.name)
+            with os.scandir(fd) as scan:
+                children = sorted(scan, key=lambda e: e.name)
         except OSError:
-            unreadable.append(str(directory))
+            unreadable.append(directory)
             return
         for child in children:
             if child.name.startswith(".") or child.name in SKIPPED_DIRS:
@@ -125,14 +145,34 @@ def list_directory(
                 is_dir = child.is_dir()
             except OSError:  # a symbolic link loop: listed, never followed
                 is_dir = False
-            entries.append(f"{child.path}/" if is_dir else child.path)
-            # Symlinked directories are listed but not entered, which rules out cycles.
+            path = os.path.join(directory, child.name)
+            entries.append(f"{path}/" if is_dir else path)
+            # Symlinked directories are listed but not entered, which rules out cycles; a
+            # directory is entered by its descriptor, so a link swapped in is never followed.
             if is_dir and level < depth and not child.is_symlink():
-                walk(Path(child.path), level + 1)
+                sub = enter(fd, child.name)
+                if sub is None:
+                    unreadable.append(path)
+                    continue
+                try:
+                    walk(path, sub, level + 1)
+                finally:
+                    os.close(sub)
             if full:
                 return
 
-    walk(root, 1)
+    own = None
+    if fd is None:
+        try:
+            fd = own = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        except OSError:
+            unreadable.append(str(root))
+    try:
+        if fd is not None:
+            walk(str(root), fd, 1)
+    finally:
+        if own is not None:
+            os.close(own)
     header = f"Files and directories up to {depth} levels deep in {str(root).rstrip('/')}/"
     lines = [f"{header}:" if entries else f"{header}: (empty)", *entries]
     if full:
