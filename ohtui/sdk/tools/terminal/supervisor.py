@@ -57,13 +57,22 @@ def reap():
         except ChildProcessError:
             return
 
+def signal_all(pids, number):
+    for pid in pids:
+        try:
+            os.kill(pid, number)
+        except OSError:
+            pass
+
 def end_all(code):
+    # Stopped first, until no new one appears: a stopped process cannot fork, and bash
+    # cannot go on to the rest of its line when the command it waits for dies.
+    stopped = set()
+    while new := tree() - stopped:
+        signal_all(new, signal.SIGSTOP)
+        stopped |= new
     while pids := tree():
-        for pid in pids:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
+        signal_all(pids, signal.SIGKILL)
         reap()
         time.sleep(0.005)
     os._exit(code)
