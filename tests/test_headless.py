@@ -689,3 +689,83 @@ def test_mcp_servers_run_and_failures_and_untrusted_files_are_reported(
     assert "Asia/Tokyo" in json.dumps(tool_results)
     names = {t["function"]["name"] for t in llm_server.requests[0]["tools"]}
     assert "convert_time" in names and "add" not in names  # the untrusted file's server is off
+
+
+# --- what is printed cannot drive the terminal ------------------------------------------------
+
+ESC = "\x1b"
+TERMINAL_ATTACKS = (
+    f"{ESC}]52;c;cm0gLXJmIH4K\x07",  # write the clipboard
+    f"{ESC}[2J{ESC}[H",  # clear the screen
+    f"{ESC}]0;pwned\x07",  # set the title
+    f"{ESC}[21t",  # report the title back, as if typed
+    f"{ESC}Ptmux;{ESC}{ESC}]52;c;eA==\x07{ESC}\\",  # through tmux
+    "\x9b2J\x9d0;pwned\x9c",  # 8-bit CSI and OSC
+    "report.txt\u202etxt.exe\u2066x\u2069",  # bidi override, isolate
+    "all good\rFAILED",  # a lone CR overwriting the line
+    "safe\b\b\b\bEVIL\x7f\x00",  # backspaces, DEL, NUL
+)
+ATTACK = " | ".join(TERMINAL_ATTACKS)
+
+
+def _acts_on_the_terminal(text: str) -> list[str]:
+    """The characters of `text` a terminal would act on (tab and newline aside)."""
+    from ohtui.terminal_text import is_shown
+
+    return sorted({c for c in text if not is_shown(c) and c not in "\n\t"})
+
+
+def test_the_final_answer_cannot_drive_the_terminal(
+    ohtui: Run, llm_server: ScriptedLLMServer
+) -> None:
+    llm_server.reply_tool_call("finish", {"message": f"Done. {ATTACK}"})
+    result = ohtui("-p", "do it")
+    assert result.code == 0, result.err
+    assert _acts_on_the_terminal(result.out) == []
+    assert result.out.startswith("Done. ␛]52;c;cm0gLXJmIH4K␇ | ␛[2J␛[H | ␛]0;pwned␇")
+    assert "all good␍FAILED" in result.out and "safe␈␈␈␈EVIL␡␀" in result.out
+    assert "report.txt\ufffdtxt.exe" in result.out
+
+
+def test_a_plain_text_answer_cannot_either(ohtui: Run, llm_server: ScriptedLLMServer) -> None:
+    llm_server.reply_text(f"Line one\r\nLine two {ATTACK}")
+    result = ohtui("-p", "do it")
+    assert result.code == 0, result.err
+    assert result.out.startswith("Line one\nLine two ␛]52")  # CRLF is a line end
+    assert _acts_on_the_terminal(result.out) == []
+
+
+def test_problems_on_stderr_cannot_drive_the_terminal(
+    ohtui: Run, llm_server: ScriptedLLMServer
+) -> None:
+    llm_server.reply_error(400, f"Invalid value {ATTACK}")
+    result = ohtui("-p", "do it")
+    assert result.code == 1
+    assert "Invalid value ␛]52;c;cm0gLXJmIH4K␇" in result.err
+    assert _acts_on_the_terminal(result.err) == []
+
+
+def test_json_keeps_the_text_escaped_and_the_same(
+    ohtui: Run, llm_server: ScriptedLLMServer
+) -> None:
+    command = r"printf 'out \033]0;cmd\007 \302\233 \342\200\256 end\n'"
+    llm_server.reply_tool_call("terminal", {"command": command, "security_risk": "LOW"})
+    llm_server.reply_tool_call("finish", {"message": f"Done. {ATTACK}"})
+    result = ohtui("-p", "do it", "--json")
+    assert result.code == 0, result.err
+    assert _acts_on_the_terminal(result.out) == []
+    events = [json.loads(line) for line in result.out.splitlines()]
+    observation = next(e for e in events if e["kind"] == "ObservationEvent")
+    [output] = observation["observation"]["content"]
+    assert output["text"].startswith("out \x1b]0;cmd\x07 \x9b \u202e end\n")
+    finish = next(e for e in events if e["kind"] == "ActionEvent" and e["tool_name"] == "finish")
+    assert finish["action"]["message"] == f"Done. {ATTACK}"
+
+
+def test_the_command_line_s_own_errors_cannot_drive_the_terminal(ohtui: Run, home: Path) -> None:
+    """The TUI's start-up error, printed before any UI: a folder name holding an escape."""
+    missing = home / f"proj{ESC}]0;pwned\x07"
+    result = ohtui("-w", str(missing))
+    assert result.code == 3
+    assert f"The workspace folder '{home}/proj␛]0;pwned␇' does not exist" in result.err
+    assert _acts_on_the_terminal(result.err) == []
