@@ -769,3 +769,87 @@ def test_the_command_line_s_own_errors_cannot_drive_the_terminal(ohtui: Run, hom
     assert result.code == 3
     assert f"The workspace folder '{home}/proj␛]0;pwned␇' does not exist" in result.err
     assert _acts_on_the_terminal(result.err) == []
+
+
+# --- invalid text from the model is repaired, never a crash ------------------------------------
+
+LONE = "\ud800"
+"""A lone surrogate: the scripted server sends it as JSON's "\\ud800" escape."""
+FFFD = "\ufffd"
+FINISH = ("finish", {"message": "Finished."})
+
+SURROGATE_SCRIPTS: dict[str, list[tuple[str, Any]]] = {
+    "the finish message": [("finish", {"message": f"Done {LONE}."})],
+    "a text answer": [("text", f"Done {LONE}.")],
+    "the reasoning": [("reasoning", f"Hmm {LONE}")],
+    "a thought beside a call": [("thought", f"Let me look {LONE}"), FINISH],
+    "a command": [("terminal", {"command": f"echo 'x{LONE}y'", "security_risk": "LOW"}), FINISH],
+    "a tool's name": [(f"termi{LONE}nal", {"command": "ls"}), FINISH],
+    "a think call": [("think", {"thought": f"{LONE} and \udfff"}), FINISH],
+    "a plan": [("task_tracker", {"command": "plan", "task_list": [{"title": f"a{LONE}"}]}), FINISH],
+    "a file written": [
+        (
+            "file_editor",
+            {
+                "command": "create",
+                "path": "n.txt",
+                "file_text": f"x{LONE}\n",
+                "security_risk": "LOW",
+            },
+        ),
+        FINISH,
+    ],
+    "the wrong way round": [("finish", {"message": "\ude00\ud83d"})],
+}
+
+
+def _script(llm_server: ScriptedLLMServer, steps: list[tuple[str, Any]]) -> None:
+    for kind, value in steps:
+        if kind == "text":
+            llm_server.reply_text(value)
+        elif kind == "reasoning":
+            llm_server.reply_text("Done.", reasoning=value)
+        elif kind == "thought":
+            llm_server.reply_tool_call(
+                "terminal", {"command": "true", "security_risk": "LOW"}, text=value
+            )
+        else:
+            llm_server.reply_tool_call(kind, value)
+
+
+@pytest.mark.parametrize("steps", SURROGATE_SCRIPTS.values(), ids=SURROGATE_SCRIPTS.keys())
+@pytest.mark.parametrize("json_output", [False, True], ids=["text", "json"])
+def test_a_lone_surrogate_from_the_model_is_replaced_not_a_crash(
+    ohtui: Run,
+    llm_server: ScriptedLLMServer,
+    home: Path,
+    steps: list[tuple[str, Any]],
+    json_output: bool,
+) -> None:
+    _script(llm_server, steps)
+    result = ohtui("-p", "go", *(["--json"] if json_output else []))
+    assert result.code == 0, result.err
+    assert result.err == ""
+    if json_output:
+        events = [json.loads(line) for line in result.out.splitlines()]
+        assert events
+        json.dumps(events, ensure_ascii=False).encode("utf-8")  # no lone surrogate in any
+    else:
+        assert result.out.strip()
+    # All of it was saved: the conversation resumes and the model reads its history back.
+    llm_server.reply_text("Again.")
+    again = ohtui("--continue", "-p", "go on")
+    assert again.code == 0, again.err
+    # (The model's own arguments go back as it wrote them: JSON text, its escapes and all.)
+    history = json.dumps(llm_server.requests[-1]["messages"], ensure_ascii=False)
+    assert LONE not in history
+
+
+def test_the_finish_message_shows_the_replacement_character(
+    ohtui: Run, llm_server: ScriptedLLMServer
+) -> None:
+    """The issue's case: `finish` with a lone surrogate ended the run with exit 1."""
+    llm_server.reply_tool_call("finish", {"message": f"Done {LONE} (and 😀 as a pair)."})
+    result = ohtui("-p", "go")
+    assert result.code == 0, result.err
+    assert result.out == f"Done {FFFD} (and 😀 as a pair).\n"
