@@ -11,6 +11,7 @@ and some scripts need (ZWJ, ZWNJ). Every other character is shown by a stand-in:
 control picture of a C0 control or DEL (ESC prints as ␛), U+FFFD for the rest (C1 controls,
 bidi and other invisible format characters, line and paragraph separators, lone
 surrogates). One character always stands for one, so the offsets of styled spans still fit.
+A path is shown the way bash quotes it instead (`shell_quoted`), so it can be used as shown.
 
 Standard library only, and outside the engine's package: the engine's visualizer, the headless
 run, the command line and the TUI (before its first frame, with no engine loaded) all print
@@ -20,6 +21,7 @@ through it.
 from __future__ import annotations
 
 import logging
+import os
 import re
 import unicodedata
 from functools import lru_cache
@@ -98,6 +100,33 @@ def _json_escape(character: str) -> str:
         code -= 0x10000
         return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
     return f"\\u{code:04x}"
+
+
+_SHELL_ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r", "\x1b": "\\E", "'": "\\'", "\\": "\\\\"}
+
+
+def shell_quoted(path: str) -> str:
+    """`path` as it is when it is plain text, else as bash's `$'...'` quoting writes its bytes.
+
+    Plain text holds only characters a terminal shows (`is_shown`): a byte that is not UTF-8
+    (which os functions decode to a lone surrogate, `surrogateescape`), a newline or another
+    control character is written as its bytes (`\\xff`, `\\n`), which bash reads back.
+    """
+    if all(map(is_shown, path)):
+        return path
+    quoted: list[str] = []
+    for character in path:
+        if character in _SHELL_ESCAPES:
+            quoted.append(_SHELL_ESCAPES[character])
+        elif is_shown(character):
+            quoted.append(character)
+        else:  # its bytes, as the file system holds them
+            try:
+                raw = os.fsencode(character)
+            except UnicodeEncodeError:  # a surrogate no file name decodes to
+                raw = "\ufffd".encode()
+            quoted.extend(f"\\x{byte:02x}" for byte in raw)
+    return f"$'{''.join(quoted)}'"
 
 
 class TerminalSafeFormatter(logging.Formatter):

@@ -853,3 +853,78 @@ def test_the_finish_message_shows_the_replacement_character(
     result = ohtui("-p", "go")
     assert result.code == 0, result.err
     assert result.out == f"Done {FFFD} (and 😀 as a pair).\n"
+
+
+# --- file names that are not text ----------------------------------------------------------------
+
+
+def _bad_folder(home: Path) -> Path:
+    folder = home / "project" / "d"
+    folder.mkdir()
+    with open(os.fsencode(folder) + b"/bad\xffname", "w"):
+        pass
+    (folder / "line\nbreak").write_text("")
+    return folder
+
+
+def test_a_view_of_a_folder_holding_a_name_that_is_not_utf8_works(
+    ohtui: Run, llm_server: ScriptedLLMServer, home: Path
+) -> None:
+    folder = _bad_folder(home)
+    llm_server.reply_tool_call("file_editor", {"command": "view", "path": "d"})
+    llm_server.reply_tool_call("terminal", {"command": "ls d", "security_risk": "LOW"})
+    llm_server.reply_tool_call("finish", {"message": "Listed."})
+    result = ohtui("-p", "list d", "--json")
+    assert result.code == 0, result.err
+    events = [json.loads(line) for line in result.out.splitlines()]
+    [view, ls] = [e for e in events if e["kind"] == "ObservationEvent"][:2]
+    [listing] = view["observation"]["content"]
+    assert rf"$'{folder}/bad\xffname'" in listing["text"].splitlines()
+    assert rf"$'{folder}/line\nbreak'" in listing["text"].splitlines()
+    [printed] = ls["observation"]["content"]
+    assert f"bad{FFFD}name" in printed["text"]  # the terminal's bytes, read as text
+
+
+def test_a_conversation_the_old_crash_left_behind_resumes(
+    ohtui: Run, llm_server: ScriptedLLMServer, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Saved the way today's main leaves it (the view's answer could not be saved: the run
+    failed, and every resume re-ran the view and failed again), it resumes now."""
+    from llm_server import Reply, ToolCall
+
+    import ohtui.sdk.conversation.state as state_module
+    import ohtui.sdk.tools.file_editor.editor as editor_module
+
+    folder = _bad_folder(home)
+
+    def old_listing(root: Path, *args: Any, **kwargs: Any) -> str:
+        return "\n".join(e.path for e in os.scandir(root))  # names as os decodes them
+
+    llm_server.reply_tool_call("file_editor", {"command": "view", "path": "d"})
+    with monkeypatch.context() as old:
+        old.setattr(editor_module, "list_directory", old_listing)
+        old.setattr(state_module, "valid_model", lambda event: event)
+        crashed = ohtui("-p", "list d")
+    assert crashed.code == 1
+    assert "Error serializing to JSON" in crashed.err
+
+    llm_server.set_default(Reply(tool_calls=(ToolCall("finish", '{"message": "Listed."}'),)))
+    result = ohtui("--continue", "-p", "go on")
+    assert result.code == 0, result.err
+    assert result.out == "Listed.\n"
+    [saved] = list_conversations(home / "data" / "conversations")
+    assert saved.status == "finished"
+    again = ohtui("--continue", "-p", "and again")
+    assert again.code == 0, again.err
+    history = json.dumps(llm_server.requests[-1]["messages"], ensure_ascii=False)
+    assert json.dumps(rf"$'{folder}/bad\xffname'")[1:-1] in history  # the view, re-run
+
+
+def test_a_workspace_whose_name_is_not_utf8_is_refused_in_words(ohtui: Run, home: Path) -> None:
+    workspace = os.fsdecode(os.fsencode(home) + b"/proj\xff")
+    os.mkdir(workspace)
+    for args in (("-p", "x"), ("-p", "x", "--json")):
+        result = ohtui(*args, "-w", workspace)
+        assert result.code == 3
+        assert rf"ohtui cannot work in $'{home}/proj\xff': its name is not UTF-8 text" in result.err
+        assert "Traceback" not in result.err

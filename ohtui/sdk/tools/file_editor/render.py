@@ -8,6 +8,9 @@ import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from ohtui.sdk.utils.text import plural
+from ohtui.terminal_text import shell_quoted
+
 MAX_VIEW_CHARS = 16_000
 """Longer views are cut so one call cannot flood the model's context."""
 
@@ -101,18 +104,30 @@ def diff_lines(diff: str) -> Iterator[tuple[DiffLine, str]]:
 def list_directory(
     root: Path, depth: int = LISTING_DEPTH, max_entries: int = MAX_LISTING_ENTRIES
 ) -> str:
-    """Paths under `root` up to `depth` levels, directories ending in `/`, hidden ones skipped."""
+    """Paths under `root` up to `depth` levels, directories ending in `/`, hidden ones skipped.
+
+    A path whose name is not UTF-8, or holds a newline or another control character, is
+    written as the shell quotes it (`$'bad\\xffname'`, see `shell_quoted`): one line per
+    entry, text that can be saved, and a form the agent can use in a command.
+    """
     entries: list[str] = []
     skipped = 0
     unreadable: list[str] = []
     full = False
+    quoted = 0
+
+    def shown(path: str) -> str:
+        nonlocal quoted
+        text = shell_quoted(path)
+        quoted += text != path
+        return text
 
     def walk(directory: Path, level: int) -> None:
         nonlocal skipped, full
         try:
             children = sorted(os.scandir(directory), key=lambda e: e.name)
         except OSError:
-            unreadable.append(str(directory))
+            unreadable.append(shown(str(directory)))
             return
         for child in children:
             if child.name.startswith(".") or child.name in SKIPPED_DIRS:
@@ -125,7 +140,7 @@ def list_directory(
                 is_dir = child.is_dir()
             except OSError:  # a symbolic link loop: listed, never followed
                 is_dir = False
-            entries.append(f"{child.path}/" if is_dir else child.path)
+            entries.append(shown(f"{child.path}/" if is_dir else child.path))
             # Symlinked directories are listed but not entered, which rules out cycles.
             if is_dir and level < depth and not child.is_symlink():
                 walk(Path(child.path), level + 1)
@@ -133,8 +148,15 @@ def list_directory(
                 return
 
     walk(root, 1)
-    header = f"Files and directories up to {depth} levels deep in {str(root).rstrip('/')}/"
+    where = shown(f"{str(root).rstrip('/')}/")
+    header = f"Files and directories up to {depth} levels deep in {where}"
     lines = [f"{header}:" if entries else f"{header}: (empty)", *entries]
+    if quoted:
+        lines.append(
+            f"[{plural(quoted, 'path')} above {'is' if quoted == 1 else 'are'} not plain UTF-8 "
+            "text (a byte that is not UTF-8, a newline or another control character in a "
+            "name): written as bash's $'...' quoting. Use them in the terminal as written.]"
+        )
     if full:
         lines.append(f"[Listing cut at {len(entries)} entries. View a subdirectory to see more.]")
     if skipped:
