@@ -17,7 +17,6 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-REPLACEMENT = "\ufffd"
 _SURROGATES = re.compile("[\ud800-\udfff]+")
 
 T = TypeVar("T")
