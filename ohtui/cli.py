@@ -9,6 +9,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import TextIO
 
 from ohtui import __version__
 from ohtui.hardening import make_process_private
@@ -173,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             check_workspace(args.workspace.expanduser().absolute())
         except SetupError as exc:
-            print(f"ohtui: {exc}", file=sys.stderr)
+            _say(f"ohtui: {exc}", sys.stderr)
             return 3
     if args.prompt is not None:
         return _headless(parser, args)
@@ -184,11 +185,19 @@ def main(argv: list[str] | None = None) -> int:
     app = OhtuiApp(options_from(args))
     app.run()
     if app.resume_hint:
-        print(app.resume_hint)
+        _say(app.resume_hint, sys.stdout)
     if app.exit_error:
-        print(app.exit_error, file=sys.stderr)
+        _say(app.exit_error, sys.stderr)
         return 1
     return 0
+
+
+def _say(text: str, stream: TextIO) -> None:
+    """Print a line of ours that may quote others' text (a title, an error), nothing in it
+    acting on the terminal."""
+    from ohtui.terminal_text import terminal_safe
+
+    print(terminal_safe(text), file=stream)
 
 
 def _headless(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:

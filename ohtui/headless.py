@@ -63,7 +63,11 @@ class HeadlessOptions:
 
 
 class _Output:
-    """Writes events (--json) or the final response to stdout; problems to stderr."""
+    """Writes events (--json) or the final response to stdout; problems to stderr.
+
+    Everything it prints goes through `_write`: JSON with every character a terminal could
+    act on escaped, text with each such character shown by a stand-in (see terminal_text).
+    """
 
     def __init__(self, json_output: bool, out: TextIO, err: TextIO) -> None:
         self.json_output = json_output
@@ -96,16 +100,25 @@ class _Output:
         self._line(json.dumps(info))
 
     def _line(self, line: str) -> None:
-        with self._lock:
-            self.out.write(line + "\n")
-            self.out.flush()
+        self._write(self.out, line, json_line=True)
+
+    def response(self, text: str) -> None:
+        """The agent's final response, on stdout."""
+        self._write(self.out, text)
 
     def problem(self, text: str) -> None:
         if self._mask is not None:
             text = self._mask(text)
+        self._write(self.err, f"ohtui: {text}")
+
+    def _write(self, stream: TextIO, text: str, json_line: bool = False) -> None:
+        """Print one line: the only way anything reaches stdout or stderr."""
+        from ohtui.terminal_text import json_safe, terminal_safe
+
+        safe = json_safe(text) if json_line else terminal_safe(text.replace("\r\n", "\n"))
         with self._lock:
-            self.err.write(f"ohtui: {text}\n")
-            self.err.flush()
+            stream.write(safe + "\n")
+            stream.flush()
 
 
 def run_headless(
@@ -290,8 +303,8 @@ def _finish(conversation: AnyConversation, output: _Output) -> int:
     if status in (Status.FINISHED, Status.IDLE):
         if not output.json_output:
             response = get_agent_final_response(events)
-            output.out.write(f"{response}\n" if response else "")
-            output.out.flush()
+            if response:
+                output.response(response)
         return ExitCode.FINISHED
     go_on = f'Continue with: ohtui --resume {conversation.id.hex} -p "<what to do next>"'
     if status is Status.STUCK:

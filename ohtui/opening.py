@@ -355,7 +355,17 @@ def storage_advice(profile: Profile, error: StorageReadOnlyError) -> str:
 
 def check_workspace(path: Path, *, saved: bool = False) -> None:
     """Raise SetupError naming `path` unless it is an existing folder (`saved`: the one a
-    resumed conversation works in). ohtui never creates a workspace the user mistyped."""
+    resumed conversation works in) whose path is text. ohtui never creates a workspace the
+    user mistyped."""
+    try:
+        str(path).encode("utf-8")
+    except UnicodeEncodeError:  # a byte that is not UTF-8: the conversation could not be saved
+        from ohtui.terminal_text import shell_quoted
+
+        raise SetupError(
+            f"ohtui cannot work in {shell_quoted(str(path))}: its name is not UTF-8 text, so a "
+            "conversation there could not be saved. Rename the folder, or pass another with -w."
+        ) from None
     if path.is_dir():
         return
     if path.exists():

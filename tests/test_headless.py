@@ -689,3 +689,242 @@ def test_mcp_servers_run_and_failures_and_untrusted_files_are_reported(
     assert "Asia/Tokyo" in json.dumps(tool_results)
     names = {t["function"]["name"] for t in llm_server.requests[0]["tools"]}
     assert "convert_time" in names and "add" not in names  # the untrusted file's server is off
+
+
+# --- what is printed cannot drive the terminal ------------------------------------------------
+
+ESC = "\x1b"
+TERMINAL_ATTACKS = (
+    f"{ESC}]52;c;cm0gLXJmIH4K\x07",  # write the clipboard
+    f"{ESC}[2J{ESC}[H",  # clear the screen
+    f"{ESC}]0;pwned\x07",  # set the title
+    f"{ESC}[21t",  # report the title back, as if typed
+    f"{ESC}Ptmux;{ESC}{ESC}]52;c;eA==\x07{ESC}\\",  # through tmux
+    "\x9b2J\x9d0;pwned\x9c",  # 8-bit CSI and OSC
+    "report.txt\u202etxt.exe\u2066x\u2069",  # bidi override, isolate
+    "all good\rFAILED",  # a lone CR overwriting the line
+    "safe\b\b\b\bEVIL\x7f\x00",  # backspaces, DEL, NUL
+)
+ATTACK = " | ".join(TERMINAL_ATTACKS)
+
+
+def _acts_on_the_terminal(text: str) -> list[str]:
+    """The characters of `text` a terminal would act on (tab and newline aside)."""
+    from ohtui.terminal_text import is_shown
+
+    return sorted({c for c in text if not is_shown(c) and c not in "\n\t"})
+
+
+def test_the_final_answer_cannot_drive_the_terminal(
+    ohtui: Run, llm_server: ScriptedLLMServer
+) -> None:
+    llm_server.reply_tool_call("finish", {"message": f"Done. {ATTACK}"})
+    result = ohtui("-p", "do it")
+    assert result.code == 0, result.err
+    assert _acts_on_the_terminal(result.out) == []
+    assert result.out.startswith("Done. ␛]52;c;cm0gLXJmIH4K␇ | ␛[2J␛[H | ␛]0;pwned␇")
+    assert "all good␍FAILED" in result.out and "safe␈␈␈␈EVIL␡␀" in result.out
+    assert "report.txt\ufffdtxt.exe" in result.out
+
+
+def test_a_plain_text_answer_cannot_either(ohtui: Run, llm_server: ScriptedLLMServer) -> None:
+    llm_server.reply_text(f"Line one\r\nLine two {ATTACK}")
+    result = ohtui("-p", "do it")
+    assert result.code == 0, result.err
+    assert result.out.startswith("Line one\nLine two ␛]52")  # CRLF is a line end
+    assert _acts_on_the_terminal(result.out) == []
+
+
+def test_problems_on_stderr_cannot_drive_the_terminal(
+    ohtui: Run, llm_server: ScriptedLLMServer
+) -> None:
+    llm_server.reply_error(400, f"Invalid value {ATTACK}")
+    result = ohtui("-p", "do it")
+    assert result.code == 1
+    assert "Invalid value ␛]52;c;cm0gLXJmIH4K␇" in result.err
+    assert _acts_on_the_terminal(result.err) == []
+
+
+def test_json_keeps_the_text_escaped_and_the_same(
+    ohtui: Run, llm_server: ScriptedLLMServer
+) -> None:
+    command = r"printf 'out \033]0;cmd\007 \302\233 \342\200\256 end\n'"
+    llm_server.reply_tool_call("terminal", {"command": command, "security_risk": "LOW"})
+    llm_server.reply_tool_call("finish", {"message": f"Done. {ATTACK}"})
+    result = ohtui("-p", "do it", "--json")
+    assert result.code == 0, result.err
+    assert _acts_on_the_terminal(result.out) == []
+    events = [json.loads(line) for line in result.out.splitlines()]
+    observation = next(e for e in events if e["kind"] == "ObservationEvent")
+    [output] = observation["observation"]["content"]
+    assert output["text"].startswith("out \x1b]0;cmd\x07 \x9b \u202e end\n")
+    finish = next(e for e in events if e["kind"] == "ActionEvent" and e["tool_name"] == "finish")
+    assert finish["action"]["message"] == f"Done. {ATTACK}"
+
+
+def test_the_command_line_s_own_errors_cannot_drive_the_terminal(ohtui: Run, home: Path) -> None:
+    """The TUI's start-up error, printed before any UI: a folder name holding an escape."""
+    missing = home / f"proj{ESC}]0;pwned\x07"
+    result = ohtui("-w", str(missing))
+    assert result.code == 3
+    assert f"The workspace folder '{home}/proj␛]0;pwned␇' does not exist" in result.err
+    assert _acts_on_the_terminal(result.err) == []
+
+
+# --- invalid text from the model is repaired, never a crash ------------------------------------
+
+LONE = "\ud800"
+"""A lone surrogate: the scripted server sends it as JSON's "\\ud800" escape."""
+FFFD = "\ufffd"
+FINISH = ("finish", {"message": "Finished."})
+
+SURROGATE_SCRIPTS: dict[str, list[tuple[str, Any]]] = {
+    "the finish message": [("finish", {"message": f"Done {LONE}."})],
+    "a text answer": [("text", f"Done {LONE}.")],
+    "the reasoning": [("reasoning", f"Hmm {LONE}")],
+    "a thought beside a call": [("thought", f"Let me look {LONE}"), FINISH],
+    "a command": [("terminal", {"command": f"echo 'x{LONE}y'", "security_risk": "LOW"}), FINISH],
+    "a tool's name": [(f"termi{LONE}nal", {"command": "ls"}), FINISH],
+    "a think call": [("think", {"thought": f"{LONE} and \udfff"}), FINISH],
+    "a plan": [("task_tracker", {"command": "plan", "task_list": [{"title": f"a{LONE}"}]}), FINISH],
+    "a file written": [
+        (
+            "file_editor",
+            {
+                "command": "create",
+                "path": "n.txt",
+                "file_text": f"x{LONE}\n",
+                "security_risk": "LOW",
+            },
+        ),
+        FINISH,
+    ],
+    "the wrong way round": [("finish", {"message": "\ude00\ud83d"})],
+}
+
+
+def _script(llm_server: ScriptedLLMServer, steps: list[tuple[str, Any]]) -> None:
+    for kind, value in steps:
+        if kind == "text":
+            llm_server.reply_text(value)
+        elif kind == "reasoning":
+            llm_server.reply_text("Done.", reasoning=value)
+        elif kind == "thought":
+            llm_server.reply_tool_call(
+                "terminal", {"command": "true", "security_risk": "LOW"}, text=value
+            )
+        else:
+            llm_server.reply_tool_call(kind, value)
+
+
+@pytest.mark.parametrize("steps", SURROGATE_SCRIPTS.values(), ids=SURROGATE_SCRIPTS.keys())
+@pytest.mark.parametrize("json_output", [False, True], ids=["text", "json"])
+def test_a_lone_surrogate_from_the_model_is_replaced_not_a_crash(
+    ohtui: Run,
+    llm_server: ScriptedLLMServer,
+    home: Path,
+    steps: list[tuple[str, Any]],
+    json_output: bool,
+) -> None:
+    _script(llm_server, steps)
+    result = ohtui("-p", "go", *(["--json"] if json_output else []))
+    assert result.code == 0, result.err
+    assert result.err == ""
+    if json_output:
+        events = [json.loads(line) for line in result.out.splitlines()]
+        assert events
+        json.dumps(events, ensure_ascii=False).encode("utf-8")  # no lone surrogate in any
+    else:
+        assert result.out.strip()
+    # All of it was saved: the conversation resumes and the model reads its history back.
+    llm_server.reply_text("Again.")
+    again = ohtui("--continue", "-p", "go on")
+    assert again.code == 0, again.err
+    # (The model's own arguments go back as it wrote them: JSON text, its escapes and all.)
+    history = json.dumps(llm_server.requests[-1]["messages"], ensure_ascii=False)
+    assert LONE not in history
+
+
+def test_the_finish_message_shows_the_replacement_character(
+    ohtui: Run, llm_server: ScriptedLLMServer
+) -> None:
+    """The issue's case: `finish` with a lone surrogate ended the run with exit 1."""
+    llm_server.reply_tool_call("finish", {"message": f"Done {LONE} (and 😀 as a pair)."})
+    result = ohtui("-p", "go")
+    assert result.code == 0, result.err
+    assert result.out == f"Done {FFFD} (and 😀 as a pair).\n"
+
+
+# --- file names that are not text ----------------------------------------------------------------
+
+
+def _bad_folder(home: Path) -> Path:
+    folder = home / "project" / "d"
+    folder.mkdir()
+    with open(os.fsencode(folder) + b"/bad\xffname", "w"):
+        pass
+    (folder / "line\nbreak").write_text("")
+    return folder
+
+
+def test_a_view_of_a_folder_holding_a_name_that_is_not_utf8_works(
+    ohtui: Run, llm_server: ScriptedLLMServer, home: Path
+) -> None:
+    folder = _bad_folder(home)
+    llm_server.reply_tool_call("file_editor", {"command": "view", "path": "d"})
+    llm_server.reply_tool_call("terminal", {"command": "ls d", "security_risk": "LOW"})
+    llm_server.reply_tool_call("finish", {"message": "Listed."})
+    result = ohtui("-p", "list d", "--json")
+    assert result.code == 0, result.err
+    events = [json.loads(line) for line in result.out.splitlines()]
+    [view, ls] = [e for e in events if e["kind"] == "ObservationEvent"][:2]
+    [listing] = view["observation"]["content"]
+    assert rf"$'{folder}/bad\xffname'" in listing["text"].splitlines()
+    assert rf"$'{folder}/line\nbreak'" in listing["text"].splitlines()
+    [printed] = ls["observation"]["content"]
+    assert f"bad{FFFD}name" in printed["text"]  # the terminal's bytes, read as text
+
+
+def test_a_conversation_the_old_crash_left_behind_resumes(
+    ohtui: Run, llm_server: ScriptedLLMServer, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Saved the way today's main leaves it (the view's answer could not be saved: the run
+    failed, and every resume re-ran the view and failed again), it resumes now."""
+    from llm_server import Reply, ToolCall
+
+    import ohtui.sdk.conversation.state as state_module
+    import ohtui.sdk.tools.file_editor.editor as editor_module
+
+    folder = _bad_folder(home)
+
+    def old_listing(root: Path, *args: Any, **kwargs: Any) -> str:
+        return "\n".join(e.path for e in os.scandir(root))  # names as os decodes them
+
+    llm_server.reply_tool_call("file_editor", {"command": "view", "path": "d"})
+    with monkeypatch.context() as old:
+        old.setattr(editor_module, "list_directory", old_listing)
+        old.setattr(state_module, "valid_model", lambda event: event)
+        crashed = ohtui("-p", "list d")
+    assert crashed.code == 1
+    assert "Error serializing to JSON" in crashed.err
+
+    llm_server.set_default(Reply(tool_calls=(ToolCall("finish", '{"message": "Listed."}'),)))
+    result = ohtui("--continue", "-p", "go on")
+    assert result.code == 0, result.err
+    assert result.out == "Listed.\n"
+    [saved] = list_conversations(home / "data" / "conversations")
+    assert saved.status == "finished"
+    again = ohtui("--continue", "-p", "and again")
+    assert again.code == 0, again.err
+    history = json.dumps(llm_server.requests[-1]["messages"], ensure_ascii=False)
+    assert json.dumps(rf"$'{folder}/bad\xffname'")[1:-1] in history  # the view, re-run
+
+
+def test_a_workspace_whose_name_is_not_utf8_is_refused_in_words(ohtui: Run, home: Path) -> None:
+    workspace = os.fsdecode(os.fsencode(home) + b"/proj\xff")
+    os.mkdir(workspace)
+    for args in (("-p", "x"), ("-p", "x", "--json")):
+        result = ohtui(*args, "-w", workspace)
+        assert result.code == 3
+        assert rf"ohtui cannot work in $'{home}/proj\xff': its name is not UTF-8 text" in result.err
+        assert "Traceback" not in result.err

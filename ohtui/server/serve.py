@@ -116,8 +116,10 @@ def _cannot_listen(host: str, port: int) -> str | None:
 
 def _set_up_logging() -> None:
     """INFO lines on stderr: a server is watched from its terminal or its service log."""
+    from ohtui.terminal_text import TerminalSafeFormatter
+
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+    handler.setFormatter(TerminalSafeFormatter("%(asctime)s %(levelname)s %(message)s"))
     root = logging.getLogger()
     root.addHandler(handler)
     root.setLevel(logging.INFO)

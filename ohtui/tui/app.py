@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import ClassVar
 
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.filter import LineFilter
 
 from ohtui.tui import SET_FRAME_RATE
 
@@ -22,6 +23,7 @@ from ohtui.tui.key_order import OrderedKeys
 from ohtui.tui.options import AppOptions
 from ohtui.tui.preload import load_engine, preload_picker
 from ohtui.tui.screens.chat import ChatScreen
+from ohtui.tui.shown_only import ShownOnly
 from ohtui.tui.toast_place import watch_screens
 
 WARM_UP_AFTER = 2.0
@@ -29,6 +31,8 @@ WARM_UP_AFTER = 2.0
 conversation picker got ready to open (see preload_picker)."""
 WARM_UP_TRIES = 40
 """Times (every 0.25 s) the warm-up looks for the open conversation before going without."""
+SHOWN_ONLY = ShownOnly()
+"""One instance: Textual caches each line's filtered form by filter."""
 MCP_START_AFTER = 0.25
 """Seconds the first frame stays idle before the MCP servers start (see Session.frame_idle)."""
 
@@ -72,6 +76,11 @@ class OhtuiApp(OrderedKeys, App[None]):
         if options.resume_id or options.continue_latest:
             # Resuming shows history as soon as it can: load the engine while Textual starts.
             threading.Thread(target=load_engine, name="ohtui-preload", daemon=True).start()
+
+    def get_line_filters(self) -> Sequence[LineFilter]:
+        """Textual's filters, then ShownOnly: whatever a widget shows, no text in it reaches
+        the terminal as a control."""
+        return [*super().get_line_filters(), SHOWN_ONLY]
 
     def get_default_screen(self) -> ChatScreen:
         """The chat is the app's base screen (no extra screen to compose first)."""

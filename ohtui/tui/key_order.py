@@ -1,5 +1,5 @@
-"""OrderedKeys: an App mixin that hands keys on one at a time, each to where the keys before
-it have moved the focus.
+"""OrderedKeys: an App mixin that hands keys and pastes on one at a time, in the order they
+were typed, each to where the keys before it have moved the focus.
 
 Textual routes a key by posting it to the focused widget's queue and goes straight on to the
 next key. A key that moves focus (Tab, ↓ into a list, Enter that opens a screen) does so only
@@ -9,6 +9,9 @@ next key waits until the one before has been handled by its widget and the widge
 (where bindings and bubbling messages run), and by a screen it opened, and until focus
 changes they asked for (posted to the app) have run. Each wait is bounded: a busy widget
 delays keys by at most KEY_SETTLE_TIMEOUT, never loses them.
+
+A paste is typed input too: it waits in the same line as the keys. Routed past held keys, a
+paste typed right after "summarize" landed after its "s" (`s[pasted 200 lines #1]ummarize`).
 """
 
 from __future__ import annotations
@@ -32,15 +35,21 @@ KEY_SETTLE_TIMEOUT = 0.3
 """Seconds to wait for one message pump to handle a key before the next key goes on."""
 
 
-class OrderedKeys(_Base):
-    """Mix into an App (before App) to route each key after the previous one has settled."""
+Typed = events.Key | events.Paste
+"""What the user types: routed to the focused widget, in order."""
 
-    _key_backlog: deque[events.Key]
+
+class OrderedKeys(_Base):
+    """Mix into an App (before App) to route each key or paste after the previous one has
+    settled."""
+
+    _key_backlog: deque[Typed]
     _key_in_flight: bool = False
 
     async def on_event(self, event: events.Event) -> None:
-        """Hold a key while the one before it is being handled; route the others as usual."""
-        if isinstance(event, events.Key) and not event.is_forwarded:
+        """Hold a key or paste while the one before it is being handled; route the other
+        events as usual."""
+        if isinstance(event, events.Key | events.Paste) and not event.is_forwarded:
             if self._key_in_flight:
                 self._backlog().append(event)
                 return
@@ -48,12 +57,12 @@ class OrderedKeys(_Base):
             return
         await super().on_event(event)
 
-    def _backlog(self) -> deque[events.Key]:
+    def _backlog(self) -> deque[Typed]:
         if not hasattr(self, "_key_backlog"):
             self._key_backlog = deque()
         return self._key_backlog
 
-    async def _route_key(self, event: events.Key) -> None:
+    async def _route_key(self, event: Typed) -> None:
         target: MessagePump = self.focused or self.screen
         screen = self.screen
         self._key_in_flight = True

@@ -132,3 +132,18 @@ def test_a_port_in_use_is_a_sentence(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert f"cannot listen on 127.0.0.1:{port}: Address already in use" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_a_request_path_cannot_drive_the_server_s_terminal(tmp_path: Path) -> None:
+    """Any client (a web page too) chooses the path the server logs: its escapes are shown,
+    never written to the terminal as they are."""
+    server = ServerProcess(tmp_path).start()
+    try:
+        for path in ("/api/%1b]0;pwned%07", "/%1b[2J%1b]52;c;eA==%07", "/%c2%9b2J%e2%80%ae"):
+            httpx.get(server.url + path, timeout=120)
+            httpx.get(server.url + path, headers=server.headers, timeout=120)
+    finally:
+        server.stop()
+    log = server.log_path.read_bytes().decode("utf-8")
+    assert "/api/␛]0;pwned␇" in log and "/␛[2J␛]52;c;eA==␇" in log
+    assert not {"\x1b", "\x07", "\x9b", "\u202e"} & set(log)

@@ -562,3 +562,28 @@ def test_a_conversation_open_elsewhere_is_409(
     finally:
         held.close()
     assert client.get(f"/api/conversations/{held.id}").status_code == 200  # let go: served
+
+
+def test_lone_surrogates_from_a_client_or_the_model_are_replaced_not_a_failure(
+    client: httpx.Client, llm_script: ScriptedLLMServer, workspace: Path
+) -> None:
+    """JSON's "\\ud800" escape, sent by a client (a message, a title) or by the model: the
+    conversation runs, saves, and serves its events as valid text."""
+    import json
+
+    def send(method: str, path: str, body: Any) -> httpx.Response:
+        data = json.dumps(body)  # ASCII: the lone surrogates travel as "\ud800" escapes
+        headers = {"Content-Type": "application/json"}
+        return client.request(method, path, content=data, headers=headers)
+
+    cid = create(client, llm_script, workspace)
+    llm_script.reply_text("Answer \udfff.")
+    sent = send("POST", f"/api/conversations/{cid}/events", user_message("hi \ud800"))
+    assert sent.status_code == 200, sent.text
+    assert client.post(f"/api/conversations/{cid}/run").status_code == 200
+    assert wait_status(client, cid, "finished", "error") == "finished"
+    assert send("PATCH", f"/api/conversations/{cid}", {"title": "T \udcff"}).status_code == 200
+    events = client.get(f"/api/conversations/{cid}/events/search").json()["items"]
+    texts = [e["llm_message"]["content"][0]["text"] for e in events if e["kind"] == "MessageEvent"]
+    assert texts == ["hi \ufffd", "Answer \ufffd."]
+    assert client.get(f"/api/conversations/{cid}").json()["title"] == "T \ufffd"

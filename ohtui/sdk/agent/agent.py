@@ -37,6 +37,7 @@ from ohtui.sdk.security.risk import SecurityRisk
 from ohtui.sdk.tool.context import running_action_id
 from ohtui.sdk.tool.schema import Action, Observation
 from ohtui.sdk.tool.tool import ToolArgumentError, ToolDefinition
+from ohtui.sdk.utils.valid_text import valid_data
 
 if TYPE_CHECKING:
     from ohtui.sdk.conversation.impl.local_conversation import LocalConversation
@@ -395,7 +396,8 @@ class Agent(AgentBase):
                 error=f"There is no tool named '{call.name}'{gone}. Use one of: {known}."
             )
         try:
-            arguments = json.loads(call.arguments or "{}")
+            # A "\ud800" escape decodes to a lone surrogate: made valid before any tool sees it.
+            arguments = valid_data(json.loads(call.arguments or "{}"))
         except json.JSONDecodeError as exc:
             return _ParsedCall(
                 error=f"The arguments of your '{call.name}' call are not valid JSON ({exc.msg} at "

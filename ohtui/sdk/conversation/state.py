@@ -44,6 +44,7 @@ from ohtui.sdk.security.confirmation_policy import ConfirmationPolicyBase, Never
 from ohtui.sdk.utils.cipher import Cipher
 from ohtui.sdk.utils.fifo_lock import FIFOLock
 from ohtui.sdk.utils.models import FastPrivateModel
+from ohtui.sdk.utils.valid_text import valid_data, valid_model
 from ohtui.sdk.workspace.local import BaseWorkspace
 
 logger = logging.getLogger(__name__)
@@ -267,6 +268,7 @@ class ConversationState(FastPrivateModel):
         if getattr(self, "_read_only", False):
             raise self.read_only_error(f"change its {name}")
         old = getattr(self, name, None)
+        value = valid_data(value)  # a title, a tool's saved data: always savable
         super().__setattr__(name, value)
         if getattr(self, "_autosave_enabled", False):
             self._save()
@@ -369,7 +371,12 @@ class ConversationState(FastPrivateModel):
 
     def append_event(self, event: Event, durable: bool = True) -> Event:
         """Record `event` for good and return it: when persisted, saved before this returns,
-        or with `durable` False written behind (see EventLog.flush)."""
+        or with `durable` False written behind (see EventLog.flush).
+
+        Every event recorded passes here, so here its text is made valid: one holding a lone
+        surrogate (a file name that is not UTF-8, a "\\ud800" from a model or a server) is
+        recorded, and returned, with U+FFFD in its place, never refused by the store."""
+        event = valid_model(event)
         self._events.append(event, durable)
         return event
 

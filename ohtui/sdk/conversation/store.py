@@ -39,6 +39,7 @@ from ohtui.sdk.conversation.summary import (
     SearchHit,
     SummaryPage,
 )
+from ohtui.sdk.utils.valid_text import valid_data, valid_text
 
 logger = logging.getLogger(__name__)
 
@@ -450,6 +451,7 @@ class ConversationStore:
     @_db_errors
     def rename(self, conversation_id: str, title: str) -> bool:
         """Set a conversation's title in its summary and saved state."""
+        title = valid_text(title)  # SQLite cannot store a lone surrogate
         with self._transaction() as conn:
             key = _key_of(conn, conversation_id)
             if key is None:
@@ -829,7 +831,7 @@ def _key_of(conn: sqlite3.Connection, conversation_id: str) -> int | None:
 
 
 def _summary_values(summary: dict[str, Any]) -> tuple[Any, ...]:
-    return tuple(summary.get(k) for k in ("title", "status", "workspace", "model"))
+    return tuple(valid_data(summary.get(k)) for k in ("title", "status", "workspace", "model"))
 
 
 def _now() -> float:

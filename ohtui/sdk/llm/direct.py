@@ -162,7 +162,7 @@ def completion(**request: Any) -> Any:
     response = client.post(url, content=body, headers=headers, timeout=timeout)
     if response.status_code >= 400:
         raise _error(response)
-    return _parse(response.content)
+    return _parse(response.text)  # bytes that are not UTF-8 read as U+FFFD, as streamed ones
 
 
 def _body(request: dict[str, Any]) -> bytes:

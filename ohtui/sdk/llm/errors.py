@@ -105,6 +105,8 @@ def _category(exc: BaseException, lib: Any, said: str, status: int | None) -> st
         return "rate_limit"
     if _is_timeout(chain, lib):
         return "timeout"
+    if any(isinstance(e, UnicodeDecodeError) for e in chain) or "codec can't decode" in said:
+        return "not_text"
     if isinstance(exc, lib.NotFoundError) or status == 404:
         return "not_found"
     if _is_unreachable(chain, lib):
@@ -163,6 +165,13 @@ def map_error(exc: BaseException, llm: LLM) -> LLMError:
             f"The provider{where} does not know the model '{model}': {said} Check the model "
             "name (for an OpenAI-compatible server, 'openai/<name>').",
         ),
+        "not_text": (
+            LLMError,
+            f"'{model}'{where} answered with bytes that are not UTF-8 text, which litellm "
+            f"cannot read: {said} An OpenAI-compatible server ('openai/<name>' with a base "
+            "URL) is read by ohtui itself, such bytes shown as \ufffd. Try again, or fix the "
+            "server's encoding.",
+        ),
         "unreachable": (
             LLMServiceUnavailableError,
             f"Cannot reach '{model}'{where}: {said} "
@@ -198,6 +207,7 @@ def map_error(exc: BaseException, llm: LLM) -> LLMError:
         "unreachable": f"cannot reach {server}",
         "server": f"{server} failed ({status or 'server error'})",
         "bad_request": "the request was refused",
+        "not_text": "the answer was not UTF-8 text",
     }
     error.summary = summaries.get(category, error.summary)
     return error

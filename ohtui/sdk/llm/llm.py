@@ -45,6 +45,7 @@ from ohtui.sdk.llm.responses_api import (
 from ohtui.sdk.llm.responses_api import token_counts as responses_token_counts
 from ohtui.sdk.llm.streaming import StreamAssembler, TokenCallbackType
 from ohtui.sdk.utils.exposure import dump_secret
+from ohtui.sdk.utils.valid_text import valid_model
 
 logger = logging.getLogger(__name__)
 
@@ -564,6 +565,8 @@ class LLM(BaseModel):
             )
 
     def _record(self, answer: _Answer, latency: float) -> LLMResponse:
+        """Count the call and hand its answer on: every answer of either API passes here, so
+        here its text is made valid (a lone surrogate becomes U+FFFD, see valid_text)."""
         response_id = answer.response_id or f"resp-{uuid.uuid4().hex[:12]}"
         with self._lock:
             metrics = self.metrics
@@ -576,7 +579,7 @@ class LLM(BaseModel):
             metrics.add_response_latency(latency, response_id)
             snapshot = metrics.get_snapshot()
         return LLMResponse(
-            message=answer.message,
+            message=valid_model(answer.message),
             id=response_id,
             metrics=snapshot,
             usage=token_usage,

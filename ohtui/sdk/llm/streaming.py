@@ -6,6 +6,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ohtui.sdk.utils.valid_text import valid_text
+
 
 @dataclass(frozen=True, slots=True)
 class ToolCallDelta:
@@ -73,17 +75,22 @@ class StreamAssembler:
             buffer.id = buffer.id or getattr(raw, "id", None) or ""
             buffer.name = buffer.name or name or ""
             buffer.arguments.append(arguments)
-            deltas.append(ToolCallDelta(index, getattr(raw, "id", None), name, arguments))
+            shown_name = valid_text(name) if name else name
+            deltas.append(
+                ToolCallDelta(index, getattr(raw, "id", None), shown_name, valid_text(arguments))
+            )
         if content:
             self.content.append(content)
         if reasoning:
             self.reasoning.append(reasoning)
         if getattr(choice, "finish_reason", None):
             self.finish_reason = choice.finish_reason
+        # The delta is shown as it comes, so its text is made valid now; the pieces are kept
+        # as sent, so a pair of surrogates split between two deltas still joins in the message.
         return LLMStreamChunk(
             response_id=self.response_id,
-            content=content,
-            reasoning_content=reasoning,
+            content=valid_text(content),
+            reasoning_content=valid_text(reasoning),
             tool_calls=tuple(deltas),
             finish_reason=getattr(choice, "finish_reason", None),
         )

@@ -21,6 +21,7 @@ from pydantic import ValidationError
 from ohtui.sdk.event.base import Event
 from ohtui.sdk.event.types import SourceType
 from ohtui.sdk.llm.streaming import LLMStreamChunk
+from ohtui.sdk.utils.valid_text import valid_data, valid_text
 from ohtui.sdk.wire.foreign import (  # the stand-ins' kinds must be defined to validate
     ForeignAction,  # noqa: F401
     ForeignEvent,
@@ -54,14 +55,16 @@ def stream_chunk(data: dict[str, Any]) -> LLMStreamChunk:
     """A streaming delta frame as a token chunk for the token callbacks."""
     return LLMStreamChunk(
         response_id=REMOTE_STREAM_ID,
-        content=str(data.get("content") or ""),
-        reasoning_content=str(data.get("reasoning_content") or ""),
+        content=valid_text(str(data.get("content") or "")),
+        reasoning_content=valid_text(str(data.get("reasoning_content") or "")),
     )
 
 
 def event_from_wire(data: dict[str, Any]) -> Event:
-    """One server event as ours; never raises for a well-formed JSON object."""
+    """One server event as ours; never raises for a well-formed JSON object. Its text is
+    made valid: a "\\ud800" a server sends decodes to a lone surrogate (see valid_text)."""
     load_tools()
+    data = valid_data(data)
     event = validate_leniently(Event, _translate(copy.deepcopy(data)))
     if not isinstance(event, Event):
         logger.debug("event of kind %r kept as foreign", data.get("kind"))

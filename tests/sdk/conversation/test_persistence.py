@@ -899,3 +899,39 @@ def test_a_fresh_process_reads_built_in_tool_observations_before_any_tool_exists
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["TerminalObservation", "0"]
+
+
+# --- text that cannot be encoded ------------------------------------------------------------
+
+
+def test_what_holds_a_lone_surrogate_is_saved_with_the_replacement_character(
+    llm_server: ScriptedLLMServer, llm: LLM, workspace: Path, persistence_dir: Path
+) -> None:
+    """A title, a user message (a client's "\\ud800"), a hook's reason, a tool's saved data,
+    a title made by the model: each is saved, listed and resumed, never refused."""
+    conv = open_conversation(llm, workspace, persistence_dir)
+    llm_server.reply_text("Answered.", usage=USAGE)
+    conv.send_message("hello \ud800 there")
+    conv.run()
+    conv.set_title("Title \udcff")
+    conv.state.block_message("m-1", "reason \ud800")
+    conv.state.agent_state = {"notes\ud800": ["\udfff"]}
+    assert conv.state.title == "Title \ufffd"
+    [listed] = list_conversations(persistence_dir)
+    assert listed.title == "Title \ufffd"
+    llm_server.reply_text("Title \ud800 made by the model")
+    conv.set_title(conv.generate_title())
+    assert conv.state.title == "Title \ufffd made by the model"
+    conv_id = conv.id
+    conv.close()
+
+    again = open_conversation(llm, workspace, persistence_dir, conversation_id=conv_id)
+    try:
+        state = again.state
+        assert state.title == "Title \ufffd made by the model"
+        assert state.blocked_messages == {"m-1": "reason \ufffd"}
+        assert state.agent_state == {"notes\ufffd": ["\ufffd"]}
+        said = [e for e in state.events if isinstance(e, MessageEvent) and e.source == "user"]
+        assert said[0].llm_message.text == "hello \ufffd there"
+    finally:
+        again.close()

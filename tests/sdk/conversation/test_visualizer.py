@@ -240,3 +240,22 @@ def test_state_updates_and_skipped_user_messages_are_not_shown() -> None:
     assert buffer.getvalue() == ""
     visualizer.on_event(user_says("Framework nudge", source="environment"))
     assert "Framework nudge" in buffer.getvalue()
+
+
+def test_what_it_prints_cannot_drive_the_terminal() -> None:
+    """The model's words, a command's output: shown with stand-ins for their controls."""
+    visualizer, buffer = visualizer_with()
+    attack = "A\x1b]52;c;eA==\x07B\x1b[2JC\x9b2JD\u202eE\rF\bG"
+    said = shown(visualizer, buffer, agent_says(f"Hello {attack}", "r1"))
+    # (Rich itself drops BEL, CR and backspace from the text it is given.)
+    assert "Hello A␛]52;c;eA==B␛[2JC\ufffd2JD\ufffdEFG" in said
+    observation = ObservationEvent(
+        observation=TerminalObservation.from_text(f"out {attack}", command="x", exit_code=0),
+        action_id="a1",
+        tool_name="terminal",
+        tool_call_id="c1",
+    )
+    printed = shown(visualizer, buffer, observation)
+    assert "out A␛]52" in printed
+    for text in (said, printed):
+        assert not {"\x1b", "\x07", "\x9b", "\u202e", "\r", "\b"} & set(text)

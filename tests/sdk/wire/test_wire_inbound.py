@@ -213,3 +213,21 @@ def test_their_per_call_usages_are_kept_and_found_by_response_id() -> None:
     assert found is not None
     assert (found.prompt_tokens, found.completion_tokens) == (3896, 6)
     assert metrics.latest_token_usage == found
+
+
+def test_a_server_s_lone_surrogates_are_made_valid_text() -> None:
+    """A server may send JSON's "\\ud800" escape (its model did): the events and streamed
+    tokens it becomes can be shown, saved and printed."""
+    raw = recording("basic_turn")
+    message = first(raw["events"], "MessageEvent")
+    frame = json.loads(json.dumps(message).replace('"text": "', '"text": "\\ud800', 1))
+    event = event_from_wire(frame)
+    assert isinstance(event, MessageEvent)
+    assert event.llm_message.text.startswith("\ufffd")
+    event.model_dump_json()
+    unknown = event_from_wire({"kind": "NoSuchEvent\ud800", "id": "x", "note": "\udfff"})
+    assert isinstance(unknown, ForeignEvent)
+    unknown.model_dump_json()
+    delta = {"kind": "StreamingDeltaEvent", "content": "a\ud800", "reasoning_content": "\udfff"}
+    chunk = stream_chunk(delta)
+    assert (chunk.content, chunk.reasoning_content) == ("a\ufffd", "\ufffd")

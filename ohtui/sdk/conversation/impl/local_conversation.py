@@ -342,14 +342,15 @@ class LocalConversation(BaseConversation):
     # --- events --------------------------------------------------------------------------
 
     def _on_event(self, event: Event) -> None:
-        """Mask secrets, record the event durably, then tell the listeners."""
+        """Mask secrets, record the event durably, then tell the listeners (what was
+        recorded: its text made valid)."""
         registry = self._state.secret_registry
         if registry.has_values:
             data = event.model_dump(mode="json")
             masked = registry.mask_data(data)
             if masked != data:
                 event = Event.model_validate(masked)
-        self._state.append_event(event, durable=self._on_disk_first(event))
+        event = self._state.append_event(event, durable=self._on_disk_first(event))
         self._notify(event)
 
     def _on_disk_first(self, event: Event) -> bool:

@@ -20,6 +20,7 @@ from ohtui.sdk.event.llm_convertible.observation import (
 from ohtui.sdk.event.llm_convertible.system import SystemPromptEvent
 from ohtui.sdk.event.user_action import PauseEvent
 from ohtui.sdk.llm.metrics import TokenUsage
+from ohtui.terminal_text import terminal_safe
 
 if TYPE_CHECKING:  # rich loads when a visualizer is made, not with the engine
     from rich.console import Console, Group
@@ -97,6 +98,9 @@ class DefaultConversationVisualizer(ConversationVisualizerBase):
         body = event.visualize.copy()
         if not body.plain.strip():
             return None
+        # What the model, a command or a file said, shown and never acted on by the terminal
+        # (one stand-in per character: the styles stay where they were).
+        body.plain = terminal_safe(body.plain)
         for pattern, style in self._highlight.items():
             body.highlight_regex(pattern, style)
         title, colour = _title(event)

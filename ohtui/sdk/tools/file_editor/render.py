@@ -8,6 +8,9 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
+from ohtui.sdk.utils.text import plural
+from ohtui.terminal_text import shell_quoted
+
 MAX_VIEW_CHARS = 16_000
 """Longer views are cut so one call cannot flood the model's context."""
 
@@ -120,11 +123,22 @@ def list_directory(
     The walk goes by descriptor, never by a name a link swapped in could redirect: `root` is
     read as `fd` (opened here when not given), each subdirectory as `enter(fd, name)` opens
     it (closed here; None: not listed).
+
+    A path whose name is not UTF-8, or holds a newline or another control character, is
+    written as the shell quotes it (`$'bad\\xffname'`, see `shell_quoted`): one line per
+    entry, text that can be saved, and a form the agent can use in a command.
     """
     entries: list[str] = []
     skipped = 0
     unreadable: list[str] = []
     full = False
+    quoted = 0
+
+    def shown(path: str) -> str:
+        nonlocal quoted
+        text = shell_quoted(path)
+        quoted += text != path
+        return text
 
     def walk(directory: str, fd: int, level: int) -> None:
         nonlocal skipped, full
@@ -132,7 +146,7 @@ def list_directory(
             with os.scandir(fd) as scan:
                 children = sorted(scan, key=lambda e: e.name)
         except OSError:
-            unreadable.append(directory)
+            unreadable.append(shown(directory))
             return
         for child in children:
             if child.name.startswith(".") or child.name in SKIPPED_DIRS:
@@ -146,13 +160,13 @@ def list_directory(
             except OSError:  # a symbolic link loop: listed, never followed
                 is_dir = False
             path = os.path.join(directory, child.name)
-            entries.append(f"{path}/" if is_dir else path)
+            entries.append(shown(f"{path}/" if is_dir else path))
             # Symlinked directories are listed but not entered, which rules out cycles; a
             # directory is entered by its descriptor, so a link swapped in is never followed.
             if is_dir and level < depth and not child.is_symlink():
                 sub = enter(fd, child.name)
                 if sub is None:
-                    unreadable.append(path)
+                    unreadable.append(shown(path))
                     continue
                 try:
                     walk(path, sub, level + 1)
@@ -166,15 +180,22 @@ def list_directory(
         try:
             fd = own = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         except OSError:
-            unreadable.append(str(root))
+            unreadable.append(shown(str(root)))
     try:
         if fd is not None:
             walk(str(root), fd, 1)
     finally:
         if own is not None:
             os.close(own)
-    header = f"Files and directories up to {depth} levels deep in {str(root).rstrip('/')}/"
+    where = shown(f"{str(root).rstrip('/')}/")
+    header = f"Files and directories up to {depth} levels deep in {where}"
     lines = [f"{header}:" if entries else f"{header}: (empty)", *entries]
+    if quoted:
+        lines.append(
+            f"[{plural(quoted, 'path')} above {'is' if quoted == 1 else 'are'} not plain UTF-8 "
+            "text (a byte that is not UTF-8, a newline or another control character in a "
+            "name): written as bash's $'...' quoting. Use them in the terminal as written.]"
+        )
     if full:
         lines.append(f"[Listing cut at {len(entries)} entries. View a subdirectory to see more.]")
     if skipped:
