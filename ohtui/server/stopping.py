@@ -1,9 +1,9 @@
 """How `ohtui serve` ends: SIGHUP (its terminal or SSH session closed), SIGTERM (a service
 manager) and SIGINT (Ctrl+C) alike. Every conversation is closed first (its running command
 stopped, everything that command started killed, its state saved), then the connections;
-then the process exits 0. A second signal stops waiting for connections. SIGKILL leaves no
-time for any of it: the agents' shells then die with the process on their own
-(`ohtui.sdk.utils.spawn`)."""
+then the process exits 0. A second signal stops waiting for connections. Started under
+`nohup` (SIGHUP ignored), it keeps ignoring SIGHUP. SIGKILL leaves no time for any of it:
+the agents' shells then die with the process on their own (`ohtui.sdk.utils.spawn`)."""
 
 from __future__ import annotations
 
@@ -41,7 +41,10 @@ class StoppingServer(uvicorn.Server):
         if threading.current_thread() is not threading.main_thread():
             yield
             return
-        previous = {sig: signal.signal(sig, self.handle_exit) for sig in STOP_SIGNALS}
+        # Started under `nohup` (SIGHUP ignored), a closed terminal must not stop it.
+        nohup = signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
+        wanted = [sig for sig in STOP_SIGNALS if not (nohup and sig is signal.SIGHUP)]
+        previous = {sig: signal.signal(sig, self.handle_exit) for sig in wanted}
         try:
             yield
         finally:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 import signal
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -165,3 +166,25 @@ def test_a_signal_with_a_client_attached(
     finally:
         client.close()
         frames.close()
+
+
+def test_under_nohup_a_hangup_is_ignored(tmp_path: Path) -> None:
+    """`nohup ohtui serve &` asked to outlive the terminal: SIGHUP leaves it serving."""
+    server = ServerProcess(tmp_path)
+    server.command = [
+        sys.executable,
+        "-c",
+        "import signal, sys, runpy; signal.signal(signal.SIGHUP, signal.SIG_IGN); "
+        "sys.argv = ['ohtui', *sys.argv[1:]]; runpy.run_module('ohtui', run_name='__main__')",
+    ]
+    server.start()
+    try:
+        assert server.process is not None
+        server.process.send_signal(signal.SIGHUP)
+        time.sleep(1.0)
+        assert server.process.poll() is None
+        assert httpx.get(server.url + "/alive").status_code == 200
+        server.process.send_signal(signal.SIGTERM)
+        assert server.process.wait(30) == 0
+    finally:
+        server.kill()
