@@ -204,7 +204,7 @@ class BodyLimit:
             await self.app(scope, receive, send)
             return
         declared = _headers(scope).get("content-length", ["0"])[0]
-        if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+        if declared.isascii() and declared.isdigit() and int(declared) > MAX_BODY_BYTES:
             await _respond(send, 413, too_large(int(declared)))
             return
         chunks: list[bytes] = []
