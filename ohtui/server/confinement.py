@@ -17,16 +17,21 @@ from ohtui.server.roots import RootError, Roots
 logger = logging.getLogger(__name__)
 
 
+SANDBOX_FIELD = "ohtui_sandbox"
+"""ohtui's field in ConversationInfo (and full_state) and in /server_info: the sandbox."""
+
+
 @dataclass(frozen=True)
 class SandboxStatus:
     """The sandbox in force for one conversation, and why it is off when it fell back."""
 
     mode: str
+    network: bool
     problem: str | None = None
 
     def to_wire(self) -> dict[str, Any]:
-        """`{"mode": ..., "problem": ...}` as ConversationInfo's `sandbox`."""
-        return {"mode": self.mode, "problem": self.problem}
+        """`{"mode", "network", "problem"}`, as in force."""
+        return {"mode": self.mode, "network": self.network, "problem": self.problem}
 
 
 @dataclass(frozen=True)
@@ -76,18 +81,20 @@ class Confinement:
 
         problem = install_sandbox(conversation, self.sandbox)
         current = getattr(conversation, "sandbox", None)
-        mode = current.mode.value if isinstance(current, SandboxConfig) else "off"
+        if not isinstance(current, SandboxConfig) or current.mode is SandboxMode.OFF:
+            current = SandboxConfig(mode=SandboxMode.OFF, network=True)
         if problem:
             logger.warning("conversation %s: %s", conversation.id.hex, problem)
-        return SandboxStatus(mode, problem)
+        return SandboxStatus(current.mode.value, current.network, problem)
 
     def to_wire(self) -> dict[str, Any]:
-        """`/server_info`'s `sandbox`: the mode asked for, its network, and why it cannot be
-        in force (None: it is)."""
+        """`/server_info`'s SANDBOX_FIELD: the mode in force (and the one asked for), its
+        network, and why it cannot be in force (None: it is)."""
+        off = self.problem is not None or self.sandbox.mode is SandboxMode.OFF
         return {
             "mode": SandboxMode.OFF.value if self.problem else self.sandbox.mode.value,
             "asked": self.sandbox.mode.value,
-            "network": self.sandbox.network,
+            "network": True if off else self.sandbox.network,
             "problem": self.problem,
         }
 

@@ -29,7 +29,7 @@ from ohtui.sdk.wire.agent_in import (
 )
 from ohtui.sdk.wire.events_out import event_to_wire
 from ohtui.server import event_search
-from ohtui.server.confinement import Confinement
+from ohtui.server.confinement import SANDBOX_FIELD, Confinement
 from ohtui.server.info import RECORD_KEY
 from ohtui.server.limits import parse_json
 from ohtui.server.registry import Page, Registry, message_from_wire
@@ -138,7 +138,7 @@ class Api:
                 "uptime": now - self.started,
                 "idle_time": now - self.last_activity,
                 "usable_tools": list_usable_tools(),
-                "sandbox": self.confinement.to_wire(),
+                SANDBOX_FIELD: self.confinement.to_wire(),
             }
         )
 

@@ -23,7 +23,7 @@ from ohtui.sdk.event.user_action import InterruptEvent
 from ohtui.sdk.llm.message import Message
 from ohtui.sdk.llm.streaming import LLMStreamChunk
 from ohtui.sdk.wire.events_out import event_to_wire, state_update_to_wire, streaming_delta
-from ohtui.server.confinement import SandboxStatus
+from ohtui.server.confinement import SANDBOX_FIELD, SandboxStatus
 from ohtui.server.info import ServerRecord, field_to_wire, state_to_wire
 
 logger = logging.getLogger(__name__)
@@ -111,7 +111,7 @@ class Served:
         events = state.events
         info["leaf_event_id"] = events[-1].id if len(events) else None
         info["head_is_empty"] = len(events) == 0
-        info["sandbox"] = self.sandbox.to_wire() if self.sandbox is not None else None
+        info[SANDBOX_FIELD] = self.sandbox.to_wire() if self.sandbox is not None else None
         return info
 
     def full_state_frame(self) -> dict[str, Any]:

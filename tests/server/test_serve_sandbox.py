@@ -86,14 +86,14 @@ def test_a_served_command_cannot_write_outside_its_workspace(
     assert not (outside / "escaped").exists(), output
     assert (workspace / "inside.txt").read_text() == "inside\n"
     assert "KEY-READ" not in output  # the server's own secret is out of sight
-    assert info["sandbox"] == {"mode": "workspace-write", "problem": None}
+    assert info["ohtui_sandbox"] == {"mode": "workspace-write", "network": False, "problem": None}
 
 
 def test_the_server_says_which_sandbox(server: ServerProcess) -> None:
     info = httpx.get(server.url + "/server_info", timeout=120).json()
-    assert info["sandbox"]["mode"] == "workspace-write"
-    assert info["sandbox"]["network"] is False
-    assert info["sandbox"]["problem"] is None
+    assert info["ohtui_sandbox"]["mode"] == "workspace-write"
+    assert info["ohtui_sandbox"]["network"] is False
+    assert info["ohtui_sandbox"]["problem"] is None
     deadline = time.monotonic() + 30
     while "sandbox: workspace-write" not in server.log():
         assert time.monotonic() < deadline, server.log()
@@ -128,7 +128,7 @@ def test_sandbox_off_on_purpose(
     server = started("--sandbox", "off")
     info, _ = escape(server, llm_script, places)
     assert (places[1] / "escaped").exists()
-    assert info["sandbox"] == {"mode": "off", "problem": None}
+    assert info["ohtui_sandbox"] == {"mode": "off", "network": True, "problem": None}
     assert "sandbox: off" in server.log()
 
 
@@ -154,8 +154,8 @@ def test_read_only_from_every_setting(
     info, _ = escape(server, llm_script, places)
     assert not (places[1] / "escaped").exists()
     assert not (places[0] / "inside.txt").exists()
-    assert info["sandbox"] == {"mode": "read-only", "problem": None}
-    assert httpx.get(server.url + "/server_info").json()["sandbox"]["mode"] == "read-only"
+    assert info["ohtui_sandbox"] == {"mode": "read-only", "network": False, "problem": None}
+    assert httpx.get(server.url + "/server_info").json()["ohtui_sandbox"]["mode"] == "read-only"
 
 
 def test_without_bubblewrap_it_says_why(
@@ -169,9 +169,9 @@ def test_without_bubblewrap_it_says_why(
         (bin_dir / tool).symlink_to(found)
     server = started(env={"PATH": str(bin_dir)})
     info, _ = escape(server, llm_script, places)
-    assert info["sandbox"]["mode"] == "off"
-    assert "bubblewrap" in info["sandbox"]["problem"]
-    server_info = httpx.get(server.url + "/server_info").json()["sandbox"]
+    assert info["ohtui_sandbox"]["mode"] == "off"
+    assert "bubblewrap" in info["ohtui_sandbox"]["problem"]
+    server_info = httpx.get(server.url + "/server_info").json()["ohtui_sandbox"]
     assert "bubblewrap" in server_info["problem"]
     assert "sandbox: OFF" in server.log() and "bubblewrap" in server.log()
 
@@ -221,7 +221,7 @@ def test_a_conversation_restored_after_a_restart_is_sandboxed(
             client.post(f"/api/conversations/{cid}/events", json=user_message("go", run=True))
             info, _ = wait_output(client, cid)
         assert not (outside / "escaped").exists()
-        assert info["sandbox"]["mode"] == "workspace-write"
+        assert info["ohtui_sandbox"]["mode"] == "workspace-write"
     finally:
         second.stop()
 
