@@ -1,9 +1,12 @@
-"""The Starlette app of `ohtui serve`: probes, auth, and the engine loaded in the background.
+"""The Starlette app of `ohtui serve`: probes, guards, auth, and the engine loaded in the
+background.
 
-The engine (ohtui.sdk, about a second of imports) loads on a thread once the server
-listens, so `/alive`, `/health` and `/ready` answer at once; a request that needs the
-engine (`/api/*`, `/sockets/*`, `/server_info`) waits for it. This module imports nothing
-from ohtui.sdk.
+Every request passes, in order: the guard (a Host the server answers as, no foreign Origin,
+JSON bodies only), the session key (for `/api/*`), the body limit. The engine (ohtui.sdk and
+the user's settings, about a second of imports) loads on a thread once the server listens,
+so `/alive`, `/health` and `/ready` answer at once; a request that needs the engine
+(`/api/*`, `/sockets/*`, `/server_info`) waits for it. This module imports nothing from
+ohtui.sdk.
 """
 
 from __future__ import annotations
@@ -25,9 +28,12 @@ from starlette.routing import Mount, Route, Router, WebSocketRoute
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ohtui.server.auth import HEADER, KeyChecker
+from ohtui.server.guard import AllowedHosts, BodyLimit, RequestGuard
 from ohtui.server.hub import Hub
+from ohtui.server.roots import Roots
 
 if TYPE_CHECKING:
+    from ohtui.server.confinement import Confinement
     from ohtui.server.registry import Registry
     from ohtui.server.routes import Api
 
@@ -36,12 +42,22 @@ logger = logging.getLogger("ohtui.server")
 
 @dataclass(frozen=True)
 class ServerConfig:
-    """What the app needs: where conversations live, the session key, the server's secret."""
+    """What the app needs: where conversations live, the session key, the server's secret,
+    the names it answers as, and where the settings that confine conversations come from."""
 
     conversations_dir: Path
-    api_key: str | None
+    api_key: str
     secret_key_file: Path
     """The key that encrypts the agents' API keys saved for resume (made on first start)."""
+    hosts: AllowedHosts
+    config_file: Path
+    """config.toml: its [sandbox] and [server] roots apply (read when the engine loads)."""
+    start_dir: Path
+    """The folder the server started in: the root when none is given."""
+    sandbox: str | None = None
+    """--sandbox, winning over OHTUI_SANDBOX and config.toml."""
+    roots: Roots | None = None
+    """--root, winning over config.toml."""
     warm_up: bool = True
     """Import litellm in the background once the engine is loaded."""
 
@@ -51,6 +67,7 @@ class Loaded:
     """The engine side of the app, once loaded."""
 
     registry: Registry
+    confinement: Confinement
     api: Api
     api_router: Router
     socket_router: Router
@@ -65,6 +82,8 @@ class Engine:
         self.keys = keys
         self.started = time.time()
         self._future: asyncio.Future[Loaded] | None = None
+        self._closed = False
+        self._close_lock = threading.Lock()
 
     def start(self) -> None:
         """Begin loading (on the running loop's default executor)."""
@@ -79,18 +98,31 @@ class Engine:
 
     def _load(self) -> Loaded:
         started = time.perf_counter()
+        from ohtui.server.confinement import Confinement
         from ohtui.server.registry import Registry
         from ohtui.server.routes import Api
         from ohtui.server.secret import server_cipher
         from ohtui.server.sockets import EventSocket
 
-        registry = Registry(
-            self.config.conversations_dir, server_cipher(self.config.secret_key_file), self.hub
+        config = self.config
+        confinement = Confinement.load(
+            config.config_file, config.sandbox, config.roots, config.start_dir
         )
-        api = Api(registry, self.started)
+        for line in confinement.notices:
+            logger.warning("%s", line)
+        for line in confinement.start_lines():
+            logger.info("%s", line)
+        registry = Registry(
+            config.conversations_dir,
+            server_cipher(config.secret_key_file),
+            self.hub,
+            confinement,
+        )
+        api = Api(registry, confinement, self.started)
         socket = EventSocket(registry, self.hub, self.keys)
         loaded = Loaded(
             registry=registry,
+            confinement=confinement,
             api=api,
             api_router=Router(routes=api.routes()),
             socket_router=Router(
@@ -106,10 +138,19 @@ class Engine:
         return loaded
 
     def close(self) -> None:
-        """Close the registry if it was loaded (called at shutdown)."""
-        future = self._future
-        if future is not None and future.done() and not future.exception():
-            future.result().registry.close()
+        """Close every conversation (their commands stopped, their state saved) and the
+        store, if the engine was loaded; once (the first signal and the shutdown both call
+        it)."""
+        with self._close_lock:
+            if self._closed:
+                return
+            self._closed = True
+            future = self._future
+            if future is None or not future.done() or future.cancelled() or future.exception():
+                return
+            registry = future.result().registry
+            logger.info("stopping: closing %d conversation(s)", registry.live_count())
+            registry.close()
 
 
 class Lazy:
@@ -136,6 +177,11 @@ class Lazy:
 class ApiKeyMiddleware:
     """401 for every `/api/*` request without the session key (constant-time compare)."""
 
+    DETAIL = (
+        "Unauthorized: send the session API key in the X-Session-API-Key header (ohtui serve "
+        "printed where it keeps it when it started)."
+    )
+
     def __init__(self, app: ASGIApp, keys: KeyChecker) -> None:
         self.app = app
         self.keys = keys
@@ -143,7 +189,7 @@ class ApiKeyMiddleware:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         wanted = scope["type"] == "http" and scope["path"].startswith("/api")
         if wanted and not self.keys.accepts(_header(scope, HEADER)):
-            response = JSONResponse({"detail": "Unauthorized"}, status_code=401)
+            response = JSONResponse({"detail": self.DETAIL}, status_code=401)
             await response(scope, receive, send)
             return
         await self.app(scope, receive, send)
@@ -221,7 +267,10 @@ def create_app(config: ServerConfig) -> Starlette:
         Mount("/sockets", app=Lazy(engine, lambda loaded: loaded.socket_router)),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
+    # The last added runs first: log, guard, key, then the body is read.
+    app.add_middleware(BodyLimit)
     app.add_middleware(ApiKeyMiddleware, keys=keys)
+    app.add_middleware(RequestGuard, hosts=config.hosts)
     app.add_middleware(AccessLog)
     app.state.engine = engine
     app.state.hub = hub

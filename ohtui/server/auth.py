@@ -1,10 +1,14 @@
-"""The session API key: where it comes from, how it is checked, and which binds need one."""
+"""The session API key: where it comes from, how it is checked, and which binds need one.
+
+There is always one: given in OHTUI_SERVER_API_KEY (or the variable --api-key-env names),
+else made on first start and kept in the data dir (`ohtui.settings.local_server`)."""
 
 from __future__ import annotations
 
 import hmac
-import ipaddress
 from collections.abc import Mapping
+
+from ohtui.settings.local_server import is_loopback
 
 DEFAULT_KEY_ENV = "OHTUI_SERVER_API_KEY"
 HEADER = "X-Session-API-Key"
@@ -28,18 +32,9 @@ def session_key(environ: Mapping[str, str], env_name: str | None) -> str | None:
     return value or None
 
 
-def is_loopback(host: str) -> bool:
-    """Whether `host` binds only this machine (127.0.0.0/8, ::1, localhost)."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
-
-
 def check_bind(host: str, key: str | None, key_env: str) -> None:
-    """AuthConfigError for a non-loopback bind without a session key."""
+    """AuthConfigError for a non-loopback bind without a session key given (one made on
+    this machine would have to be copied to reach it: give one on purpose)."""
     if key is None and not is_loopback(host):
         raise AuthConfigError(
             f"refusing to listen on {host} without a session API key: anyone who can reach "

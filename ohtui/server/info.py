@@ -3,6 +3,8 @@
 Built from our ConversationState's JSON dump (live or as saved) plus what the server keeps
 about the conversation (`ServerRecord`: the agent as the client sent it, tags, times).
 Secrets never leave: the LLM api_key and every secret value read "**********".
+ohtui's own field: `ohtui_sandbox`, the sandbox in force for an open conversation
+(`{"mode", "network", "problem"}`; None for one listed but not open).
 """
 
 from __future__ import annotations
@@ -121,6 +123,7 @@ def state_to_wire(
         "hook_config": None,
         "client_tools": [],
         "tool_module_qualnames": {},
+        "ohtui_sandbox": None,  # known once the conversation is open (Served.info)
     }
 
 

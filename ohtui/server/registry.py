@@ -6,6 +6,9 @@ in the conversation's saved `agent_state`, its keys encrypted with the server's 
 a restarted server resumes it as it was. A conversation whose process died mid-run comes
 back PAUSED (the engine answers each action that was in flight with an error saying it was
 interrupted): nothing runs until a client asks again.
+
+Every conversation opened here, new or saved, works in a folder under the server's roots
+(pinned to its real path) and runs in the sandbox the server's settings ask for.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from ohtui.sdk.wire.agent_in import (
     secrets_from_wire,
     security_analyzer_from_wire,
 )
+from ohtui.server.confinement import Confinement
 from ohtui.server.hub import Hub
 from ohtui.server.info import RECORD_KEY, ServerRecord, agent_echo, state_to_wire
 from ohtui.server.served import Served
@@ -51,10 +55,11 @@ class Page:
 class Registry:
     """Live conversations by id; opens saved ones on first use. Thread-safe."""
 
-    def __init__(self, base_dir: Path, cipher: Cipher, hub: Hub) -> None:
+    def __init__(self, base_dir: Path, cipher: Cipher, hub: Hub, confinement: Confinement) -> None:
         self.base_dir = base_dir
         self._cipher = cipher
         self._hub = hub
+        self._confinement = confinement
         self._live: dict[uuid.UUID, Served] = {}
         self._lock = threading.RLock()
         self._store = ConversationStore(base_dir)
@@ -80,6 +85,8 @@ class Registry:
             return len(self._live)
 
     def _resume(self, conversation_id: uuid.UUID, data: dict[str, Any]) -> Served:
+        working_dir = (data.get("workspace") or {}).get("working_dir") or str(self.base_dir)
+        self._confinement.roots.check(working_dir)  # OutsideRootsError: it stays closed
         saved = (data.get("agent_state") or {}).get(RECORD_KEY)
         record = ServerRecord.from_json(saved)
         agent: AgentBase
@@ -97,7 +104,7 @@ class Registry:
         served = Served(record, self._hub.publish)
         conversation = LocalConversation(
             agent,
-            workspace=(data.get("workspace") or {}).get("working_dir", str(self.base_dir)),
+            workspace=working_dir,
             persistence_dir=self.base_dir,
             conversation_id=conversation_id,
             callbacks=[served.on_event],
@@ -107,11 +114,23 @@ class Registry:
             visualizer=None,
             cipher=self._cipher,
         )
+        try:
+            self._confine(conversation, served)
+        except BaseException:
+            conversation.close()
+            raise
         served.attach(conversation)
         logger.info(
             "conversation %s resumed from the store (%s)", conversation_id.hex, served.status.value
         )
         return served
+
+    def _confine(self, conversation: LocalConversation, served: Served) -> None:
+        """Check the folder it works in (made now, maybe) is under a root, and install the
+        sandbox, before anything can run."""
+        working_dir = conversation.workspace.working_dir
+        self._confinement.roots.check(working_dir)
+        served.sandbox = self._confinement.install(conversation)
 
     # --- create --------------------------------------------------------------------------
 
@@ -133,7 +152,7 @@ class Registry:
                 "supported here)"
             )
         agent = agent_from_wire(agent_payload)
-        working_dir = _working_dir(request.get("workspace"))
+        working_dir = str(self._confinement.roots.check(_working_dir(request.get("workspace"))))
         policy = request.get("confirmation_policy")
         analyzer = request.get("security_analyzer")
         secrets = secrets_from_wire(request.get("secrets"))
@@ -161,6 +180,7 @@ class Registry:
                 cipher=self._cipher,
             )
             try:
+                self._confine(conversation, served)
                 state = conversation.state
                 state.agent_state = {**state.agent_state, RECORD_KEY: record.to_json()}
                 if policy is not None:
@@ -241,7 +261,7 @@ def _working_dir(workspace: Any) -> str:
     if isinstance(workspace, Mapping) and isinstance(workspace.get("working_dir"), str):
         path = workspace["working_dir"].strip()
         if path:
-            return str(Path(path).expanduser())
+            return path
     raise WireError("'workspace' must be an object with a 'working_dir' path")
 
 

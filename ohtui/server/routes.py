@@ -2,8 +2,8 @@
 
 Handlers are async and push every blocking call (the store, the engine, LLM calls) to
 Starlette's thread pool. Errors are JSON `{"detail": "..."}` with a sentence a user can act
-on: 404 unknown conversation or event, 409 a conflict with the conversation's state, 422 a
-payload we cannot use.
+on: 403 a folder outside the server's roots, 404 unknown conversation or event, 409 a
+conflict with the conversation's state, 422 a payload we cannot use.
 """
 
 from __future__ import annotations
@@ -29,14 +29,19 @@ from ohtui.sdk.wire.agent_in import (
 )
 from ohtui.sdk.wire.events_out import event_to_wire
 from ohtui.server import event_search
+from ohtui.server.confinement import SANDBOX_FIELD, Confinement
 from ohtui.server.info import RECORD_KEY
+from ohtui.server.limits import parse_json
 from ohtui.server.registry import Page, Registry, message_from_wire
+from ohtui.server.roots import OutsideRootsError
 from ohtui.server.served import ConflictError, Served
 
 logger = logging.getLogger(__name__)
 
 CAPABILITIES = ["per_action_confirmation"]
 """ohtui extensions a client may use (see `GET /server_info`)."""
+PARSE_OFF_LOOP_BYTES = 64 * 1024
+"""Bodies at least this large are parsed on the thread pool, not the event loop."""
 CONVERSATION_SORTS = ("CREATED_AT", "UPDATED_AT", "CREATED_AT_DESC", "UPDATED_AT_DESC")
 Handler = Callable[[Request], Awaitable[Response]]
 
@@ -63,6 +68,8 @@ def guarded(handler: Handler) -> Handler:
             return await handler(request)
         except NotFoundError as exc:
             return error(404, str(exc) or "Not Found")
+        except OutsideRootsError as exc:
+            return error(403, str(exc))
         except ConflictError as exc:
             return error(409, str(exc))
         except event_search.QueryError as exc:
@@ -81,8 +88,9 @@ def guarded(handler: Handler) -> Handler:
 class Api:
     """The route handlers, bound to one registry."""
 
-    def __init__(self, registry: Registry, started: float) -> None:
+    def __init__(self, registry: Registry, confinement: Confinement, started: float) -> None:
         self.registry = registry
+        self.confinement = confinement
         self.started = started
         self.last_activity = time.time()
 
@@ -102,16 +110,15 @@ class Api:
 
     @staticmethod
     async def body(request: Request) -> dict[str, Any]:
-        """The JSON object body ({} when empty); WireError when it is not an object."""
+        """The JSON object body ({} when empty); JSONBodyError or WireError (422) when it is
+        not JSON we accept, or not an object."""
         raw = await request.body()
         if not raw.strip():
             return {}
-        import json
-
-        try:
-            data = json.loads(raw)
-        except ValueError as exc:
-            raise WireError(f"the request body is not JSON: {exc}") from exc
+        if len(raw) < PARSE_OFF_LOOP_BYTES:
+            data = parse_json(raw)
+        else:
+            data = await run_in_threadpool(parse_json, raw)
         if not isinstance(data, dict):
             raise WireError("the request body must be a JSON object")
         return data
@@ -131,6 +138,7 @@ class Api:
                 "uptime": now - self.started,
                 "idle_time": now - self.last_activity,
                 "usable_tools": list_usable_tools(),
+                SANDBOX_FIELD: self.confinement.to_wire(),
             }
         )
 

@@ -23,6 +23,7 @@ from ohtui.sdk.event.user_action import InterruptEvent
 from ohtui.sdk.llm.message import Message
 from ohtui.sdk.llm.streaming import LLMStreamChunk
 from ohtui.sdk.wire.events_out import event_to_wire, state_update_to_wire, streaming_delta
+from ohtui.server.confinement import SANDBOX_FIELD, SandboxStatus
 from ohtui.server.info import ServerRecord, field_to_wire, state_to_wire
 
 logger = logging.getLogger(__name__)
@@ -47,6 +48,8 @@ class Served:
         self._active = False
         self._again = False
         self.last_user_message_id: str | None = None
+        self.sandbox: SandboxStatus | None = None
+        """The sandbox in force (set before anything runs)."""
 
     def attach(self, conversation: LocalConversation) -> None:
         """Serve `conversation` (opened with `on_event` and `on_token` as callbacks)."""
@@ -108,6 +111,7 @@ class Served:
         events = state.events
         info["leaf_event_id"] = events[-1].id if len(events) else None
         info["head_is_empty"] = len(events) == 0
+        info[SANDBOX_FIELD] = self.sandbox.to_wire() if self.sandbox is not None else None
         return info
 
     def full_state_frame(self) -> dict[str, Any]:

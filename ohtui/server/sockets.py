@@ -3,9 +3,11 @@
 Auth comes first: the `X-Session-API-Key` header of the upgrade, or a first frame
 `{"type": "auth", "session_api_key": ...}` within 10 s (a key in the URL is refused: URLs
 end up in logs). A bad key closes with 4001, an unknown conversation with 4004, one
-subscriber too many with 1013. Then a `full_state` snapshot, then every new event. A frame
-from the client holding a user message is sent with `run: true`; a frame that fails is
-answered with a `ServerErrorEvent`.
+subscriber too many with 1013, one working outside the server's roots with 4003. Then a
+`full_state` snapshot, then every new event. A frame from the client holding a user message
+is sent with `run: true`; a frame that fails (not JSON text, nested too deep, not a message)
+is answered with a `ServerErrorEvent`. Messages larger than the body limit never arrive:
+uvicorn closes the socket with 1009.
 """
 
 from __future__ import annotations
@@ -24,12 +26,15 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from ohtui.sdk.wire.events_out import event_to_wire
 from ohtui.server.auth import HEADER, KeyChecker
 from ohtui.server.hub import Hub
+from ohtui.server.limits import JSONBodyError, parse_json
 from ohtui.server.registry import Registry, message_from_wire
+from ohtui.server.roots import OutsideRootsError
 
 logger = logging.getLogger(__name__)
 
 AUTH_TIMEOUT_SECONDS = 10.0
 AUTH_FAILED = 4001
+FORBIDDEN = 4003
 NOT_FOUND = 4004
 TRY_AGAIN_LATER = 1013
 
@@ -53,7 +58,11 @@ class EventSocket:
         except ValueError:
             await websocket.close(NOT_FOUND, "Conversation not found")
             return
-        served = await run_in_threadpool(self.registry.get, conversation_id)
+        try:
+            served = await run_in_threadpool(self.registry.get, conversation_id)
+        except OutsideRootsError:
+            await websocket.close(FORBIDDEN, "The conversation works outside the server's roots")
+            return
         if served is None:
             await websocket.close(NOT_FOUND, "Conversation not found")
             return
@@ -84,9 +93,9 @@ class EventSocket:
         if self.keys.accepts(websocket.headers.get(HEADER)):
             return True
         try:
-            text = await asyncio.wait_for(websocket.receive_text(), AUTH_TIMEOUT_SECONDS)
-            frame = json.loads(text)
-        except (TimeoutError, ValueError, WebSocketDisconnect, KeyError):
+            text = await asyncio.wait_for(_receive_text(websocket), AUTH_TIMEOUT_SECONDS)
+            frame = parse_json(text)
+        except (TimeoutError, ValueError, WebSocketDisconnect):
             return False
         return (
             isinstance(frame, dict)
@@ -97,15 +106,34 @@ class EventSocket:
 
     async def _receive(self, websocket: WebSocket, served: Any) -> None:
         while True:
-            text = await websocket.receive_text()
+            received = await websocket.receive()
+            if received["type"] == "websocket.disconnect":
+                raise WebSocketDisconnect(received.get("code", 1000), received.get("reason"))
             try:
-                frame = json.loads(text)
+                text = _text_of(received)
+                frame = await run_in_threadpool(parse_json, text)
                 if isinstance(frame, dict) and frame.get("type") == "auth":
                     continue  # a second auth frame is harmless
                 message, _ = message_from_wire(frame)
                 await run_in_threadpool(served.send_message, message, True)
             except Exception as exc:  # noqa: BLE001 -- told to the client, not fatal
                 await websocket.send_text(json.dumps(_server_error(exc)))
+
+
+async def _receive_text(websocket: WebSocket) -> str:
+    """The next text frame; JSONBodyError for a binary one, WebSocketDisconnect at the end."""
+    message = await websocket.receive()
+    if message["type"] == "websocket.disconnect":
+        raise WebSocketDisconnect(message.get("code", 1000), message.get("reason"))
+    return _text_of(message)
+
+
+def _text_of(message: Any) -> str:
+    """A received frame's text; JSONBodyError for a binary frame."""
+    text = message.get("text")
+    if text is None:
+        raise JSONBodyError("ohtui serve reads JSON in text frames, not binary ones")
+    return str(text)
 
 
 async def _forward(websocket: WebSocket, queue: asyncio.Queue[str]) -> None:

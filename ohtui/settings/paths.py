@@ -61,6 +61,11 @@ def mcp_trust_file() -> Path:
     return data_dir() / "mcp-trust.json"
 
 
+def server_session_key_file() -> Path:
+    """The session key `ohtui serve` made when none was given (readable by the user only)."""
+    return data_dir() / "server-session.key"
+
+
 def private_paths() -> tuple[str, ...]:
     """ohtui's own files, out of the agent's reach in every sandbox mode: settings, saved
     conversations, prompt history, approval rules, trust, the server's key, logs. Their

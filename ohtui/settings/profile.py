@@ -204,7 +204,9 @@ class Profile:
 
     def server_key(self, url: str) -> ResolvedKey:
         """The session API key of the agent server at `url`: OHTUI_SERVER_API_KEY, else the
-        keyring's entry for that server (or none)."""
+        keyring's entry for that server, else the key `ohtui serve` made on this machine
+        (for a server on loopback that this user runs), or none."""
+        from ohtui.settings.local_server import local_session_key
         from ohtui.settings.secrets import SERVER_KEY_ENV, ResolvedKey, SecretStoreError
 
         if self.environ.get(SERVER_KEY_ENV):
@@ -213,8 +215,11 @@ class Profile:
             saved = self.secrets.server_key(url)
         except SecretStoreError as exc:
             logger.warning("server key not read from the keyring: %s", exc)
-            return ResolvedKey(None, "none")
-        return ResolvedKey(saved, "keyring") if saved else ResolvedKey(None, "none")
+            saved = None
+        if saved:
+            return ResolvedKey(saved, "keyring")
+        local = local_session_key(url)
+        return ResolvedKey(local, "local server") if local else ResolvedKey(None, "none")
 
     def user_secrets(self) -> dict[str, str]:
         """The secrets the user defined, for the agent's commands ({} if unreadable)."""

@@ -342,6 +342,20 @@ class ServerSettings(Section):
         "Its session key: OHTUI_SERVER_API_KEY, or saved in the keyring.",
     )
 
+    roots: list[str] = Field(
+        default_factory=list,
+        description="For `ohtui serve`: the folders conversations may work in (absolute, or "
+        "starting with ~; `--root` wins). Default: the folder it was started in.",
+    )
+
+    @field_validator("roots")
+    @classmethod
+    def _absolute_roots(cls, roots: list[str]) -> list[str]:
+        for root in roots:
+            if not (root.startswith("~") or Path(root).is_absolute()):
+                raise ValueError(f"'{root}' is not an absolute path (or one starting with ~)")
+        return roots
+
     @field_validator("url")
     @classmethod
     def _check_url(cls, value: str | None) -> str | None:

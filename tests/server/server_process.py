@@ -34,8 +34,13 @@ class ServerProcess:
         port: int | None = None,
         args: tuple[str, ...] = (),
         env: dict[str, str] | None = None,
+        cwd: Path | None = None,
     ) -> None:
+        data_dir.mkdir(parents=True, exist_ok=True)
         self.data_dir = data_dir
+        self.cwd = cwd or data_dir.parent
+        """Where it starts: its default root, so workspaces must be under it (the data dir's
+        parent holds every other tmp_path of the test session)."""
         self.key = key
         self.port = port or free_port()
         self.args = args
@@ -75,6 +80,7 @@ class ServerProcess:
         self.process = subprocess.Popen(
             [*self.command, "serve", "--port", str(self.port), *self.args],
             env=self.environ(),
+            cwd=self.cwd,
             stdout=self._log,
             stderr=self._log,
         )

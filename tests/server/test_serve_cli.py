@@ -56,10 +56,14 @@ def test_key_from_the_named_variable(tmp_path: Path) -> None:
         server.stop()
 
 
-def test_loopback_without_a_key_is_open(tmp_path: Path) -> None:
+def test_loopback_without_a_key_makes_one(tmp_path: Path) -> None:
+    """Never open: the key made on first start is the one it asks for."""
     server = ServerProcess(tmp_path, key=None).start()
     try:
-        assert httpx.get(server.url + "/api/conversations/count", timeout=120).json() == 0
+        url = server.url + "/api/conversations/count"
+        assert httpx.get(url, timeout=120).status_code == 401
+        key = (tmp_path / "server-session.key").read_text().strip()
+        assert httpx.get(url, headers={"X-Session-API-Key": key}).json() == 0
     finally:
         server.stop()
 
