@@ -74,15 +74,12 @@ so before each further command of the line (in loops and functions too, level by
 returns instead, until it is back in the harness (no BASH_SOURCE), where the trap removes
 itself. Set only on a stop, it costs the commands that are never stopped nothing.
 """
+
 Outcome = Literal["done", "exited", "timeout", "interrupted", "closed"]
 
 
 class SessionClosedError(RuntimeError):
     """The session was closed; it runs no more commands."""
-
-
-class _StartAbandonedError(Exception):
-    """An interrupt or close came while the shell was still starting."""
 
 
 @dataclass(frozen=True)
@@ -204,6 +201,7 @@ class BashSession:
         self._sandbox = sandbox if sandbox is not None and sandbox.active else None
         self._shell_pid: int | None = None
         self._reaper_pid: int | None = None
+        self._nested = False  # bash runs under bubblewrap's init, not as a child of ours
         self._home = working_dir
         self._extra_env = dict(DEFAULT_ENV if env is None else env)
         self._cwd = working_dir
@@ -222,9 +220,13 @@ class BashSession:
 
     @property
     def pid(self) -> int | None:
-        """The pid of the running bash, if any (inside a sandbox: bash, not bubblewrap)."""
+        """The pid of the running bash, if any (inside a sandbox: bash, not bubblewrap);
+        waits for a bash still starting."""
         proc = self._proc
-        return self._shell_pid if proc is not None and proc.poll() is None else None
+        if proc is None or proc.poll() is not None:
+            return None
+        located = self._locate(wait=True)
+        return located[1] if located is not None else None
 
     @property
     def sandbox(self) -> Sandbox | None:
@@ -257,8 +259,8 @@ class BashSession:
 
         On timeout or interrupt the whole command line stops: bash runs no more of it, and
         every process it started (detached ones too) is gone before this returns; bash is
-        kept. A shell that starts slowly is waited for (an interrupt or close ends the wait).
-        Raises SessionClosedError after `close`, OSError when bash cannot start.
+        kept. A shell that starts slowly is waited for. Raises SessionClosedError after
+        `close`, OSError when bash cannot start.
         """
         with self._run_lock:
             nonce = secrets.token_hex(8)
@@ -267,22 +269,11 @@ class BashSession:
                 self._frame = frame
                 self._interrupt_requested = False
             try:
-                try:
-                    new_shell = self._ensure_started()
-                except _StartAbandonedError:
-                    with self._proc_lock:
-                        self._kill_process()
-                    return RunResult(
-                        None,
-                        self._cwd,
-                        interrupted=not self._closed,
-                        closed=self._closed,
-                        new_shell=True,
-                    )
+                new_shell = self._ensure_started()
                 proc = self._proc
                 assert proc is not None and proc.stdin is not None
                 # Jobs of earlier commands, and whatever they started, are not this command's.
-                earlier = descendants([self._reaper_pid or proc.pid])
+                earlier = descendants([proc.pid])
                 # If bash is gone the write fails; the wait below reports how it exited.
                 with contextlib.suppress(OSError):
                     _write_all(proc.stdin, command_script(command, nonce, env))
@@ -353,10 +344,7 @@ class BashSession:
         )
 
     def _ensure_started(self) -> bool:
-        """Start bash unless it runs; return whether a new one was started.
-
-        Raises _StartAbandonedError when an interrupt or close came while waiting for it.
-        """
+        """Start bash unless it runs; return whether a new one was started."""
         with self._proc_lock:
             if self._closed:
                 raise SessionClosedError("the terminal session is closed")
@@ -394,41 +382,49 @@ class BashSession:
             self._proc = proc
             self._cwd = self._home
             self._reader.start()
-            self._shell_pid = self._reaper_pid = proc.pid
-            if launch is not None or supervised(argv):
-                self._reaper_pid, self._shell_pid = self._find_shell(
-                    proc, nested=launch is not None
-                )
+            # Bash itself is found when first needed (a stop): the command is written to it
+            # at once, and it runs it as soon as it is up, however slowly that is.
+            self._nested = launch is not None
+            located = not (self._nested or supervised(argv))
+            self._shell_pid = self._reaper_pid = proc.pid if located else None
             return True
 
-    def _find_shell(self, proc: subprocess.Popen[bytes], *, nested: bool) -> tuple[int, int]:
-        """(The process that adopts what commands detach, bash) once bash runs.
+    def _locate(self, *, wait: bool) -> tuple[int, int] | None:
+        """(The process that adopts what commands detach, bash); None when bash is not up
+        yet and `wait` is false, or the session is closed."""
+        proc = self._proc
+        if proc is None:
+            return None
+        if self._shell_pid is None or self._reaper_pid is None:
+            found = self._find_shell(proc, wait=wait)
+            if found is None:
+                return None
+            self._reaper_pid, self._shell_pid = found
+        return self._reaper_pid, self._shell_pid
 
-        Bash is the child of the supervisor, or under bubblewrap the child of its init (the
-        child of bubblewrap). Waits as long as starting takes, until bash runs, the process
-        exits (its output says why), or an interrupt or close. Both are the started
-        process when it exits first.
-        """
+    def _find_shell(self, proc: subprocess.Popen[bytes], *, wait: bool) -> tuple[int, int] | None:
+        """Bash is the child of the supervisor, or under bubblewrap the child of its init (the
+        child of bubblewrap): (that parent, bash) once bash runs; both are the started
+        process when it exits first. Without `wait`, None when bash is not up yet."""
         name = os.path.basename(self._shell)[:15]
         started = time.monotonic()
         slow_logged = False
-        while proc.poll() is None:
-            with self._cond:
-                if self._closed or self._interrupt_requested:
-                    raise _StartAbandonedError
+        while proc.poll() is None and not self._closed:
             reaper = proc.pid
-            if nested:
+            if self._nested:
                 inits = direct_children(proc.pid)
                 reaper = inits[0] if inits else 0
             for pid in direct_children(reaper) if reaper else ():
                 with contextlib.suppress(OSError):
                     if Path(f"/proc/{pid}/comm").read_text().strip() == name:
                         return reaper, pid
+            if not wait:
+                return None
             if not slow_logged and time.monotonic() - started > SLOW_START:
                 slow_logged = True
                 logger.warning("the shell (pid %s) is slow to start; still waiting", proc.pid)
             time.sleep(0.002)
-        return proc.pid, proc.pid
+        return None if self._closed else (proc.pid, proc.pid)
 
     def _read_loop(self, stream: IO[bytes], generation: int, stop: threading.Event) -> None:
         """Read bash's output until EOF or `stop`, so a chatty command never blocks on the pipe."""
@@ -507,8 +503,10 @@ class BashSession:
         not finish it (it ended, or it ignores the stop): the frame is then unfinished.
         """
 
-        shell_pid = self._shell_pid or proc.pid
-        reaper_pid = self._reaper_pid or proc.pid
+        located = self._locate(wait=False)
+        if located is None:
+            return  # bash is not up yet, so nothing of the command runs: it all ends instead
+        reaper_pid, shell_pid = located
 
         def command_tree() -> set[int]:
             # What the command started, and what it detached (adopted by the reaper).
