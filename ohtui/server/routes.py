@@ -282,6 +282,12 @@ class Api:
         await run_in_threadpool(served.live.set_confirmation_policy, policy)
         return ok()
 
+    async def switch_llm(self, request: Request) -> Response:
+        served = await self.served(request)
+        llm = (await self.body(request)).get("llm")
+        await run_in_threadpool(self.registry.switch_llm, served, llm)
+        return ok()
+
     async def security_analyzer(self, request: Request) -> Response:
         served = await self.served(request)
         payload = await self.body(request)
@@ -342,6 +348,7 @@ class Api:
             (one + "/interrupt", self.interrupt, ["POST"]),
             (one + "/confirmation_policy", self.confirmation_policy, ["POST"]),
             (one + "/security_analyzer", self.security_analyzer, ["POST"]),
+            (one + "/switch_llm", self.switch_llm, ["POST"]),
             (one + "/secrets", self.secrets, ["POST"]),
             (one + "/ask_agent", self.ask_agent, ["POST"]),
             (one + "/condense", self.condense, ["POST"]),

@@ -23,7 +23,7 @@ from ohtui.sdk.event.user_action import InterruptEvent
 from ohtui.sdk.llm.message import Message
 from ohtui.sdk.llm.streaming import LLMStreamChunk
 from ohtui.sdk.wire.events_out import event_to_wire, state_update_to_wire, streaming_delta
-from ohtui.server.info import ServerRecord, field_to_wire, state_to_wire
+from ohtui.server.info import ServerRecord, state_to_wire, updates_to_wire
 
 logger = logging.getLogger(__name__)
 
@@ -77,8 +77,8 @@ class Served:
         if isinstance(event, ConversationStateUpdateEvent):
             value = event.value
             data = value.model_dump(mode="json") if hasattr(value, "model_dump") else value
-            frame = state_update_to_wire(event.key, field_to_wire(event.key, _plain(data)))
-            self._publish(self.id, frame)
+            for key, wire in updates_to_wire(event.key, _plain(data)):
+                self._publish(self.id, state_update_to_wire(key, wire))
             return
         frame_or_none = event_to_wire(event)
         if frame_or_none is not None:

@@ -47,8 +47,9 @@ from ohtui.sdk.event.base import Event
 from ohtui.sdk.event.conversation_error import ConversationErrorEvent
 from ohtui.sdk.event.conversation_state import FULL_STATE_KEY, ConversationStateUpdateEvent
 from ohtui.sdk.llm.message import Message, TextContent
-from ohtui.sdk.wire.agent_out import agent_to_wire
+from ohtui.sdk.wire.agent_out import agent_to_wire, llm_to_wire
 from ohtui.sdk.wire.events_in import event_from_wire, is_streaming_delta, stream_chunk
+from ohtui.sdk.wire.extensions import POLICY_FIELD
 
 if TYPE_CHECKING:
     from ohtui.sdk.agent.base import AgentBase
@@ -108,6 +109,8 @@ class RemoteConversation(BaseConversation):
         tags: Mapping[str, str] | None = None,
         user_id: str | None = None,
         observability_span_name: str | None = None,
+        confirmation_policy: ConfirmationPolicyBase | None = None,
+        security_analyzer: SecurityAnalyzerBase | None = None,
     ) -> None:
         """Create the conversation on the server, or attach to `conversation_id` there
         (created with that id when the server has none), and subscribe to its events.
@@ -117,8 +120,10 @@ class RemoteConversation(BaseConversation):
         the key, RemoteConnectionError when it cannot be reached, RemoteServerError for
         other refusals, and ValueError when the conversation there has another agent kind.
         `connection_callbacks` hear the socket's status (connected, reconnecting...);
-        `reconnect_backoff` is the first retry delay (doubling to 30 s). `tags`, `user_id`
-        and `observability_span_name` go to the server with a new conversation.
+        `reconnect_backoff` is the first retry delay (doubling to 30 s). `tags`, `user_id`,
+        `observability_span_name`, `confirmation_policy` and `security_analyzer` go to the
+        server with a new conversation (the OpenHands server keeps the policy and analyzer
+        it was created with through its restarts, not those set later).
         """
         self.agent = agent
         self.workspace = workspace
@@ -137,8 +142,16 @@ class RemoteConversation(BaseConversation):
         self._run_start_index = 0
 
         self._capabilities: set[str] | None = None  # read when first needed
-        extra = {"tags": dict(tags) if tags else None, "user_id": user_id}
+        extra: dict[str, Any] = {"tags": dict(tags) if tags else None, "user_id": user_id}
         extra["observability_span_name"] = observability_span_name
+        if confirmation_policy is not None:
+            extra["confirmation_policy"] = confirmation_policy.model_dump(
+                mode="json", exclude_none=True
+            )
+        if security_analyzer is not None:
+            extra["security_analyzer"] = security_analyzer.model_dump(
+                mode="json", exclude_none=True
+            )
         info = self._attach_or_create(
             conversation_id,
             plugins,
@@ -564,9 +577,22 @@ class RemoteConversation(BaseConversation):
         self._open("change its confirmation policy")
         body = {"policy": policy.model_dump(mode="json", exclude_none=True)}
         request(self._remote, "POST", self._path("/confirmation_policy"), json=body)
-        self._state.apply_update(
-            ConversationStateUpdateEvent(key="confirmation_policy", value=body["policy"])
-        )
+        # As the server now has it (its own report follows on the socket): where it keeps
+        # ohtui's whole policy, there too, or the stale one there would still be read.
+        keys = ["confirmation_policy"]
+        if POLICY_FIELD in self._state.info:
+            keys.append(POLICY_FIELD)
+        for key in keys:
+            self._state.apply_update(ConversationStateUpdateEvent(key=key, value=body["policy"]))
+
+    def switch_llm(self, llm: LLM) -> None:
+        """Have the server think with `llm` from its next LLM call on (its key is sent: the
+        server calls the model). RemoteServerError when the server refuses: 409 while it
+        runs the conversation (`ohtui serve`), 404 or 405 when it cannot switch at all."""
+        self._open("switch its LLM")
+        request(self._remote, "POST", self._path("/switch_llm"), json={"llm": llm_to_wire(llm)})
+        self.agent = self.agent.model_copy(update={"llm": llm})
+        self._state.use_agent(self.agent)
 
     def set_security_analyzer(self, analyzer: SecurityAnalyzerBase | None) -> None:
         """Set the analyzer rating actions on the server (None: none)."""
