@@ -313,11 +313,8 @@ class RemoteConversation(BaseConversation):
             self._on_state_update(event)
             return
         with self._deliver_lock:
-            new = self._state.events.add_event(event)
-            if new:
+            if self._state.events.add_event(event):
                 self._notify(event)
-        if new:
-            self._saw_run_activity()
 
     def _on_state_update(self, update: ConversationStateUpdateEvent) -> None:
         with self._deliver_lock:
@@ -341,13 +338,13 @@ class RemoteConversation(BaseConversation):
                 if self._armed and self._run_started and status not in (None, Status.RUNNING):
                     self._run_end = status
             elif update.key == "execution_status" and self._armed:
+                # Only RUNNING says this run began: frames the server sent before it took
+                # the run (a rejection's event, its idle status) may still be on their way.
                 status = _status(update.value)
                 if status is Status.RUNNING:
                     self._run_started = True
                 elif status in (Status.ERROR, Status.STUCK) and self._run_started:
                     self._run_end = status
-            elif self._armed:
-                self._run_started = True  # stats, a new message id...: this run is going
             self._run_signal.notify_all()
 
     def _changes_in(self, snapshot: Any) -> list[ConversationStateUpdateEvent]:
@@ -372,10 +369,18 @@ class RemoteConversation(BaseConversation):
         """Back on the socket: fetch what was missed, in order, before reading on."""
         missed = self._state.events.reconcile()
         self._deliver(missed)
+        if missed:
+            self._saw_run_activity()  # the run's RUNNING may have gone by while cut off
         try:
-            self._state.refresh_from_server()
+            info = request(self._remote, "GET", self._path()).json()
         except RemoteServerError as exc:
             logger.info("refreshing conversation %s after reconnecting failed: %s", self.id, exc)
+            return
+        if isinstance(info, dict):
+            # Taken as a snapshot: listeners hear what changed meanwhile (a status, a title),
+            # and a run that ended meanwhile ends here too. The server's own snapshot that
+            # follows then finds nothing new.
+            self._on_state_update(ConversationStateUpdateEvent(key=FULL_STATE_KEY, value=info))
 
     def _deliver(self, events: Iterable[Event]) -> None:
         with self._deliver_lock:
