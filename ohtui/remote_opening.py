@@ -242,3 +242,17 @@ def _hex(item: dict[str, Any]) -> str:
 def _working_dir(item: dict[str, Any]) -> str | None:
     workspace = item.get("workspace")
     return workspace.get("working_dir") if isinstance(workspace, dict) else None
+
+
+def resume_command(conversation_id: str, server_url: str | None = None) -> str:
+    """The shell command that resumes a conversation: `ohtui --resume ID`, with `--server
+    URL` for one on an agent server (the URL without any user name or password in it)."""
+    import shlex
+    from urllib.parse import urlsplit, urlunsplit
+
+    if not server_url:
+        return f"ohtui --resume {conversation_id}"
+    parts = urlsplit(server_url)
+    netloc = parts.netloc.rpartition("@")[2]
+    url = urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+    return f"ohtui --server {shlex.quote(url)} --resume {conversation_id}"

@@ -9,10 +9,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ohtui.sdk.wire.agent_in import REDACTED, redacted
 from ohtui.sdk.wire.extensions import POLICY_FIELD
+
+if TYPE_CHECKING:
+    from ohtui.sdk.sandbox import SandboxConfig
 
 RECORD_KEY = "ohtui_server"
 """The key of the server's record in a conversation's saved `agent_state`."""
@@ -164,6 +167,13 @@ def policy_to_wire(policy: Any) -> dict[str, Any]:
         keep = {"kind", "threshold", "confirm_unknown"}
         return {k: v for k, v in policy.items() if k in keep}
     return {"kind": "AlwaysConfirm"}
+
+
+def sandbox_to_wire(config: SandboxConfig | None) -> dict[str, Any]:
+    """How the conversation's commands are confined, as in force (None: not at all)."""
+    if config is None:
+        return {"mode": "off", "network": True}
+    return {"mode": config.mode.value, "network": config.network}
 
 
 def analyzer_to_wire(analyzer: Any) -> dict[str, Any] | None:

@@ -233,10 +233,12 @@ class Api:
         served = await self.served(request)
         event_id = request.path_params["event_id"]
 
+        ours = event_search.wants_ohtui_fields(request.query_params)
+
         def find() -> dict[str, Any] | None:
             for event in served.live.state.events:
                 if event.id == event_id:
-                    return event_to_wire(event)
+                    return event_to_wire(event, ohtui_fields=ours)
             return None
 
         frame = await run_in_threadpool(find)

@@ -10,8 +10,8 @@ from __future__ import annotations
 import logging
 import threading
 import uuid
-from collections.abc import Callable, Iterable
-from typing import Any
+from collections.abc import Iterable
+from typing import Any, Protocol
 
 from ohtui.sdk.conversation.exceptions import ConversationRunError
 from ohtui.sdk.conversation.impl.local_conversation import LocalConversation
@@ -22,12 +22,26 @@ from ohtui.sdk.event.llm_convertible.message import MessageEvent
 from ohtui.sdk.event.user_action import InterruptEvent
 from ohtui.sdk.llm.message import Message
 from ohtui.sdk.llm.streaming import LLMStreamChunk
-from ohtui.sdk.wire.events_out import event_to_wire, state_update_to_wire, streaming_delta
-from ohtui.server.info import ServerRecord, state_to_wire, updates_to_wire
+from ohtui.sdk.wire.events_out import (
+    OHTUI_FIELD_KINDS,
+    event_to_wire,
+    state_update_to_wire,
+    streaming_delta,
+)
+from ohtui.sdk.wire.extensions import SANDBOX_FIELD
+from ohtui.server.info import ServerRecord, sandbox_to_wire, state_to_wire, updates_to_wire
 
 logger = logging.getLogger(__name__)
 
-Publish = Callable[[uuid.UUID, dict[str, Any]], None]
+
+class Publish(Protocol):
+    """Hub.publish: a frame for the conversation's subscribers (`ours`: with ohtui's fields)."""
+
+    def __call__(
+        self, conversation_id: uuid.UUID, frame: dict[str, Any], ours: dict[str, Any] | None = None
+    ) -> None: ...
+
+
 Status = ConversationExecutionStatus
 
 
@@ -82,7 +96,10 @@ class Served:
             return
         frame_or_none = event_to_wire(event)
         if frame_or_none is not None:
-            self._publish(self.id, frame_or_none)
+            ours = (
+                event_to_wire(event, ohtui_fields=True) if event.kind in OHTUI_FIELD_KINDS else None
+            )
+            self._publish(self.id, frame_or_none, ours)
         if isinstance(event, MessageEvent) and event.source == "user":
             self.last_user_message_id = event.id
             self._publish(self.id, state_update_to_wire("last_user_message_id", event.id))
@@ -104,6 +121,7 @@ class Served:
         except RuntimeError:  # a dict changed size while being read: read it again
             data = state.model_dump(mode="json", exclude={"agent"})
         info = state_to_wire(data, self.record)
+        info[SANDBOX_FIELD] = sandbox_to_wire(self.live.sandbox)
         info["last_user_message_id"] = self.last_user_message_id
         events = state.events
         info["leaf_event_id"] = events[-1].id if len(events) else None

@@ -386,6 +386,16 @@ class Session:
         return ""
 
     @property
+    def server_url(self) -> str | None:
+        """The URL of the agent server the conversation runs on (None: here)."""
+        from ohtui.sdk import RemoteConversation
+
+        conversation = self._conversation
+        if isinstance(conversation, RemoteConversation):
+            return conversation.workspace.host
+        return None
+
+    @property
     def rejects_all_only(self) -> bool:
         """Whether the agent server can only reject all waiting actions at once."""
         return self._rejects_all_only
@@ -610,6 +620,7 @@ class Session:
             assert self._safety is not None
             if decision.policy:
                 self._safety.set_policy(decision.policy)
+                self._post(msg.PolicyChanged(self._safety.policy))
             for rule in decision.rules:
                 self._safety.add_rule(rule)
             if decision.rejected:
@@ -626,13 +637,29 @@ class Session:
     def set_policy(self, policy: ConfirmationPolicy) -> None:
         """Switch the confirmation policy, keeping the rules."""
         safety = self._safety
-        if safety is not None:
-            self._spawn(lambda: safety.set_policy(policy), "ohtui-policy")
+        if safety is None:
+            return
+
+        def switch() -> None:
+            try:
+                safety.set_policy(policy)
+            except Exception as exc:  # told; the policy in force stays as it was
+                logger.exception("changing the confirmation policy failed")
+                self._post(msg.Notice(f"The policy was not changed: {_describe(exc)}", "error"))
+            self._post(msg.PolicyChanged(safety.policy))  # the one in force, whatever happened
+
+        self._spawn(switch, "ohtui-policy")
 
     @property
     def sandbox(self) -> str:
-        """How commands are confined: e.g. "workspace-write, no network", or "off"."""
+        """How commands are confined: e.g. "workspace-write, no network", or "off"; on an
+        agent server, as it reports it ("unknown" when it does not say)."""
+        from ohtui.sdk import RemoteConversation
+
         conversation = self._conversation
+        if isinstance(conversation, RemoteConversation):
+            reported = conversation.state.reported_sandbox
+            return reported.describe() if reported is not None else "unknown"
         config = conversation.sandbox if conversation is not None else None
         return config.describe() if config is not None else "off"
 

@@ -185,6 +185,39 @@ def test_a_run_after_a_rejection_waits_for_its_own_end(
         assert replies[-1].llm_message.text == "Not run, then."
 
 
+def test_a_risk_reason_reaches_our_client_live_and_on_resume_and_no_other(
+    served: ServerProcess, llm_server: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    """The server's analyzers say why an action is risky: our client hears the reason (on
+    the socket, and from the history when it reattaches); a client that did not ask (an
+    OpenHands one, whose events forbid unknown fields) gets the events without it."""
+    from ohtui.sdk import EnsembleSecurityAnalyzer, LLMSecurityAnalyzer, PatternSecurityAnalyzer
+
+    def reasons(conversation: RemoteConversation) -> list[str | None]:
+        pending = conversation.state.get_unmatched_actions(conversation.state.events)
+        return [a.security_risk_reason for a in pending]
+
+    first = attach(served, llm_server, tmp_path)
+    with first:
+        first.set_security_analyzer(
+            EnsembleSecurityAnalyzer(analyzers=[LLMSecurityAnalyzer(), PatternSecurityAnalyzer()])
+        )
+        first.set_confirmation_policy(AlwaysConfirm())
+        push = {"command": "git push --force origin main", "security_risk": "LOW"}
+        llm_server.reply_tool_call("terminal", push)
+        first.send_message("publish")
+        first.run()
+        assert first.state.execution_status is Status.WAITING_FOR_CONFIRMATION
+        live = reasons(first)
+        assert len(live) == 1 and live[0] is not None and "(rule force-push)" in live[0]
+    with attach(served, llm_server, tmp_path, conversation_id=first.id) as again:
+        assert reasons(again) == live
+    with served.client() as client:
+        items = client.get(f"/api/conversations/{first.id}/events/search").json()["items"]
+        actions = [i for i in items if i["kind"] == "ActionEvent"]
+        assert actions and all("security_risk_reason" not in a for a in actions)
+
+
 def test_interrupt_stops_the_step_and_is_shown_as_ours(
     served: ServerProcess, llm_server: ScriptedLLMServer, tmp_path: Path
 ) -> None:

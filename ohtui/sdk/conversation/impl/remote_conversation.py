@@ -49,7 +49,7 @@ from ohtui.sdk.event.conversation_state import FULL_STATE_KEY, ConversationState
 from ohtui.sdk.llm.message import Message, TextContent
 from ohtui.sdk.wire.agent_out import agent_to_wire, llm_to_wire
 from ohtui.sdk.wire.events_in import event_from_wire, is_streaming_delta, stream_chunk
-from ohtui.sdk.wire.extensions import POLICY_FIELD
+from ohtui.sdk.wire.extensions import EVENT_FIELDS_PARAM, POLICY_FIELD
 
 if TYPE_CHECKING:
     from ohtui.sdk.agent.base import AgentBase
@@ -181,7 +181,9 @@ class RemoteConversation(BaseConversation):
         self._notify = self.compose_callbacks(listeners)
 
         self._socket = WebSocketCallbackClient(
-            f"{workspace.websocket_base}/sockets/events/{self._server_id}",
+            # ohtui's own event fields (a risk's reason) where the server has them.
+            f"{workspace.websocket_base}/sockets/events/{self._server_id}"
+            f"?{EVENT_FIELDS_PARAM}=true",
             self._on_frame,
             api_key=workspace.api_key,
             on_reconnect=self._on_reconnect,

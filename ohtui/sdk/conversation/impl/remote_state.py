@@ -16,7 +16,8 @@ from ohtui.sdk.conversation.secret_registry import SecretRegistry
 from ohtui.sdk.conversation.state import ConversationExecutionStatus, ConversationState
 from ohtui.sdk.conversation.stats import ContextUsage, ConversationStats
 from ohtui.sdk.event.conversation_state import FULL_STATE_KEY, ConversationStateUpdateEvent
-from ohtui.sdk.wire.extensions import POLICY_FIELD
+from ohtui.sdk.sandbox import SandboxConfig
+from ohtui.sdk.wire.extensions import POLICY_FIELD, SANDBOX_FIELD
 from ohtui.sdk.wire.state_in import analyzer_from_wire, policy_from_wire, stats_from_wire
 
 if TYPE_CHECKING:
@@ -115,6 +116,17 @@ class RemoteState:
             return policy_from_wire(
                 ours if ours is not None else self._info.get("confirmation_policy")
             )
+
+    @property
+    def reported_sandbox(self) -> SandboxConfig | None:
+        """How the server says it confines the agent's commands (None: it does not say)."""
+        value = self._get_optional(SANDBOX_FIELD)
+        if not isinstance(value, dict):
+            return None
+        try:
+            return SandboxConfig(mode=value.get("mode"), network=bool(value.get("network")))
+        except ValueError:  # a mode we do not know
+            return None
 
     @property
     def security_analyzer(self) -> SecurityAnalyzerBase | None:
