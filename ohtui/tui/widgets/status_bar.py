@@ -107,8 +107,8 @@ class StatusBar(Widget):
         pieces.append((1, Content.styled(f"${self.cost:.2f}", "dim")))
         if self.server:
             pieces.append((0, _server_badge(self.server, self.link)))
-        if self.sandbox:
-            pieces.append((0, _sandbox_badge(self.sandbox)))
+        if self.sandbox:  # beside a server's badge, it gives way before the policy
+            pieces.append((1 if self.server else 0, _sandbox_badge(self.sandbox)))
         pieces.append((0, policy))
         width = self.size.width or 1000
         while len(pieces) > 1 and _width(pieces) > width:
