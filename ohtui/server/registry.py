@@ -39,7 +39,7 @@ from ohtui.sdk.wire.agent_in import (
 from ohtui.sdk.wire.agent_out import agent_to_wire
 from ohtui.server.hub import Hub
 from ohtui.server.info import RECORD_KEY, ServerRecord, agent_echo, state_to_wire
-from ohtui.server.served import ConflictError, Served
+from ohtui.server.served import Served
 
 logger = logging.getLogger(__name__)
 
@@ -144,11 +144,6 @@ class Registry:
         llm = llm_from_wire(payload, "llm")
         with self._lock:
             conversation_id = served.id
-            if served.running:
-                raise ConflictError(
-                    "Conversation is running: pause it, or wait for it to finish, before "
-                    "switching its LLM."
-                )
             old = served.live.agent
             if _same_llm(old.llm, llm):
                 return served
@@ -158,12 +153,14 @@ class Registry:
             wire = agent_to_wire(agent)
             moved: dict[str, Any] = {k: wire[k] for k in ("llm", "condenser") if k in wire}
             record = served.record
-            record.agent = redacted({**record.agent, **moved})
+            sealed = None
             if record.sealed_agent:
-                sealed: dict[str, Any] = {**self._unsealed(conversation_id, record), **moved}
-                record.sealed_agent = self._cipher.encrypt(json.dumps(sealed))
+                sealed = {**self._unsealed(conversation_id, record), **moved}
+            served.retire()  # ConflictError while it runs: then nothing changed
             self._live.pop(conversation_id, None)
-            served.close()
+            record.agent = redacted({**record.agent, **moved})
+            if sealed is not None:
+                record.sealed_agent = self._cipher.encrypt(json.dumps(sealed))
             stored = self._store.load(conversation_id.hex)
             if stored is None:
                 raise PersistenceError(f"conversation {conversation_id.hex} is no longer saved")

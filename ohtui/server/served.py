@@ -244,6 +244,18 @@ class Served:
                 )
         self.start_run(conflict_ok=True)
 
+    def retire(self) -> None:
+        """Close the conversation to reopen it another way; ConflictError while it runs
+        (and no run starts here once this began)."""
+        with self._run_lock:
+            if self._active:
+                raise ConflictError(
+                    "Conversation is running: pause it, or wait for it to finish, before "
+                    "switching its LLM."
+                )
+            self._active = True  # for good: this one is done
+        self.close()
+
     def close(self) -> None:
         """Stop the run and close the conversation."""
         if self.conversation is not None:

@@ -38,6 +38,10 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+POLICY_KEYS = ("confirmation_policy", "ohtui_confirmation_policy")
+"""State updates that change the confirmation policy (the second: ohtui's whole policy on a
+server, ohtui.sdk.wire.extensions.POLICY_FIELD; not imported: this module loads before the
+engine)."""
 HISTORY_TAIL = 40
 """Events read when a conversation opens; older ones are read as the user scrolls up."""
 TITLE_TIMEOUT = 30.0
@@ -356,6 +360,8 @@ class Session:
                 self._post_stats()
             elif event.key == "title" and event.value:
                 self._post(msg.TitleChanged(str(event.value)))
+            elif event.key in POLICY_KEYS and self._safety is not None:
+                self._post(msg.PolicyChanged(self._safety.policy))  # whoever changed it
             return
         self._post(msg.EngineEvent(event, self._index_of(event)))
 

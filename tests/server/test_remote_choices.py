@@ -271,3 +271,67 @@ def test_a_resume_thinks_with_the_model_and_address_given_now(where: Where, tmp_
                     assert reported["base_url"] == new.base_url, when
             finally:
                 again.conversation.close()
+
+
+@pytest.mark.parametrize("place", ["here", "serve"])
+def test_a_resume_keeps_the_conversations_rules(
+    place: str, request: pytest.FixtureRequest, llm_server: ScriptedLLMServer
+) -> None:
+    """A rule made in the session (deny `rm`) holds after a resume, where the server takes
+    rules (`ohtui serve`) as here: `rm -rf junk` is refused without asking, under "never"."""
+    from ohtui.sdk import ApprovalRule, ApprovalRulesPolicy, UserRejectObservation
+
+    where: Where = request.getfixturevalue(place)
+    started = open_in(where, profile(where, llm_server, "never"))
+    conversation = started.conversation
+    try:
+        policy = conversation.state.confirmation_policy
+        assert isinstance(policy, ApprovalRulesPolicy)
+        deny = ApprovalRule(tool="terminal", command_prefix="rm", decision="deny")
+        conversation.set_confirmation_policy(policy.with_rule(deny))
+        conversation_id = conversation.id.hex
+    finally:
+        conversation.close()
+    again = open_in(where, profile(where, llm_server, "never"), Target(conversation_id))
+    try:
+        kept = again.conversation.state.confirmation_policy
+        assert isinstance(kept, ApprovalRulesPolicy)
+        assert [(r.command_prefix, r.decision) for r in kept.rules] == [("rm", "deny")]
+        junk = where.workspace / "junk"
+        junk.mkdir(exist_ok=True)
+        llm_server.reply_tool_call("terminal", {"command": "rm -rf junk", "security_risk": "LOW"})
+        llm_server.reply_text("It was refused.")
+        again.conversation.send_message("clean up")
+        again.conversation.run()
+        assert again.conversation.state.execution_status is Status.FINISHED
+        assert junk.exists()
+        events = again.conversation.state.events
+        assert any(isinstance(e, UserRejectObservation) for e in events)
+    finally:
+        again.conversation.close()
+
+
+@pytest.mark.peer
+@pytest.mark.timeout(900)
+@pytest.mark.skipif(not PEER, reason=f"needs {PEER_ENV}")
+def test_a_policy_changed_in_the_session_outlives_an_openhands_restart(
+    openhands: Where, llm_server: ScriptedLLMServer
+) -> None:
+    """The OpenHands server, restarted, goes back to the policy a conversation was created
+    with; the change the user made later (recorded in its history) is the one kept."""
+    from ohtui.sdk import AlwaysConfirm
+
+    where = openhands
+    started = open_in(where, profile(where, llm_server, "never"))
+    try:
+        started.conversation.set_confirmation_policy(AlwaysConfirm())  # as the app's Shift+Tab
+        conversation_id = started.conversation.id.hex
+    finally:
+        started.conversation.close()
+    assert where.restart is not None
+    where.restart()
+    again = open_in(where, profile(where, llm_server, "never"), Target(conversation_id))
+    try:
+        check_cell(where, again, llm_server, "always", "changed, restarted")
+    finally:
+        again.conversation.close()

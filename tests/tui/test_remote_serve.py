@@ -149,3 +149,21 @@ async def test_the_status_follows_the_server_after_a_reconnect(
             await wait(pilot, lambda: "reconnecting" not in bar(app), what="the reconnection")
             await wait(pilot, lambda: status(app) == "paused", timeout=5, what="paused")
             assert "paused" in bar(app)
+
+
+async def test_a_policy_changed_by_another_client_is_shown(
+    app_options: AppOptions, serve: ServerProcess, wait: Any
+) -> None:
+    """The status bar follows the policy in force, whoever set it."""
+    app = OhtuiApp(on(app_options, serve.url))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait(pilot, lambda: chat_ready(app), what="the conversation to open")
+        assert RISKY in bar(app)
+        assert app.chat is not None
+        conversation_id = app.chat.session.conversation_id
+        with serve.client() as client:
+            policy = {"policy": {"kind": "AlwaysConfirm"}}
+            client.post(f"/api/conversations/{conversation_id}/confirmation_policy", json=policy)
+        always = ConfirmationPolicy.ALWAYS.label
+        await wait(pilot, lambda: always in bar(app), timeout=5, what="the new policy shown")
+        await pilot.press("ctrl+c", "ctrl+c")

@@ -351,13 +351,13 @@ class RemoteConversation(BaseConversation):
 
     def _changes_in(self, snapshot: Any) -> list[ConversationStateUpdateEvent]:
         """Per-field updates for what a snapshot changes that listeners follow (after a
-        reconnect the snapshot may be the only word of a new status or title)."""
+        reconnect the snapshot may be the only word of a new status, title or policy)."""
         if not isinstance(snapshot, dict):
             return []
         info = self._state.info
         return [
             ConversationStateUpdateEvent(key=key, value=snapshot[key])
-            for key in ("execution_status", "title")
+            for key in ("execution_status", "title", "confirmation_policy", POLICY_FIELD)
             if key in snapshot and snapshot[key] != info.get(key)
         ]
 
