@@ -242,7 +242,7 @@ def _run(conversation: AnyConversation, options: HeadlessOptions, output: _Outpu
         try:
             _run_interruptibly(conversation)
         except KeyboardInterrupt:
-            output.problem(f"interrupted; resume with: ohtui --resume {conversation.id.hex}")
+            output.problem(f"interrupted; resume with: {_resume_command(conversation)}")
             return ExitCode.INTERRUPTED
         except ConversationRunError as exc:
             output.problem(str(exc.original_exception))
@@ -273,6 +273,15 @@ def _needing_approval(conversation: AnyConversation) -> list[str] | None:
     policy = state.confirmation_policy
     needing = [a.id for a in pending if policy.decide(a, working_dir).verdict != "allow"]
     return needing or None
+
+
+def _resume_command(conversation: AnyConversation) -> str:
+    """`ohtui --resume ID`, with `--server URL` for a conversation on an agent server."""
+    from ohtui.remote_opening import resume_command
+    from ohtui.sdk import RemoteConversation
+
+    server = conversation.workspace.host if isinstance(conversation, RemoteConversation) else None
+    return resume_command(conversation.id.hex, server)
 
 
 def _exit_code_for(error: BaseException) -> ExitCode:
@@ -306,7 +315,7 @@ def _finish(conversation: AnyConversation, output: _Output) -> int:
             if response:
                 output.response(response)
         return ExitCode.FINISHED
-    go_on = f'Continue with: ohtui --resume {conversation.id.hex} -p "<what to do next>"'
+    go_on = f'Continue with: {_resume_command(conversation)} -p "<what to do next>"'
     if status is Status.STUCK:
         output.problem(
             f"stopped: the agent is stuck (it repeats itself without progress). {go_on}, "

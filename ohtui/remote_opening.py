@@ -28,7 +28,7 @@ from ohtui.opening import (
 )
 
 if TYPE_CHECKING:
-    from ohtui.sdk import RemoteConversation, RemoteWorkspace
+    from ohtui.sdk import ConfirmationPolicyBase, RemoteConversation, RemoteWorkspace
     from ohtui.settings.approval_rules import ApprovalRuleStore
     from ohtui.settings.profile import Profile
 
@@ -56,10 +56,38 @@ def start_remote(
     assert isinstance(conversation, RemoteConversation)
     mask_in_logs(conversation)
     chosen = ("confirmation", "policy") in profile.overrides
-    saved = policy_name(conversation.state.confirmation_policy)
+    saved = policy_name(saved_policy(conversation))
     policy = saved if opened.resumed and not chosen else profile.settings.confirmation.policy
-    notices = [missing_key(profile, opened), install_remote_safety(conversation, policy, rules)]
+    notices = [
+        missing_key(profile, opened),
+        use_settings_llm(conversation) if opened.resumed else None,
+        install_remote_safety(conversation, policy, rules),
+    ]
     return Started(opened, tuple(n for n in notices if n))
+
+
+def use_settings_llm(conversation: RemoteConversation) -> str | None:
+    """Have the server go on with the model these settings give (`--model`, `--base-url`,
+    the key), as a local resume does; what to tell when it cannot (None: it does)."""
+    from ohtui.sdk import RemoteServerError
+
+    host = conversation.workspace.display_host
+    try:
+        conversation.switch_llm(conversation.agent.llm)
+    except RemoteServerError as exc:
+        logger.info("the server did not switch the conversation's LLM: %s", exc)
+        if exc.status_code == 409:
+            return (
+                f"The conversation is running on the agent server at {host}: it goes on with "
+                "the model it had; reopen it once it stops to use this one."
+            )
+        if exc.status_code in (404, 405):
+            return (
+                f"The agent server at {host} cannot switch a conversation's model: this one "
+                "goes on with the model (and address) it was started with."
+            )
+        return f"{exc} The conversation goes on with the model it had."
+    return None
 
 
 def server_workspace(profile: Profile, workspace: Path) -> RemoteWorkspace:
@@ -85,7 +113,7 @@ def open_remote(
     """Create or attach to the conversation on the server. Raises SetupError (NoModelError
     without a model), ConversationNotFoundError for an id the server lacks, and the
     RemoteServerError family when the server refuses or cannot be reached."""
-    from ohtui.sdk import RemoteConversation
+    from ohtui.sdk import LLMSecurityAnalyzer, RemoteConversation
 
     target = target or Target()
     callbacks = callbacks or Callbacks()
@@ -112,6 +140,10 @@ def open_remote(
         secrets=profile.user_secrets() or None,
         visualizer=None,
         autotitle=False,  # ohtui titles its conversations itself ([ui] auto_title)
+        # A new one is created with the policy the server is to keep (start_remote then
+        # adds ohtui's rules where the server takes them).
+        confirmation_policy=fallback_policy(settings.confirmation.policy),
+        security_analyzer=LLMSecurityAnalyzer(),
         connection_callbacks=(
             [lambda status, why: on_connection(status.label, why)] if on_connection else None
         ),
@@ -168,6 +200,19 @@ def list_remote(workspace: RemoteWorkspace, limit: int | None = None) -> list[di
     return items[:limit] if limit is not None else items
 
 
+def saved_policy(conversation: RemoteConversation) -> ConfirmationPolicyBase:
+    """The policy the conversation was last given: the latest one its history records
+    (the OpenHands server, restarted, silently goes back to the policy a conversation was
+    created with, yet keeps the later change in its history), else the server's."""
+    from ohtui.sdk import ConversationStateUpdateEvent
+    from ohtui.sdk.wire.state_in import policy_from_wire
+
+    for event in reversed(conversation.state.events):
+        if isinstance(event, ConversationStateUpdateEvent) and event.key == "confirmation_policy":
+            return policy_from_wire(event.value)
+    return conversation.state.confirmation_policy
+
+
 def install_remote_safety(
     conversation: RemoteConversation, policy: str, rules: ApprovalRuleStore | None
 ) -> str | None:
@@ -197,3 +242,17 @@ def _hex(item: dict[str, Any]) -> str:
 def _working_dir(item: dict[str, Any]) -> str | None:
     workspace = item.get("workspace")
     return workspace.get("working_dir") if isinstance(workspace, dict) else None
+
+
+def resume_command(conversation_id: str, server_url: str | None = None) -> str:
+    """The shell command that resumes a conversation: `ohtui --resume ID`, with `--server
+    URL` for one on an agent server (the URL without any user name or password in it)."""
+    import shlex
+    from urllib.parse import urlsplit, urlunsplit
+
+    if not server_url:
+        return f"ohtui --resume {conversation_id}"
+    parts = urlsplit(server_url)
+    netloc = parts.netloc.rpartition("@")[2]
+    url = urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+    return f"ohtui --server {shlex.quote(url)} --resume {conversation_id}"

@@ -12,9 +12,9 @@ import socket
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
@@ -34,6 +34,16 @@ class PeerServer:
     api_key: str
     workspace: Path
     log: Path
+    restarter: Callable[[], None] | None = field(default=None, repr=False)
+
+    def restart(self) -> None:
+        """Stop the server and start it again on the same port, with the same folders (its
+        conversations are resumed from disk). Skips the test for a reused server."""
+        if self.restarter is None:
+            import pytest
+
+            pytest.skip(f"the peer server at {self.url} was started elsewhere")
+        self.restarter()
 
 
 def free_port() -> int:
@@ -74,33 +84,44 @@ def peer_agent_server(python: str, api_key: str = "peer-key-123") -> Iterator[Pe
             "OPENHANDS_SUPPRESS_BANNER": "1",
         }
         log = root / "server.log"
-        with log.open("w") as out:
-            process = subprocess.Popen(
-                [
-                    python,
-                    "-m",
-                    "openhands.agent_server",
-                    "--host",
-                    "127.0.0.1",
-                    "--port",
-                    f"{port}",
-                ],
-                cwd=root,
-                env=env,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-            )
+        command = [
+            python,
+            "-m",
+            "openhands.agent_server",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            f"{port}",
+        ]
         url = f"http://127.0.0.1:{port}"
+        processes = [_start(command, root, env, log)]
+
+        def restart() -> None:
+            _stop(processes[-1])
+            processes.append(_start(command, root, env, log))
+            _wait_ready(url, processes[-1], log)
+
         try:
-            _wait_ready(url, process, log)
-            yield PeerServer(url=url, api_key=api_key, workspace=workspace, log=log)
+            _wait_ready(url, processes[-1], log)
+            yield PeerServer(url, api_key, workspace, log, restart)
         finally:
-            process.terminate()
-            try:
-                process.wait(10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+            _stop(processes[-1])
+
+
+def _start(
+    command: list[str], root: Path, env: dict[str, str], log: Path
+) -> subprocess.Popen[bytes]:
+    with log.open("a") as out:
+        return subprocess.Popen(command, cwd=root, env=env, stdout=out, stderr=subprocess.STDOUT)
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    process.terminate()
+    try:
+        process.wait(10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 def _wait_ready(url: str, process: subprocess.Popen[bytes], log: Path) -> None:

@@ -17,10 +17,6 @@ from ohtui.server.roots import RootError, Roots
 logger = logging.getLogger(__name__)
 
 
-SANDBOX_FIELD = "ohtui_sandbox"
-"""ohtui's field in ConversationInfo (and full_state) and in /server_info: the sandbox."""
-
-
 @dataclass(frozen=True)
 class SandboxStatus:
     """The sandbox in force for one conversation, and why it is off when it fell back."""

@@ -10,6 +10,7 @@ from typing import Any
 
 from ohtui.sdk.event.base import Event
 from ohtui.sdk.wire.events_out import event_to_wire
+from ohtui.sdk.wire.extensions import EVENT_FIELDS_PARAM
 
 MAX_LIMIT = 100
 SORT_ORDERS = ("TIMESTAMP", "TIMESTAMP_DESC")
@@ -29,6 +30,8 @@ class EventQuery:
     gte: datetime | None = None
     lt: datetime | None = None
     descending: bool = False
+    ohtui_fields: bool = False
+    """Events keep ohtui's own fields (the client asked: see wire.extensions)."""
 
     @classmethod
     def parse(cls, params: Mapping[str, str]) -> EventQuery:
@@ -43,6 +46,7 @@ class EventQuery:
             gte=_time(params, "timestamp__gte"),
             lt=_time(params, "timestamp__lt"),
             descending=order == "TIMESTAMP_DESC",
+            ohtui_fields=wants_ohtui_fields(params),
         )
 
     def matches(self, event: Event, frame: dict[str, Any]) -> bool:
@@ -71,7 +75,7 @@ class EventQuery:
             indices = range(0 if start is None else start, last + 1)
         for index in indices:
             event = events[index]
-            frame = event_to_wire(event)
+            frame = event_to_wire(event, ohtui_fields=self.ohtui_fields)
             if frame is not None and self.matches(event, frame):
                 yield frame
 
@@ -105,6 +109,11 @@ def _index_of(events: Sequence[Event], event_id: str) -> int | None:
 def count(events: Sequence[Event], query: EventQuery) -> int:
     """How many events match."""
     return sum(1 for _ in query.frames(events))
+
+
+def wants_ohtui_fields(params: Mapping[str, str]) -> bool:
+    """Whether the query asks for ohtui's own event fields."""
+    return params.get(EVENT_FIELDS_PARAM, "").lower() == "true"
 
 
 def parse_limit(value: str | None) -> int:

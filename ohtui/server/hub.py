@@ -22,8 +22,10 @@ MAX_SUBSCRIBERS = 64
 class Subscription:
     """One socket's queue of encoded frames for one conversation."""
 
-    def __init__(self, conversation_id: uuid.UUID) -> None:
+    def __init__(self, conversation_id: uuid.UUID, ohtui_fields: bool = False) -> None:
         self.conversation_id = conversation_id
+        self.ohtui_fields = ohtui_fields
+        """The client reads ohtui's own event fields (see wire.extensions)."""
         self.queue: asyncio.Queue[str] = asyncio.Queue()
 
 
@@ -39,13 +41,15 @@ class Hub:
         """Deliver on `loop` (the server's, once it runs)."""
         self._loop = loop
 
-    def subscribe(self, conversation_id: uuid.UUID) -> Subscription | None:
+    def subscribe(
+        self, conversation_id: uuid.UUID, ohtui_fields: bool = False
+    ) -> Subscription | None:
         """A new subscription, or None when the conversation has too many already."""
         with self._lock:
             subscribers = self._subscribers[conversation_id]
             if len(subscribers) >= MAX_SUBSCRIBERS:
                 return None
-            subscription = Subscription(conversation_id)
+            subscription = Subscription(conversation_id, ohtui_fields)
             subscribers.append(subscription)
             return subscription
 
@@ -63,19 +67,23 @@ class Hub:
         with self._lock:
             return len(self._subscribers.get(conversation_id, []))
 
-    def publish(self, conversation_id: uuid.UUID, frame: dict[str, Any]) -> None:
-        """Send `frame` to the conversation's subscribers; callable from any thread."""
+    def publish(
+        self, conversation_id: uuid.UUID, frame: dict[str, Any], ours: dict[str, Any] | None = None
+    ) -> None:
+        """Send `frame` to the conversation's subscribers (`ours`, the same event with
+        ohtui's fields, to those that read them); callable from any thread."""
         with self._lock:
             targets = list(self._subscribers.get(conversation_id, ()))
         if not targets or self._loop is None or self._loop.is_closed():
             return
         text = json.dumps(frame)
+        ours_text = json.dumps(ours) if ours is not None else text
         try:
-            self._loop.call_soon_threadsafe(_deliver, targets, text)
+            self._loop.call_soon_threadsafe(_deliver, targets, text, ours_text)
         except RuntimeError:  # the loop closed under us: the server is stopping
             return
 
 
-def _deliver(targets: list[Subscription], text: str) -> None:
+def _deliver(targets: list[Subscription], text: str, ours: str) -> None:
     for subscription in targets:
-        subscription.queue.put_nowait(text)
+        subscription.queue.put_nowait(ours if subscription.ohtui_fields else text)

@@ -14,10 +14,12 @@ from datetime import datetime
 from typing import Any
 
 from ohtui.sdk.wire.agent_in import REDACTED, redacted
+from ohtui.sdk.wire.extensions import POLICY_FIELD
 
 RECORD_KEY = "ohtui_server"
 """The key of the server's record in a conversation's saved `agent_state`."""
 _POLICY_KINDS = {"AlwaysConfirm", "NeverConfirm", "ConfirmRisky"}
+_RULES_KIND = "ApprovalRulesPolicy"
 _ANALYZER_KINDS = {"LLMSecurityAnalyzer"}
 _METRICS_FIELDS = ("model_name", "accumulated_cost", "max_budget_per_task")
 _OUR_METRICS_FIELDS = ("call_count", "total_latency", "max_latency")
@@ -112,6 +114,7 @@ def state_to_wire(
         "stuck_detection": state.get("stuck_detection", True),
         "execution_status": state.get("execution_status", "idle"),
         "confirmation_policy": policy_to_wire(state.get("confirmation_policy")),
+        POLICY_FIELD: state.get("confirmation_policy"),
         "security_analyzer": analyzer_to_wire(state.get("security_analyzer")),
         "activated_knowledge_skills": list(state.get("activated_knowledge_skills") or []),
         "invoked_skills": [],
@@ -125,6 +128,14 @@ def state_to_wire(
         "tool_module_qualnames": {},
         "ohtui_sandbox": None,  # known once the conversation is open (Served.info)
     }
+
+
+def updates_to_wire(key: str, value: Any) -> list[tuple[str, Any]]:
+    """The per-field updates (key, value) that tell a change of `key` (JSON data): the
+    confirmation policy goes as ohtui has it, then in OpenHands' kinds."""
+    if key == "confirmation_policy":
+        return [(POLICY_FIELD, value), (key, policy_to_wire(value))]
+    return [(key, field_to_wire(key, value))]
 
 
 def field_to_wire(key: str, value: Any) -> Any:
@@ -145,11 +156,17 @@ def field_to_wire(key: str, value: Any) -> Any:
 
 
 def policy_to_wire(policy: Any) -> dict[str, Any]:
-    """A confirmation policy OpenHands knows (ours are a superset: others read NeverConfirm)."""
+    """The confirmation policy in a kind OpenHands knows: as it is, or for approval rules
+    their fallback (what is asked where no rule decides: the policy the user chose). No
+    policy at all is NeverConfirm; one we cannot read asks for everything."""
+    if policy is None:
+        return {"kind": "NeverConfirm"}
+    if isinstance(policy, dict) and policy.get("kind") == _RULES_KIND:
+        return policy_to_wire(policy.get("fallback"))
     if isinstance(policy, dict) and policy.get("kind") in _POLICY_KINDS:
         keep = {"kind", "threshold", "confirm_unknown"}
         return {k: v for k, v in policy.items() if k in keep}
-    return {"kind": "NeverConfirm"}
+    return {"kind": "AlwaysConfirm"}
 
 
 def analyzer_to_wire(analyzer: Any) -> dict[str, Any] | None:

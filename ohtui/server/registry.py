@@ -23,19 +23,23 @@ from pathlib import Path
 from typing import Any
 
 from ohtui.sdk.agent.base import AgentBase
+from ohtui.sdk.conversation.exceptions import PersistenceError
 from ohtui.sdk.conversation.impl.local_conversation import LocalConversation
 from ohtui.sdk.conversation.store import ConversationStore
 from ohtui.sdk.conversation.summary import ConversationSummary
+from ohtui.sdk.llm.llm import LLM
 from ohtui.sdk.llm.message import Message
 from ohtui.sdk.utils.cipher import Cipher
 from ohtui.sdk.wire.agent_in import (
     WireError,
     agent_from_wire,
     confirmation_policy_from_wire,
+    llm_from_wire,
     redacted,
     secrets_from_wire,
     security_analyzer_from_wire,
 )
+from ohtui.sdk.wire.agent_out import agent_to_wire
 from ohtui.server.confinement import Confinement
 from ohtui.server.hub import Hub
 from ohtui.server.info import RECORD_KEY, ServerRecord, agent_echo, state_to_wire
@@ -84,20 +88,23 @@ class Registry:
         with self._lock:
             return len(self._live)
 
-    def _resume(self, conversation_id: uuid.UUID, data: dict[str, Any]) -> Served:
+    def _resume(
+        self,
+        conversation_id: uuid.UUID,
+        data: dict[str, Any],
+        switched: tuple[AgentBase, ServerRecord] | None = None,
+    ) -> Served:
+        """Open a saved conversation with its agent (`switched`: with this agent and record
+        instead, the saved agent's LLM switched), confined before anything can run."""
         working_dir = (data.get("workspace") or {}).get("working_dir") or str(self.base_dir)
         self._confinement.roots.check(working_dir)  # OutsideRootsError: it stays closed
         saved = (data.get("agent_state") or {}).get(RECORD_KEY)
         record = ServerRecord.from_json(saved)
         agent: AgentBase
-        if record is not None and record.sealed_agent:
-            secret = self._cipher.decrypt(record.sealed_agent)
-            if secret is None:
-                raise WireError(
-                    f"conversation {conversation_id.hex}: its agent's keys were saved with "
-                    "another server key; create a new conversation"
-                )
-            agent = agent_from_wire(json.loads(secret.get_secret_value()))
+        if switched is not None:
+            agent, record = switched
+        elif record is not None and record.sealed_agent:
+            agent = agent_from_wire(self._unsealed(conversation_id, record))
         else:
             agent = AgentBase.model_validate(data["agent"])
             record = ServerRecord(agent=agent_echo(data["agent"]))
@@ -119,6 +126,9 @@ class Registry:
         except BaseException:
             conversation.close()
             raise
+        if switched is not None:
+            state = conversation.state
+            state.agent_state = {**state.agent_state, RECORD_KEY: record.to_json()}
         served.attach(conversation)
         logger.info(
             "conversation %s resumed from the store (%s)", conversation_id.hex, served.status.value
@@ -131,6 +141,53 @@ class Registry:
         working_dir = conversation.workspace.working_dir
         self._confinement.roots.check(working_dir)
         served.sandbox = self._confinement.install(conversation)
+
+    def _unsealed(self, conversation_id: uuid.UUID, record: ServerRecord) -> dict[str, Any]:
+        """The agent payload the client sent, keys and all."""
+        secret = self._cipher.decrypt(record.sealed_agent or "")
+        if secret is None:
+            raise WireError(
+                f"conversation {conversation_id.hex}: its agent's keys were saved with "
+                "another server key; create a new conversation"
+            )
+        payload: dict[str, Any] = json.loads(secret.get_secret_value())
+        return payload
+
+    # --- switch the LLM ------------------------------------------------------------------
+
+    def switch_llm(self, served: Served, payload: Any) -> Served:
+        """Think with another LLM from the next call on (OpenHands' `switch_llm`): as a
+        local resume with another model, the conversation is reopened with its agent's LLM
+        (and the summarizer that copies it) switched, and its saved agent too, so a restart
+        keeps it. ConflictError while it runs; WireError for an LLM we cannot use."""
+        llm = llm_from_wire(payload, "llm")
+        with self._lock:
+            conversation_id = served.id
+            old = served.live.agent
+            if _same_llm(old.llm, llm):
+                return served
+            # A fresh agent: the old one's tools are closed with its conversation.
+            dumped = old.model_dump(mode="json", context={"expose_secrets": True})
+            agent = switched_agent(AgentBase.model_validate(dumped), llm)
+            wire = agent_to_wire(agent)
+            moved: dict[str, Any] = {k: wire[k] for k in ("llm", "condenser") if k in wire}
+            record = served.record
+            sealed = None
+            if record.sealed_agent:
+                sealed = {**self._unsealed(conversation_id, record), **moved}
+            served.retire()  # ConflictError while it runs: then nothing changed
+            self._live.pop(conversation_id, None)
+            record.agent = redacted({**record.agent, **moved})
+            if sealed is not None:
+                record.sealed_agent = self._cipher.encrypt(json.dumps(sealed))
+            stored = self._store.load(conversation_id.hex)
+            if stored is None:
+                raise PersistenceError(f"conversation {conversation_id.hex} is no longer saved")
+            reopened = self._resume(conversation_id, json.loads(stored.state_json), (agent, record))
+            self._live[conversation_id] = reopened
+        logger.info("conversation %s now thinks with %s", conversation_id.hex, llm.model)
+        self._hub.publish(conversation_id, reopened.full_state_frame())
+        return reopened
 
     # --- create --------------------------------------------------------------------------
 
@@ -246,6 +303,29 @@ class Registry:
             except Exception:
                 logger.exception("closing conversation %s failed", served.id.hex)
         self._store.close()
+
+
+def switched_agent(agent: AgentBase, llm: LLM) -> AgentBase:
+    """`agent` thinking with `llm`; its summarizer too when it copied the agent's LLM (same
+    model at the same address), keeping its own usage id and settings."""
+    update: dict[str, Any] = {"llm": llm}
+    condenser = getattr(agent, "condenser", None)
+    summarizer = getattr(condenser, "llm", None)
+    old = agent.llm
+    if (
+        condenser is not None
+        and isinstance(summarizer, LLM)
+        and (summarizer.model, summarizer.base_url) == (old.model, old.base_url)
+    ):
+        moved = {"model", "base_url", "api_key", "api_version"}
+        follows = summarizer.model_copy(update={name: getattr(llm, name) for name in moved})
+        update["condenser"] = condenser.model_copy(update={"llm": follows})
+    return agent.model_copy(update=update)
+
+
+def _same_llm(a: LLM, b: LLM) -> bool:
+    key = {"expose_secrets": True}
+    return a.model_dump(context=key) == b.model_dump(context=key)
 
 
 def _conversation_id(value: Any) -> uuid.UUID | None:

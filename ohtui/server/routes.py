@@ -28,8 +28,9 @@ from ohtui.sdk.wire.agent_in import (
     security_analyzer_from_wire,
 )
 from ohtui.sdk.wire.events_out import event_to_wire
+from ohtui.sdk.wire.extensions import SANDBOX_FIELD
 from ohtui.server import event_search
-from ohtui.server.confinement import SANDBOX_FIELD, Confinement
+from ohtui.server.confinement import Confinement
 from ohtui.server.info import RECORD_KEY
 from ohtui.server.limits import parse_json
 from ohtui.server.registry import Page, Registry, message_from_wire
@@ -241,10 +242,12 @@ class Api:
         served = await self.served(request)
         event_id = request.path_params["event_id"]
 
+        ours = event_search.wants_ohtui_fields(request.query_params)
+
         def find() -> dict[str, Any] | None:
             for event in served.live.state.events:
                 if event.id == event_id:
-                    return event_to_wire(event)
+                    return event_to_wire(event, ohtui_fields=ours)
             return None
 
         frame = await run_in_threadpool(find)
@@ -288,6 +291,12 @@ class Api:
         served = await self.served(request)
         policy = confirmation_policy_from_wire((await self.body(request)).get("policy"))
         await run_in_threadpool(served.live.set_confirmation_policy, policy)
+        return ok()
+
+    async def switch_llm(self, request: Request) -> Response:
+        served = await self.served(request)
+        llm = (await self.body(request)).get("llm")
+        await run_in_threadpool(self.registry.switch_llm, served, llm)
         return ok()
 
     async def security_analyzer(self, request: Request) -> Response:
@@ -350,6 +359,7 @@ class Api:
             (one + "/interrupt", self.interrupt, ["POST"]),
             (one + "/confirmation_policy", self.confirmation_policy, ["POST"]),
             (one + "/security_analyzer", self.security_analyzer, ["POST"]),
+            (one + "/switch_llm", self.switch_llm, ["POST"]),
             (one + "/secrets", self.secrets, ["POST"]),
             (one + "/ask_agent", self.ask_agent, ["POST"]),
             (one + "/condense", self.condense, ["POST"]),

@@ -10,8 +10,8 @@ from __future__ import annotations
 import logging
 import threading
 import uuid
-from collections.abc import Callable, Iterable
-from typing import Any
+from collections.abc import Iterable
+from typing import Any, Protocol
 
 from ohtui.sdk.conversation.exceptions import ConversationRunError
 from ohtui.sdk.conversation.impl.local_conversation import LocalConversation
@@ -22,13 +22,27 @@ from ohtui.sdk.event.llm_convertible.message import MessageEvent
 from ohtui.sdk.event.user_action import InterruptEvent
 from ohtui.sdk.llm.message import Message
 from ohtui.sdk.llm.streaming import LLMStreamChunk
-from ohtui.sdk.wire.events_out import event_to_wire, state_update_to_wire, streaming_delta
-from ohtui.server.confinement import SANDBOX_FIELD, SandboxStatus
-from ohtui.server.info import ServerRecord, field_to_wire, state_to_wire
+from ohtui.sdk.wire.events_out import (
+    OHTUI_FIELD_KINDS,
+    event_to_wire,
+    state_update_to_wire,
+    streaming_delta,
+)
+from ohtui.sdk.wire.extensions import SANDBOX_FIELD
+from ohtui.server.confinement import SandboxStatus
+from ohtui.server.info import ServerRecord, state_to_wire, updates_to_wire
 
 logger = logging.getLogger(__name__)
 
-Publish = Callable[[uuid.UUID, dict[str, Any]], None]
+
+class Publish(Protocol):
+    """Hub.publish: a frame for the conversation's subscribers (`ours`: with ohtui's fields)."""
+
+    def __call__(
+        self, conversation_id: uuid.UUID, frame: dict[str, Any], ours: dict[str, Any] | None = None
+    ) -> None: ...
+
+
 Status = ConversationExecutionStatus
 
 
@@ -80,12 +94,15 @@ class Served:
         if isinstance(event, ConversationStateUpdateEvent):
             value = event.value
             data = value.model_dump(mode="json") if hasattr(value, "model_dump") else value
-            frame = state_update_to_wire(event.key, field_to_wire(event.key, _plain(data)))
-            self._publish(self.id, frame)
+            for key, wire in updates_to_wire(event.key, _plain(data)):
+                self._publish(self.id, state_update_to_wire(key, wire))
             return
         frame_or_none = event_to_wire(event)
         if frame_or_none is not None:
-            self._publish(self.id, frame_or_none)
+            ours = (
+                event_to_wire(event, ohtui_fields=True) if event.kind in OHTUI_FIELD_KINDS else None
+            )
+            self._publish(self.id, frame_or_none, ours)
         if isinstance(event, MessageEvent) and event.source == "user":
             self.last_user_message_id = event.id
             self._publish(self.id, state_update_to_wire("last_user_message_id", event.id))
@@ -229,6 +246,18 @@ class Served:
                     "or accept them too"
                 )
         self.start_run(conflict_ok=True)
+
+    def retire(self) -> None:
+        """Close the conversation to reopen it another way; ConflictError while it runs
+        (and no run starts here once this began)."""
+        with self._run_lock:
+            if self._active:
+                raise ConflictError(
+                    "Conversation is running: pause it, or wait for it to finish, before "
+                    "switching its LLM."
+                )
+            self._active = True  # for good: this one is done
+        self.close()
 
     def close(self) -> None:
         """Stop the run and close the conversation."""

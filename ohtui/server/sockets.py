@@ -25,6 +25,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ohtui.sdk.wire.events_out import event_to_wire
 from ohtui.server.auth import HEADER, KeyChecker
+from ohtui.server.event_search import wants_ohtui_fields
 from ohtui.server.hub import Hub
 from ohtui.server.limits import JSONBodyError, parse_json
 from ohtui.server.registry import Registry, message_from_wire
@@ -66,14 +67,16 @@ class EventSocket:
         if served is None:
             await websocket.close(NOT_FOUND, "Conversation not found")
             return
-        subscription = self.hub.subscribe(conversation_id)
+        ours = wants_ohtui_fields(websocket.query_params)
+        subscription = self.hub.subscribe(conversation_id, ours)
         if subscription is None:
             await websocket.close(TRY_AGAIN_LATER, "Too many subscribers")
             return
         try:
             await websocket.send_text(json.dumps(await run_in_threadpool(served.full_state_frame)))
             if websocket.query_params.get("resend_mode") == "all":
-                for frame in await run_in_threadpool(_history, served.live.state.events):
+                history = await run_in_threadpool(_history, served.live.state.events, ours)
+                for frame in history:
                     await websocket.send_text(json.dumps(frame))
             sender = asyncio.create_task(_forward(websocket, subscription.queue))
             try:
@@ -141,8 +144,9 @@ async def _forward(websocket: WebSocket, queue: asyncio.Queue[str]) -> None:
         await websocket.send_text(await queue.get())
 
 
-def _history(events: Any) -> list[dict[str, Any]]:
-    return [frame for frame in map(event_to_wire, events) if frame is not None]
+def _history(events: Any, ohtui_fields: bool) -> list[dict[str, Any]]:
+    frames = (event_to_wire(event, ohtui_fields=ohtui_fields) for event in events)
+    return [frame for frame in frames if frame is not None]
 
 
 def _server_error(exc: Exception) -> dict[str, Any]:

@@ -60,6 +60,14 @@ class SandboxChanged(Message):
 
 
 @dataclass
+class PolicyChanged(Message):
+    """The confirmation policy in force now, as the conversation has it (after a change,
+    made or refused)."""
+
+    policy: ConfirmationPolicy
+
+
+@dataclass
 class SessionFailed(Message):
     """The conversation could not be opened or run; `error` says why and what to do."""
 

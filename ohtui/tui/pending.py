@@ -9,6 +9,7 @@ from ohtui.tui.render import action_summary, edit_preview
 
 if TYPE_CHECKING:
     from ohtui.sdk import BaseConversation
+    from ohtui.sdk.event import ActionEvent
 
 
 def pending_views(conversation: BaseConversation) -> list[PendingActionView]:
@@ -33,7 +34,7 @@ def pending_views(conversation: BaseConversation) -> list[PendingActionView]:
                 summary=summary,
                 detail=detail,
                 risk=action.security_risk.value,
-                risk_reason=action.security_risk_reason,
+                risk_reason=action.security_risk_reason or reported_reason(conversation, action),
                 diff=edit_preview(action),
                 suggested_rules=tuple(
                     RuleDraft(tool=r.tool, command_prefix=r.command_prefix, path_glob=r.path_glob)
@@ -44,3 +45,15 @@ def pending_views(conversation: BaseConversation) -> list[PendingActionView]:
             )
         )
     return views
+
+
+def reported_reason(conversation: BaseConversation, action: ActionEvent) -> str | None:
+    """Why an action was rated so, when the rating came without a reason (an OpenHands
+    server sends none): what the analyzer the server reports goes by, where that can be
+    told here, i.e. the model's own rating."""
+    from ohtui.sdk import LLMSecurityAnalyzer
+
+    analyzer = conversation.state.security_analyzer
+    if isinstance(analyzer, LLMSecurityAnalyzer):
+        return analyzer.assess(action).explanation
+    return None

@@ -15,6 +15,10 @@ if TYPE_CHECKING:
     from ohtui.settings.approval_rules import ApprovalRuleStore
 
 
+REFUSED_KIND = 422
+"""What an agent server answers a policy of a kind it does not know (approval rules)."""
+
+
 class ConversationSafety:
     """Reads and changes how one conversation decides which actions wait for the user."""
 
@@ -28,8 +32,17 @@ class ConversationSafety:
         return policy_of(self.conversation)
 
     def set_policy(self, policy: ConfirmationPolicy) -> None:
-        """Switch the policy, keeping the rules."""
-        self.conversation.set_confirmation_policy(self._rules_policy(policy))
+        """Switch the policy, keeping the rules; on an agent server that takes no rules
+        (OpenHands'), the plain policy (it had no rules there either)."""
+        from ohtui.sdk import RemoteServerError
+
+        rules_policy = self._rules_policy(policy)
+        try:
+            self.conversation.set_confirmation_policy(rules_policy)
+        except RemoteServerError as exc:
+            if exc.status_code != REFUSED_KIND or rules_policy.rules:
+                raise
+            self.conversation.set_confirmation_policy(rules_policy.fallback)
 
     def add_rule(self, draft: RuleDraft) -> None:
         """Add an approval rule (lasting ones are saved in the store too)."""

@@ -38,6 +38,10 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+POLICY_KEYS = ("confirmation_policy", "ohtui_confirmation_policy")
+"""State updates that change the confirmation policy (the second: ohtui's whole policy on a
+server, ohtui.sdk.wire.extensions.POLICY_FIELD; not imported: this module loads before the
+engine)."""
 HISTORY_TAIL = 40
 """Events read when a conversation opens; older ones are read as the user scrolls up."""
 TITLE_TIMEOUT = 30.0
@@ -356,6 +360,8 @@ class Session:
                 self._post_stats()
             elif event.key == "title" and event.value:
                 self._post(msg.TitleChanged(str(event.value)))
+            elif event.key in POLICY_KEYS and self._safety is not None:
+                self._post(msg.PolicyChanged(self._safety.policy))  # whoever changed it
             return
         self._post(msg.EngineEvent(event, self._index_of(event)))
 
@@ -384,6 +390,16 @@ class Session:
         if isinstance(conversation, RemoteConversation):
             return conversation.workspace.display_host
         return ""
+
+    @property
+    def server_url(self) -> str | None:
+        """The URL of the agent server the conversation runs on (None: here)."""
+        from ohtui.sdk import RemoteConversation
+
+        conversation = self._conversation
+        if isinstance(conversation, RemoteConversation):
+            return conversation.workspace.host
+        return None
 
     @property
     def rejects_all_only(self) -> bool:
@@ -610,6 +626,7 @@ class Session:
             assert self._safety is not None
             if decision.policy:
                 self._safety.set_policy(decision.policy)
+                self._post(msg.PolicyChanged(self._safety.policy))
             for rule in decision.rules:
                 self._safety.add_rule(rule)
             if decision.rejected:
@@ -626,13 +643,29 @@ class Session:
     def set_policy(self, policy: ConfirmationPolicy) -> None:
         """Switch the confirmation policy, keeping the rules."""
         safety = self._safety
-        if safety is not None:
-            self._spawn(lambda: safety.set_policy(policy), "ohtui-policy")
+        if safety is None:
+            return
+
+        def switch() -> None:
+            try:
+                safety.set_policy(policy)
+            except Exception as exc:  # told; the policy in force stays as it was
+                logger.exception("changing the confirmation policy failed")
+                self._post(msg.Notice(f"The policy was not changed: {_describe(exc)}", "error"))
+            self._post(msg.PolicyChanged(safety.policy))  # the one in force, whatever happened
+
+        self._spawn(switch, "ohtui-policy")
 
     @property
     def sandbox(self) -> str:
-        """How commands are confined: e.g. "workspace-write, no network", or "off"."""
+        """How commands are confined: e.g. "workspace-write, no network", or "off"; on an
+        agent server, as it reports it ("unknown" when it does not say)."""
+        from ohtui.sdk import RemoteConversation
+
         conversation = self._conversation
+        if isinstance(conversation, RemoteConversation):
+            reported = conversation.state.reported_sandbox
+            return reported.describe() if reported is not None else "unknown"
         config = conversation.sandbox if conversation is not None else None
         return config.describe() if config is not None else "off"
 

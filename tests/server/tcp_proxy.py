@@ -17,6 +17,7 @@ class TCPProxy:
         self._open: set[socket.socket] = set()
         self._lock = threading.Lock()
         self._closed = False
+        self._refusing = False
         threading.Thread(target=self._accept, name="tcp-proxy", daemon=True).start()
 
     @property
@@ -31,6 +32,16 @@ class TCPProxy:
             with contextlib.suppress(OSError):
                 sock.shutdown(socket.SHUT_RDWR)
             sock.close()
+
+    def cut(self) -> None:
+        """Reset every open connection and refuse new ones until `restore()`: the network
+        is down for as long as the test needs."""
+        self._refusing = True
+        self.drop()
+
+    def restore(self) -> None:
+        """Accept connections again after `cut()`."""
+        self._refusing = False
 
     def close(self) -> None:
         self._closed = True
@@ -49,6 +60,9 @@ class TCPProxy:
                 client, _ = self._listener.accept()
             except OSError:
                 return
+            if self._refusing:
+                client.close()
+                continue
             try:
                 upstream = socket.create_connection(("127.0.0.1", self.target_port))
             except OSError:

@@ -3,6 +3,7 @@ over real HTTP and WebSockets, including a server killed (SIGKILL) and restarted
 
 from __future__ import annotations
 
+import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -158,6 +159,65 @@ def test_each_waiting_action_is_decided_apart(
         assert rejected[0].rejection_reason == "not that one"
 
 
+def test_a_run_after_a_rejection_waits_for_its_own_end(
+    served: ServerProcess, llm_server: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    """The rejection's frames (its event, the idle status) may reach us after the next run
+    began: they do not end that run (it ended at once, "idle", while the server ran on)."""
+    slow = threading.Event()
+
+    def busy_listener(event: Event) -> None:  # as a busy UI: the socket's frames wait
+        if slow.is_set() and isinstance(event, UserRejectObservation):
+            time.sleep(1.0)
+
+    with attach(served, llm_server, tmp_path, callbacks=[busy_listener]) as conversation:
+        conversation.set_confirmation_policy(AlwaysConfirm())
+        llm_server.reply_tool_call("terminal", {"command": "echo hi"})
+        llm_server.reply(Reply(text="Not run, then.", delay=2))
+        conversation.send_message("echo hi")
+        conversation.run()
+        assert conversation.state.execution_status is Status.WAITING_FOR_CONFIRMATION
+        slow.set()
+        conversation.reject_pending_actions("no")
+        conversation.run()
+        assert conversation.state.execution_status is Status.FINISHED
+        replies = [e for e in conversation.state.events if isinstance(e, MessageEvent)]
+        assert replies[-1].llm_message.text == "Not run, then."
+
+
+def test_a_risk_reason_reaches_our_client_live_and_on_resume_and_no_other(
+    served: ServerProcess, llm_server: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    """The server's analyzers say why an action is risky: our client hears the reason (on
+    the socket, and from the history when it reattaches); a client that did not ask (an
+    OpenHands one, whose events forbid unknown fields) gets the events without it."""
+    from ohtui.sdk import EnsembleSecurityAnalyzer, LLMSecurityAnalyzer, PatternSecurityAnalyzer
+
+    def reasons(conversation: RemoteConversation) -> list[str | None]:
+        pending = conversation.state.get_unmatched_actions(conversation.state.events)
+        return [a.security_risk_reason for a in pending]
+
+    first = attach(served, llm_server, tmp_path)
+    with first:
+        first.set_security_analyzer(
+            EnsembleSecurityAnalyzer(analyzers=[LLMSecurityAnalyzer(), PatternSecurityAnalyzer()])
+        )
+        first.set_confirmation_policy(AlwaysConfirm())
+        push = {"command": "git push --force origin main", "security_risk": "LOW"}
+        llm_server.reply_tool_call("terminal", push)
+        first.send_message("publish")
+        first.run()
+        assert first.state.execution_status is Status.WAITING_FOR_CONFIRMATION
+        live = reasons(first)
+        assert len(live) == 1 and live[0] is not None and "(rule force-push)" in live[0]
+    with attach(served, llm_server, tmp_path, conversation_id=first.id) as again:
+        assert reasons(again) == live
+    with served.client() as client:
+        items = client.get(f"/api/conversations/{first.id}/events/search").json()["items"]
+        actions = [i for i in items if i["kind"] == "ActionEvent"]
+        assert actions and all("security_risk_reason" not in a for a in actions)
+
+
 def test_interrupt_stops_the_step_and_is_shown_as_ours(
     served: ServerProcess, llm_server: ScriptedLLMServer, tmp_path: Path
 ) -> None:
@@ -283,6 +343,44 @@ def test_a_dropped_socket_is_rejoined_with_no_event_lost_or_repeated(
             delivered = [e.id for e in seen if not isinstance(e, ConversationStateUpdateEvent)]
             assert sorted(delivered) == sorted(set(delivered))  # each event heard once
             assert set(server_ids(conversation)) <= set(delivered)  # and none missed
+
+
+def test_a_status_changed_while_cut_off_is_heard_after_rejoining(
+    served: ServerProcess, llm_server: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    """A client that only watches (another runs the conversation) hears the status the
+    server moved to while the link was down: its listeners, not only its cache."""
+    llm_server.reply(Reply(text="slow", delay=8))
+    runner = attach(served, llm_server, tmp_path)
+    with TCPProxy(served.port) as proxy, runner:
+        runner.send_message("take your time")
+        runner.run(blocking=False)
+        wait(lambda: runner.state.execution_status is Status.RUNNING)
+        heard: list[Event] = []
+        statuses: list[SocketStatus] = []
+        watcher = attach(
+            proxy, llm_server, tmp_path, conversation_id=runner.id, callbacks=[heard.append]
+        )
+        with watcher:
+            watcher.add_connection_callback(lambda status, reason: statuses.append(status))
+            assert watcher.state.execution_status is Status.RUNNING
+            proxy.cut()
+            before = len(heard)
+            wait(lambda: SocketStatus.RECONNECTING in statuses)
+            runner.interrupt()  # meanwhile: the server pauses it
+            wait(lambda: runner.state.execution_status is Status.PAUSED)
+            proxy.restore()
+            wait(lambda: statuses[-1] is SocketStatus.CONNECTED and len(statuses) > 2)
+            wait(lambda: watcher.state.execution_status is Status.PAUSED)
+            wait(
+                lambda: any(
+                    isinstance(e, ConversationStateUpdateEvent)
+                    and e.key == "execution_status"
+                    and e.value == "paused"
+                    for e in heard[before:]
+                ),
+                timeout=5,
+            )
 
 
 @pytest.mark.slow

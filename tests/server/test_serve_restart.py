@@ -155,3 +155,53 @@ def test_100_idle_and_10_running_lose_no_event(
             assert client.get("/api/conversations/count").json() == 110
     finally:
         server.stop()
+
+
+def test_switch_llm_waits_for_the_run_and_outlives_a_restart(tmp_path: Path) -> None:
+    """OpenHands' `switch_llm`: refused (409, a sentence) while the conversation runs; once
+    it stops, the next call goes to the new LLM, and so after a restart, with no client
+    switching again (the saved agent has it, key and all; what is reported has no key)."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    with ScriptedLLMServer() as old, ScriptedLLMServer() as new:
+        payload = create_payload(old, workspace)
+        payload["agent"]["condenser"] = {
+            "kind": "LLMSummarizingCondenser",
+            "llm": {**payload["agent"]["llm"], "usage_id": "condenser", "stream": False},
+            "max_size": 80,
+        }
+        moved = {**payload["agent"]["llm"], "model": "openai/moved", "base_url": new.base_url}
+        moved["api_key"] = "sk-moved-0123456789"
+        first = ServerProcess(tmp_path).start()
+        try:
+            with first.client() as client:
+                cid = client.post("/api/conversations", json=payload).json()["id"]
+                old.reply(Reply(text="slow", delay=3))
+                client.post(f"/api/conversations/{cid}/events", json=user_message("hi", run=True))
+                wait_for(client, cid, lambda info, events: info["execution_status"] == "running")
+                busy = client.post(f"/api/conversations/{cid}/switch_llm", json={"llm": moved})
+                assert busy.status_code == 409
+                assert "pause it, or wait for it to finish" in busy.json()["detail"]
+                wait_for(client, cid, lambda info, events: info["execution_status"] == "finished")
+                done = client.post(f"/api/conversations/{cid}/switch_llm", json={"llm": moved})
+                assert done.status_code == 200, done.text
+                agent = client.get(f"/api/conversations/{cid}").json()["agent"]
+                assert (agent["llm"]["model"], agent["llm"]["base_url"]) == (
+                    "openai/moved",
+                    new.base_url,
+                )
+                assert agent["condenser"]["llm"]["base_url"] == new.base_url  # it copied it
+                assert "sk-moved" not in json.dumps(agent)
+        finally:
+            first.stop()
+        old.close()  # the old address is gone
+        second = ServerProcess(tmp_path, port=first.port).start()
+        try:
+            with second.client() as client:
+                new.reply_text("From the new place.")
+                client.post(f"/api/conversations/{cid}/events", json=user_message("on", run=True))
+                wait_for(client, cid, lambda info, events: info["execution_status"] == "finished")
+                assert new.requests[-1]["model"] == "moved"
+                assert new.request_headers[-1]["authorization"] == "Bearer sk-moved-0123456789"
+        finally:
+            second.stop()

@@ -259,3 +259,52 @@ def test_policies_and_secrets_from_wire() -> None:
         confirmation_policy_from_wire({"kind": "Sometimes"})
     secrets = secrets_from_wire({"A": "1", "B": {"kind": "StaticSecret", "value": "2"}})
     assert secrets["A"] == "1" and type(secrets["B"]).__name__ == "StaticSecret"
+
+
+def test_a_client_that_asks_gets_the_risk_reason(recorded: list[Event]) -> None:
+    action = next(e for e in recorded if isinstance(e, ActionEvent))
+    action = action.model_copy(update={"security_risk_reason": "pattern rules: (rule r1)"})
+    assert "security_risk_reason" not in (event_to_wire(action) or {})
+    ours = event_to_wire(action, ohtui_fields=True)
+    assert ours is not None and ours["security_risk_reason"] == "pattern rules: (rule r1)"
+
+
+@pytest.mark.parametrize(
+    ("policy", "reported"),
+    [
+        (None, "NeverConfirm"),
+        ({"kind": "AlwaysConfirm"}, "AlwaysConfirm"),
+        (
+            {"kind": "ApprovalRulesPolicy", "rules": [], "fallback": {"kind": "AlwaysConfirm"}},
+            "AlwaysConfirm",
+        ),
+        (
+            {
+                "kind": "ApprovalRulesPolicy",
+                "fallback": {"kind": "ConfirmRisky", "threshold": "MEDIUM"},
+            },
+            "ConfirmRisky",
+        ),
+        ({"kind": "ApprovalRulesPolicy", "fallback": {"kind": "NeverConfirm"}}, "NeverConfirm"),
+        ({"kind": "SomethingNew"}, "AlwaysConfirm"),
+    ],
+)
+def test_the_reported_policy_is_the_one_that_asks(policy: Any, reported: str) -> None:
+    """A rules policy is reported as the policy it falls back to (the one the user chose);
+    ohtui's whole policy travels beside it for ohtui's client."""
+    from ohtui.server.info import policy_to_wire, updates_to_wire
+
+    assert policy_to_wire(policy)["kind"] == reported
+    if policy is not None:
+        updates = dict(updates_to_wire("confirmation_policy", policy))
+        assert updates["ohtui_confirmation_policy"] == policy
+        assert updates["confirmation_policy"]["kind"] == reported
+
+
+def test_a_policy_the_client_cannot_read_asks_for_everything() -> None:
+    from ohtui.sdk import AlwaysConfirm, NeverConfirm
+    from ohtui.sdk.wire.state_in import policy_from_wire
+
+    assert isinstance(policy_from_wire({"kind": "SomethingNew"}), AlwaysConfirm)
+    assert isinstance(policy_from_wire("garbage"), AlwaysConfirm)
+    assert isinstance(policy_from_wire(None), NeverConfirm)  # none set: the protocol default

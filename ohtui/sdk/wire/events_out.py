@@ -47,18 +47,22 @@ SENT_KINDS = {
 }
 """Event kinds both sides have; any other of ours stays on this side of the wire."""
 _EVENT_EXTRAS = {"ActionEvent": {"security_risk_reason"}, "CondensationRequest": {"focus"}}
+OHTUI_FIELD_KINDS = frozenset(_EVENT_EXTRAS)
+"""Event kinds that have fields of ours: sent two ways (see `event_to_wire`)."""
 _FILE_EDITOR_EXTRAS = {"diff"}
 
 
-def event_to_wire(event: Event) -> dict[str, Any] | None:
-    """`event` as OpenHands JSON (None values left out), or None when it is not sent."""
+def event_to_wire(event: Event, *, ohtui_fields: bool = False) -> dict[str, Any] | None:
+    """`event` as OpenHands JSON (None values left out), or None when it is not sent.
+    `ohtui_fields`: for a client that reads them (see wire.extensions), ours stay in."""
     if event.kind not in SENT_KINDS:
         return None
     if isinstance(event, ConversationStateUpdateEvent):
         return state_update_to_wire(event.key, event.value, event_id=event.id, at=event.timestamp)
     data = event.model_dump(mode="json", exclude_none=True)
-    for name in _EVENT_EXTRAS.get(event.kind, ()):
-        data.pop(name, None)
+    if not ohtui_fields:
+        for name in _EVENT_EXTRAS.get(event.kind, ()):
+            data.pop(name, None)
     if isinstance(event, SystemPromptEvent):
         data["tools"] = [t for t in map(_tool_to_wire, data.get("tools", [])) if t is not None]
     elif isinstance(event, ActionEvent) and "action" in data:

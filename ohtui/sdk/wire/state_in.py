@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from ohtui.sdk.conversation.stats import ContextUsage, ConversationStats
 from ohtui.sdk.llm.metrics import RECENT_USAGES, Metrics, TokenUsage
 from ohtui.sdk.security.analyzer import SecurityAnalyzerBase
-from ohtui.sdk.security.confirmation_policy import ConfirmationPolicyBase, NeverConfirm
+from ohtui.sdk.security.confirmation_policy import (
+    AlwaysConfirm,
+    ConfirmationPolicyBase,
+    NeverConfirm,
+)
 from ohtui.sdk.wire.events_in import validate_leniently
+
+logger = logging.getLogger(__name__)
 
 
 def stats_from_wire(data: Any) -> ConversationStats:
@@ -57,7 +64,11 @@ def _metrics(data: dict[str, Any]) -> Metrics:
 
 
 def policy_from_wire(data: Any) -> ConfirmationPolicyBase:
-    """A confirmation policy ({"kind": "AlwaysConfirm"}...); NeverConfirm if unreadable."""
+    """A confirmation policy ({"kind": "AlwaysConfirm"}...): NeverConfirm when there is none
+    (the protocol's default), AlwaysConfirm when it cannot be read (a kind we lack): a
+    policy we cannot read is never taken for one that lets everything run."""
+    if data is None:
+        return NeverConfirm()
     if isinstance(data, dict):
         try:
             policy = validate_leniently(ConfirmationPolicyBase, dict(data))
@@ -65,7 +76,10 @@ def policy_from_wire(data: Any) -> ConfirmationPolicyBase:
             policy = None
         if policy is not None:
             return policy
-    return NeverConfirm()
+    logger.warning(
+        "a confirmation policy that cannot be read (%.200r): asking for every action", data
+    )
+    return AlwaysConfirm()
 
 
 def analyzer_from_wire(data: Any) -> SecurityAnalyzerBase | None:

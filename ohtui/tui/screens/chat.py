@@ -237,7 +237,7 @@ class ChatScreen(Screen[None]):
         status.model = message.model
         status.workspace = message.workspace
         status.policy = message.policy
-        status.sandbox = "" if message.server else message.sandbox
+        status.sandbox = message.sandbox
         status.server = message.server
         holder = message.held_by
         read_only = holder is not None or message.read_only is not None
@@ -503,6 +503,9 @@ class ChatScreen(Screen[None]):
     def on_connection_changed(self, message: msg.ConnectionChanged) -> None:
         self.status_bar.link = "" if message.state == "connected" else message.state
 
+    def on_policy_changed(self, message: msg.PolicyChanged) -> None:
+        self.status_bar.policy = message.policy
+
     def on_sandbox_changed(self, message: msg.SandboxChanged) -> None:
         self.status_bar.sandbox = message.sandbox
         described = (
@@ -706,7 +709,7 @@ class ChatScreen(Screen[None]):
         conversation_id = self.session.conversation_id
         if conversation_id is None or empty or self.session.held_by is not None:
             return None
-        return (
-            f"Conversation {conversation_id} saved. "
-            f"Resume it with: ohtui --resume {conversation_id}"
-        )
+        from ohtui.remote_opening import resume_command
+
+        command = resume_command(conversation_id, self.session.server_url)
+        return f"Conversation {conversation_id} saved. Resume it with: {command}"

@@ -38,6 +38,7 @@ class StatusBar(Widget):
     status: reactive[RunStatus] = reactive(RunStatus.OPENING)
     policy: reactive[ConfirmationPolicy] = reactive(ConfirmationPolicy.RISKY)
     sandbox: reactive[str] = reactive("")
+    """How commands are confined (SandboxConfig.describe(), "off", or "unknown")."""
     server: reactive[str] = reactive("")
     """host:port of the agent server the agent runs on ("": on this machine)."""
     link: reactive[str] = reactive("")
@@ -106,8 +107,8 @@ class StatusBar(Widget):
         pieces.append((1, Content.styled(f"${self.cost:.2f}", "dim")))
         if self.server:
             pieces.append((0, _server_badge(self.server, self.link)))
-        elif self.sandbox:
-            pieces.append((0, _sandbox_badge(self.sandbox)))
+        if self.sandbox:  # beside a server's badge, it gives way before the policy
+            pieces.append((1 if self.server else 0, _sandbox_badge(self.sandbox)))
         pieces.append((0, policy))
         width = self.size.width or 1000
         while len(pieces) > 1 and _width(pieces) > width:
@@ -154,9 +155,12 @@ def _server_badge(server: str, link: str) -> Content:
 
 
 def _sandbox_badge(sandbox: str) -> Content:
-    """ "sandbox: workspace-write", "sandbox: read-only" or a warning "no sandbox"."""
+    """ "sandbox: workspace-write", "sandbox: read-only", or a warning: "no sandbox", or
+    "sandbox unknown" (an agent server that does not say)."""
     if sandbox == "off":
         return Content.styled("no sandbox", "$text-warning")
+    if sandbox == "unknown":
+        return Content.styled("sandbox unknown", "$text-warning")
     mode, _, network = sandbox.partition(", ")
     text = f"sandbox: {mode}" + (" +net" if network == "network" else "")
     return Content.styled(text, "$text-success")

@@ -47,8 +47,9 @@ from ohtui.sdk.event.base import Event
 from ohtui.sdk.event.conversation_error import ConversationErrorEvent
 from ohtui.sdk.event.conversation_state import FULL_STATE_KEY, ConversationStateUpdateEvent
 from ohtui.sdk.llm.message import Message, TextContent
-from ohtui.sdk.wire.agent_out import agent_to_wire
+from ohtui.sdk.wire.agent_out import agent_to_wire, llm_to_wire
 from ohtui.sdk.wire.events_in import event_from_wire, is_streaming_delta, stream_chunk
+from ohtui.sdk.wire.extensions import EVENT_FIELDS_PARAM, POLICY_FIELD
 
 if TYPE_CHECKING:
     from ohtui.sdk.agent.base import AgentBase
@@ -108,6 +109,8 @@ class RemoteConversation(BaseConversation):
         tags: Mapping[str, str] | None = None,
         user_id: str | None = None,
         observability_span_name: str | None = None,
+        confirmation_policy: ConfirmationPolicyBase | None = None,
+        security_analyzer: SecurityAnalyzerBase | None = None,
     ) -> None:
         """Create the conversation on the server, or attach to `conversation_id` there
         (created with that id when the server has none), and subscribe to its events.
@@ -117,8 +120,10 @@ class RemoteConversation(BaseConversation):
         the key, RemoteConnectionError when it cannot be reached, RemoteServerError for
         other refusals, and ValueError when the conversation there has another agent kind.
         `connection_callbacks` hear the socket's status (connected, reconnecting...);
-        `reconnect_backoff` is the first retry delay (doubling to 30 s). `tags`, `user_id`
-        and `observability_span_name` go to the server with a new conversation.
+        `reconnect_backoff` is the first retry delay (doubling to 30 s). `tags`, `user_id`,
+        `observability_span_name`, `confirmation_policy` and `security_analyzer` go to the
+        server with a new conversation (the OpenHands server keeps the policy and analyzer
+        it was created with through its restarts, not those set later).
         """
         self.agent = agent
         self.workspace = workspace
@@ -137,8 +142,16 @@ class RemoteConversation(BaseConversation):
         self._run_start_index = 0
 
         self._capabilities: set[str] | None = None  # read when first needed
-        extra = {"tags": dict(tags) if tags else None, "user_id": user_id}
+        extra: dict[str, Any] = {"tags": dict(tags) if tags else None, "user_id": user_id}
         extra["observability_span_name"] = observability_span_name
+        if confirmation_policy is not None:
+            extra["confirmation_policy"] = confirmation_policy.model_dump(
+                mode="json", exclude_none=True
+            )
+        if security_analyzer is not None:
+            extra["security_analyzer"] = security_analyzer.model_dump(
+                mode="json", exclude_none=True
+            )
         info = self._attach_or_create(
             conversation_id,
             plugins,
@@ -168,7 +181,9 @@ class RemoteConversation(BaseConversation):
         self._notify = self.compose_callbacks(listeners)
 
         self._socket = WebSocketCallbackClient(
-            f"{workspace.websocket_base}/sockets/events/{self._server_id}",
+            # ohtui's own event fields (a risk's reason) where the server has them.
+            f"{workspace.websocket_base}/sockets/events/{self._server_id}"
+            f"?{EVENT_FIELDS_PARAM}=true",
             self._on_frame,
             api_key=workspace.api_key,
             on_reconnect=self._on_reconnect,
@@ -300,11 +315,8 @@ class RemoteConversation(BaseConversation):
             self._on_state_update(event)
             return
         with self._deliver_lock:
-            new = self._state.events.add_event(event)
-            if new:
+            if self._state.events.add_event(event):
                 self._notify(event)
-        if new:
-            self._saw_run_activity()
 
     def _on_state_update(self, update: ConversationStateUpdateEvent) -> None:
         with self._deliver_lock:
@@ -328,24 +340,24 @@ class RemoteConversation(BaseConversation):
                 if self._armed and self._run_started and status not in (None, Status.RUNNING):
                     self._run_end = status
             elif update.key == "execution_status" and self._armed:
+                # Only RUNNING says this run began: frames the server sent before it took
+                # the run (a rejection's event, its idle status) may still be on their way.
                 status = _status(update.value)
                 if status is Status.RUNNING:
                     self._run_started = True
                 elif status in (Status.ERROR, Status.STUCK) and self._run_started:
                     self._run_end = status
-            elif self._armed:
-                self._run_started = True  # stats, a new message id...: this run is going
             self._run_signal.notify_all()
 
     def _changes_in(self, snapshot: Any) -> list[ConversationStateUpdateEvent]:
         """Per-field updates for what a snapshot changes that listeners follow (after a
-        reconnect the snapshot may be the only word of a new status or title)."""
+        reconnect the snapshot may be the only word of a new status, title or policy)."""
         if not isinstance(snapshot, dict):
             return []
         info = self._state.info
         return [
             ConversationStateUpdateEvent(key=key, value=snapshot[key])
-            for key in ("execution_status", "title")
+            for key in ("execution_status", "title", "confirmation_policy", POLICY_FIELD)
             if key in snapshot and snapshot[key] != info.get(key)
         ]
 
@@ -359,10 +371,18 @@ class RemoteConversation(BaseConversation):
         """Back on the socket: fetch what was missed, in order, before reading on."""
         missed = self._state.events.reconcile()
         self._deliver(missed)
+        if missed:
+            self._saw_run_activity()  # the run's RUNNING may have gone by while cut off
         try:
-            self._state.refresh_from_server()
+            info = request(self._remote, "GET", self._path()).json()
         except RemoteServerError as exc:
             logger.info("refreshing conversation %s after reconnecting failed: %s", self.id, exc)
+            return
+        if isinstance(info, dict):
+            # Taken as a snapshot: listeners hear what changed meanwhile (a status, a title),
+            # and a run that ended meanwhile ends here too. The server's own snapshot that
+            # follows then finds nothing new.
+            self._on_state_update(ConversationStateUpdateEvent(key=FULL_STATE_KEY, value=info))
 
     def _deliver(self, events: Iterable[Event]) -> None:
         with self._deliver_lock:
@@ -564,9 +584,22 @@ class RemoteConversation(BaseConversation):
         self._open("change its confirmation policy")
         body = {"policy": policy.model_dump(mode="json", exclude_none=True)}
         request(self._remote, "POST", self._path("/confirmation_policy"), json=body)
-        self._state.apply_update(
-            ConversationStateUpdateEvent(key="confirmation_policy", value=body["policy"])
-        )
+        # As the server now has it (its own report follows on the socket): where it keeps
+        # ohtui's whole policy, there too, or the stale one there would still be read.
+        keys = ["confirmation_policy"]
+        if POLICY_FIELD in self._state.info:
+            keys.append(POLICY_FIELD)
+        for key in keys:
+            self._state.apply_update(ConversationStateUpdateEvent(key=key, value=body["policy"]))
+
+    def switch_llm(self, llm: LLM) -> None:
+        """Have the server think with `llm` from its next LLM call on (its key is sent: the
+        server calls the model). RemoteServerError when the server refuses: 409 while it
+        runs the conversation (`ohtui serve`), 404 or 405 when it cannot switch at all."""
+        self._open("switch its LLM")
+        request(self._remote, "POST", self._path("/switch_llm"), json={"llm": llm_to_wire(llm)})
+        self.agent = self.agent.model_copy(update={"llm": llm})
+        self._state.use_agent(self.agent)
 
     def set_security_analyzer(self, analyzer: SecurityAnalyzerBase | None) -> None:
         """Set the analyzer rating actions on the server (None: none)."""

@@ -17,6 +17,7 @@ from ohtui.sdk.conversation.impl.rest import request
 from ohtui.sdk.event.base import Event
 from ohtui.sdk.event.types import EventID
 from ohtui.sdk.wire.events_in import event_from_wire
+from ohtui.sdk.wire.extensions import EVENT_FIELDS_PARAM
 
 if TYPE_CHECKING:
     from ohtui.sdk.workspace.remote import RemoteWorkspace
@@ -42,7 +43,7 @@ class RemoteEventsList(EventsListBase):
         events: list[Event] = []
         page_id: str | None = None
         while True:
-            params: dict[str, Any] = {"limit": PAGE_LIMIT}
+            params: dict[str, Any] = {"limit": PAGE_LIMIT, EVENT_FIELDS_PARAM: "true"}
             if page_id:
                 params["page_id"] = page_id
             body = request(self._workspace, "GET", path, params=params).json()

@@ -16,6 +16,8 @@ from ohtui.sdk.conversation.secret_registry import SecretRegistry
 from ohtui.sdk.conversation.state import ConversationExecutionStatus, ConversationState
 from ohtui.sdk.conversation.stats import ContextUsage, ConversationStats
 from ohtui.sdk.event.conversation_state import FULL_STATE_KEY, ConversationStateUpdateEvent
+from ohtui.sdk.sandbox import SandboxConfig
+from ohtui.sdk.wire.extensions import POLICY_FIELD, SANDBOX_FIELD
 from ohtui.sdk.wire.state_in import analyzer_from_wire, policy_from_wire, stats_from_wire
 
 if TYPE_CHECKING:
@@ -77,6 +79,11 @@ class RemoteState:
         with self._lock:
             return self._info.get(key, default)
 
+    def use_agent(self, agent: AgentBase) -> None:
+        """The agent the server now runs (after a switch of its LLM)."""
+        with self._lock:
+            self._agent = agent
+
     @property
     def info(self) -> dict[str, Any]:
         """A copy of the cached ConversationInfo."""
@@ -102,8 +109,24 @@ class RemoteState:
 
     @property
     def confirmation_policy(self) -> ConfirmationPolicyBase:
-        """Which actions wait for the user."""
-        return policy_from_wire(self._get_optional("confirmation_policy"))
+        """Which actions wait for the user, as the server has it: ohtui's whole policy where
+        the server keeps it (`ohtui serve`), else the protocol's `confirmation_policy`."""
+        with self._lock:
+            ours = self._info.get(POLICY_FIELD)
+            return policy_from_wire(
+                ours if ours is not None else self._info.get("confirmation_policy")
+            )
+
+    @property
+    def reported_sandbox(self) -> SandboxConfig | None:
+        """How the server says it confines the agent's commands (None: it does not say)."""
+        value = self._get_optional(SANDBOX_FIELD)
+        if not isinstance(value, dict):
+            return None
+        try:
+            return SandboxConfig(mode=value.get("mode"), network=bool(value.get("network")))
+        except ValueError:  # a mode we do not know
+            return None
 
     @property
     def security_analyzer(self) -> SecurityAnalyzerBase | None:

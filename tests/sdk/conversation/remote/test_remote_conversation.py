@@ -106,7 +106,9 @@ def test_socket_authenticates_in_its_first_frame(fake: FakeAgentServer, agent: A
     with connect(fake, agent) as conversation:
         assert fake.first_frames == [{"type": "auth", "session_api_key": "fake-key"}]
         assert "fake-key" not in fake.socket_urls[0]
-        assert fake.socket_urls[0].endswith(f"/sockets/events/{conversation.id}")
+        path, _, query = fake.socket_urls[0].partition("?")
+        assert path.endswith(f"/sockets/events/{conversation.id}")
+        assert query == "ohtui_fields=true"  # ohtui's event fields, where the server has them
 
 
 def test_a_create_answer_without_id_is_an_error(fake: FakeAgentServer, agent: Agent) -> None:
