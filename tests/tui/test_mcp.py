@@ -217,3 +217,24 @@ def test_first_frame_does_not_import_mcp_and_servers_start_after(
     ).stdout
     assert "FIRST-FRAME False" in out
     assert "LATER True ['ready, 2 tools', 'ready, 6 tools']" in out
+
+
+async def test_mcp_opened_right_after_trusting_takes_a_change_before_it_has_mounted(
+    app_options: AppOptions, project: Path, wait: Any
+) -> None:
+    from ohtui.tui import messages as msg
+
+    (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"calc": ours()}}))
+    app = OhtuiApp(app_options)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the trust dialog")
+        await pilot.press("left", "enter")
+        await wait(pilot, lambda: chat_ready(app), what="the conversation", timeout=60)
+        assert app.chat is not None
+        # /mcp, and a server's change arriving in the same moment, before the screen composed
+        app.chat.open_mcp()
+        app.chat.on_mcp_changed(msg.McpChanged())
+        await wait(pilot, lambda: servers_ready(app, 1), what="the server", timeout=60)
+        await wait(
+            pilot, lambda: "● calc  ready, 6 tools" in screen_text(app), what="/mcp showing it"
+        )

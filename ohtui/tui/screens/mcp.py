@@ -76,6 +76,8 @@ class MCPScreen(ModalScreen[None]):
         super().__init__()
         self._servers = list(servers)
         self._toggle = toggle
+        self._filled = False
+        """The list has been filled once: `show` before that only keeps the servers."""
 
     def compose(self) -> ComposeResult:
         """The servers with their tools (or the empty state) and a key legend."""
@@ -88,12 +90,16 @@ class MCPScreen(ModalScreen[None]):
             )
 
     def on_mount(self) -> None:
-        """Fill the list."""
+        """Fill the list (with the servers as they are by now)."""
+        self._filled = True
         self.show(self._servers)
 
     def show(self, servers: Sequence[ServerInfo]) -> None:
-        """Show these servers (kept on the same server as before)."""
+        """Show these servers (kept on the same server as before). A change may arrive
+        between the push of this screen and its mount: it is kept, and shown on mount."""
         self._servers = list(servers)
+        if not self._filled:
+            return
         option_list = self.query_one("#servers", OptionList)
         current = self._highlighted()
         option_list.clear_options()
