@@ -237,7 +237,7 @@ def open_conversation(
             cipher=profile.cipher(),
             visualizer=None,
             read_only=read_only,
-            defer_mcp=defer_mcp,
+            defer_mcp=True,  # started below, once the sandbox they may run in is set
         )
     except (PluginFetchError, PluginLoadError) as exc:
         raise SetupError(
@@ -248,6 +248,8 @@ def open_conversation(
     if not read_only and conversation.state.stuck_detection != agent_settings.stuck_detection:
         conversation.state.stuck_detection = agent_settings.stuck_detection  # the setting rules
     notice = None if read_only else install_sandbox(conversation, settings.sandbox.config())
+    if not (read_only or defer_mcp):
+        conversation.start_mcp()
     return Opened(conversation, model, resumed, key_source, notice)
 
 
@@ -298,9 +300,15 @@ def build_agent(
         tools=[Tool(name=name) for name in settings.agent.tools],
         agent_context=skills_context(),
         **agent_context_options(settings.context, llm),
-        mcp_config={**(project_mcp or {}), **settings.mcp.mcp_config()},
+        mcp_config=merged_mcp(settings.mcp.mcp_config(), project_mcp or {}),
     )
     return agent, key_source
+
+
+def merged_mcp(own: Mapping[str, Any], project: Mapping[str, Any]) -> dict[str, Any]:
+    """The user's MCP servers, then the project's that do not share a name with one of them
+    (the user's come first where tool names meet, see MCPClientManager)."""
+    return {**own, **{name: spec for name, spec in project.items() if name not in own}}
 
 
 def plugin_sources(entries: list[PluginEntry]) -> list[PluginSource] | None:

@@ -677,7 +677,7 @@ def test_mcp_servers_run_and_failures_and_untrusted_files_are_reported(
         encoding="utf-8",
     )
     arguments = {"source_timezone": "UTC", "time": "09:30", "target_timezone": "Asia/Tokyo"}
-    llm_server.reply_tool_call("convert_time", arguments)
+    llm_server.reply_tool_call("time_convert_time", arguments)
     llm_server.reply_text("18:30 in Tokyo.")
     result = ohtui("-p", "Tokyo time?")
     assert result.code == 0, result.err
@@ -688,4 +688,5 @@ def test_mcp_servers_run_and_failures_and_untrusted_files_are_reported(
     tool_results = [m for m in llm_server.requests[1]["messages"] if m["role"] == "tool"]
     assert "Asia/Tokyo" in json.dumps(tool_results)
     names = {t["function"]["name"] for t in llm_server.requests[0]["tools"]}
-    assert "convert_time" in names and "add" not in names  # the untrusted file's server is off
+    assert "time_convert_time" in names
+    assert not any(name.endswith("_add") for name in names)  # the untrusted file's server is off

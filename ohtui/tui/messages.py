@@ -212,10 +212,14 @@ class Condensing(Message):
 
 @dataclass
 class McpTrustNeeded(Message):
-    """The workspace's .mcp.json is not trusted yet: ask before starting its servers.
-    `project` is a settings ProjectServers; answer with `Session.answer_mcp_trust`."""
+    """The workspace's .mcp.json is not trusted yet (or what it runs changed): ask before
+    starting its servers. Answer with `Session.answer_mcp_trust`."""
 
-    project: Any
+    path: str
+    review: str
+    """What each server would run, with the secrets it receives."""
+    changed: list[str]
+    """What changed since the user trusted it ([] the first time)."""
 
 
 @dataclass

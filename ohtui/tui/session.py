@@ -21,7 +21,14 @@ from textual.message_pump import MessagePump
 from ohtui.opening import Callbacks, NoModelError, Target, find_target, install_safety, start
 from ohtui.settings.approval_rules import ApprovalRuleStore
 from ohtui.settings.choices import ConfirmationPolicy
-from ohtui.settings.mcp_trust import TrustStore, read_project_servers, trusted_servers
+from ohtui.settings.mcp_trust import (
+    TrustStore,
+    confinement,
+    read_project_servers,
+    trust_project,
+    trusted_servers,
+    what_changed,
+)
 from ohtui.tui import messages as msg
 from ohtui.tui.approval_types import ApprovalDecision, PendingActionView, RuleRow
 from ohtui.tui.options import AppOptions
@@ -261,16 +268,27 @@ class Session:
             if notice:
                 self._post(msg.Notice(notice, "warning"))
             return servers
-        self._trust_answered.clear()
-        self._post(msg.McpTrustNeeded(project))
-        self._trust_answered.wait()
-        if not self._trust_answer:
-            self._post(
-                msg.Notice(f"{project.path} is not trusted: its servers are off.", "warning")
-            )
-            return {}
-        self._mcp_trust.trust(workspace, project.digest)
-        return project.servers
+        profile = self.profile
+        secrets = profile.user_secrets().keys()
+        where = confinement(profile.settings.sandbox.config())
+        while True:
+            changed = what_changed(project, workspace, self._mcp_trust)
+            self._trust_answered.clear()
+            review = project.review(secrets, where)
+            self._post(msg.McpTrustNeeded(str(project.path), review, changed))
+            self._trust_answered.wait()
+            if not self._trust_answer:
+                self._post(
+                    msg.Notice(f"{project.path} is not trusted: its servers are off.", "warning")
+                )
+                return {}
+            now = read_project_servers(workspace)
+            if now is None or now.error is not None:
+                return {}
+            if now.digest == project.digest:  # nothing changed while the user read it
+                trust_project(project, workspace, self._mcp_trust)
+                return project.confined_servers()
+            project = now
 
     def answer_mcp_trust(self, trusted: bool | None) -> None:
         """The user's answer to McpTrustNeeded (the opening goes on)."""

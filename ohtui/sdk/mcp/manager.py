@@ -30,12 +30,15 @@ from ohtui.sdk.mcp.definition import (
     MCPToolDefinition,
     MCPToolExecutor,
     MCPToolObservation,
+    mcp_tool_name,
     schema_problems,
 )
 from ohtui.sdk.tool.tool import ToolAnnotations
 
 if TYPE_CHECKING:
     from mcp import ClientSession
+
+    from ohtui.sdk.sandbox import Sandbox
 
 logger = logging.getLogger(__name__)
 
@@ -91,6 +94,8 @@ class ServerInfo:
     """When `initialize` was answered (time.monotonic)."""
     ready_at: float | None = None
     """When its tools were listed and offered (time.monotonic)."""
+    confined: str = ""
+    """The sandbox it runs in ("workspace-write, no network"); "" for none."""
 
     @property
     def summary(self) -> str:
@@ -119,6 +124,7 @@ class _Slot:
     lost_once: bool = False
     initialized_at: float | None = None
     ready_at: float | None = None
+    confined: str = ""
     calls: set[concurrent.futures.Future[MCPToolObservation]] = field(default_factory=set)
 
     def info(self) -> ServerInfo:
@@ -131,6 +137,7 @@ class _Slot:
             self.server_version,
             self.initialized_at,
             self.ready_at,
+            self.confined,
         )
 
 
@@ -144,11 +151,14 @@ class MCPClientManager:
         errors: Mapping[str, str] | None = None,
         working_dir: str | None = None,
         secret: Callable[[str], str | None] | None = None,
+        sandbox: Callable[[], Sandbox | None] | None = None,
     ) -> None:
         """`errors`: servers whose settings are wrong, by name, with the message to show.
-        `secret` looks up a conversation secret named in `env` or `headers`."""
+        `secret` looks up a conversation secret named in `env` or `headers`; `sandbox` gives
+        the conversation's sandbox, which `sandboxed` stdio servers start in."""
         self._working_dir = working_dir
         self._secret = secret
+        self._sandbox = sandbox
         self._lock = threading.RLock()
         self._slots: dict[str, _Slot] = {}
         for name, spec in specs.items():
@@ -258,11 +268,17 @@ class MCPClientManager:
         try:
             from mcp import ClientSession
 
+            confined = self._confinement(spec)
+            with self._lock:
+                slot.confined = confined.config.describe() if confined is not None else ""
+
             # The deadline covers starting only; the scope wraps the whole session because
             # the transport's task groups must close inside it.
             with anyio.fail_after(spec.startup_timeout) as scope:
                 async with contextlib.AsyncExitStack() as stack:
-                    read, write = await stack.enter_async_context(self._transport(spec, errlog))
+                    read, write = await stack.enter_async_context(
+                        self._transport(spec, errlog, confined)
+                    )
                     session = await stack.enter_async_context(
                         ClientSession(read, write, message_handler=cast(Any, self._handler(slot)))
                     )
@@ -299,8 +315,19 @@ class MCPClientManager:
             if errlog is not None:
                 errlog.close()
 
-    def _transport(self, spec: MCPServerSpec, errlog: TextIO | None) -> Any:
-        """The SDK's transport context for a server: stdio, streamable HTTP or SSE."""
+    def _confinement(self, spec: MCPServerSpec) -> Sandbox | None:
+        """The sandbox a server starts in: the conversation's, for a `sandboxed` stdio server
+        while that sandbox is on (off, the server runs as the agent's commands would)."""
+        if spec.transport != "stdio" or not spec.sandboxed or self._sandbox is None:
+            return None
+        sandbox = self._sandbox()
+        return sandbox if sandbox is not None and sandbox.active else None
+
+    def _transport(
+        self, spec: MCPServerSpec, errlog: TextIO | None, sandbox: Sandbox | None = None
+    ) -> Any:
+        """The SDK's transport context for a server: stdio (in `sandbox`, if given),
+        streamable HTTP or SSE."""
         if spec.transport == "stdio":
             from mcp import StdioServerParameters
             from mcp.client.stdio import get_default_environment, stdio_client
@@ -309,9 +336,10 @@ class MCPClientManager:
             cwd = spec.cwd
             if self._working_dir and (cwd is None or not os.path.isabs(cwd)):
                 cwd = os.path.join(self._working_dir, cwd or "")
-            params = StdioServerParameters(
-                command=spec.command or "", args=list(spec.args), env=env, cwd=cwd
-            )
+            argv = [spec.command or "", *spec.args]
+            if sandbox is not None:
+                argv = sandbox.command(_in_folder(argv, cwd, sandbox.workspace))
+            params = StdioServerParameters(command=argv[0], args=argv[1:], env=env, cwd=cwd)
             return stdio_client(params, errlog=errlog) if errlog else stdio_client(params)
         headers = self._filled(spec, "headers", spec.headers)
         if spec.transport == "sse":
@@ -501,13 +529,15 @@ class MCPClientManager:
         self._notify()
 
     def tool_definitions(self) -> list[MCPToolDefinition]:
-        """The tools of every ready server, as ToolDefinitions with executors."""
+        """The tools of every ready server, as ToolDefinitions with executors, each named
+        `server_tool` (see `mcp_tool_name`)."""
         with self._lock:
             slots = [s for s in self._slots.values() if s.status is ServerStatus.READY]
         return [
             MCPToolDefinition.model_validate(
                 {
-                    "name": tool.name,
+                    "name": mcp_tool_name(slot.name, tool.name),
+                    "tool": tool.name,
                     "description": tool.description or "No description provided",
                     "server": slot.name,
                     "input_schema": tool.input_schema,
@@ -548,26 +578,33 @@ class MCPClientManager:
     # --- internals ---------------------------------------------------------------------
 
     def _check_conflicts(self) -> None:
-        """Fail a ready server whose tool has the name of an earlier server's or the
-        agent's own tool (config order decides, so it is the same on every start)."""
+        """Fail a ready server one of whose tools would be called by the name of another
+        server's tool or of one of the agent's own. The user's servers come first, then
+        those confined to the sandbox (a workspace's), each in config order: a workspace's
+        server never takes a name from the user's, and the outcome is the same on every
+        start."""
         taken: dict[str, str] = {}
-        for slot in self._slots.values():
+        slots = sorted(self._slots.values(), key=lambda s: bool(s.spec and s.spec.sandboxed))
+        for slot in slots:
             if slot.status is not ServerStatus.READY:
                 continue
-            clash = next(
-                (t.name for t in slot.tools if t.name in taken or t.name in self._reserved), None
-            )
+            names = {mcp_tool_name(slot.name, t.name): t.name for t in slot.tools}
+            clash = next((n for n in names if n in taken or n in self._reserved), None)
             if clash is None:
-                taken.update({t.name: slot.name for t in slot.tools})
+                taken.update(dict.fromkeys(names, slot.name))
                 continue
-            owner = f"MCP server '{taken[clash]}'" if clash in taken else "ohtui's own tools"
             slot.status, slot.session = ServerStatus.FAILED, None
-            slot.error = (
-                f"its tool '{clash}' has the same name as one of {owner}: disable one of the "
-                "two servers (/mcp, or `enabled = false`)"
-                if clash in taken
-                else f"its tool '{clash}' has the same name as one of {owner}: disable this server"
-            )
+            if clash in taken:
+                slot.error = (
+                    f"its tool '{names[clash]}' would be called {clash}, as a tool of MCP "
+                    f"server '{taken[clash]}' is: rename or disable one of the two servers "
+                    "(/mcp, or `enabled = false`)"
+                )
+            else:
+                slot.error = (
+                    f"its tool '{names[clash]}' would be called {clash}, as one of ohtui's own "
+                    "tools is: rename this server or disable it"
+                )
             if slot.stop is not None and self._loop is not None:
                 self._loop.call_soon_threadsafe(slot.stop.set)
 
@@ -588,6 +625,13 @@ class MCPClientManager:
                 listener()
             except Exception:
                 logger.exception("an MCP status listener failed")
+
+
+def _in_folder(argv: list[str], cwd: str | None, workspace: str) -> list[str]:
+    """`argv` run in `cwd` (the sandbox starts its command in the workspace)."""
+    if cwd is None or os.path.realpath(cwd) == os.path.realpath(workspace):
+        return argv
+    return ["/bin/sh", "-c", 'cd -- "$1" && shift && exec "$@"', "sh", cwd, *argv]
 
 
 class _SettingError(Exception):

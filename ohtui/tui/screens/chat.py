@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import on
@@ -355,22 +356,17 @@ class ChatScreen(Screen[None]):
         self.notify(message.text, severity=message.severity)  # type: ignore[arg-type]
 
     def on_mcp_trust_needed(self, message: msg.McpTrustNeeded) -> None:
-        """Ask whether to start the servers of the workspace's .mcp.json."""
-        from ohtui.tui.screens.confirm import ConfirmScreen
+        """Ask whether to start the servers of the workspace's .mcp.json, showing all they
+        would run."""
+        from ohtui.tui.screens.trust import TrustScreen
 
-        project = message.project
-        commands = "\n".join(f"  {line}" for line in project.launches)
-        detail = (
-            f"It would start these MCP servers, with your rights, now and whenever ohtui opens "
-            f"this workspace:\n{commands}\n\nTrusted until the file changes; Cancel starts "
-            "none of them."
-        )
         self.app.push_screen(
-            ConfirmScreen(
-                f"Trust {project.path.name} of this workspace?",
-                detail,
-                confirm_label="Trust",
-                danger=True,
+            TrustScreen(
+                f"Trust the MCP servers of this workspace's {Path(message.path).name}?",
+                message.review,
+                changed=message.changed,
+                note="They start now and whenever ohtui opens this workspace, until what they "
+                "run changes. Cancel starts none of them.",
             ),
             self.session.answer_mcp_trust,
         )

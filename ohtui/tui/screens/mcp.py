@@ -30,7 +30,7 @@ _MARKS = {
 
 
 def server_prompt(server: ServerInfo) -> Content:
-    """`● name  ready, 2 tools  (uvx mcp-server-time)`."""
+    """`● name  ready, 2 tools  uvx mcp-server-time`, and the sandbox it runs in."""
     mark, style = _MARKS[server.status]
     target = server.spec.short_target if server.spec is not None else ""
     status = server.summary if server.status is not ServerStatus.FAILED else "failed"
@@ -40,6 +40,7 @@ def server_prompt(server: ServerInfo) -> Content:
         "  ",
         (status, style),
         (f"  {target}", "$foreground-muted") if target else "",
+        (f"  (sandbox: {server.confined})", "$foreground-muted") if server.confined else "",
     )
 
 

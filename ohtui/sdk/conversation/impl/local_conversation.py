@@ -181,6 +181,7 @@ class LocalConversation(BaseConversation):
                     self.workspace.working_dir,
                     self._state.secret_registry.get_secret_value,
                     launch=not defer_mcp,
+                    sandbox=lambda: self._state.sandbox,
                 )
         except BaseException:
             self._state.close()  # lets go of the conversation
@@ -361,7 +362,7 @@ class LocalConversation(BaseConversation):
         if not isinstance(event, ActionEvent) or event.action is None:
             return False
         try:
-            tool = self.agent.tools_map.get(event.tool_name)
+            tool = self.agent.tool_for(event)
         except RuntimeError:  # its tools are not resolved: assume the worst
             return True
         return tool is None or not tool.is_read_only

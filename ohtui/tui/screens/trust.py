@@ -1,0 +1,107 @@
+"""Trust a file that would run programs: what it runs, in full, before anything runs."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+
+class TrustScreen(ModalScreen[bool]):
+    """Ask whether to trust what a file runs: the question, what changed since it was
+    trusted, everything it runs (scrolls), and a note. Trust gives True; Esc or Cancel False.
+
+    Cancel has the focus first, and no letter answers: a stray Enter or typed text never
+    trusts anything. Trust stays disabled until all of what it runs has been on screen.
+    """
+
+    CSS_PATH = "trust.tcss"
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel"),
+        Binding("left", "app.focus_previous", show=False),
+        Binding("right", "app.focus_next", show=False),
+        Binding("up", "scroll(-1)", show=False),
+        Binding("down", "scroll(1)", show=False),
+        Binding("pageup", "scroll(-10)", show=False),
+        Binding("pagedown", "scroll(10)", show=False),
+    ]
+
+    def __init__(
+        self, question: str, review: str, *, changed: Sequence[str] = (), note: str = ""
+    ) -> None:
+        super().__init__()
+        self._question = question
+        self._review = review
+        self._changed = list(changed)
+        self._note = note
+
+    def compose(self) -> ComposeResult:
+        """The question, what changed, the review, the note, two buttons and a legend."""
+        with Vertical(id="dialog"):
+            yield Static(self._question, id="question", markup=False)
+            if self._changed:
+                lines = "\n".join(f"  • {line}" for line in self._changed)
+                yield Static(f"Changed since you trusted it:\n{lines}", id="changed", markup=False)
+            with VerticalScroll(id="review"):
+                yield Static(self._review, markup=False)
+            if self._note:
+                yield Static(self._note, id="note", markup=False)
+            with Horizontal(id="buttons"):
+                yield Button("Trust", id="confirm", variant="error", compact=True)
+                yield Button("Cancel", id="cancel", compact=True)
+            yield Static(
+                "↑↓ scroll · ←→ choose a button · enter press it · esc cancel",
+                id="legend",
+                markup=False,
+            )
+
+    def on_mount(self) -> None:
+        """Start on Cancel."""
+        self.query_one("#cancel", Button).focus()
+        self.query_one("#confirm", Button).disabled = True
+        self.watch(self.query_one("#review"), "scroll_y", self._seen, init=False)
+        self.call_after_refresh(self._fit)
+
+    def on_resize(self) -> None:
+        """Fit again to the new size."""
+        self.call_after_refresh(self._fit)
+
+    def _fit(self) -> None:
+        """Let what it runs take the rows the rest leaves (it scrolls beyond them): the
+        buttons stay on screen however long it is and however small the terminal."""
+        dialog = self.query_one("#dialog")
+        review = self.query_one("#review")
+        others = dialog.styles.gutter.height + sum(
+            child.outer_size.height + child.styles.margin.top + child.styles.margin.bottom
+            for child in dialog.children
+            if child is not review
+        )
+        review.styles.max_height = max(3, self.size.height - others)
+        self.call_after_refresh(self._seen)
+
+    def _seen(self) -> None:
+        """Enable Trust once the end of what it runs has been shown."""
+        review = self.query_one("#review", VerticalScroll)
+        if review.scroll_y >= review.max_scroll_y:
+            self.query_one("#confirm", Button).disabled = False
+
+    def action_scroll(self, lines: int) -> None:
+        """Scroll what it runs, whichever button has the focus."""
+        self.query_one("#review", VerticalScroll).scroll_relative(y=lines, animate=False)
+
+    @on(Button.Pressed, "#confirm")
+    def _confirmed(self) -> None:
+        self.dismiss(True)
+
+    @on(Button.Pressed, "#cancel")
+    def _cancelled(self) -> None:
+        self.dismiss(False)
+
+    def action_cancel(self) -> None:
+        """Close without trusting."""
+        self.dismiss(False)
