@@ -58,3 +58,8 @@ def approval_rules_file() -> Path:
 def mcp_trust_file() -> Path:
     """Which workspaces' .mcp.json the user trusted (and which content of it)."""
     return data_dir() / "mcp-trust.json"
+
+
+def plugin_trust_file() -> Path:
+    """Which plugins the user trusted (and which version of each)."""
+    return data_dir() / "plugin-trust.json"

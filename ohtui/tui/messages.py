@@ -211,15 +211,17 @@ class Condensing(Message):
 
 
 @dataclass
-class McpTrustNeeded(Message):
-    """The workspace's .mcp.json is not trusted yet (or what it runs changed): ask before
-    starting its servers. Answer with `Session.answer_mcp_trust`."""
+class TrustNeeded(Message):
+    """Something would run programs and is not trusted yet (or what it runs changed): the
+    workspace's .mcp.json, a plugin. Ask; answer with `Session.answer_trust`."""
 
-    path: str
+    question: str
     review: str
-    """What each server would run, with the secrets it receives."""
+    """All it would run, with the secrets it receives."""
     changed: list[str]
     """What changed since the user trusted it ([] the first time)."""
+    note: str
+    """What trusting means (when it runs, until when)."""
 
 
 @dataclass

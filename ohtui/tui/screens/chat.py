@@ -5,7 +5,6 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import on
@@ -355,21 +354,14 @@ class ChatScreen(Screen[None]):
     def on_notice(self, message: msg.Notice) -> None:
         self.notify(message.text, severity=message.severity)  # type: ignore[arg-type]
 
-    def on_mcp_trust_needed(self, message: msg.McpTrustNeeded) -> None:
-        """Ask whether to start the servers of the workspace's .mcp.json, showing all they
-        would run."""
+    def on_trust_needed(self, message: msg.TrustNeeded) -> None:
+        """Ask whether to trust what would run, showing all of it."""
         from ohtui.tui.screens.trust import TrustScreen
 
-        self.app.push_screen(
-            TrustScreen(
-                f"Trust the MCP servers of this workspace's {Path(message.path).name}?",
-                message.review,
-                changed=message.changed,
-                note="They start now and whenever ohtui opens this workspace, until what they "
-                "run changes. Cancel starts none of them.",
-            ),
-            self.session.answer_mcp_trust,
+        screen = TrustScreen(
+            message.question, message.review, changed=message.changed, note=message.note
         )
+        self.app.push_screen(screen, self.session.answer_trust)
 
     def on_mcp_changed(self, message: msg.McpChanged) -> None:
         """Keep an open /mcp screen current."""

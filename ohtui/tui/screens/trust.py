@@ -11,6 +11,11 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+UNREAD_LEGEND = "↓ PgDn read to the end to be able to trust · esc cancel"
+FIT_TRIES = 5
+"""Layouts `_fit` waits for the dialog to fit on the screen."""
+LEGEND = "↑↓ scroll · ←→ choose a button · enter press it · esc cancel"
+
 
 class TrustScreen(ModalScreen[bool]):
     """Ask whether to trust what a file runs: the question, what changed since it was
@@ -54,11 +59,7 @@ class TrustScreen(ModalScreen[bool]):
             with Horizontal(id="buttons"):
                 yield Button("Trust", id="confirm", variant="error", compact=True)
                 yield Button("Cancel", id="cancel", compact=True)
-            yield Static(
-                "↑↓ scroll · ←→ choose a button · enter press it · esc cancel",
-                id="legend",
-                markup=False,
-            )
+            yield Static(UNREAD_LEGEND, id="legend", markup=False)
 
     def on_mount(self) -> None:
         """Start on Cancel."""
@@ -71,9 +72,10 @@ class TrustScreen(ModalScreen[bool]):
         """Fit again to the new size."""
         self.call_after_refresh(self._fit)
 
-    def _fit(self) -> None:
+    def _fit(self, tries: int = FIT_TRIES) -> None:
         """Let what it runs take the rows the rest leaves (it scrolls beyond them): the
-        buttons stay on screen however long it is and however small the terminal."""
+        buttons stay on screen however long it is and however small the terminal. Looked at
+        again after the layout, a few times, until the dialog fits."""
         dialog = self.query_one("#dialog")
         review = self.query_one("#review")
         others = dialog.styles.gutter.height + sum(
@@ -82,13 +84,28 @@ class TrustScreen(ModalScreen[bool]):
             if child is not review
         )
         review.styles.max_height = max(3, self.size.height - others)
-        self.call_after_refresh(self._seen)
+        self.call_after_refresh(self._fitted, tries)
+
+    def _fitted(self, tries: int) -> None:
+        """After the layout: fit again if the dialog still runs past the screen."""
+        if not self._fits() and tries > 0:
+            self._fit(tries - 1)
+        else:
+            self._seen()
+
+    def _fits(self) -> bool:
+        """Whether the whole dialog is on screen (its last line, the legend, included)."""
+        return self.query_one("#legend").region.bottom <= self.size.height
 
     def _seen(self) -> None:
-        """Enable Trust once the end of what it runs has been shown."""
+        """Enable Trust once the end of what it runs has been shown: the dialog fits on the
+        screen (before it is fitted, what it runs may reach past the screen unscrolled) and
+        what it runs is scrolled to its end."""
         review = self.query_one("#review", VerticalScroll)
-        if review.scroll_y >= review.max_scroll_y:
-            self.query_one("#confirm", Button).disabled = False
+        confirm = self.query_one("#confirm", Button)
+        if confirm.disabled and self._fits() and review.scroll_y >= review.max_scroll_y:
+            confirm.disabled = False
+            self.query_one("#legend", Static).update(LEGEND)
 
     def action_scroll(self, lines: int) -> None:
         """Scroll what it runs, whichever button has the focus."""
