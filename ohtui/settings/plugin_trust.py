@@ -63,17 +63,21 @@ def plugin_key(plugin: Plugin) -> str:
 
 
 def folder_digest(root: Path) -> str:
-    """sha256 over every file of a folder (paths, link targets and contents, in order)."""
+    """sha256 over every file of a folder (paths, link targets and contents, in order); a
+    link to a file outside counts with that file's content, a link to a folder by where it
+    points."""
     hasher = hashlib.sha256()
     for directory, folders, files in os.walk(root, followlinks=False):
         folders[:] = sorted(f for f in folders if f not in SKIPPED_DIRS)
-        for name in sorted(files):
+        linked = [f for f in folders if (Path(directory) / f).is_symlink()]
+        for name in sorted([*files, *linked]):
             path = Path(directory) / name
             relative = path.relative_to(root).as_posix()
             hasher.update(f"\0{relative}\0".encode(errors="surrogateescape"))
-            if path.is_symlink():
-                hasher.update(f"-> {os.readlink(path)}".encode(errors="surrogateescape"))
-                continue
+            if path.is_symlink():  # where it points, and (a file) what it holds there
+                hasher.update(f"-> {os.readlink(path)}\0".encode(errors="surrogateescape"))
+                if not path.is_file():
+                    continue
             try:
                 with path.open("rb") as stream:
                     for block in iter(lambda: stream.read(1 << 20), b""):

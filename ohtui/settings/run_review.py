@@ -90,6 +90,8 @@ class Launch:
     """Workspace files it executes or reads to decide what to run: path -> sha256."""
     error: str | None = None
     """Why its settings cannot be used (it is then listed, and never started)."""
+    in_workspace: bool = False
+    """It starts in the workspace (a project's server), among files the agent may edit."""
 
     @property
     def secrets(self) -> list[str]:
@@ -116,18 +118,19 @@ class Launch:
 
         `confined`: where a stdio server runs ("in the sandbox (...)"), shown after its name.
         """
+        name = self.name if self.name.isprintable() else quote(self.name)
         if self.error is not None:
-            return [f"{self.name}: cannot be used: {self.error}"]
+            return [f"{name}: cannot be used: {self.error}"]
         off = "" if self.enabled else " (off until you turn it on in /mcp)"
         if self.transport != "stdio":
-            out = [f"{self.name}: connects to {quote(self.url or '')}{off}"]
+            out = [f"{name}: connects to {quote(self.url or '')}{off}"]
             out += [
                 f"  header {quote(k)}: {quote(v)}{self._receives(v, known_secrets)}"
                 for k, v in self.headers
             ]
             return out
         where = f" {confined}" if confined else ""
-        out = [f"{self.name}: runs{where}{off}", f"  $ {quote_line(self.argv)}"]
+        out = [f"{name}: runs{where}{off}", f"  $ {quote_line(self.argv)}"]
         if self.cwd:
             out.append(f"  in folder {quote(self.cwd)}")
         out += [
@@ -135,6 +138,11 @@ class Launch:
         ]
         if self.files:
             out.append("  workspace files it runs: " + ", ".join(quote(p) for p in self.files))
+        if self.in_workspace and self.secrets:
+            out.append(
+                "  (it runs among files the agent can edit: a secret it receives can reach "
+                "the agent)"
+            )
         return out
 
     @staticmethod
@@ -175,6 +183,7 @@ def review(name: str, spec: object, workspace: Path | None) -> Launch:
         env=tuple(parsed.env.items()),
         enabled=parsed.enabled,
         files=files,
+        in_workspace=workspace is not None,
     )
 
 

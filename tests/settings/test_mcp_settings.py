@@ -119,6 +119,7 @@ def test_the_review_shows_args_env_and_the_secrets_they_receive_shell_quoted(
         "  env GITHUB_TOKEN='${GH_PAT}'  ← your secret GH_PAT",
         "  env MODE=fast",
         "  env BOTH='$A:$B'  ← your secret A, your secret B (not set)",
+        "  (it runs among files the agent can edit: a secret it receives can reach the agent)",
         "",
         "web: connects to https://example.com/mcp",
         "  header Authorization: 'Bearer $TOKEN'  ← your secret TOKEN (not set)",

@@ -64,6 +64,7 @@ def test_the_review_shows_the_hooks_the_servers_and_the_secrets_they_receive(
         "MCP servers, started with every conversation, outside the sandbox:",
         "  acme: runs",
         "    $ npx -y @acme/mcp",
+        f"    in folder {root}",
         "    env ACME_TOKEN='${ACME}'  ← your secret ACME",
         "",
         "Skills (instructions the agent may read): lint",

@@ -46,6 +46,9 @@ STDERR_TAIL = 800
 """Characters of a failed server's stderr shown to the user."""
 CLOSE_TIMEOUT = 8.0
 """Seconds `close` waits for the sessions to end (the SDK gives a child 2 s, then kills it)."""
+NEUTRAL_FOLDER = "/"
+"""Where a stdio server without `cwd` starts, unless it is sandboxed: a folder the agent
+cannot write (as Claude Desktop starts its servers)."""
 SETTLE_MARGIN = 5.0
 """Seconds `wait_settled` adds to the longest startup timeout (the SDK's own import)."""
 
@@ -333,9 +336,7 @@ class MCPClientManager:
             from mcp.client.stdio import get_default_environment, stdio_client
 
             env = {**get_default_environment(), **self._filled(spec, "env", spec.env)}
-            cwd = spec.cwd
-            if self._working_dir and (cwd is None or not os.path.isabs(cwd)):
-                cwd = os.path.join(self._working_dir, cwd or "")
+            cwd = self._folder(spec)
             argv = [spec.command or "", *spec.args]
             if sandbox is not None:
                 argv = sandbox.command(_in_folder(argv, cwd, sandbox.workspace))
@@ -347,6 +348,18 @@ class MCPClientManager:
 
             return sse_client(spec.url or "", headers=headers)
         return _http_streams(spec.url or "", headers)
+
+    def _folder(self, spec: MCPServerSpec) -> str | None:
+        """The folder a stdio server starts in: its `cwd` (a relative one within the
+        workspace); without one, the workspace for a `sandboxed` server, else NEUTRAL_FOLDER:
+        started in the workspace, `python -m name` or `npx name` would run a file the agent
+        may have written there, with the user's rights."""
+        cwd = spec.cwd
+        if cwd is None:
+            return self._working_dir if spec.sandboxed else NEUTRAL_FOLDER
+        if self._working_dir and not os.path.isabs(cwd):
+            return os.path.join(self._working_dir, cwd)
+        return cwd
 
     def _filled(self, spec: MCPServerSpec, key: str, values: dict[str, str]) -> dict[str, str]:
         """`env` or `headers` with the secrets they name filled in; ValueError names the

@@ -109,7 +109,18 @@ def _mcp_servers(path: Path, root: Path) -> dict[str, Any]:
     servers = data.get("mcpServers", {}) if isinstance(data, dict) else None
     if not isinstance(servers, dict) or not all(isinstance(v, dict) for v in servers.values()):
         raise PluginLoadError(f'{path}: must be {{"mcpServers": {{"<name>": {{...settings...}}}}}}')
-    return {name: _rooted(spec, root) for name, spec in servers.items()}
+    return {name: _in_plugin(_rooted(spec, root), root) for name, spec in servers.items()}
+
+
+def _in_plugin(spec: dict[str, Any], root: Path) -> dict[str, Any]:
+    """A stdio server starts in the plugin's folder (its `cwd` within it): a relative path
+    in its command line means a file the plugin ships, never one of the workspace."""
+    if "command" not in spec:
+        return spec
+    cwd = spec.get("cwd")
+    if cwd is None or (isinstance(cwd, str) and not Path(cwd).is_absolute()):
+        return {**spec, "cwd": str(root / cwd) if cwd else str(root)}
+    return spec
 
 
 def _rooted(value: T, root: Path) -> T:

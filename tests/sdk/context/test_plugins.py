@@ -155,7 +155,8 @@ def test_a_local_plugin_brings_skills_mcp_settings_and_hooks(
     conv = open_conversation(plugins=[PluginSource(source=str(folder))])
 
     assert "Check the tests first." in recalled(conv, "please review this")
-    assert conv.agent.mcp_config == {"fetch": {"command": "uvx", "args": ["mcp-server-fetch"]}}
+    fetch = {"command": "uvx", "args": ["mcp-server-fetch"], "cwd": str(folder)}
+    assert conv.agent.mcp_config == {"fetch": fetch}  # started in its plugin's folder
     assert conv.state.agent.mcp_config == conv.agent.mcp_config
     assert log.read_text() == "review\n"
     assert conv.resolved_plugins == [
@@ -195,7 +196,10 @@ def test_plugins_merge_skills_and_mcp_by_name_last_wins_and_hooks_all_run(
     assert "B style" in text and "A style" not in text
     assert "A only" in text
     assert text.endswith("Be brief.")  # the agent's own context is kept
-    assert conv.agent.mcp_config == {"search": {"command": "b-search"}, "db": {"command": "a-db"}}
+    assert conv.agent.mcp_config == {
+        "search": {"command": "b-search", "cwd": str(second)},
+        "db": {"command": "a-db", "cwd": str(first)},
+    }
     assert log.read_text().splitlines() == ["own", "a", "b"]
 
 

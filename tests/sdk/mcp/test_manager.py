@@ -226,3 +226,16 @@ def test_invalid_settings_are_listed_as_failed() -> None:
     [info] = manager.servers()
     assert info.status is ServerStatus.FAILED and "`command`" in info.summary
     manager.close()
+
+
+def test_a_server_without_cwd_never_runs_a_module_the_workspace_shadows(
+    make: Any, tmp_path: Path
+) -> None:
+    # `python -m mcp_server_time` started in the workspace would import the agent's file.
+    workspace = tmp_path / "project"
+    workspace.mkdir()
+    marker = tmp_path / "ran-unconfined"
+    (workspace / "mcp_server_time.py").write_text(f"open({str(marker)!r}, 'w')\n")
+    manager = make({"time": time_server()}, working_dir=str(workspace))
+    assert status(manager) == {"time": "ready, 2 tools"}
+    assert not marker.exists()
