@@ -11,6 +11,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from ohtui.tui.screens.fit import fit_to_screen, fits
+
 UNREAD_LEGEND = "↓ PgDn read to the end to be able to trust · esc cancel"
 FIT_TRIES = 5
 """Layouts `_fit` waits for the dialog to fit on the screen."""
@@ -49,10 +51,11 @@ class TrustScreen(ModalScreen[bool]):
         """The question, what changed, the review, the note, two buttons and a legend."""
         with Vertical(id="dialog"):
             yield Static(self._question, id="question", markup=False)
-            if self._changed:
-                lines = "\n".join(f"  • {line}" for line in self._changed)
-                yield Static(f"Changed since you trusted it:\n{lines}", id="changed", markup=False)
             with VerticalScroll(id="review"):
+                if self._changed:
+                    lines = "\n".join(f"  • {line}" for line in self._changed)
+                    changed = f"Changed since you trusted it:\n{lines}"
+                    yield Static(changed, id="changed", markup=False)
                 yield Static(self._review, markup=False)
             if self._note:
                 yield Static(self._note, id="note", markup=False)
@@ -73,17 +76,9 @@ class TrustScreen(ModalScreen[bool]):
         self.call_after_refresh(self._fit)
 
     def _fit(self, tries: int = FIT_TRIES) -> None:
-        """Let what it runs take the rows the rest leaves (it scrolls beyond them): the
-        buttons stay on screen however long it is and however small the terminal. Looked at
-        again after the layout, a few times, until the dialog fits."""
-        dialog = self.query_one("#dialog")
-        review = self.query_one("#review")
-        others = dialog.styles.gutter.height + sum(
-            child.outer_size.height + child.styles.margin.top + child.styles.margin.bottom
-            for child in dialog.children
-            if child is not review
-        )
-        review.styles.max_height = max(3, self.size.height - others)
+        """Let what it runs take the rows the rest leaves (it scrolls beyond them), looked
+        at again after the layout, a few times, until the dialog fits."""
+        fit_to_screen(self.query_one("#dialog"), self.query_one("#review"), self.size.height)
         self.call_after_refresh(self._fitted, tries)
 
     def _fitted(self, tries: int) -> None:
@@ -95,7 +90,7 @@ class TrustScreen(ModalScreen[bool]):
 
     def _fits(self) -> bool:
         """Whether the whole dialog is on screen (its last line, the legend, included)."""
-        return self.query_one("#legend").region.bottom <= self.size.height
+        return fits(self.query_one("#legend"), self.size.height)
 
     def _seen(self) -> None:
         """Enable Trust once the end of what it runs has been shown: the dialog fits on the
