@@ -360,3 +360,18 @@ async def test_trust_waits_until_all_that_would_run_has_been_shown(
         await wait(pilot, lambda: not confirm.disabled, what="Trust enabled at the end")
         assert "s11: runs" in screen_text(app)
         await pilot.press("escape")
+
+
+async def test_mcp_screen_keeps_its_legend_on_a_small_terminal(
+    app_options: AppOptions, config_file: Path, wait: Any
+) -> None:
+    with_servers(config_file, {"calc": ours("--name", "calc"), "time": time_server()})
+    app = OhtuiApp(app_options)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await wait(pilot, lambda: chat_ready(app), what="the conversation", timeout=60)
+        await wait(pilot, lambda: servers_ready(app, 2), what="the servers", timeout=60)
+        await submit(pilot, "/mcp")
+        await wait(pilot, lambda: isinstance(app.screen, MCPScreen), what="the /mcp screen")
+        await pilot.pause(0.3)
+        assert "space/enter turn on or off" in screen_text(app)
+        assert app.screen.query_one("#legend").region.bottom <= 20
