@@ -41,7 +41,8 @@ class PluginReview:
     key: str
     digest: str
     runs: list[str]
-    """What it runs, one line each (hooks, MCP servers), for the fingerprint."""
+    """What it runs, one line each (hooks, MCP servers), its folder written as
+    ${CLAUDE_PLUGIN_ROOT} (a new commit of a git plugin lives in another folder)."""
     text: str
     """Everything it brings, for the user to read."""
     changed: list[str] = field(default_factory=list)
@@ -107,13 +108,13 @@ def review_plugin(
     if hooks:
         where = f", {hooks_confined}" if hooks_confined else ""
         lines += ["", f"Hooks, run on the agent's events{where}:", *hooks]
-        runs += hooks
+        runs += [_rootless(line, plugin.path) for line in hooks]
     if plugin.mcp_config:
         lines += ["", "MCP servers, started with every conversation, outside the sandbox:"]
         for name, spec in plugin.mcp_config.items():
             launch = review(name, spec, None)
             lines += [f"  {line}" for line in launch.lines(known_secrets)]
-            runs += launch.lines()
+            runs += [_rootless(line, plugin.path) for line in launch.lines()]
     if plugin.skills:
         names = ", ".join(quote(skill.name) for skill in plugin.skills)
         lines += ["", f"Skills (instructions the agent may read): {names}"]
@@ -192,6 +193,11 @@ def _shown(command: str) -> str:
     if all(ch.isprintable() for ch in command):
         return command
     return quote(command)
+
+
+def _rootless(line: str, root: Path) -> str:
+    """`line` with the plugin's folder written as ${CLAUDE_PLUGIN_ROOT}."""
+    return line.replace(str(root), "${CLAUDE_PLUGIN_ROOT}")
 
 
 def _changes(before: dict[str, Any], plugin: Plugin, runs: list[str]) -> list[str]:

@@ -55,9 +55,11 @@ def load_plugins(
     for spec, pinned in _pinned(specs, saved):
         fetched = fetch_plugin(pinned, cache_dir=cache_dir, timeout=timeout)
         plugin = Plugin.load(fetched.path)
-        plugin.source = redact_url_credentials(spec.source) + (
-            f"#{spec.repo_path}" if spec.repo_path else ""
-        )
+        if fetched.resolved_ref is None:  # a folder: where it really is
+            plugin.source = str(fetched.path)
+        else:
+            where = f"#{spec.repo_path}" if spec.repo_path else ""
+            plugin.source = redact_url_credentials(spec.source) + where
         plugin.commit = fetched.resolved_ref
         logger.info(
             "plugin %s at %s: %d skills, %d MCP servers, hooks: %s",

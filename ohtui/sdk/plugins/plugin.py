@@ -48,8 +48,8 @@ class Plugin:
     warnings: list[str] = field(default_factory=list)
     """Skill files in it that could not be read (each skipped)."""
     source: str = ""
-    """Where it came from (a folder, a git URL without credentials, `github:o/r`), with its
-    folder in the repository (`#plugins/x`) if it has one; set by `load_plugins`."""
+    """Where it came from: its folder (resolved), or a git URL without credentials or
+    `github:o/r` with its folder in the repository (`#plugins/x`); set by `load_plugins`."""
     commit: str | None = None
     """The commit it was loaded at (git sources); set by `load_plugins`."""
 
