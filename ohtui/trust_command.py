@@ -55,15 +55,20 @@ def main(argv: list[str], out: TextIO | None = None, ask: Ask | None = None) -> 
     profile = Profile(config, {}, use_keyring=True, environ=os.environ).load()
     if ask is None:
         ask = _always if args.yes else _terminal_question(out)
-    left = _project(profile, workspace, out, ask) + _plugins(profile, out, ask)
+    project = _project(profile, workspace, out, ask)
+    if project is None and not profile.settings.agent.plugins:
+        print(f"Nothing to trust: {workspace} has no .mcp.json and no plugin is set.", file=out)
+        return 0
+    left = (project or []) + _plugins(profile, out, ask)
     if left:
         print(f"Not trusted: {', '.join(left)}.", file=out)
         return 1
     return 0
 
 
-def _project(profile: Profile, workspace: Path, out: TextIO, ask: Ask) -> list[str]:
-    """Review and trust the workspace's .mcp.json; what is left untrusted."""
+def _project(profile: Profile, workspace: Path, out: TextIO, ask: Ask) -> list[str] | None:
+    """Review and trust the workspace's .mcp.json; what is left untrusted (None: there is
+    no .mcp.json with servers)."""
     from ohtui.settings import paths
     from ohtui.settings.mcp_trust import (
         TrustStore,
@@ -75,8 +80,8 @@ def _project(profile: Profile, workspace: Path, out: TextIO, ask: Ask) -> list[s
     )
 
     project = read_project_servers(workspace)
-    if project is None or not project.servers:
-        return []
+    if project is None or (project.error is None and not project.servers):
+        return None
     if project.error is not None:
         print(f"{project.error}; its MCP servers are not used.", file=out)
         return [str(project.path)]
