@@ -98,7 +98,11 @@ class TrustScreen(ModalScreen[bool]):
         what it runs is scrolled to its end."""
         review = self.query_one("#review", VerticalScroll)
         confirm = self.query_one("#confirm", Button)
-        if confirm.disabled and self._fits() and review.scroll_y >= review.max_scroll_y:
+        # Measured from where the review is on screen now, not from max_scroll_y, which
+        # lags one layout behind a new max-height (and reads 0 before it catches up).
+        content = review.virtual_size.height
+        shown = review.scroll_y + review.scrollable_content_region.height
+        if confirm.disabled and self._fits() and content > 0 and shown >= content:
             confirm.disabled = False
             self.query_one("#legend", Static).update(LEGEND)
 
