@@ -27,6 +27,10 @@ agent server:
   ohtui serve [--host H] [--port P]      serve conversations to ohtui and OpenHands clients
                                          (ohtui serve --help for more)
 
+trust (what a headless run uses):
+  ohtui trust [--yes]                    review what the workspace's .mcp.json and your
+                                         plugins would run, and trust them
+
 headless runs (-p):
   ohtui -p "fix the failing test"        print the agent's final response
   echo "task" | ohtui -p                 the task from stdin
@@ -142,6 +146,7 @@ def options_from(args: argparse.Namespace) -> AppOptions:
         history_file=paths.history_file(),
         rules_file=paths.approval_rules_file(),
         mcp_trust_file=paths.mcp_trust_file(),
+        plugin_trust_file=paths.plugin_trust_file(),
         config_file=config_path(args),
         use_keyring=True,
         environ=os.environ,
@@ -164,6 +169,10 @@ def main(argv: list[str] | None = None) -> int:
         from ohtui.server.serve import main as serve
 
         return serve(arguments[1:])
+    if arguments[:1] == ["trust"]:
+        from ohtui.trust_command import main as trust
+
+        return trust(arguments[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     # The agent's commands run as the user: keep them out of this process's keys.

@@ -180,6 +180,8 @@ def _open(options: HeadlessOptions, output: _Output) -> AnyConversation | ExitCo
     )
     if mcp_notice:
         output.problem(f"warning: {mcp_notice}")
+    from ohtui.settings.plugin_trust import refuse_untrusted
+
     try:
         started = start(
             profile,
@@ -190,6 +192,7 @@ def _open(options: HeadlessOptions, output: _Output) -> AnyConversation | ExitCo
             rules=rules,
             stream=False,
             project_mcp=project_mcp,
+            plugin_check=refuse_untrusted(TrustStore(paths.plugin_trust_file())),
         )
     except ConversationNotFoundError as exc:
         output.problem(str(exc))

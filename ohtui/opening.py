@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from ohtui.sdk.context import AgentContext
     from ohtui.sdk.conversation import ConversationSummary, LeaseHolder, StorageReadOnlyError
     from ohtui.sdk.llm import LLMStreamChunk
+    from ohtui.sdk.plugins import PluginCheck
     from ohtui.sdk.sandbox import SandboxConfig
     from ohtui.settings.approval_rules import ApprovalRuleStore
     from ohtui.settings.plugins import PluginEntry
@@ -113,6 +114,7 @@ def start(
     read_only_fallback: bool = False,
     project_mcp: Mapping[str, Any] | None = None,
     defer_mcp: bool = False,
+    plugin_check: PluginCheck | None = None,
 ) -> Started:
     """The whole opening sequence: open the conversation, mask its secrets in logs, install
     the safety (the saved policy of a resumed conversation, unless this run chose one) and
@@ -120,7 +122,8 @@ def start(
 
     `project_mcp`: the MCP servers of the workspace's trusted `.mcp.json` (config.toml's
     servers of the same name win); `defer_mcp`: they start on the conversation's
-    `start_mcp()`, not at once.
+    `start_mcp()`, not at once. `plugin_check` says which of the plugins to use (the user's
+    trust; it may raise PluginTrustError, which becomes a SetupError).
     `read_only_fallback`: when another ohtui runs the saved conversation, or its folder
     cannot be written, open it read-only instead of raising ConversationLockedError or
     SetupError. Raises as `open_conversation` does; a folder that cannot be written is a
@@ -148,6 +151,7 @@ def start(
             read_only=read_only,
             project_mcp=project_mcp,
             defer_mcp=defer_mcp,
+            plugin_check=plugin_check,
         )
 
     held_by = None
@@ -195,6 +199,7 @@ def open_conversation(
     read_only: bool = False,
     project_mcp: Mapping[str, Any] | None = None,
     defer_mcp: bool = False,
+    plugin_check: PluginCheck | None = None,
 ) -> Opened:
     """Build the agent from the settings and open its conversation (`read_only`: a saved one,
     to read whoever runs it).
@@ -205,6 +210,7 @@ def open_conversation(
     """
     from ohtui.sdk import LocalConversation
     from ohtui.sdk.plugins import PluginFetchError, PluginLoadError
+    from ohtui.settings.plugin_trust import PluginTrustError
 
     settings = profile.settings
     conversation_id, saved_model, saved_workspace = _find(persistence_dir, workspace, target)
@@ -237,8 +243,11 @@ def open_conversation(
             cipher=profile.cipher(),
             visualizer=None,
             read_only=read_only,
-            defer_mcp=defer_mcp,
+            defer_mcp=True,  # started below, once the sandbox they may run in is set
+            plugin_check=None if read_only else plugin_check,
         )
+    except PluginTrustError as exc:
+        raise SetupError(str(exc)) from exc
     except (PluginFetchError, PluginLoadError) as exc:
         raise SetupError(
             f"{str(exc).rstrip('.')}. Fix or remove it in /settings (Plugins), or in the "
@@ -248,6 +257,8 @@ def open_conversation(
     if not read_only and conversation.state.stuck_detection != agent_settings.stuck_detection:
         conversation.state.stuck_detection = agent_settings.stuck_detection  # the setting rules
     notice = None if read_only else install_sandbox(conversation, settings.sandbox.config())
+    if not (read_only or defer_mcp):
+        conversation.start_mcp()
     return Opened(conversation, model, resumed, key_source, notice)
 
 
@@ -298,9 +309,15 @@ def build_agent(
         tools=[Tool(name=name) for name in settings.agent.tools],
         agent_context=skills_context(),
         **agent_context_options(settings.context, llm),
-        mcp_config={**(project_mcp or {}), **settings.mcp.mcp_config()},
+        mcp_config=merged_mcp(settings.mcp.mcp_config(), project_mcp or {}),
     )
     return agent, key_source
+
+
+def merged_mcp(own: Mapping[str, Any], project: Mapping[str, Any]) -> dict[str, Any]:
+    """The user's MCP servers, then the project's that do not share a name with one of them
+    (the user's come first where tool names meet, see MCPClientManager)."""
+    return {**own, **{name: spec for name, spec in project.items() if name not in own}}
 
 
 def plugin_sources(entries: list[PluginEntry]) -> list[PluginSource] | None:

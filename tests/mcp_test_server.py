@@ -1,9 +1,10 @@
 """A small MCP server for the tests (FastMCP, the official SDK's): add, fail, sleep, echo,
-getenv, crash.
+getenv, crash (and write, with `--write-tool`).
 
 `python tests/mcp_test_server.py` serves over stdio; `--http PORT` serves streamable HTTP on
-127.0.0.1:PORT/mcp. `--name` changes the server's name, `--crash-on-start` exits at once
-after writing to stderr (a server that fails to start).
+127.0.0.1:PORT/mcp. `--name` changes the server's name, `--tool-prefix P` puts P before every
+tool's name, `--crash-on-start` exits at once after writing to stderr (a server that fails
+to start).
 """
 
 from __future__ import annotations
@@ -11,43 +12,64 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import Any
 
 import anyio
 from mcp.server.fastmcp import FastMCP
 from mcp.types import ToolAnnotations
 
 
-def build(name: str, host: str = "127.0.0.1", port: int = 8000) -> FastMCP:
-    """The server and its tools."""
+def build(
+    name: str, host: str = "127.0.0.1", port: int = 8000, prefix: str = "", with_write: bool = False
+) -> FastMCP:
+    """The server and its tools (each named `prefix` + its function's name)."""
     server = FastMCP(name, host=host, port=port, log_level="WARNING")
 
-    @server.tool(annotations=ToolAnnotations(readOnlyHint=True))
+    def tool(**kwargs: Any) -> Any:
+        def register(fn: Any) -> Any:
+            return server.tool(name=prefix + fn.__name__, **kwargs)(fn)
+
+        return register
+
+    @tool(annotations=ToolAnnotations(readOnlyHint=True))
     def add(a: int, b: int) -> int:
         """Add two integers."""
         return a + b
 
-    @server.tool()
+    @tool()
     def fail(msg: str = "boom") -> str:
         """Always fails with `msg`."""
         raise RuntimeError(msg)
 
-    @server.tool()
+    @tool()
     async def sleep(seconds: float) -> str:
         """Sleep, then say so (other calls are served meanwhile)."""
         await anyio.sleep(seconds)
         return f"slept {seconds}"
 
-    @server.tool(annotations=ToolAnnotations(readOnlyHint=True))
+    @tool(annotations=ToolAnnotations(readOnlyHint=True))
     def echo(text: str) -> str:
         """Return `text` as it arrived."""
         return f"echo: {text}"
 
-    @server.tool(annotations=ToolAnnotations(readOnlyHint=True))
+    @tool(annotations=ToolAnnotations(readOnlyHint=True))
     def getenv(name: str) -> str:
         """The value of one of the server's environment variables."""
         return os.environ.get(name, "(unset)")
 
-    @server.tool()
+    def write(path: str, text: str) -> str:
+        """Write `text` to the file at `path` (as the server's process may)."""
+        try:
+            with open(path, "w", encoding="utf-8") as stream:
+                stream.write(text)
+        except OSError as exc:
+            return f"not written: {exc.strerror or exc}"
+        return f"wrote {path}"
+
+    if with_write:
+        tool()(write)
+
+    @tool()
     def crash() -> str:
         """Exit the server process at once (a crash)."""
         os._exit(3)
@@ -60,12 +82,17 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--http", type=int, default=0, help="serve streamable HTTP on this port")
     parser.add_argument("--name", default="ohtui-test")
+    parser.add_argument("--tool-prefix", default="")
+    parser.add_argument("--write-tool", action="store_true")
     parser.add_argument("--crash-on-start", action="store_true")
     options = parser.parse_args()
     if options.crash_on_start:
         print("fatal: cannot open the database", file=sys.stderr)
         sys.exit(2)
-    server = build(options.name, port=options.http or 8000)
+    port = options.http or 8000
+    server = build(
+        options.name, port=port, prefix=options.tool_prefix, with_write=options.write_tool
+    )
     if options.http:
         server.run(transport="streamable-http")
     else:

@@ -677,7 +677,7 @@ def test_mcp_servers_run_and_failures_and_untrusted_files_are_reported(
         encoding="utf-8",
     )
     arguments = {"source_timezone": "UTC", "time": "09:30", "target_timezone": "Asia/Tokyo"}
-    llm_server.reply_tool_call("convert_time", arguments)
+    llm_server.reply_tool_call("time_convert_time", arguments)
     llm_server.reply_text("18:30 in Tokyo.")
     result = ohtui("-p", "Tokyo time?")
     assert result.code == 0, result.err
@@ -688,7 +688,8 @@ def test_mcp_servers_run_and_failures_and_untrusted_files_are_reported(
     tool_results = [m for m in llm_server.requests[1]["messages"] if m["role"] == "tool"]
     assert "Asia/Tokyo" in json.dumps(tool_results)
     names = {t["function"]["name"] for t in llm_server.requests[0]["tools"]}
-    assert "convert_time" in names and "add" not in names  # the untrusted file's server is off
+    assert "time_convert_time" in names
+    assert not any(name.endswith("_add") for name in names)  # the untrusted file's server is off
 
 
 # --- what is printed cannot drive the terminal ------------------------------------------------
@@ -928,3 +929,59 @@ def test_a_workspace_whose_name_is_not_utf8_is_refused_in_words(ohtui: Run, home
         assert result.code == 3
         assert rf"ohtui cannot work in $'{home}/proj\xff': its name is not UTF-8 text" in result.err
         assert "Traceback" not in result.err
+
+
+def test_an_untrusted_plugin_is_refused_until_ohtui_trust_trusts_it(
+    ohtui: Run, llm_server: ScriptedLLMServer, home: Path
+) -> None:
+    plugin = home / "plugins" / "logger"
+    (plugin / "hooks").mkdir(parents=True)
+    hooks = {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "echo ran >> log"}]}]}
+    (plugin / "hooks" / "hooks.json").write_text(json.dumps({"hooks": hooks}))
+    config = home / "config.toml"
+    config.write_text(f"[agent]\nplugins = [{json.dumps(str(plugin))}]\n" + config.read_text())
+    log = home / "project" / "log"
+
+    refused = ohtui("-p", "hello")
+    assert refused.code == 3, refused.err
+    assert f"plugin logger ({plugin}) is not trusted." in refused.err
+    assert "  UserPromptSubmit: $ echo ran >> log" in refused.err
+    assert "`ohtui trust`" in refused.err
+    assert not log.exists() and llm_server.requests == []
+
+    asked = ohtui("trust")  # no terminal to ask on
+    assert asked.code == 1 and "pass --yes to trust it" in asked.out
+    assert "UserPromptSubmit: $ echo ran >> log" in asked.out
+    trusted = ohtui("trust", "--yes")
+    assert trusted.code == 0 and "plugin logger: trusted." in trusted.out
+
+    llm_server.reply_text("Hi.")
+    ran = ohtui("-p", "hello")
+    assert ran.code == 0, ran.err
+    assert log.read_text() == "ran\n"  # its hook ran (in the sandbox, in the workspace)
+
+
+def test_ohtui_trust_trusts_the_project_servers_a_headless_run_then_uses(
+    ohtui: Run, llm_server: ScriptedLLMServer, home: Path
+) -> None:
+    from mcp_servers import ours
+
+    servers = {"mcpServers": {"calc": ours(env={"MODE": "${MODE_SECRET}"})}}
+    (home / "project" / ".mcp.json").write_text(json.dumps(servers), encoding="utf-8")
+    untrusted = ohtui("trust")
+    assert untrusted.code == 1
+    assert "calc: runs in the sandbox (workspace-write, no network)" in untrusted.out
+    assert "env MODE='${MODE_SECRET}'  ← your secret MODE_SECRET (not set)" in untrusted.out
+    assert ohtui("trust", "--yes").code == 0
+    assert "trusted, as it is." in ohtui("trust").out
+    del servers["mcpServers"]["calc"]["env"]
+    (home / "project" / ".mcp.json").write_text(json.dumps(servers), encoding="utf-8")
+    changed = ohtui("trust")
+    assert changed.code == 1 and "  - calc: its environment changed" in changed.out
+    assert ohtui("trust", "--yes").code == 0
+    llm_server.reply_tool_call("calc_add", {"a": 2, "b": 3})
+    llm_server.reply_text("5.")
+    result = ohtui("-p", "add")
+    assert result.code == 0, result.err
+    tool_results = [m for m in llm_server.requests[1]["messages"] if m["role"] == "tool"]
+    assert tool_results and tool_results[0]["content"] in ("5", [{"type": "text", "text": "5"}])

@@ -1,9 +1,16 @@
 """A workspace's `.mcp.json` and the user's trust in it.
 
-A project file can start any program on the user's machine, so its servers are used only
-after the user has seen the commands and trusted the file, once per workspace and per file
-content: an edited `.mcp.json` (another hash) asks again. Trust is kept in a small JSON file
-of the data dir (`{workspace: sha256}`); without one (tests) it lasts for the process.
+A project file can start programs on the user's machine, so its servers are used only after
+the user has seen what they run and trusted it, once per workspace and per *what runs*: each
+server's command line, folder, environment (and the secrets it receives), URL and headers,
+and the content of every workspace file it executes (see `run_review`). Any change there, a
+script the agent edited included, asks again and says what changed. What no digest can
+follow (a module the script imports, what `npx` finds in node_modules) is confined instead:
+the servers of a project file run in the conversation's sandbox (`sandboxed` in their
+settings), never with more rights than the agent's own commands.
+
+Trust is kept in a small JSON file of the data dir; without one (tests) it lasts for the
+process.
 """
 
 from __future__ import annotations
@@ -13,82 +20,122 @@ import json
 import logging
 import os
 import threading
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from ohtui.settings.run_review import Launch, changes, review
+
+if TYPE_CHECKING:
+    from ohtui.sdk.sandbox import SandboxConfig
 
 logger = logging.getLogger(__name__)
 
 PROJECT_FILE = ".mcp.json"
+SANDBOXED = "sandboxed"
+"""The server setting that runs a stdio server in the conversation's sandbox."""
 
 
 @dataclass(frozen=True)
 class ProjectServers:
-    """A workspace's `.mcp.json`: its servers, what they would start, and its hash."""
+    """A workspace's `.mcp.json`: its servers and what each would run."""
 
     path: Path
-    digest: str
     servers: dict[str, Any] = field(default_factory=dict)
+    launches: tuple[Launch, ...] = ()
     error: str | None = None
     """Why the file cannot be used (it is then never offered for trust)."""
 
     @property
-    def launches(self) -> list[str]:
-        """One line per server: `name: command args…` or `name: url` (what trusting runs)."""
-        from ohtui.sdk.mcp.config import MCPConfigError, parse_server
+    def fingerprint(self) -> dict[str, Any]:
+        """What trusting the file agrees to, by server."""
+        return {launch.name: launch.fingerprint() for launch in self.launches}
 
-        lines = []
-        for name, spec in self.servers.items():
-            try:
-                lines.append(f"{name}: {parse_server(name, spec).target}")
-            except MCPConfigError as exc:
-                lines.append(f"{name}: (unusable: {exc})")
-        return lines
+    @property
+    def digest(self) -> str:
+        """sha256 of the fingerprint ("" for a file that cannot be used)."""
+        if self.error is not None:
+            return ""
+        text = json.dumps(self.fingerprint, sort_keys=True, ensure_ascii=True)
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def review(self, known_secrets: Collection[str] | None = None, confined: str = "") -> str:
+        """Everything the servers would run, for the user to read before trusting them."""
+        blocks = ["\n".join(launch.lines(known_secrets, confined)) for launch in self.launches]
+        return "\n\n".join(blocks)
+
+    def confined_servers(self) -> dict[str, Any]:
+        """The servers' settings as the agent takes them: stdio ones in the sandbox."""
+        return {name: {**spec, SANDBOXED: True} for name, spec in self.servers.items()}
+
+
+def confinement(config: SandboxConfig) -> str:
+    """Where a sandboxed server would run, in words, for the review."""
+    from ohtui.sdk.sandbox import SandboxMode, probe
+
+    if config.mode is SandboxMode.OFF:
+        return "OUTSIDE any sandbox (the sandbox is off)"
+    if not probe().available:
+        return "OUTSIDE any sandbox (bubblewrap cannot run here)"
+    return f"in the sandbox ({config.describe()})"
 
 
 def read_project_servers(workspace: Path) -> ProjectServers | None:
-    """The workspace's `.mcp.json`, or None when it has none."""
+    """The workspace's `.mcp.json` and what its servers run, or None when it has none."""
     path = workspace / PROJECT_FILE
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
         return None
     except OSError as exc:
-        return ProjectServers(path, "", error=f"{path} cannot be read: {exc.strerror or exc}")
-    digest = hashlib.sha256(raw).hexdigest()
+        return ProjectServers(path, error=f"{path} cannot be read: {exc.strerror or exc}")
     try:
         data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        return ProjectServers(path, digest, error=f"{path} is not valid JSON: {exc}")
+        return ProjectServers(path, error=f"{path} is not valid JSON: {exc}")
     from ohtui.sdk.mcp.config import MCPConfigError, server_table
 
     if not isinstance(data, dict):
-        return ProjectServers(path, digest, error=f'{path} must hold {{"mcpServers": {{...}}}}')
+        return ProjectServers(path, error=f'{path} must hold {{"mcpServers": {{...}}}}')
     try:
         servers = dict(server_table(data))
     except MCPConfigError as exc:
-        return ProjectServers(path, digest, error=f"{path}: {exc}")
-    return ProjectServers(path, digest, servers)
+        return ProjectServers(path, error=f"{path}: {exc}")
+    launches = tuple(review(name, spec, workspace) for name, spec in servers.items())
+    return ProjectServers(path, servers, launches)
 
 
 class TrustStore:
-    """Which `.mcp.json` contents the user trusted, per workspace."""
+    """What the user trusted, by key (a workspace, a plugin): a digest, and the fingerprint
+    it was taken of (to say what changed)."""
 
     def __init__(self, path: Path | None) -> None:
         """`path`: the JSON file kept in the data dir; None keeps trust in memory."""
         self.path = path
         self._lock = threading.Lock()
-        self._memory: dict[str, str] = {}
+        self._memory: dict[str, Any] = {}
 
-    def is_trusted(self, workspace: Path, digest: str) -> bool:
-        """Whether the user trusted exactly this content of the workspace's file."""
-        return bool(digest) and self._read().get(_key(workspace)) == digest
+    def is_trusted(self, key: str, digest: str) -> bool:
+        """Whether the user trusted exactly this digest for `key`."""
+        entry = self._read().get(key)
+        return bool(digest) and isinstance(entry, dict) and entry.get("digest") == digest
 
-    def trust(self, workspace: Path, digest: str) -> None:
-        """Remember that the user trusts this content of the workspace's file."""
+    def trusted_fingerprint(self, key: str) -> dict[str, Any] | None:
+        """What was trusted for `key` last (None: never, or before ohtui kept it)."""
+        entry = self._read().get(key)
+        what = entry.get("what") if isinstance(entry, dict) else None
+        return what if isinstance(what, dict) else None
+
+    def known(self, key: str) -> bool:
+        """Whether the user trusted anything for `key` before."""
+        return key in self._read()
+
+    def trust(self, key: str, digest: str, what: dict[str, Any]) -> None:
+        """Remember that the user trusts `what` (whose digest is `digest`) for `key`."""
         with self._lock:
             data = self._read()
-            data[_key(workspace)] = digest
+            data[key] = {"digest": digest, "what": what}
             if self.path is None:
                 self._memory = data
                 return
@@ -97,7 +144,7 @@ class TrustStore:
             temporary.write_text(json.dumps(data, indent=2, sort_keys=True), encoding="utf-8")
             os.replace(temporary, self.path)
 
-    def _read(self) -> dict[str, str]:
+    def _read(self) -> dict[str, Any]:
         if self.path is None:
             return dict(self._memory)
         try:
@@ -105,27 +152,48 @@ class TrustStore:
         except FileNotFoundError:
             return {}
         except (OSError, ValueError) as exc:
-            logger.warning("the MCP trust file %s cannot be read: %s", self.path, exc)
+            logger.warning("the trust file %s cannot be read: %s", self.path, exc)
             return {}
-        return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+        return {str(k): v for k, v in data.items()} if isinstance(data, dict) else {}
 
 
-def _key(workspace: Path) -> str:
+def workspace_key(workspace: Path) -> str:
+    """The key a workspace's trust is kept under."""
     return str(workspace.expanduser().resolve())
+
+
+def trust_project(project: ProjectServers, workspace: Path, store: TrustStore) -> None:
+    """Remember that the user trusts what the project's servers run, as they are now."""
+    store.trust(workspace_key(workspace), project.digest, project.fingerprint)
+
+
+def what_changed(project: ProjectServers, workspace: Path, store: TrustStore) -> list[str]:
+    """What differs from what the user trusted before ([] when never trusted)."""
+    key = workspace_key(workspace)
+    before = store.trusted_fingerprint(key)
+    if before is None:
+        if store.known(key):
+            return ["ohtui now also checks the files the servers run: review them once more"]
+        return []
+    return changes(before, project.fingerprint)
 
 
 def trusted_servers(
     project: ProjectServers | None, workspace: Path, store: TrustStore
 ) -> tuple[dict[str, Any], str | None]:
-    """The project's servers if the user trusted this content, and what to tell the user
-    otherwise (None: nothing to say)."""
+    """The project's servers (stdio ones set to run in the sandbox) if the user trusted
+    what they run, and what to tell the user otherwise (None: nothing to say)."""
     if project is None:
         return {}, None
     if project.error is not None:
         return {}, f"{project.error}; its MCP servers are not used."
-    if not project.servers or store.is_trusted(workspace, project.digest):
-        return project.servers, None
+    if not project.servers:
+        return {}, None
+    if store.is_trusted(workspace_key(workspace), project.digest):
+        return project.confined_servers(), None
+    changed = what_changed(project, workspace, store)
+    why = "changed since you trusted it (" + "; ".join(changed) + ")" if changed else "not trusted"
     return {}, (
-        f"{project.path} is not trusted, so its MCP servers are not started: run ohtui in "
-        "this workspace to review the commands and trust it."
+        f"{project.path} is {why}, so its MCP servers are not started: run `ohtui trust` (or "
+        "ohtui) in this workspace to review what they run and trust them."
     )

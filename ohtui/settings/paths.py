@@ -91,3 +91,8 @@ def _make(folders: list[Path]) -> None:
     for folder in folders:
         with contextlib.suppress(OSError):  # then it stays as it is, and so does its guard
             folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+
+
+def plugin_trust_file() -> Path:
+    """Which plugins the user trusted (and which version of each)."""
+    return data_dir() / "plugin-trust.json"

@@ -271,7 +271,11 @@ class MCPServerSettings(Section):
     command: str | None = Field(default=None, description="The program to run (stdio).")
     args: list[str] = Field(default_factory=list, description="Its arguments.")
     env: dict[str, str] = Field(default_factory=dict, description="Environment variables.")
-    cwd: str | None = Field(default=None, description="Its folder (default: the workspace).")
+    cwd: str | None = Field(
+        default=None,
+        description="Its folder; a relative one is within the workspace (default: /, a "
+        "folder the agent cannot write into).",
+    )
     url: str | None = Field(default=None, description="The server's address (HTTP).")
     headers: dict[str, str] = Field(default_factory=dict, description="HTTP headers.")
     transport: str | None = Field(

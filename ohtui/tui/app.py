@@ -3,6 +3,7 @@ the engine is imported on a worker thread once the first frame is on screen."""
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from collections.abc import Callable, Sequence
@@ -35,6 +36,8 @@ SHOWN_ONLY = ShownOnly()
 """One instance: Textual caches each line's filtered form by filter."""
 MCP_START_AFTER = 0.25
 """Seconds the first frame stays idle before the MCP servers start (see Session.frame_idle)."""
+
+logger = logging.getLogger(__name__)
 
 
 def _warm_engine(conversation: object) -> None:
@@ -71,6 +74,7 @@ class OhtuiApp(OrderedKeys, App[None]):
         )
         self.resume_hint: str | None = None
         self.exit_error: str | None = None
+        self._crash: Exception | None = None
         self.chat: ChatScreen | None = None
         self._profile_seen = False
         if options.resume_id or options.continue_latest:
@@ -166,6 +170,29 @@ class OhtuiApp(OrderedKeys, App[None]):
         from ohtui.logs import log_to_file
 
         log_to_file()
+
+    # Textual prints an unexpected error's traceback with every local variable in it (server
+    # settings, secrets). These two of its private hooks send it to the log file instead.
+    def _handle_exception(self, error: Exception) -> None:
+        self._crash = error
+        super()._handle_exception(error)
+
+    def _fatal_error(self) -> None:
+        """End the app on an unexpected error: the traceback goes to the log file (no
+        locals), the terminal gets one sentence saying where (see cli.main), exit code 1."""
+        from ohtui.logs import LOG_FILE, log_to_file
+        from ohtui.settings import paths
+
+        log_to_file()
+        error = self._crash
+        name = type(error).__name__ if error is not None else "an error"
+        logger.error("ohtui stopped on an unexpected error", exc_info=error)
+        self.exit_error = (
+            f"ohtui stopped on an unexpected error ({name}); the details are in "
+            f"{paths.log_dir() / LOG_FILE}."
+        )
+        self.bell()
+        self._close_messages_no_wait()
 
     async def action_quit(self) -> None:
         """Quit at once, whatever the agent is doing; say how to resume."""

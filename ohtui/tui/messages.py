@@ -219,11 +219,17 @@ class Condensing(Message):
 
 
 @dataclass
-class McpTrustNeeded(Message):
-    """The workspace's .mcp.json is not trusted yet: ask before starting its servers.
-    `project` is a settings ProjectServers; answer with `Session.answer_mcp_trust`."""
+class TrustNeeded(Message):
+    """Something would run programs and is not trusted yet (or what it runs changed): the
+    workspace's .mcp.json, a plugin. Ask; answer with `Session.answer_trust`."""
 
-    project: Any
+    question: str
+    review: str
+    """All it would run, with the secrets it receives."""
+    changed: list[str]
+    """What changed since the user trusted it ([] the first time)."""
+    note: str
+    """What trusting means (when it runs, until when)."""
 
 
 @dataclass

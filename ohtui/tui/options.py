@@ -57,6 +57,8 @@ class AppOptions:
     """Where approval rules of scope workspace are kept (None: not kept)."""
     mcp_trust_file: Path | None = None
     """Which workspaces' .mcp.json the user trusted (None: trust lasts for the process)."""
+    plugin_trust_file: Path | None = None
+    """Which plugin versions the user trusted (None: trust lasts for the process)."""
     conversation_factory: ConversationFactory | None = None
     """Opens the conversation instead of the local one the settings describe (any
     BaseConversation: e.g. a remote one, or a test's own)."""

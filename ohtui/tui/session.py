@@ -21,7 +21,15 @@ from textual.message_pump import MessagePump
 from ohtui.opening import Callbacks, NoModelError, Target, find_target, install_safety, start
 from ohtui.settings.approval_rules import ApprovalRuleStore
 from ohtui.settings.choices import ConfirmationPolicy
-from ohtui.settings.mcp_trust import TrustStore, read_project_servers, trusted_servers
+from ohtui.settings.mcp_trust import (
+    TrustStore,
+    confinement,
+    read_project_servers,
+    trust_project,
+    trusted_servers,
+    what_changed,
+)
+from ohtui.settings.plugin_trust import review_plugin, trust_plugin
 from ohtui.tui import messages as msg
 from ohtui.tui.approval_types import ApprovalDecision, PendingActionView, RuleRow
 from ohtui.tui.options import AppOptions
@@ -34,6 +42,7 @@ if TYPE_CHECKING:
     from ohtui.sdk.conversation import LeaseHolder
     from ohtui.sdk.llm import LLMStreamChunk
     from ohtui.sdk.mcp import MCPClientManager, ServerInfo
+    from ohtui.sdk.plugins import Plugin
     from ohtui.settings.profile import Profile
 
 logger = logging.getLogger(__name__)
@@ -99,6 +108,7 @@ class Session:
         self._safety: ConversationSafety | None = None
         self._titled = False
         self._mcp_trust = TrustStore(options.mcp_trust_file)
+        self._plugin_trust = TrustStore(options.plugin_trust_file)
         self._trust_answer: bool | None = None
         self._trust_answered = threading.Event()
         self._mcp_reported: set[tuple[str, str]] = set()
@@ -242,6 +252,7 @@ class Session:
             read_only_fallback=True,
             project_mcp=self._project_mcp(),
             defer_mcp=True,  # started once the first frame is idle (see frame_idle)
+            plugin_check=self._trusted_plugins,
         )
         conversation = started.conversation
         self.model = started.opened.model
@@ -265,19 +276,66 @@ class Session:
             if notice:
                 self._post(msg.Notice(notice, "warning"))
             return servers
-        self._trust_answered.clear()
-        self._post(msg.McpTrustNeeded(project))
-        self._trust_answered.wait()
-        if not self._trust_answer:
-            self._post(
-                msg.Notice(f"{project.path} is not trusted: its servers are off.", "warning")
+        profile = self.profile
+        secrets = profile.user_secrets().keys()
+        where = confinement(profile.settings.sandbox.config())
+        while True:
+            changed = what_changed(project, workspace, self._mcp_trust)
+            note = (
+                "They start now and whenever ohtui opens this workspace, until what they run "
+                "changes. Cancel starts none of them."
             )
-            return {}
-        self._mcp_trust.trust(workspace, project.digest)
-        return project.servers
+            question = f"Trust the MCP servers of this workspace's {project.path.name}?"
+            if not self._ask(question, project.review(secrets, where), changed, note):
+                self._post(
+                    msg.Notice(f"{project.path} is not trusted: its servers are off.", "warning")
+                )
+                return {}
+            now = read_project_servers(workspace)
+            if now is None or now.error is not None:
+                return {}
+            if now.digest == project.digest:  # nothing changed while the user read it
+                trust_project(project, workspace, self._mcp_trust)
+                return project.confined_servers()
+            project = now
 
-    def answer_mcp_trust(self, trusted: bool | None) -> None:
-        """The user's answer to McpTrustNeeded (the opening goes on)."""
+    def _trusted_plugins(self, plugins: list[Plugin]) -> list[Plugin]:
+        """The plugins to use: those the user trusted as they are, or trusts now (asked
+        here, on the opening thread, before anything of them is used)."""
+        profile = self.profile
+        secrets = profile.user_secrets().keys()
+        where = confinement(profile.settings.sandbox.config())
+        kept = []
+        for plugin in plugins:
+            reviewed = review_plugin(plugin, self._plugin_trust, secrets, where)
+            if self._plugin_trust.is_trusted(reviewed.key, reviewed.digest):
+                kept.append(plugin)
+                continue
+            note = (
+                "Its hooks and servers run in every conversation from now on, until the plugin "
+                "changes. Cancel leaves it out of this conversation."
+            )
+            question = f"Trust the plugin {reviewed.title}?"
+            if self._ask(question, reviewed.text, reviewed.changed, note):
+                trust_plugin(reviewed, self._plugin_trust)
+                kept.append(plugin)
+            else:
+                self._post(
+                    msg.Notice(
+                        f"Plugin {reviewed.title} is not trusted: it is left out.", "warning"
+                    )
+                )
+        return kept
+
+    def _ask(self, question: str, review: str, changed: list[str], note: str) -> bool:
+        """Ask the user to trust what would run, and wait for the answer (opening thread)."""
+        self._trust_answered.clear()
+        self._post(msg.TrustNeeded(question, review, changed, note))
+        self._trust_answered.wait()
+        return bool(self._trust_answer)
+
+    def answer_trust(self, trusted: bool | None) -> None:
+        """The user's answer to TrustNeeded (the opening goes on)."""
         self._trust_answer = bool(trusted)
         self._trust_answered.set()
 

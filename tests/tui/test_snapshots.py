@@ -406,3 +406,29 @@ def test_mcp_screen(
         await settle(pilot)
 
     assert snap_compare(OhtuiApp(app_options), terminal_size=SIZE, run_before=shown)
+
+
+@pytest.mark.parametrize("size", [(120, 40), (60, 20)])
+def test_mcp_trust_dialog(
+    snap_compare: Any, app_options: AppOptions, project: Path, wait: Any, size: tuple[int, int]
+) -> None:
+    import json
+
+    (project / "server.js").write_text("// the server\n")
+    servers = {
+        "issues": {
+            "command": "node",
+            "args": ["server.js", "--label", "two words"],
+            "env": {"GITHUB_TOKEN": "${GH_PAT}", "LOG_LEVEL": "warn"},
+        },
+        "search": {"url": "https://search.example/mcp", "headers": {"X-Key": "${SEARCH_KEY}"}},
+    }
+    (project / ".mcp.json").write_text(json.dumps({"mcpServers": servers}))
+
+    async def asked(pilot: Any) -> None:
+        await wait(pilot, lambda: pilot.app.screen is not pilot.app.chat, what="the dialog")
+        await settle(pilot)
+
+    app = OhtuiApp(app_options)
+    app.profile.secrets.set_user_secrets({"GH_PAT": "ghp-never-shown"})
+    assert snap_compare(app, terminal_size=size, run_before=asked)

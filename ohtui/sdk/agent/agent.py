@@ -446,7 +446,7 @@ class Agent(AgentBase):
                 continue
             if hooks is not None and self._blocked_by_hook(hooks, state, event, on_event):
                 continue
-            tool = self.tools_map.get(event.tool_name)
+            tool = self.tool_for(event)
             if tool is None or event.action is None:
                 on_event(
                     AgentErrorEvent(

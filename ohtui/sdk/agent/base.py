@@ -23,7 +23,9 @@ if TYPE_CHECKING:
     from ohtui.sdk.conversation.impl.local_conversation import LocalConversation
     from ohtui.sdk.conversation.state import ConversationState
     from ohtui.sdk.event.base import Event
+    from ohtui.sdk.event.llm_convertible.action import ActionEvent
     from ohtui.sdk.mcp.manager import MCPClientManager
+    from ohtui.sdk.sandbox import Sandbox
 
 EventCallback = Callable[["Event"], None]
 BUILT_IN_TOOL_CLASSES = {cls.__name__: cls for cls in BUILT_IN_TOOLS}
@@ -110,6 +112,17 @@ class AgentBase(DiscriminatedUnionMixin, ABC):
                 self._bound_to = state.id
             return self._tools
 
+    def tool_for(self, event: ActionEvent) -> ToolDefinition[Any, Any] | None:
+        """The tool that runs an action: an MCP call by its server and tool (a conversation
+        saved before MCP tools were named `server_tool` still runs its waiting calls), any
+        other by its name."""
+        from ohtui.sdk.mcp.definition import MCPToolAction, mcp_tool_name
+
+        action = event.action
+        if isinstance(action, MCPToolAction) and action.server:
+            return self.tools_map.get(mcp_tool_name(action.server, action.tool))
+        return self.tools_map.get(event.tool_name)
+
     @property
     def mcp(self) -> MCPClientManager | None:
         """The MCP servers' client manager, once started (None without MCP servers)."""
@@ -122,10 +135,12 @@ class AgentBase(DiscriminatedUnionMixin, ABC):
         secret: Callable[[str], str | None] | None = None,
         *,
         launch: bool = True,
+        sandbox: Callable[[], Sandbox | None] | None = None,
     ) -> MCPClientManager | None:
         """Start the MCP servers of `mcp_config` in the background (once); returns at once.
 
-        `secret` looks up the conversation secrets that `env` and `headers` values name.
+        `secret` looks up the conversation secrets that `env` and `headers` values name;
+        `sandbox` gives the conversation's sandbox, where `sandboxed` servers start.
         Servers whose settings are wrong are listed as failed, with the reason. `launch`
         False only sets the manager up (its servers listed as starting): they start on the
         next call, or when the tools are first needed.
@@ -144,7 +159,7 @@ class AgentBase(DiscriminatedUnionMixin, ABC):
                     except MCPConfigError as exc:
                         errors[name] = str(exc)
                 self._mcp = MCPClientManager(
-                    specs, errors=errors, working_dir=working_dir, secret=secret
+                    specs, errors=errors, working_dir=working_dir, secret=secret, sandbox=sandbox
                 )
             manager: MCPClientManager = self._mcp
         if launch:

@@ -10,11 +10,14 @@ import signal
 import subprocess
 import threading
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ohtui.sdk.hooks.config import HookDefinition
 from ohtui.sdk.hooks.result import HookResult
 from ohtui.sdk.hooks.types import HookDecision, HookEvent
+
+if TYPE_CHECKING:
+    from ohtui.sdk.sandbox import Sandbox
 
 logger = logging.getLogger(__name__)
 
@@ -46,13 +49,24 @@ def hook_environment(event: HookEvent, working_dir: str) -> dict[str, str]:
     return env
 
 
+def hook_argv(hook: HookDefinition, sandbox: Sandbox | None = None) -> list[str]:
+    """How a command hook runs: `bash -c COMMAND`, inside `sandbox` when it is on."""
+    argv = ["bash", "-c", hook.command]
+    return sandbox.command(argv) if sandbox is not None and sandbox.active else argv
+
+
 def run_command(
-    hook: HookDefinition, event: HookEvent, working_dir: str, env: dict[str, str]
+    hook: HookDefinition,
+    event: HookEvent,
+    working_dir: str,
+    env: dict[str, str],
+    sandbox: Sandbox | None = None,
 ) -> HookResult:
-    """Run a command hook to completion (killed with all it started at its timeout)."""
+    """Run a command hook to completion (killed with all it started at its timeout), in
+    `sandbox` when it is on."""
     try:
         process = subprocess.Popen(
-            ["bash", "-c", hook.command],
+            hook_argv(hook, sandbox),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -124,10 +138,14 @@ def _json_object(stdout: str) -> dict[str, Any]:
 
 
 def start_command(
-    hook: HookDefinition, event: HookEvent, working_dir: str, env: dict[str, str]
+    hook: HookDefinition,
+    event: HookEvent,
+    working_dir: str,
+    env: dict[str, str],
+    sandbox: Sandbox | None = None,
 ) -> subprocess.Popen[bytes]:
-    """Start a command hook in the background; its output is discarded. OSError if it
-    cannot start."""
+    """Start a command hook in the background (in `sandbox` when it is on); its output is
+    discarded. OSError if it cannot start."""
     import tempfile  # only background hooks need it; it is slow to import
 
     # The event is handed over in a file, not a pipe: a hook that never reads its stdin
@@ -136,7 +154,7 @@ def start_command(
         stdin.write(event.stdin_json().encode())
         stdin.seek(0)
         return subprocess.Popen(
-            ["bash", "-c", hook.command],
+            hook_argv(hook, sandbox),
             stdin=stdin,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

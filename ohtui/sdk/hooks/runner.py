@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from ohtui.sdk.event.base import Event
     from ohtui.sdk.llm.llm import LLM
     from ohtui.sdk.llm.metrics import Metrics
-    from ohtui.sdk.sandbox import SandboxConfig
+    from ohtui.sdk.sandbox import Sandbox, SandboxConfig
 
 # The runner's callers handle its events, decisions and results: they are exported with it.
 __all__ = [
@@ -45,7 +45,10 @@ class HookExecutor:
 
     Prompt and agent hooks use `llm_getter()` when given (so they follow the
     conversation's current LLM), else `llm`; their cost goes into `conversation_stats`.
-    An agent hook's tools run in the sandbox `sandbox_getter()` gives (the conversation's).
+    An agent hook's tools run in the sandbox `sandbox_getter()` gives (the conversation's),
+    and a command hook in the one `command_sandbox()` gives: a hook may run what the agent
+    wrote in the workspace (a lint script, a package.json script), so never with more
+    rights than the agent's own commands.
     """
 
     def __init__(
@@ -57,6 +60,7 @@ class HookExecutor:
         visualizer: type[ConversationVisualizerBase] | ConversationVisualizerBase | None = None,
         conversation_stats: ConversationStats | None = None,
         sandbox_getter: Callable[[], SandboxConfig | None] | None = None,
+        command_sandbox: Callable[[], Sandbox | None] | None = None,
     ) -> None:
         self.working_dir = working_dir or os.getcwd()
         self.async_process_manager = async_process_manager or AsyncProcessManager()
@@ -65,6 +69,7 @@ class HookExecutor:
         self.visualizer = visualizer
         self.conversation_stats = conversation_stats
         self._sandbox_getter = sandbox_getter
+        self._command_sandbox = command_sandbox
 
     @property
     def llm(self) -> LLM | None:
@@ -81,10 +86,11 @@ class HookExecutor:
             return self._execute_agent_hook(hook, event)
         self.async_process_manager.cleanup_expired()
         full_env = {**hook_environment(event, self.working_dir), **(env or {})}
+        sandbox = self._command_sandbox() if self._command_sandbox is not None else None
         if not hook.async_:
-            return run_command(hook, event, self.working_dir, full_env)
+            return run_command(hook, event, self.working_dir, full_env, sandbox)
         try:
-            process = start_command(hook, event, self.working_dir, full_env)
+            process = start_command(hook, event, self.working_dir, full_env, sandbox)
         except OSError as exc:
             return HookResult(
                 hook=hook, success=False, exit_code=None, error=f"could not start: {exc}"
@@ -159,6 +165,7 @@ class HookManager:
         visualizer: type[ConversationVisualizerBase] | ConversationVisualizerBase | None = None,
         conversation_stats: ConversationStats | None = None,
         sandbox_getter: Callable[[], SandboxConfig | None] | None = None,
+        command_sandbox: Callable[[], Sandbox | None] | None = None,
         on_event: Callable[[Event], None] | None = None,
     ) -> None:
         self.config = config if config is not None else HookConfig()
@@ -169,6 +176,7 @@ class HookManager:
             visualizer=visualizer,
             conversation_stats=conversation_stats,
             sandbox_getter=sandbox_getter,
+            command_sandbox=command_sandbox,
         )
         self.working_dir = self.executor.working_dir
         self.session_id = session_id

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ohtui.sdk.event.llm_convertible.action import ActionEvent
-from ohtui.sdk.mcp.definition import MCPToolAction
+from ohtui.sdk.mcp.definition import MCPToolAction, mcp_tool_name
 
 if TYPE_CHECKING:
     from ohtui.sdk.event.base import Event
@@ -19,8 +19,9 @@ HISTORY_SCAN = 500
 def missing_mcp_tool(name: str, events: Sequence[Event], manager: MCPClientManager | None) -> str:
     """A clause for "There is no tool named 'x'…": the MCP server the tool came from (an
     earlier call in the history says which) and why it is not available now; "" when the
-    tool never came from an MCP server."""
-    server = None
+    tool never came from an MCP server. A tool called by its name of before MCP tools were
+    named `server_tool` is told its name now."""
+    server = tool = None
     for index in range(len(events) - 1, max(-1, len(events) - 1 - HISTORY_SCAN), -1):
         event = events[index]
         if (
@@ -28,12 +29,15 @@ def missing_mcp_tool(name: str, events: Sequence[Event], manager: MCPClientManag
             and event.tool_name == name
             and isinstance(event.action, MCPToolAction)
         ):
-            server = event.action.server
+            server, tool = event.action.server, event.action.tool
             break
-    if server is None:
+    if server is None or tool is None:
         return ""
     infos = {info.name: info for info in manager.servers()} if manager is not None else {}
     info = infos.get(server)
+    renamed = mcp_tool_name(server, tool)
+    if renamed != name and info is not None and any(t.name == tool for t in info.tools):
+        return f": it is called '{renamed}' now"
     if info is None:
         return (
             f" now: it came from MCP server '{server}', which is not configured any more "

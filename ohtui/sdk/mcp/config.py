@@ -3,11 +3,12 @@ checked specs, with errors that name the server and the field.
 
 The JSON form is the convention other agent tools share (Claude Desktop, fastmcp, OpenHands):
 stdio servers have `command`, `args`, `env`, `cwd`; streamable HTTP (or SSE) servers have
-`url`, `headers` and an optional `transport` (alias `type`). ohtui adds `enabled` and
-`startupTimeout`. `timeout` and `startupTimeout` are milliseconds, as in fastmcp. Unknown
-fields are kept (and ignored). Values of `env` and `headers` may name a conversation secret,
-`${NAME}` or `$NAME`: it is filled in when the server starts, so the value is never saved
-with the settings or the conversation.
+`url`, `headers` and an optional `transport` (alias `type`). ohtui adds `enabled`,
+`startupTimeout` and `sandboxed` (a stdio server that runs in the conversation's sandbox).
+`timeout` and `startupTimeout` are milliseconds, as in fastmcp. Unknown fields are kept (and
+ignored). Values of `env` and `headers` may name a conversation secret, `${NAME}` or
+`$NAME`: it is filled in when the server starts, so the value is never saved with the
+settings or the conversation.
 """
 
 from __future__ import annotations
@@ -60,6 +61,8 @@ class MCPServerSpec:
     """Seconds one tool call may take."""
     startup_timeout: float = DEFAULT_STARTUP_TIMEOUT
     """Seconds the server may take to start and initialize."""
+    sandboxed: bool = False
+    """A stdio server runs inside the conversation's sandbox (as the agent's commands do)."""
 
     @property
     def target(self) -> str:
@@ -118,6 +121,9 @@ def parse_server(name: str, spec: object, where: str = "") -> MCPServerSpec:
         raise fail("enabled", f"must be true or false, not {enabled!r}")
     timeout = _millis(spec, "timeout", DEFAULT_CALL_TIMEOUT, fail)
     startup = _millis(spec, "startupTimeout", DEFAULT_STARTUP_TIMEOUT, fail)
+    sandboxed = spec.get("sandboxed", False)
+    if not isinstance(sandboxed, bool):
+        raise fail("sandboxed", f"must be true or false, not {sandboxed!r}")
     if transport == "stdio":
         command = spec.get("command")
         if not isinstance(command, str) or not command.strip():
@@ -138,6 +144,7 @@ def parse_server(name: str, spec: object, where: str = "") -> MCPServerSpec:
             enabled=enabled,
             timeout=timeout,
             startup_timeout=startup,
+            sandboxed=sandboxed,
         )
     url = spec.get("url")
     if not isinstance(url, str) or not url.strip():

@@ -7,7 +7,9 @@ and reading them must not cost the SDK's import (nor need the server to be there
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
+import re
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -32,6 +34,25 @@ if TYPE_CHECKING:
 
 RULE_PREFIX = "mcp:"
 """Approval rules name an MCP tool as `mcp:server/tool` (or `mcp:server/*`)."""
+TOOL_NAME_LIMIT = 64
+"""The longest tool name every LLM API takes (OpenAI: ^[a-zA-Z0-9_-]{1,64}$)."""
+_NOT_IN_NAMES = re.compile(r"[^A-Za-z0-9_-]")
+
+
+def mcp_tool_name(server: str, tool: str) -> str:
+    """The name the model calls an MCP tool by: `server_tool`, as the OpenHands SDK names the
+    tools of several servers, so no server's tool can take another's name.
+
+    The same for the same server and tool on every start. A name with characters LLM APIs
+    refuse (`.`, `/`, ...) has them replaced by `_` and a short hash of the real names added
+    (`my.srv` and `my_srv` stay apart); one longer than TOOL_NAME_LIMIT is cut, with the hash.
+    """
+    plain = f"{server}_{tool}"
+    name = _NOT_IN_NAMES.sub("_", plain)
+    if name == plain and len(name) <= TOOL_NAME_LIMIT:
+        return name
+    digest = hashlib.sha256(f"{server}\0{tool}".encode()).hexdigest()[:8]
+    return f"{name[: TOOL_NAME_LIMIT - len(digest) - 1]}_{digest}"
 
 
 class MCPToolAction(Action):
@@ -43,8 +64,13 @@ class MCPToolAction(Action):
 
     @property
     def rule_names(self) -> tuple[str, ...]:
-        """The names approval rules may use for this call: `mcp:server/tool`, `mcp:server/*`."""
-        return (f"{RULE_PREFIX}{self.server}/{self.tool}", f"{RULE_PREFIX}{self.server}/*")
+        """The names approval rules may use for this call: `mcp:server/tool`, `mcp:server/*`,
+        and the name the model calls it by (`server_tool`)."""
+        return (
+            f"{RULE_PREFIX}{self.server}/{self.tool}",
+            f"{RULE_PREFIX}{self.server}/*",
+            mcp_tool_name(self.server, self.tool),
+        )
 
     @property
     def visualize(self) -> Text:
@@ -68,12 +94,14 @@ class MCPToolObservation(Observation):
 
 class MCPToolDefinition(ToolDefinition[MCPToolAction, MCPToolObservation]):
     """One tool of an MCP server, its schema and annotations passed through as the server
-    gave them."""
+    gave them. `name` is what the model calls it (`mcp_tool_name`); `tool` its name on the
+    server."""
 
     action_type: type[MCPToolAction] = MCPToolAction
     observation_type: type[MCPToolObservation] | None = MCPToolObservation
     description: str = "No description provided"
     server: str = Field(description="The MCP server that provides it.")
+    tool: str = Field(default="", description="Its name on that server (default: `name`).")
     input_schema: dict[str, Any] = Field(default_factory=dict, description="MCP `inputSchema`.")
     output_schema: dict[str, Any] | None = Field(default=None, description="MCP `outputSchema`.")
 
@@ -88,12 +116,17 @@ class MCPToolDefinition(ToolDefinition[MCPToolAction, MCPToolObservation]):
                 f"{'; '.join(problems)}. Expected parameters: "
                 f"{sorted(self.input_schema.get('properties', {}))}."
             )
-        return MCPToolAction(server=self.server, tool=self.name, data=data)
+        return MCPToolAction(server=self.server, tool=self.server_name, data=data)
+
+    @property
+    def server_name(self) -> str:
+        """Its name on its server."""
+        return self.tool or self.name
 
     def to_mcp_tool(self) -> dict[str, Any]:
         """The tool as its server described it."""
         tool: dict[str, Any] = {
-            "name": self.name,
+            "name": self.server_name,
             "description": self.description,
             "inputSchema": copy.deepcopy(self.input_schema),
         }

@@ -30,6 +30,7 @@ from ohtui.sdk.mcp.definition import (
     MCPToolDefinition,
     MCPToolExecutor,
     MCPToolObservation,
+    mcp_tool_name,
     schema_problems,
 )
 from ohtui.sdk.tool.tool import ToolAnnotations
@@ -37,12 +38,17 @@ from ohtui.sdk.tool.tool import ToolAnnotations
 if TYPE_CHECKING:
     from mcp import ClientSession
 
+    from ohtui.sdk.sandbox import Sandbox
+
 logger = logging.getLogger(__name__)
 
 STDERR_TAIL = 800
 """Characters of a failed server's stderr shown to the user."""
 CLOSE_TIMEOUT = 8.0
 """Seconds `close` waits for the sessions to end (the SDK gives a child 2 s, then kills it)."""
+NEUTRAL_FOLDER = "/"
+"""Where a stdio server without `cwd` starts, unless it is sandboxed: a folder the agent
+cannot write (as Claude Desktop starts its servers)."""
 SETTLE_MARGIN = 5.0
 """Seconds `wait_settled` adds to the longest startup timeout (the SDK's own import)."""
 
@@ -91,6 +97,8 @@ class ServerInfo:
     """When `initialize` was answered (time.monotonic)."""
     ready_at: float | None = None
     """When its tools were listed and offered (time.monotonic)."""
+    confined: str = ""
+    """The sandbox it runs in ("workspace-write, no network"); "" for none."""
 
     @property
     def summary(self) -> str:
@@ -119,6 +127,7 @@ class _Slot:
     lost_once: bool = False
     initialized_at: float | None = None
     ready_at: float | None = None
+    confined: str = ""
     calls: set[concurrent.futures.Future[MCPToolObservation]] = field(default_factory=set)
 
     def info(self) -> ServerInfo:
@@ -131,6 +140,7 @@ class _Slot:
             self.server_version,
             self.initialized_at,
             self.ready_at,
+            self.confined,
         )
 
 
@@ -144,11 +154,14 @@ class MCPClientManager:
         errors: Mapping[str, str] | None = None,
         working_dir: str | None = None,
         secret: Callable[[str], str | None] | None = None,
+        sandbox: Callable[[], Sandbox | None] | None = None,
     ) -> None:
         """`errors`: servers whose settings are wrong, by name, with the message to show.
-        `secret` looks up a conversation secret named in `env` or `headers`."""
+        `secret` looks up a conversation secret named in `env` or `headers`; `sandbox` gives
+        the conversation's sandbox, which `sandboxed` stdio servers start in."""
         self._working_dir = working_dir
         self._secret = secret
+        self._sandbox = sandbox
         self._lock = threading.RLock()
         self._slots: dict[str, _Slot] = {}
         for name, spec in specs.items():
@@ -258,11 +271,17 @@ class MCPClientManager:
         try:
             from mcp import ClientSession
 
+            confined = self._confinement(spec)
+            with self._lock:
+                slot.confined = confined.config.describe() if confined is not None else ""
+
             # The deadline covers starting only; the scope wraps the whole session because
             # the transport's task groups must close inside it.
             with anyio.fail_after(spec.startup_timeout) as scope:
                 async with contextlib.AsyncExitStack() as stack:
-                    read, write = await stack.enter_async_context(self._transport(spec, errlog))
+                    read, write = await stack.enter_async_context(
+                        self._transport(spec, errlog, confined)
+                    )
                     session = await stack.enter_async_context(
                         ClientSession(read, write, message_handler=cast(Any, self._handler(slot)))
                     )
@@ -299,19 +318,29 @@ class MCPClientManager:
             if errlog is not None:
                 errlog.close()
 
-    def _transport(self, spec: MCPServerSpec, errlog: TextIO | None) -> Any:
-        """The SDK's transport context for a server: stdio, streamable HTTP or SSE."""
+    def _confinement(self, spec: MCPServerSpec) -> Sandbox | None:
+        """The sandbox a server starts in: the conversation's, for a `sandboxed` stdio server
+        while that sandbox is on (off, the server runs as the agent's commands would)."""
+        if spec.transport != "stdio" or not spec.sandboxed or self._sandbox is None:
+            return None
+        sandbox = self._sandbox()
+        return sandbox if sandbox is not None and sandbox.active else None
+
+    def _transport(
+        self, spec: MCPServerSpec, errlog: TextIO | None, sandbox: Sandbox | None = None
+    ) -> Any:
+        """The SDK's transport context for a server: stdio (in `sandbox`, if given),
+        streamable HTTP or SSE."""
         if spec.transport == "stdio":
             from mcp import StdioServerParameters
             from mcp.client.stdio import get_default_environment, stdio_client
 
             env = {**get_default_environment(), **self._filled(spec, "env", spec.env)}
-            cwd = spec.cwd
-            if self._working_dir and (cwd is None or not os.path.isabs(cwd)):
-                cwd = os.path.join(self._working_dir, cwd or "")
-            params = StdioServerParameters(
-                command=spec.command or "", args=list(spec.args), env=env, cwd=cwd
-            )
+            cwd = self._folder(spec)
+            argv = [spec.command or "", *spec.args]
+            if sandbox is not None:
+                argv = sandbox.command(_in_folder(argv, cwd, sandbox.workspace))
+            params = StdioServerParameters(command=argv[0], args=argv[1:], env=env, cwd=cwd)
             return stdio_client(params, errlog=errlog) if errlog else stdio_client(params)
         headers = self._filled(spec, "headers", spec.headers)
         if spec.transport == "sse":
@@ -319,6 +348,18 @@ class MCPClientManager:
 
             return sse_client(spec.url or "", headers=headers)
         return _http_streams(spec.url or "", headers)
+
+    def _folder(self, spec: MCPServerSpec) -> str | None:
+        """The folder a stdio server starts in: its `cwd` (a relative one within the
+        workspace); without one, the workspace for a `sandboxed` server, else NEUTRAL_FOLDER:
+        started in the workspace, `python -m name` or `npx name` would run a file the agent
+        may have written there, with the user's rights."""
+        cwd = spec.cwd
+        if cwd is None:
+            return self._working_dir if spec.sandboxed else NEUTRAL_FOLDER
+        if self._working_dir and not os.path.isabs(cwd):
+            return os.path.join(self._working_dir, cwd)
+        return cwd
 
     def _filled(self, spec: MCPServerSpec, key: str, values: dict[str, str]) -> dict[str, str]:
         """`env` or `headers` with the secrets they name filled in; ValueError names the
@@ -501,13 +542,15 @@ class MCPClientManager:
         self._notify()
 
     def tool_definitions(self) -> list[MCPToolDefinition]:
-        """The tools of every ready server, as ToolDefinitions with executors."""
+        """The tools of every ready server, as ToolDefinitions with executors, each named
+        `server_tool` (see `mcp_tool_name`)."""
         with self._lock:
             slots = [s for s in self._slots.values() if s.status is ServerStatus.READY]
         return [
             MCPToolDefinition.model_validate(
                 {
-                    "name": tool.name,
+                    "name": mcp_tool_name(slot.name, tool.name),
+                    "tool": tool.name,
                     "description": tool.description or "No description provided",
                     "server": slot.name,
                     "input_schema": tool.input_schema,
@@ -548,26 +591,33 @@ class MCPClientManager:
     # --- internals ---------------------------------------------------------------------
 
     def _check_conflicts(self) -> None:
-        """Fail a ready server whose tool has the name of an earlier server's or the
-        agent's own tool (config order decides, so it is the same on every start)."""
+        """Fail a ready server one of whose tools would be called by the name of another
+        server's tool or of one of the agent's own. The user's servers come first, then
+        those confined to the sandbox (a workspace's), each in config order: a workspace's
+        server never takes a name from the user's, and the outcome is the same on every
+        start."""
         taken: dict[str, str] = {}
-        for slot in self._slots.values():
+        slots = sorted(self._slots.values(), key=lambda s: bool(s.spec and s.spec.sandboxed))
+        for slot in slots:
             if slot.status is not ServerStatus.READY:
                 continue
-            clash = next(
-                (t.name for t in slot.tools if t.name in taken or t.name in self._reserved), None
-            )
+            names = {mcp_tool_name(slot.name, t.name): t.name for t in slot.tools}
+            clash = next((n for n in names if n in taken or n in self._reserved), None)
             if clash is None:
-                taken.update({t.name: slot.name for t in slot.tools})
+                taken.update(dict.fromkeys(names, slot.name))
                 continue
-            owner = f"MCP server '{taken[clash]}'" if clash in taken else "ohtui's own tools"
             slot.status, slot.session = ServerStatus.FAILED, None
-            slot.error = (
-                f"its tool '{clash}' has the same name as one of {owner}: disable one of the "
-                "two servers (/mcp, or `enabled = false`)"
-                if clash in taken
-                else f"its tool '{clash}' has the same name as one of {owner}: disable this server"
-            )
+            if clash in taken:
+                slot.error = (
+                    f"its tool '{names[clash]}' would be called {clash}, as a tool of MCP "
+                    f"server '{taken[clash]}' is: rename or disable one of the two servers "
+                    "(/mcp, or `enabled = false`)"
+                )
+            else:
+                slot.error = (
+                    f"its tool '{names[clash]}' would be called {clash}, as one of ohtui's own "
+                    "tools is: rename this server or disable it"
+                )
             if slot.stop is not None and self._loop is not None:
                 self._loop.call_soon_threadsafe(slot.stop.set)
 
@@ -588,6 +638,13 @@ class MCPClientManager:
                 listener()
             except Exception:
                 logger.exception("an MCP status listener failed")
+
+
+def _in_folder(argv: list[str], cwd: str | None, workspace: str) -> list[str]:
+    """`argv` run in `cwd` (the sandbox starts its command in the workspace)."""
+    if cwd is None or os.path.realpath(cwd) == os.path.realpath(workspace):
+        return argv
+    return ["/bin/sh", "-c", 'cd -- "$1" && shift && exec "$@"', "sh", cwd, *argv]
 
 
 class _SettingError(Exception):

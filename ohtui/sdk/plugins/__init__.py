@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ohtui.sdk.plugins.fetch import PluginFetchError, fetch_plugin
-    from ohtui.sdk.plugins.loader import LoadedPlugins, load_plugins
+    from ohtui.sdk.plugins.loader import LoadedPlugins, PluginCheck, load_plugins
     from ohtui.sdk.plugins.plugin import Plugin, PluginLoadError
     from ohtui.sdk.plugins.types import PluginSource, ResolvedPluginSource
 
@@ -19,6 +19,7 @@ _HOMES = {
     "PluginFetchError": "fetch",
     "fetch_plugin": "fetch",
     "LoadedPlugins": "loader",
+    "PluginCheck": "loader",
     "load_plugins": "loader",
     "Plugin": "plugin",
     "PluginLoadError": "plugin",
@@ -29,6 +30,7 @@ _HOMES = {
 __all__ = [
     "LoadedPlugins",
     "Plugin",
+    "PluginCheck",
     "PluginFetchError",
     "PluginLoadError",
     "PluginSource",

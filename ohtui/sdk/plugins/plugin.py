@@ -7,7 +7,8 @@ The layout is Claude Code's, which the OpenHands SDK reads too::
     ├── skills/                  (skill files, as in a project's .agents/skills/)
     ├── hooks/hooks.json         (hooks, as in .openhands/hooks.json; ${CLAUDE_PLUGIN_ROOT}
     │                             in a command is this folder)
-    └── .mcp.json                ({"mcpServers": {name: settings}})
+    └── .mcp.json                ({"mcpServers": {name: settings}}; ${CLAUDE_PLUGIN_ROOT}
+                                  in any of its values is this folder)
 
 Every part is optional; a part that is present but broken is a PluginLoadError naming the file.
 """
@@ -17,12 +18,13 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ohtui.sdk.context.skills.loader import load_skills_from_dir
 from ohtui.sdk.context.skills.skill import Skill
 from ohtui.sdk.hooks.config import HookConfig, HookConfigError, HookDefinition
 
+T = TypeVar("T")
 MANIFEST_PATHS = (".plugin/plugin.json", ".claude-plugin/plugin.json")
 ROOT_VARIABLES = ("CLAUDE_PLUGIN_ROOT", "PLUGIN_ROOT")
 """Written in a hook's command, each stands for the plugin's folder."""
@@ -45,6 +47,11 @@ class Plugin:
     hooks: HookConfig | None = None
     warnings: list[str] = field(default_factory=list)
     """Skill files in it that could not be read (each skipped)."""
+    source: str = ""
+    """Where it came from: its folder (resolved), or a git URL without credentials or
+    `github:o/r` with its folder in the repository (`#plugins/x`); set by `load_plugins`."""
+    commit: str | None = None
+    """The commit it was loaded at (git sources); set by `load_plugins`."""
 
     @classmethod
     def load(cls, path: str | Path) -> Plugin:
@@ -60,7 +67,7 @@ class Plugin:
             version=_optional_text(manifest, "version"),
             description=_optional_text(manifest, "description"),
             skills=list(skills.skills.values()),
-            mcp_config=_mcp_servers(root / ".mcp.json"),
+            mcp_config=_mcp_servers(root / ".mcp.json", root),
             hooks=_hooks(root / "hooks" / "hooks.json", root),
             warnings=skills.warnings,
         )
@@ -93,14 +100,40 @@ def _optional_text(manifest: dict[str, Any], key: str) -> str | None:
     return None if value is None else str(value)
 
 
-def _mcp_servers(path: Path) -> dict[str, Any]:
+def _mcp_servers(path: Path, root: Path) -> dict[str, Any]:
+    """The plugin's MCP servers, `${CLAUDE_PLUGIN_ROOT}` / `${PLUGIN_ROOT}` in any of their
+    values standing for the plugin's folder (so a server can run a script the plugin ships)."""
     if not path.is_file():
         return {}
     data = _read_json(path)
     servers = data.get("mcpServers", {}) if isinstance(data, dict) else None
     if not isinstance(servers, dict) or not all(isinstance(v, dict) for v in servers.values()):
         raise PluginLoadError(f'{path}: must be {{"mcpServers": {{"<name>": {{...settings...}}}}}}')
-    return servers
+    return {name: _in_plugin(_rooted(spec, root), root) for name, spec in servers.items()}
+
+
+def _in_plugin(spec: dict[str, Any], root: Path) -> dict[str, Any]:
+    """A stdio server starts in the plugin's folder (its `cwd` within it): a relative path
+    in its command line means a file the plugin ships, never one of the workspace."""
+    if "command" not in spec:
+        return spec
+    cwd = spec.get("cwd")
+    if cwd is None or (isinstance(cwd, str) and not Path(cwd).is_absolute()):
+        return {**spec, "cwd": str(root / cwd) if cwd else str(root)}
+    return spec
+
+
+def _rooted(value: T, root: Path) -> T:
+    """`value` with the plugin-root variables in every string replaced by `root`."""
+    if isinstance(value, str):
+        for name in ROOT_VARIABLES:
+            value = value.replace(f"${{{name}}}", str(root))  # type: ignore[assignment]
+        return value
+    if isinstance(value, dict):
+        return {k: _rooted(v, root) for k, v in value.items()}  # type: ignore[return-value]
+    if isinstance(value, list):
+        return [_rooted(v, root) for v in value]  # type: ignore[return-value]
+    return value
 
 
 def _hooks(path: Path, root: Path) -> HookConfig | None:
@@ -118,10 +151,7 @@ def _hooks(path: Path, root: Path) -> HookConfig | None:
     def rooted(hook: HookDefinition) -> HookDefinition:
         if not hook.command:
             return hook
-        command = hook.command
-        for name in ROOT_VARIABLES:
-            command = command.replace(f"${{{name}}}", str(root))
-        return hook.model_copy(update={"command": command})
+        return hook.model_copy(update={"command": _rooted(hook.command, root)})
 
     return HookConfig.model_validate(
         {

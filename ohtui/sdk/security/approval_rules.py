@@ -104,10 +104,17 @@ class ApprovalRule(BaseModel):
 
     def applies_to(self, action: ActionEvent) -> bool:
         """Whether this rule is about the action's tool: by its name, or for an MCP tool as
-        `mcp:server/tool` or `mcp:server/*`."""
+        `mcp:server/tool`, `mcp:server/*` or `server_tool` (the name the model calls it by).
+
+        A deny rule naming an MCP tool alone (`add`, as tools were called before they were
+        named by server) still denies it, from any server; an allow rule never allows
+        another server's tool of that name."""
         if self.applies_to_tool(action.tool_name):
             return True
-        return isinstance(action.action, MCPToolAction) and self.tool in action.action.rule_names
+        mcp = action.action
+        if not isinstance(mcp, MCPToolAction):
+            return False
+        return self.tool in mcp.rule_names or (self.decision == "deny" and self.tool == mcp.tool)
 
     def covers(self, command: Command) -> bool:
         """Whether this (allow) rule covers one command: literal words, the program on PATH."""

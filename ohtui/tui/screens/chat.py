@@ -354,26 +354,14 @@ class ChatScreen(Screen[None]):
     def on_notice(self, message: msg.Notice) -> None:
         self.notify(message.text, severity=message.severity)  # type: ignore[arg-type]
 
-    def on_mcp_trust_needed(self, message: msg.McpTrustNeeded) -> None:
-        """Ask whether to start the servers of the workspace's .mcp.json."""
-        from ohtui.tui.screens.confirm import ConfirmScreen
+    def on_trust_needed(self, message: msg.TrustNeeded) -> None:
+        """Ask whether to trust what would run, showing all of it."""
+        from ohtui.tui.screens.trust import TrustScreen
 
-        project = message.project
-        commands = "\n".join(f"  {line}" for line in project.launches)
-        detail = (
-            f"It would start these MCP servers, with your rights, now and whenever ohtui opens "
-            f"this workspace:\n{commands}\n\nTrusted until the file changes; Cancel starts "
-            "none of them."
+        screen = TrustScreen(
+            message.question, message.review, changed=message.changed, note=message.note
         )
-        self.app.push_screen(
-            ConfirmScreen(
-                f"Trust {project.path.name} of this workspace?",
-                detail,
-                confirm_label="Trust",
-                danger=True,
-            ),
-            self.session.answer_mcp_trust,
-        )
+        self.app.push_screen(screen, self.session.answer_trust)
 
     def on_mcp_changed(self, message: msg.McpChanged) -> None:
         """Keep an open /mcp screen current."""

@@ -14,11 +14,14 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from ohtui.sdk.mcp.manager import ServerInfo, ServerStatus
+from ohtui.tui.screens.fit import fit_to_screen, fits
 
 EMPTY_TEXT = (
     "No MCP servers are configured. Add [mcp.servers.NAME] to config.toml, or a .mcp.json "
     "to the workspace (see the README, “MCP servers”)."
 )
+FIT_TRIES = 3
+"""Layouts the list is fitted again after, until the dialog is on screen."""
 ERROR_LINES = 6
 """Lines of a failed server's error (and stderr tail) shown."""
 _MARKS = {
@@ -30,7 +33,7 @@ _MARKS = {
 
 
 def server_prompt(server: ServerInfo) -> Content:
-    """`● name  ready, 2 tools  (uvx mcp-server-time)`."""
+    """`● name  ready, 2 tools  uvx mcp-server-time`, and the sandbox it runs in."""
     mark, style = _MARKS[server.status]
     target = server.spec.short_target if server.spec is not None else ""
     status = server.summary if server.status is not ServerStatus.FAILED else "failed"
@@ -40,6 +43,7 @@ def server_prompt(server: ServerInfo) -> Content:
         "  ",
         (status, style),
         (f"  {target}", "$foreground-muted") if target else "",
+        (f"  (sandbox: {server.confined})", "$foreground-muted") if server.confined else "",
     )
 
 
@@ -76,6 +80,8 @@ class MCPScreen(ModalScreen[None]):
         super().__init__()
         self._servers = list(servers)
         self._toggle = toggle
+        self._filled = False
+        """The list has been filled once: `show` before that only keeps the servers."""
 
     def compose(self) -> ComposeResult:
         """The servers with their tools (or the empty state) and a key legend."""
@@ -88,12 +94,31 @@ class MCPScreen(ModalScreen[None]):
             )
 
     def on_mount(self) -> None:
-        """Fill the list."""
+        """Fill the list (with the servers as they are by now)."""
+        self._filled = True
         self.show(self._servers)
 
+    def on_resize(self) -> None:
+        """Fit again to the new size."""
+        self.call_after_refresh(self._fit)
+
+    def _fit(self, tries: int = FIT_TRIES) -> None:
+        """Let the list take the rows the heading and legend leave (it scrolls beyond them):
+        the legend stays on screen however small the terminal."""
+        fit_to_screen(self.query_one("#dialog"), self.query_one("#servers"), self.size.height)
+        if tries > 0:
+            self.call_after_refresh(self._refit, tries - 1)
+
+    def _refit(self, tries: int) -> None:
+        if not fits(self.query_one("#legend"), self.size.height):
+            self._fit(tries)
+
     def show(self, servers: Sequence[ServerInfo]) -> None:
-        """Show these servers (kept on the same server as before)."""
+        """Show these servers (kept on the same server as before). A change may arrive
+        between the push of this screen and its mount: it is kept, and shown on mount."""
         self._servers = list(servers)
+        if not self._filled:
+            return
         option_list = self.query_one("#servers", OptionList)
         current = self._highlighted()
         option_list.clear_options()
@@ -107,6 +132,7 @@ class MCPScreen(ModalScreen[None]):
         if names:
             target = current if current in names else names[0]
             option_list.highlighted = option_list.get_option_index(target)
+        self.call_after_refresh(self._fit)
 
     def _highlighted(self) -> str | None:
         option = self.query_one("#servers", OptionList).highlighted_option

@@ -155,7 +155,8 @@ def test_a_local_plugin_brings_skills_mcp_settings_and_hooks(
     conv = open_conversation(plugins=[PluginSource(source=str(folder))])
 
     assert "Check the tests first." in recalled(conv, "please review this")
-    assert conv.agent.mcp_config == {"fetch": {"command": "uvx", "args": ["mcp-server-fetch"]}}
+    fetch = {"command": "uvx", "args": ["mcp-server-fetch"], "cwd": str(folder)}
+    assert conv.agent.mcp_config == {"fetch": fetch}  # started in its plugin's folder
     assert conv.state.agent.mcp_config == conv.agent.mcp_config
     assert log.read_text() == "review\n"
     assert conv.resolved_plugins == [
@@ -195,7 +196,10 @@ def test_plugins_merge_skills_and_mcp_by_name_last_wins_and_hooks_all_run(
     assert "B style" in text and "A style" not in text
     assert "A only" in text
     assert text.endswith("Be brief.")  # the agent's own context is kept
-    assert conv.agent.mcp_config == {"search": {"command": "b-search"}, "db": {"command": "a-db"}}
+    assert conv.agent.mcp_config == {
+        "search": {"command": "b-search", "cwd": str(second)},
+        "db": {"command": "a-db", "cwd": str(first)},
+    }
     assert log.read_text().splitlines() == ["own", "a", "b"]
 
 
@@ -405,3 +409,89 @@ def test_a_server_that_never_answers_fails_within_seconds(
         for conn in accepted:
             conn.close()
     assert time.monotonic() - started < 15
+
+
+# --- what a plugin runs, and where ------------------------------------------------------------
+
+
+def test_the_plugin_root_is_filled_in_throughout_its_mcp_servers(
+    open_conversation, tmp_path: Path
+) -> None:
+    root = "${CLAUDE_PLUGIN_ROOT}"
+    server = {
+        "command": f"{root}/bin/server",
+        "args": ["--config", f"{root}/config.json", "--data=${PLUGIN_ROOT}/data"],
+        "env": {"PLUGIN_HOME": root, "TOKEN": "${TOKEN}"},
+        "cwd": root,
+    }
+    folder = make_plugin(tmp_path / "p", "p", mcp={"srv": server})
+    conv = open_conversation(plugins=[PluginSource(source=str(folder))])
+    assert conv.agent.mcp_config["srv"] == {
+        "command": f"{folder}/bin/server",
+        "args": ["--config", f"{folder}/config.json", f"--data={folder}/data"],
+        "env": {"PLUGIN_HOME": str(folder), "TOKEN": "${TOKEN}"},  # a secret stays a secret
+        "cwd": str(folder),
+    }
+
+
+def test_a_plugin_command_hook_runs_in_the_conversations_sandbox(
+    open_conversation, workspace: Path, tmp_path: Path
+) -> None:
+    from ohtui.sdk.sandbox import SandboxConfig
+
+    outside, inside = tmp_path / "outside.txt", workspace / "inside.txt"
+    hooks = {
+        "UserPromptSubmit": [
+            {"hooks": [{"type": "command", "command": f"echo in > {inside}; echo out > {outside}"}]}
+        ]
+    }
+    folder = make_plugin(tmp_path / "p", "p")
+    write(folder / "hooks" / "hooks.json", json.dumps({"hooks": hooks}))
+    conv = open_conversation(plugins=[PluginSource(source=str(folder))], sandbox=SandboxConfig())
+    conv.send_message("hello")
+    assert inside.read_text() == "in\n"  # the hook ran, in the workspace
+    assert not outside.exists()  # and could write nothing outside it
+
+
+def test_a_plugin_check_sees_every_plugin_first_and_only_those_it_keeps_are_used(
+    open_conversation, tmp_path: Path
+) -> None:
+    log = tmp_path / "hooks.log"
+    kept = make_plugin(tmp_path / "kept", "kept", skills={"k": skill("kay", "Kept.")}, hook_log=log)
+    left = make_plugin(
+        tmp_path / "left",
+        "left",
+        skills={"l": skill("ell", "Left.")},
+        mcp={"srv": {"command": "x"}},
+        hook_log=log,
+    )
+    seen: list[list[str]] = []
+
+    def check(plugins: list[Plugin]) -> list[Plugin]:
+        seen.append([f"{p.name} {p.source}" for p in plugins])
+        return [p for p in plugins if p.name == "kept"]
+
+    conv = open_conversation(
+        plugins=[PluginSource(source=str(kept)), PluginSource(source=str(left))],
+        plugin_check=check,
+    )
+    assert seen == [[f"kept {kept}", f"left {left}"]]
+    text = recalled(conv, "kay and ell")
+    assert "Kept." in text and "Left." not in text
+    assert conv.agent.mcp_config == {}
+    assert log.read_text() == "kept\n"
+    assert [r.source for r in conv.resolved_plugins or []] == [str(kept)]
+
+
+def test_a_plugin_check_that_refuses_opens_nothing(
+    open_conversation, tmp_path: Path, persistence_dir: Path
+) -> None:
+    log = tmp_path / "hooks.log"
+    folder = make_plugin(tmp_path / "p", "p", hook_log=log)
+
+    def refuse(plugins: list[Plugin]) -> list[Plugin]:
+        raise RuntimeError("not trusted")
+
+    with pytest.raises(RuntimeError, match="not trusted"):
+        open_conversation(plugins=[PluginSource(source=str(folder))], plugin_check=refuse)
+    assert not log.exists()

@@ -72,7 +72,7 @@ def test_convert_time_end_to_end_and_no_child_left(
     conversation = make({"time": time_server()})
     conversation.set_confirmation_policy(NeverConfirm())
     arguments = {"source_timezone": "UTC", "time": "09:30", "target_timezone": "Asia/Tokyo"}
-    llm_server.reply_tool_call("convert_time", arguments)
+    llm_server.reply_tool_call("time_convert_time", arguments)
     llm_server.reply_text("It is 18:30 in Tokyo.")
     conversation.send_message("What is 09:30 UTC in Tokyo?")
     conversation.run()
@@ -85,7 +85,7 @@ def test_convert_time_end_to_end_and_no_child_left(
     # The model saw the result, and the server's own schema was offered.
     second = llm_server.requests[1]
     assert any("Asia/Tokyo" in json.dumps(m) for m in second["messages"] if m["role"] == "tool")
-    entry = tool_entries(llm_server.requests[0])["convert_time"]
+    entry = tool_entries(llm_server.requests[0])["time_convert_time"]
     assert entry["description"].startswith("Convert time between timezones")
     params = entry["parameters"]
     assert params["required"] == ["source_timezone", "time", "target_timezone"]
@@ -104,15 +104,15 @@ def test_bad_arguments_and_error_results_reach_the_model(
 ) -> None:
     conversation = make({"t": ours()})
     conversation.set_confirmation_policy(NeverConfirm())
-    llm_server.reply_tool_call("add", {"a": "two", "b": None})
-    llm_server.reply_tool_call("fail", {"msg": "boom"})
-    llm_server.reply_tool_call("add", {"a": 2, "b": 3, "extra": None})
+    llm_server.reply_tool_call("t_add", {"a": "two", "b": None})
+    llm_server.reply_tool_call("t_fail", {"msg": "boom"})
+    llm_server.reply_tool_call("t_add", {"a": 2, "b": 3, "extra": None})
     llm_server.reply_text("done")
     conversation.send_message("go")
     conversation.run()
 
     [error] = of_type(conversation.state.events, AgentErrorEvent)
-    assert "Invalid arguments for tool 'add' (MCP server 't')" in error.error
+    assert "Invalid arguments for tool 't_add' (MCP server 't')" in error.error
     assert "'two' is not of type 'integer'" in error.error
     failed, added = of_type(conversation.state.events, ObservationEvent)
     assert failed.observation.is_error and "boom" in failed.observation.text
@@ -128,7 +128,7 @@ def test_a_failed_server_leaves_the_conversation_going(
 ) -> None:
     conversation = make({"broken": ours("--crash-on-start"), "t": ours("--name", "t")})
     conversation.set_confirmation_policy(NeverConfirm())
-    llm_server.reply_tool_call("add", {"a": 1, "b": 1})
+    llm_server.reply_tool_call("t_add", {"a": 1, "b": 1})
     llm_server.reply_text("done")
     conversation.send_message("go")
     conversation.run()
@@ -145,7 +145,7 @@ def test_secrets_are_expanded_in_arguments_and_masked_in_results(
 ) -> None:
     conversation = make({"t": ours()}, secrets={"API_TOKEN": StaticSecret(value="s3cr3t-value")})
     conversation.set_confirmation_policy(NeverConfirm())
-    llm_server.reply_tool_call("echo", {"text": "token=${API_TOKEN}"})
+    llm_server.reply_tool_call("t_echo", {"text": "token=${API_TOKEN}"})
     llm_server.reply_text("done")
     conversation.send_message("go")
     conversation.run()
@@ -164,15 +164,15 @@ def test_read_only_tools_run_and_others_wait_under_confirm_risky(
     conversation = make({"t": ours()})
     conversation.set_confirmation_policy(ConfirmRisky())
     conversation.set_security_analyzer(PatternSecurityAnalyzer())
-    llm_server.reply_tool_call("add", {"a": 1, "b": 2})
-    llm_server.reply_tool_call("sleep", {"seconds": 0})
+    llm_server.reply_tool_call("t_add", {"a": 1, "b": 2})
+    llm_server.reply_tool_call("t_sleep", {"seconds": 0})
     conversation.send_message("go")
     conversation.run()
     assert conversation.state.execution_status is Status.WAITING_FOR_CONFIRMATION
     [observation] = of_type(conversation.state.events, ObservationEvent)
     assert observation.observation.text == "3"
     pending = conversation.state.get_unmatched_actions(conversation.state.events)
-    assert [a.tool_name for a in pending] == ["sleep"]
+    assert [a.tool_name for a in pending] == ["t_sleep"]
 
 
 def test_an_allow_rule_can_name_an_mcp_tool(make: Any, llm_server: ScriptedLLMServer) -> None:
@@ -180,20 +180,20 @@ def test_an_allow_rule_can_name_an_mcp_tool(make: Any, llm_server: ScriptedLLMSe
     rules = [ApprovalRule(tool="mcp:t/sleep"), ApprovalRule(tool="mcp:other/*")]
     conversation.set_confirmation_policy(ApprovalRulesPolicy(rules=rules, fallback=ConfirmRisky()))
     conversation.set_security_analyzer(PatternSecurityAnalyzer())
-    llm_server.reply_tool_call("sleep", {"seconds": 0})
-    llm_server.reply_tool_call("fail", {"msg": "x"})
+    llm_server.reply_tool_call("t_sleep", {"seconds": 0})
+    llm_server.reply_tool_call("t_fail", {"msg": "x"})
     conversation.send_message("go")
     conversation.run()
     [slept] = of_type(conversation.state.events, ObservationEvent)
     assert slept.observation.text == "slept 0.0"
     pending = conversation.state.get_unmatched_actions(conversation.state.events)
-    assert [a.tool_name for a in pending] == ["fail"]  # no rule covers it: it asks
+    assert [a.tool_name for a in pending] == ["t_fail"]  # no rule covers it: it asks
 
 
 def test_interrupt_cancels_an_in_flight_call(make: Any, llm_server: ScriptedLLMServer) -> None:
     conversation = make({"t": ours()})
     conversation.set_confirmation_policy(NeverConfirm())
-    llm_server.reply_tool_call("sleep", {"seconds": 30})
+    llm_server.reply_tool_call("t_sleep", {"seconds": 30})
     conversation.send_message("go")
     runner = threading.Thread(target=conversation.run)
     runner.start()
@@ -222,7 +222,7 @@ def test_resume_without_the_server_opens_and_tells_the_model(
         visualizer=None,
     )
     first.set_confirmation_policy(NeverConfirm())
-    llm_server.reply_tool_call("add", {"a": 1, "b": 2})
+    llm_server.reply_tool_call("t_add", {"a": 1, "b": 2})
     llm_server.reply_text("3")
     first.send_message("add")
     first.run()
@@ -239,12 +239,12 @@ def test_resume_without_the_server_opens_and_tells_the_model(
     try:
         [old] = of_type(again.state.events, ObservationEvent)
         assert isinstance(old.observation, MCPToolObservation)  # read back typed
-        llm_server.reply_tool_call("add", {"a": 2, "b": 2})
+        llm_server.reply_tool_call("t_add", {"a": 2, "b": 2})
         llm_server.reply_text("The tool is gone.")
         again.send_message("again")
         again.run()
         [error] = of_type(again.state.events, AgentErrorEvent)
-        assert "There is no tool named 'add' now" in error.error
+        assert "There is no tool named 't_add' now" in error.error
         assert "MCP server 't'" in error.error and "not configured" in error.error
         assert again.state.execution_status is Status.FINISHED
     finally:
@@ -280,7 +280,7 @@ def ask_for_the_token(
     server = ours(env={"SERVICE_TOKEN": "${TOKEN}"})
     conversation = make({"t": server}, secrets={"TOKEN": StaticSecret(value=token)}, **kwargs)
     conversation.set_confirmation_policy(NeverConfirm())
-    llm_server.reply_tool_call("getenv", {"name": "SERVICE_TOKEN"})
+    llm_server.reply_tool_call("t_getenv", {"name": "SERVICE_TOKEN"})
     llm_server.reply_text("done")
     conversation.send_message("go")
     conversation.run()
@@ -314,4 +314,55 @@ def test_deferred_servers_start_on_start_mcp_or_with_the_first_step(
     # Never started by hand: the first step starts them, with the conversation's secrets.
     _, observation = ask_for_the_token(make, llm_server, "tok-7654321", defer_mcp=True)
     assert observation.observation.text == "<secret-hidden>"  # the server had the value
-    assert "getenv" in tool_entries(llm_server.requests[0])
+    assert "t_getenv" in tool_entries(llm_server.requests[0])
+
+
+def test_a_call_saved_under_its_old_name_resumes_and_runs_by_its_server(
+    llm: LLM, workspace: Path, persistence_dir: Path, llm_server: ScriptedLLMServer
+) -> None:
+    from ohtui.sdk.llm import MessageToolCall
+    from ohtui.sdk.security.risk import SecurityRisk
+
+    # Saved before MCP tools were named by server: the waiting call is called "sleep".
+    first = LocalConversation(
+        agent=Agent(llm=llm), workspace=workspace, persistence_dir=persistence_dir, visualizer=None
+    )
+    waiting = ActionEvent(
+        action=MCPToolAction(server="t", tool="sleep", data={"seconds": 0}),
+        tool_name="sleep",
+        tool_call_id="c1",
+        tool_call=MessageToolCall(id="c1", name="sleep", arguments='{"seconds": 0}'),
+        llm_response_id="r1",
+        security_risk=SecurityRisk.MEDIUM,
+    )
+    first.state.events.append(waiting)
+    conversation_id = first.id
+    first.close()
+
+    again = LocalConversation(
+        agent=Agent(llm=llm, mcp_config={"t": ours()}),
+        workspace=workspace,
+        persistence_dir=persistence_dir,
+        conversation_id=conversation_id,
+        visualizer=None,
+    )
+    try:
+        [pending] = again.state.get_unmatched_actions(again.state.events)
+        assert pending.tool_name == "sleep" and pending.action is not None
+        assert str(pending.action.visualize).startswith("t/sleep")  # shown by its server
+        # An allow rule keyed to the new name covers it.
+        again.set_confirmation_policy(
+            ApprovalRulesPolicy(rules=[ApprovalRule(tool="t_sleep")], fallback=ConfirmRisky())
+        )
+        llm_server.reply_tool_call("sleep", {"seconds": 0})  # the model uses the old name
+        llm_server.reply_text("done")
+        again.run()
+        ran = [
+            e for e in of_type(again.state.events, ObservationEvent) if e.action_id == pending.id
+        ]
+        assert ran and ran[0].observation.text == "slept 0.0"
+        [error] = of_type(again.state.events, AgentErrorEvent)
+        assert "There is no tool named 'sleep': it is called 't_sleep' now" in error.error
+        assert again.state.execution_status is Status.FINISHED
+    finally:
+        again.close()

@@ -69,3 +69,18 @@ def test_errors_name_the_server_and_the_field(spec: dict[str, object], words: li
 def test_mcp_servers_must_be_an_object() -> None:
     with pytest.raises(MCPConfigError, match="mcpServers"):
         parse_servers({"mcpServers": ["time"]})
+
+
+def test_tool_names_carry_their_server_and_fit_every_llm_api() -> None:
+    import re
+
+    from ohtui.sdk.mcp.definition import mcp_tool_name
+
+    assert mcp_tool_name("github", "create_issue") == "github_create_issue"  # as OpenHands names
+    allowed = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+    odd = [("my.srv", "get"), ("my_srv", "get"), ("s", "a/b"), ("s", "a.b"), ("x" * 60, "y" * 60)]
+    names = [mcp_tool_name(server, tool) for server, tool in odd]
+    assert all(allowed.match(name) for name in names), names
+    assert len(set(names)) == len(names)  # what differs stays apart
+    assert names[0].startswith("my_srv_get_") and names[1] == "my_srv_get"
+    assert names == [mcp_tool_name(server, tool) for server, tool in odd]  # the same every time

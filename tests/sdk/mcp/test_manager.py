@@ -128,19 +128,31 @@ def test_a_server_that_never_initializes_times_out(make: Any) -> None:
     assert infos["t"].status is ServerStatus.READY
 
 
-def test_duplicate_tool_names_fail_the_later_server_naming_both(make: Any) -> None:
-    manager = make({"first": ours(), "second": ours("--name", "other")})
+def test_tools_of_the_same_name_on_two_servers_are_both_offered_by_server(make: Any) -> None:
+    # A workspace's server with the user's tool names can shadow nothing: names carry servers.
+    manager = make({"repo": ours("--name", "repo", sandboxed=True), "mine": ours()})
+    assert status(manager) == {"repo": "ready, 6 tools", "mine": "ready, 6 tools"}
+    named = {t.name: (t.server, t.tool) for t in manager.tool_definitions()}
+    assert named["mine_add"] == ("mine", "add") and named["repo_add"] == ("repo", "add")
+    assert "add" not in named
+    assert manager.call("mine", "add", {"a": 1, "b": 2}).server == "mine"
+
+
+def test_a_name_two_servers_would_share_fails_the_workspace_one_naming_both(make: Any) -> None:
+    # calc + x_add and calc_x + add are both called calc_x_add: the user's server keeps it,
+    # though the workspace's comes first in the settings.
+    manager = make({"calc": ours("--tool-prefix", "x_", sandboxed=True), "calc_x": ours()})
     infos = {s.name: s for s in manager.servers()}
-    assert infos["first"].status is ServerStatus.READY
-    assert infos["second"].status is ServerStatus.FAILED
-    error = infos["second"].error or ""
-    assert "'first'" in error and "same name" in error
-    assert {t.server for t in manager.tool_definitions()} == {"first"}
+    assert infos["calc_x"].status is ServerStatus.READY
+    assert infos["calc"].status is ServerStatus.FAILED
+    error = infos["calc"].error or ""
+    assert "'x_add' would be called calc_x_add" in error and "'calc_x'" in error
+    assert {t.server for t in manager.tool_definitions()} == {"calc_x"}
 
 
 def test_a_tool_named_like_an_agent_tool_is_refused(make: Any) -> None:
     manager = make({"t": ours()})
-    manager.reserve(["add", "terminal"])
+    manager.reserve(["t_add", "terminal"])
     [info] = manager.servers()
     assert info.status is ServerStatus.FAILED and "ohtui's own tools" in (info.error or "")
 
@@ -214,3 +226,16 @@ def test_invalid_settings_are_listed_as_failed() -> None:
     [info] = manager.servers()
     assert info.status is ServerStatus.FAILED and "`command`" in info.summary
     manager.close()
+
+
+def test_a_server_without_cwd_never_runs_a_module_the_workspace_shadows(
+    make: Any, tmp_path: Path
+) -> None:
+    # `python -m mcp_server_time` started in the workspace would import the agent's file.
+    workspace = tmp_path / "project"
+    workspace.mkdir()
+    marker = tmp_path / "ran-unconfined"
+    (workspace / "mcp_server_time.py").write_text(f"open({str(marker)!r}, 'w')\n")
+    manager = make({"time": time_server()}, working_dir=str(workspace))
+    assert status(manager) == {"time": "ready, 2 tools"}
+    assert not marker.exists()

@@ -178,6 +178,35 @@ def test_tool_wide_rules() -> None:
     assert terminal_only.decide(edit("a.py"), WS).rule is None
 
 
+def mcp_call(server: str, tool: str, name: str | None = None) -> ActionEvent:
+    from ohtui.sdk.mcp import MCPToolAction
+    from ohtui.sdk.mcp.definition import mcp_tool_name
+
+    name = name or mcp_tool_name(server, tool)
+    return ActionEvent(
+        action=MCPToolAction(server=server, tool=tool),
+        tool_name=name,
+        tool_call_id="c1",
+        tool_call=MessageToolCall(id="c1", name=name, arguments="{}"),
+        llm_response_id="r1",
+    )
+
+
+def test_mcp_rules_are_keyed_to_the_server_the_tool_comes_from() -> None:
+    mine, repo = mcp_call("mine", "deploy"), mcp_call("repo", "deploy")
+    for rule in ("mine_deploy", "mcp:mine/deploy", "mcp:mine/*"):
+        keyed = policy(ApprovalRule(tool=rule))
+        assert (verdict(keyed, mine), verdict(keyed, repo)) == ("allow", "confirm"), rule
+    # A rule naming the tool alone (as before tools were named by server) allows no
+    # server's tool, and still denies every server's.
+    assert verdict(policy(ApprovalRule(tool="deploy")), mine) == "confirm"
+    bare_deny = policy(ApprovalRule(tool="deploy", decision="deny"))
+    assert (verdict(bare_deny, mine), verdict(bare_deny, repo)) == ("deny", "deny")
+    # A call saved under its old name is covered by the rules of its new one.
+    old = mcp_call("mine", "deploy", name="deploy")
+    assert verdict(policy(ApprovalRule(tool="mine_deploy")), old) == "allow"
+
+
 def test_unmatched_actions_go_to_the_fallback() -> None:
     action = terminal("npm test", SecurityRisk.LOW)
     rules = [allow("git status")]

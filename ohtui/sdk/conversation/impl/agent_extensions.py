@@ -20,6 +20,7 @@ from ohtui.sdk.plugins.types import PluginSource, ResolvedPluginSource
 
 if TYPE_CHECKING:
     from ohtui.sdk.hooks.config import HookConfig
+    from ohtui.sdk.plugins.loader import PluginCheck
 
 
 @dataclass
@@ -39,12 +40,13 @@ def extend_agent(
     plugins: Sequence[PluginSource] | None,
     saved_plugins: Sequence[ResolvedPluginSource] | None,
     plugin_cache_dir: Path | None = None,
+    plugin_check: PluginCheck | None = None,
 ) -> AgentExtension:
-    """Load the plugins (pinned to `saved_plugins`' commits) and the skills the agent's
-    context asks for, and merge them into a copy of the agent.
+    """Load the plugins (pinned to `saved_plugins`' commits; those `plugin_check` keeps)
+    and the skills the agent's context asks for, and merge them into a copy of the agent.
 
-    Raises PluginFetchError or PluginLoadError when a plugin cannot be used; skill files
-    that cannot be read are skipped with a warning each.
+    Raises PluginFetchError or PluginLoadError when a plugin cannot be used, and what
+    `plugin_check` raises; skill files that cannot be read are skipped with a warning each.
     """
     context = agent.agent_context
     wants_disk = context is not None and (context.load_project_skills or context.load_user_skills)
@@ -55,7 +57,7 @@ def extend_agent(
     from ohtui.sdk.plugins.loader import LoadedPlugins, load_plugins
 
     loaded = (
-        load_plugins(plugins, saved_plugins, cache_dir=plugin_cache_dir)
+        load_plugins(plugins, saved_plugins, cache_dir=plugin_cache_dir, check=plugin_check)
         if plugins or saved_plugins
         else LoadedPlugins()
     )

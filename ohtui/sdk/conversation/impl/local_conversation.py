@@ -53,6 +53,7 @@ from ohtui.sdk.workspace.local import LocalWorkspace
 if TYPE_CHECKING:
     from ohtui.sdk.hooks.config import HookConfig
     from ohtui.sdk.hooks.runner import HookManager
+    from ohtui.sdk.plugins.loader import PluginCheck
 
 logger = logging.getLogger(__name__)
 
@@ -112,6 +113,7 @@ class LocalConversation(BaseConversation):
         max_budget_per_run: float | None = None,
         plugin_cache_dir: str | Path | None = None,
         defer_mcp: bool = False,
+        plugin_check: PluginCheck | None = None,
     ) -> None:
         """Create a conversation, or resume the one saved under `persistence_dir` with this id.
 
@@ -129,7 +131,8 @@ class LocalConversation(BaseConversation):
         `plugins` load in order (git sources cloned into `plugin_cache_dir`, by default the
         user cache dir): skills by name and MCP settings by key, the last winning; hooks
         added to `hook_config`'s. Each is pinned to its commit in `resolved_plugins`, which a
-        resume loads again (with `plugins` None: the saved ones). The agent context's skills
+        resume loads again (with `plugins` None: the saved ones); `plugin_check` sees them
+        first and says which to use (the front end's trust). The agent context's skills
         on disk (project, user) load here too; files that cannot be read are skipped, each
         with a warning in `skill_warnings`. Raises PluginFetchError or PluginLoadError when
         a plugin cannot be used. The agent's MCP servers start in the background now, or
@@ -165,7 +168,9 @@ class LocalConversation(BaseConversation):
         try:
             self.skill_warnings: list[str] = []
             if not read_only:  # a read-only conversation runs nothing: no plugins to fetch
-                hook_config = self._extend_agent(plugins, hook_config, plugin_cache_dir)
+                hook_config = self._extend_agent(
+                    plugins, hook_config, plugin_cache_dir, plugin_check
+                )
             self._set_up(
                 visualizer, callbacks, token_callbacks, hook_config, stuck_detection_thresholds
             )
@@ -181,6 +186,7 @@ class LocalConversation(BaseConversation):
                     self.workspace.working_dir,
                     self._state.secret_registry.get_secret_value,
                     launch=not defer_mcp,
+                    sandbox=lambda: self._state.sandbox,
                 )
         except BaseException:
             self._state.close()  # lets go of the conversation
@@ -197,6 +203,7 @@ class LocalConversation(BaseConversation):
         plugins: list[PluginSource] | None,
         hook_config: HookConfig | None,
         cache_dir: str | Path | None,
+        check: PluginCheck | None = None,
     ) -> HookConfig | None:
         """Merge plugins and skills on disk into the agent; return the hooks to run."""
         extension = extend_agent(
@@ -206,6 +213,7 @@ class LocalConversation(BaseConversation):
             plugins,
             self._state.resolved_plugins,
             Path(cache_dir) if cache_dir is not None else None,
+            check,
         )
         self.skill_warnings = extension.warnings
         if extension.agent is not self.agent:
@@ -235,6 +243,7 @@ class LocalConversation(BaseConversation):
             visualizer=self._visualizer,
             conversation_stats=self._state.stats,
             sandbox_getter=self._hook_sandbox,
+            command_sandbox=lambda: self._state.sandbox,
             on_event=self._on_event,
         )
 
@@ -362,7 +371,7 @@ class LocalConversation(BaseConversation):
         if not isinstance(event, ActionEvent) or event.action is None:
             return False
         try:
-            tool = self.agent.tools_map.get(event.tool_name)
+            tool = self.agent.tool_for(event)
         except RuntimeError:  # its tools are not resolved: assume the worst
             return True
         return tool is None or not tool.is_read_only
