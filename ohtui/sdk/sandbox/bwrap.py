@@ -53,6 +53,8 @@ def bwrap_launch(sandbox: Sandbox, argv: Sequence[str], environ: Mapping[str, st
     for top in tops:
         args.add("--tmpfs", top)
     covered += tops
+    for prefix in _programs_in_temp(argv, environ, temp_roots):
+        args.add("--ro-bind", prefix, prefix)
     for path in bound:
         args.add("--bind", path, path)
     if read_only_workspace:
@@ -189,6 +191,27 @@ def _runtime_keep(roots: list[str], environ: Mapping[str, str]) -> Iterable[tupl
         else:
             done.add(path)
             yield "--ro-bind", path, path
+
+
+def _programs_in_temp(
+    argv: Sequence[str], environ: Mapping[str, str], temp_roots: list[str]
+) -> list[str]:
+    """Program folders in a private temp folder, to show read-only: the prefix (the folder
+    above `bin`, a virtual environment's root) of the program started and of each folder on
+    PATH there. A program installed under /tmp (a clone and its venv, an unpacked tool) runs
+    in the sandbox as it runs outside it."""
+    folders = [p for p in environ.get("PATH", "").split(":") if p.startswith("/")]
+    if argv and os.path.isabs(argv[0]):
+        folders.append(os.path.dirname(argv[0]))
+    prefixes = []
+    for folder in folders:
+        root = within(folder, temp_roots)
+        if root is None or folder == root or not os.path.isdir(folder):
+            continue
+        prefix = os.path.dirname(folder) if os.path.basename(folder) == "bin" else folder
+        if prefix != root and prefix not in prefixes:
+            prefixes.append(prefix)
+    return prefixes
 
 
 def _temp_tops(paths: list[str], temp_roots: list[str]) -> tuple[list[str], list[str]]:

@@ -99,14 +99,27 @@ def test_ohtui_installed_under_tmp_runs_sandboxed_commands(
         shell = BashSession(shell="bash", working_dir={str(project)!r}, sandbox=box)
         out = []
         result = shell.run("echo ran-$((6*7))", 30, out.append)
+        # A program of that install, found on PATH, as a project's MCP server or hook runs.
+        shell.run("python -c 'import ohtui.sdk.sandbox; print(7)'", 30, out.append)
         shell.close()
-        print(problem, result.exit_code, b"".join(out).decode().strip())
+        import subprocess, sys
+        server = subprocess.run(
+            box.command([sys.executable, "-c", "import ohtui; print(8)"]),
+            capture_output=True, text=True, check=False,
+        )
+        print(problem, result.exit_code, b"".join(out).decode().split(), server.stdout.strip())
         """
     )
+    env = {**os.environ, "PATH": f"{venv_in_tmp.parent}:{os.environ['PATH']}"}
     done = subprocess.run(
-        [venv_in_tmp, "-c", script], capture_output=True, text=True, timeout=120, check=False
+        [venv_in_tmp, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env=env,
     )
-    assert done.stdout.strip() == "None 0 ran-42", done.stdout + done.stderr
+    assert done.stdout.strip() == "None 0 ['ran-42', '7'] 8", done.stdout + done.stderr
 
 
 @pytest.fixture
