@@ -101,10 +101,9 @@ class Sandbox:
 
     def check_write(self, path: str) -> str | None:
         """Why `path` may not be written by the agent's tools; None when it may."""
-        try:
-            real = self.real(path)
-        except OSError as exc:  # it changed while it was resolved
-            return f"{path} could not be resolved ({exc.strerror or exc})"
+        real, unresolved = self._resolve(path)
+        if unresolved:
+            return unresolved
         own = self._own_file(real, writing=True)
         if own:
             return own
@@ -135,10 +134,9 @@ class Sandbox:
 
     def check_read(self, path: str) -> str | None:
         """Why `path` may not be read by the agent's tools; None when it may."""
-        try:
-            real = self.real(path)
-        except OSError as exc:  # it changed while it was resolved
-            return f"{path} could not be resolved ({exc.strerror or exc})"
+        real, unresolved = self._resolve(path)
+        if unresolved:
+            return unresolved
         own = self._own_file(real, writing=False)
         if own:
             return own
@@ -146,6 +144,13 @@ class Sandbox:
             return None
         hidden = within(real, self.hidden)
         return f"{path} is hidden by the sandbox ({hidden})" if hidden else None
+
+    def _resolve(self, path: str) -> tuple[str, str | None]:
+        """(`path` resolved, None), or ("", why not) when it changed while it was resolved."""
+        try:
+            return self.real(path), None
+        except OSError as exc:
+            return "", f"{path} could not be resolved ({exc.strerror or exc})"
 
     def _own_file(self, real: str, *, writing: bool) -> str | None:
         """Why the application's own files refuse this access, if they do."""
