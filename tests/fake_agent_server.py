@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import copy
 import json
+import socket as sockets
 import threading
 import time
 import uuid
@@ -23,7 +24,6 @@ from pathlib import Path
 from typing import Any
 
 import uvicorn
-from peer_agent_server import free_port
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
@@ -76,17 +76,17 @@ class FakeAgentServer:
         self.final_status_override: str | None = None
         self._sockets: set[WebSocket] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
-        self.port = free_port()
+        # Bound here and handed over: a port only picked and bound later can be taken by
+        # another test process meanwhile.
+        listener = sockets.socket()
+        listener.bind(("127.0.0.1", 0))
+        self.port = listener.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
-        config = uvicorn.Config(
-            self._app(),
-            host="127.0.0.1",
-            port=self.port,
-            log_level="warning",
-            ws="websockets-sansio",
-        )
+        config = uvicorn.Config(self._app(), log_level="warning", ws="websockets-sansio")
         self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(target=self._server.run, daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.run, kwargs={"sockets": [listener]}, daemon=True
+        )
         self._thread.start()
         deadline = time.monotonic() + 20
         while not self._server.started:

@@ -310,8 +310,9 @@ def test_a_low_background_swap_never_lets_the_editor_write_outside(
     that swaps a workspace folder with a link to the home folder, then the model creates a
     file in that folder, again and again. The editor runs in ohtui's own process, outside the
     sandbox: only where it checks what it opened keeps the file out of the home folder."""
-    tries = 200
-    conversation = make_conversation(sandbox=SandboxConfig())
+    tries = 100
+    # The same call a hundred times is what the stuck detector is for: here it is the attack.
+    conversation = make_conversation(sandbox=SandboxConfig(), stuck_detection=False)
     conversation.set_confirmation_policy(NeverConfirm())
     swapper = f"/usr/bin/python3 -c {shlex.quote(SWAP_FOREVER)} conf conf.alt"
     llm_server.reply_tool_call(

@@ -21,7 +21,7 @@ from server_process import ServerProcess
 
 pytestmark = pytest.mark.slow
 
-SECONDS = 6
+SECONDS = 3
 """How long the command's parts sleep before writing their markers."""
 
 

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import io
 import json
+import logging
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -22,6 +24,18 @@ from ohtui.cli import main
 
 CONFIG = '[ui]\ntheme = "nord"\n'
 RULES = '{"rules": []}\n'
+
+
+@pytest.fixture(autouse=True)
+def own_log_handler() -> Iterator[None]:
+    """The log file these runs open is under a home folder removed afterwards: the handler
+    goes with it, so the next test in this process opens its own."""
+    before = list(logging.getLogger().handlers)
+    yield
+    for handler in logging.getLogger().handlers:
+        if handler not in before:
+            logging.getLogger().removeHandler(handler)
+            handler.close()
 
 
 @pytest.fixture

@@ -43,7 +43,7 @@ def tagged(tag: str) -> list[psutil.Process]:
     return found
 
 
-FOREGROUND = 6
+FOREGROUND = 3
 """Seconds the command sleeps before it would touch its marker."""
 SIGNALS = [signal.SIGKILL, signal.SIGHUP, signal.SIGTERM, signal.SIGINT]
 
