@@ -429,6 +429,15 @@ def install_sandbox(conversation: BaseConversation, config: SandboxConfig) -> st
             f"No sandbox: {problem}. Commands run unconfined; /sandbox tries again, and "
             "`ohtui --sandbox off` runs without one on purpose."
         )
+    if config.mode is not SandboxMode.OFF and config.network:
+        from ohtui.sdk.sandbox import landlock
+
+        if landlock.abi_version() < landlock.SCOPE_ABI:
+            return (
+                "With the network on, sandboxed commands can reach abstract sockets (an X "
+                "server, some D-Bus buses): this kernel cannot refuse them (Landlock scopes "
+                "need Linux 6.12). Without `network = true` they are out of reach."
+            )
     return None
 
 

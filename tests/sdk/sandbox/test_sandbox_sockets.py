@@ -263,3 +263,22 @@ def test_a_real_ssh_agent_lists_no_key_inside(
     finally:
         agent.kill()
         agent.wait()
+
+
+def test_an_old_kernel_with_the_network_on_is_said(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ohtui.opening import install_sandbox
+    from ohtui.sdk import LLM, Agent, Conversation
+    from ohtui.sdk.sandbox import SandboxConfig, landlock
+
+    monkeypatch.setattr(landlock, "abi_version", lambda: 5)
+    llm = LLM(model="openai/x", base_url="http://127.0.0.1:9/v1", api_key="k")
+    conversation = Conversation(agent=Agent(llm=llm, tools=[]), workspace=str(project))
+    try:
+        with_network = install_sandbox(conversation, SandboxConfig(network=True))
+        without = install_sandbox(conversation, SandboxConfig())
+    finally:
+        conversation.close()
+    assert with_network is not None and "abstract sockets" in with_network
+    assert without is None
