@@ -76,6 +76,14 @@ class Sandbox:
         """The paths the user made writable by name (config), which no protection overrides."""
         return tuple(self.real(p) for p in self.config.writable)
 
+    def layout(self) -> tuple[tuple[int, int] | None, ...]:
+        """What the mounts of a started command were made from and can change under it: the
+        identity of the workspace's `.git` and of each hidden path (None: missing). A path
+        made after the start, or removed and made again, is not covered in that command's
+        view; one started after a change is (the agent's shell is started again)."""
+        paths = [os.path.join(self.workspace, ".git"), *self.hidden]
+        return tuple(_identity(path) for path in paths)
+
     def launch(self, argv: Sequence[str], environ: Mapping[str, str] = os.environ) -> Launch:
         """How to run `argv` inside bubblewrap (as it is when the sandbox is off); `environ`:
         the environment it would get, where sockets are named."""
@@ -146,11 +154,13 @@ class Sandbox:
         return f"{path} is hidden by the sandbox ({hidden})" if hidden else None
 
     def _resolve(self, path: str) -> tuple[str, str | None]:
-        """(`path` resolved, None), or ("", why not) when it changed while it was resolved."""
+        """(`path` resolved, None), or ("", why not): a name the system refuses."""
         try:
             return self.real(path), None
         except OSError as exc:
             return "", f"{path} could not be resolved ({exc.strerror or exc})"
+        except ValueError:
+            return "", f"{path!r} is not a valid path (it holds a NUL character)"
 
     def _own_file(self, real: str, *, writing: bool) -> str | None:
         """Why the application's own files refuse this access, if they do."""
@@ -179,3 +189,12 @@ def within(path: str, roots: Sequence[str]) -> str | None:
         if path == root or path.startswith(root.rstrip("/") + "/"):
             return root
     return None
+
+
+def _identity(path: str) -> tuple[int, int] | None:
+    """(device, inode) of `path` itself, or None when it is missing."""
+    try:
+        stat = os.lstat(path)
+    except OSError:
+        return None
+    return stat.st_dev, stat.st_ino

@@ -40,21 +40,28 @@ def bwrap_launch(sandbox: Sandbox, argv: Sequence[str], environ: Mapping[str, st
     for root in runtime:
         args.add("--tmpfs", root)
     covered += runtime
+    kept = []
     for kind, target, path in _runtime_keep(runtime, environ):
         args.add(kind, target, path)
+        kept += [path] if kind == "--ro-bind" else []
 
     bound = [p for p in sandbox.writable if os.path.exists(p)]
     read_only_workspace = sandbox.config.mode is SandboxMode.READ_ONLY and os.path.isdir(
         sandbox.workspace
     )
-    tops, ro_roots = _temp_tops(
-        [*bound, *([sandbox.workspace] if read_only_workspace else [])], temp_roots
-    )
+    shown_whole = [*bound, *([sandbox.workspace] if read_only_workspace else [])]
+    tops, ro_roots = _temp_tops(shown_whole, temp_roots)
     for top in tops:
         args.add("--tmpfs", top)
     covered += tops
-    for prefix in _programs_in_temp(argv, environ, temp_roots):
+    shown = _programs_in_temp(argv, environ, temp_roots)
+    for prefix in shown:
         args.add("--ro-bind", prefix, prefix)
+    # Hidden paths outside what is writable are covered before it is bound, so that a
+    # writable path inside one (a workspace in a hidden folder) is bound over the cover
+    # with its protections below; those inside a writable path are covered once it is.
+    hidden = _outermost(sandbox.hidden)
+    hidden_dirs = _cover(args, [p for p in hidden if not within(p, shown_whole)])
     for path in bound:
         args.add("--bind", path, path)
     if read_only_workspace:
@@ -66,28 +73,18 @@ def bwrap_launch(sandbox: Sandbox, argv: Sequence[str], environ: Mapping[str, st
     again = [sandbox.real(p) for p in sandbox.protected]
     again += [p for p in git.protected_paths(sandbox.workspace) if not within(p, opted)]
     again = [p for p in again if within(p, bound) and os.path.exists(p)]
-    guarded = [*again, *(p for p in sandbox.hidden if within(p, bound) and os.path.lexists(p))]
+    guarded = [*again, *(p for p in hidden if within(p, shown_whole) and os.path.lexists(p))]
     for folder in _pinned(guarded, bound):
         args.add("--bind", folder, folder)
     for path in again:
         args.add("--ro-bind", path, path)
-
-    hidden_dirs = []
-    for path in _outermost(sandbox.hidden):
-        if os.path.isdir(path) and not os.path.islink(path):
-            args.add("--tmpfs", path)
-            hidden_dirs.append(path)
-        elif os.path.lexists(path):
-            args.add("--ro-bind", "/dev/null", path)
+    hidden_dirs += _cover(args, [p for p in hidden if within(p, shown_whole)])
     covered += hidden_dirs
-    for path in bound:
-        if within(path, hidden_dirs):
-            args.add("--bind", path, path)
     for path in (sandbox.real(p) for p in sandbox.protected):
         if within(path, hidden_dirs) and os.path.exists(path):
             args.add("--ro-bind", path, path)
 
-    hide, allowed, env = _sockets(sandbox, environ, bound, covered)
+    hide, allowed, env = _sockets(sandbox, environ, [*bound, *kept, *shown], covered)
     for path in hide:
         args.add("--ro-bind", "/dev/null", path)
     for path in allowed:
@@ -113,6 +110,19 @@ def bwrap_launch(sandbox: Sandbox, argv: Sequence[str], environ: Mapping[str, st
     args.add("--chdir", sandbox.workspace, "--")
     binary = shutil.which("bwrap") or "bwrap"
     return Launch([binary, *args.items, *argv], env, before_exec)
+
+
+def _cover(args: Args, paths: Sequence[str]) -> list[str]:
+    """Cover each of `paths`: a folder with an empty one, anything else with an empty file;
+    returns the folders covered."""
+    folders = []
+    for path in paths:
+        if os.path.isdir(path) and not os.path.islink(path):
+            args.add("--tmpfs", path)
+            folders.append(path)
+        elif os.path.lexists(path):
+            args.add("--ro-bind", "/dev/null", path)
+    return folders
 
 
 def _pinned(guarded: Sequence[str], bound: Sequence[str]) -> list[str]:
@@ -166,9 +176,9 @@ def _runtime_roots(environ: Mapping[str, str]) -> list[str]:
 def _runtime_keep(roots: list[str], environ: Mapping[str, str]) -> Iterable[tuple[str, str, str]]:
     """What stays visible in the emptied runtime folders, as bubblewrap operations: the
     program folders on PATH (NixOS keeps its system there; fnm its shells) and the files
-    /etc links into them (resolv.conf). Sockets are never among them: `_sockets` covers
-    any that are."""
-    wanted = [p for p in environ.get("PATH", "").split(":") if p.startswith("/")]
+    /etc links into them (resolv.conf), never a runtime folder itself. The sockets in them
+    are covered like any other (`_sockets`)."""
+    wanted = [os.path.normpath(p) for p in environ.get("PATH", "").split(":") if p[:1] == "/"]
     try:
         with os.scandir("/etc") as entries:
             wanted += [os.path.realpath(e.path) for e in entries if e.is_symlink()]
@@ -200,11 +210,11 @@ def _programs_in_temp(
     above `bin`, a virtual environment's root) of the program started and of each folder on
     PATH there. A program installed under /tmp (a clone and its venv, an unpacked tool) runs
     in the sandbox as it runs outside it."""
-    folders = [p for p in environ.get("PATH", "").split(":") if p.startswith("/")]
+    folders = [p for p in environ.get("PATH", "").split(":") if p[:1] == "/"]
     if argv and os.path.isabs(argv[0]):
         folders.append(os.path.dirname(argv[0]))
     prefixes = []
-    for folder in folders:
+    for folder in map(os.path.realpath, folders):  # a link could name /run, or / itself
         root = within(folder, temp_roots)
         if root is None or folder == root or not os.path.isdir(folder):
             continue

@@ -4,12 +4,15 @@ Git runs what its configuration and hooks name, outside any sandbox, whenever th
 it: a hook, `core.fsmonitor`, a pager, a filter. So the repository's git directory (config,
 hooks, `commondir`, everything git reads as its own), the hooks folder `core.hooksPath`
 names, the files configuration includes, and each submodule's own git directory stay
-read-only for the agent's commands. Only paths that exist can be protected; a repository the
-agent creates is its own (the shell is started again once one appears: see `repository_marker`).
+read-only for the agent's commands. Only paths that exist can be protected, so a hooks folder
+or included file the configuration names in the workspace is made (empty) when missing: the
+agent could otherwise make it, with hooks in it. A repository the agent creates is its own
+(the shell is started again once one appears: see `Sandbox.layout`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -31,7 +34,8 @@ def protected_paths(workspace: str) -> list[str]:
         common = git_dir / "commondir"
         if common.is_file():
             found.append(git_dir / _read_text(common).strip())
-    for key_path in _config_paths(root):
+    for key_path, is_folder in _config_paths(root):
+        _make_missing(root, key_path, is_folder)
         found.append(key_path)
     for sub in _submodule_paths(root):
         if (sub / ".git").is_dir():
@@ -80,21 +84,19 @@ def nested_repositories(root: Path) -> list[Path]:
 
 def protected_for_write(workspace: str, real: str) -> str | None:
     """What protects the resolved path `real` from the agent's tools, if anything: a `.git`
-    anywhere on its way, or the hooks folder and includes the configuration names."""
+    anywhere on its way, the workspace's git folder (`gitdir: ./.bare`), or the hooks folder
+    and includes the configuration names."""
     relative = os.path.relpath(real, workspace)
     parts = relative.split(os.sep)
     if ".git" in parts:
         return os.path.join(workspace, *parts[: parts.index(".git") + 1])
-    for path in _config_paths(Path(workspace)):
+    git_dir = _git_dir(Path(workspace))
+    named = [git_dir] if git_dir is not None else []  # also a git folder not named .git
+    for path in [*named, *(path for path, _ in _config_paths(Path(workspace)))]:
         resolved = os.path.realpath(path)
         if real == resolved or real.startswith(resolved.rstrip("/") + "/"):
             return resolved
     return None
-
-
-def repository_marker(workspace: str) -> bool:
-    """Whether the workspace is the top of a repository now (a `.git` there)."""
-    return os.path.lexists(os.path.join(workspace, ".git"))
 
 
 def _git_dir(root: Path) -> Path | None:
@@ -110,8 +112,28 @@ def _git_dir(root: Path) -> Path | None:
     return None
 
 
-def _config_paths(root: Path) -> list[Path]:
-    """The hooks folder and included files the repository's configuration names."""
+def _make_missing(root: Path, path: Path, is_folder: bool) -> None:
+    """Make `path` (empty) when it is missing and would be in the workspace."""
+    if os.path.lexists(path):
+        return
+    parent = path.parent
+    while not os.path.lexists(parent) and parent != parent.parent:
+        parent = parent.parent
+    real_root = os.path.realpath(root)
+    real = os.path.realpath(parent)
+    if not (real == real_root or real.startswith(real_root.rstrip("/") + "/")):
+        return
+    with contextlib.suppress(OSError):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if is_folder:
+            path.mkdir()
+        else:
+            path.touch(exist_ok=False)
+
+
+def _config_paths(root: Path) -> list[tuple[Path, bool]]:
+    """The hooks folder and included files the repository's configuration names (with
+    whether each is a folder)."""
     if shutil.which("git") is None or _git_dir(root) is None:
         return []
     out = _git(
@@ -131,11 +153,12 @@ def _config_paths(root: Path) -> list[Path]:
             continue
         value = os.path.expanduser(value)
         if key.lower() == "core.hookspath":
-            paths.append(root / value)
+            paths.append((root / value, True))
         else:
             # An origin is "file:PATH", relative to the workspace when git found it there.
             origin_file = origin.removeprefix("file:") if origin.startswith("file:") else ""
-            paths.append((root / origin_file).parent / value if origin_file else root / value)
+            base = (root / origin_file).parent if origin_file else root
+            paths.append((base / value, False))
     return paths
 
 

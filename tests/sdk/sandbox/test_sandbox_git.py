@@ -203,3 +203,94 @@ def test_a_gitdir_file_cannot_be_pointed_elsewhere(project: Path, outside_tmp: P
         shell.close()
     git(worktree, "status")
     assert not marker.exists()
+
+
+def test_a_hooks_folder_named_but_missing_cannot_be_made(repo: Path, outside_tmp: Path) -> None:
+    """core.hooksPath names a folder not there yet (before `npm install`, after `git clean`):
+    the agent must not be the one to make it, with hooks in it."""
+    marker = outside_tmp / "PWNED"
+    git(repo, "config", "core.hooksPath", ".husky/_")
+    shell = sandboxed(repo)
+    try:
+        run(
+            shell,
+            f"mkdir -p .husky/_; printf '#!/bin/sh\\ntouch {marker}\\n' > .husky/_/pre-commit; "
+            "chmod +x .husky/_/pre-commit",
+        )
+    finally:
+        shell.close()
+    (repo / "a.txt").write_text("c\n")
+    git(repo, "commit", "-qam", "x")
+    assert not marker.exists()
+
+
+def test_an_included_file_named_but_missing_cannot_be_made(repo: Path, outside_tmp: Path) -> None:
+    marker = outside_tmp / "PWNED"
+    git(repo, "config", "include.path", "../local.gitconfig")  # from .git/config: the top
+    shell = sandboxed(repo)
+    try:
+        run(shell, f"printf '[core]\\n\\tfsmonitor = touch {marker}\\n' > local.gitconfig")
+    finally:
+        shell.close()
+    (repo / "a.txt").write_text("c\n")
+    git(repo, "status")
+    assert not marker.exists()
+
+
+def test_a_git_folder_not_named_git_is_refused_to_the_editor(project: Path) -> None:
+    """A worktree layout: `.git` is a file naming `.bare`, which holds the config and hooks."""
+    from ohtui.sdk.sandbox import Sandbox, SandboxConfig
+
+    git(project, "init", "-q", "--bare", ".bare")
+    (project / ".git").write_text("gitdir: ./.bare\n")
+    sandbox = Sandbox(SandboxConfig(), str(project))
+    for path in (".bare/hooks/pre-commit", ".bare/config"):
+        problem = sandbox.check_write(str(project / path))
+        assert problem is not None and "git configuration" in problem, path
+    assert sandbox.check_write(str(project / "src.py")) is None
+
+
+def test_a_workspace_in_a_hidden_folder_keeps_its_git_folder_read_only(
+    repo: Path, home: Path, outside_tmp: Path
+) -> None:
+    """The user works in a folder the sandbox hides the rest of (say ~/.password-store)."""
+    marker = outside_tmp / "PWNED"
+    (home / "secret.txt").write_text("hidden\n")
+    shell = sandboxed(repo, hidden=[str(home)])
+    try:
+        code, out = run(shell, f"git config core.fsmonitor 'touch {marker}; false'")
+        _, other = run(shell, f"ls {home}; echo END")
+    finally:
+        shell.close()
+    assert code != 0, out
+    git(repo, "status")
+    assert not marker.exists()
+    assert "secret.txt" not in other and "END" in other  # the rest of the folder stays hidden
+
+
+def test_a_hidden_folder_made_after_the_shell_started_is_hidden(project: Path, home: Path) -> None:
+    """`aws configure` run by the user while the agent's shell lives; and a hidden folder
+    removed and made again (a mount covers the old one only)."""
+    from ohtui.sdk.sandbox import Sandbox, SandboxConfig
+    from ohtui.sdk.tools.terminal import TerminalAction
+    from ohtui.sdk.tools.terminal.executor import TerminalExecutor
+
+    (home / ".ssh").mkdir()
+    (home / ".ssh" / "id").write_text("old key\n")
+    executor = TerminalExecutor(
+        working_dir=str(project), sandbox=lambda: Sandbox(SandboxConfig(), str(project))
+    )
+    try:
+        first = executor(TerminalAction(command="cat ~/.aws/credentials ~/.ssh/id; echo ONE"))
+        (home / ".aws").mkdir()
+        (home / ".aws" / "credentials").write_text("aws secret\n")
+        (home / ".ssh" / "id").unlink()
+        (home / ".ssh").rmdir()
+        (home / ".ssh").mkdir()
+        (home / ".ssh" / "id").write_text("new key\n")
+        second = executor(TerminalAction(command="cat ~/.aws/credentials ~/.ssh/id; echo TWO"))
+    finally:
+        executor.close()
+    assert "ONE" in first.text and "old key" not in first.text
+    assert "TWO" in second.text, second.text
+    assert "aws secret" not in second.text and "new key" not in second.text, second.text

@@ -282,3 +282,26 @@ def test_an_old_kernel_with_the_network_on_is_said(
         conversation.close()
     assert with_network is not None and "abstract sockets" in with_network
     assert without is None
+
+
+@pytest.mark.parametrize(
+    ("entry", "shown"),
+    [("{run}/", False), ("{run}/bin/..", False), ("{run}/bin", True), ("{run}/bin/", True)],
+)
+def test_a_program_folder_in_the_runtime_folder_shows_no_socket(
+    entry: str, shown: bool, runtime_dir: Path, project: Path, listeners: list[Listener]
+) -> None:
+    """A folder on PATH under XDG_RUNTIME_DIR stays visible (fnm keeps shells there); the
+    runtime folder itself never does, and no socket shows in what does."""
+    (runtime_dir / "bin").mkdir()
+    inside = serve(listeners, runtime_dir / "bin" / "ipc.sock")
+    bus = serve(listeners, runtime_dir / "bus")
+    path = entry.format(run=runtime_dir) + ":" + os.environ["PATH"]
+    shell = sandboxed(project, env={"PATH": path})
+    try:
+        out = [run(shell, CONNECT + listener.address)[1] for listener in (inside, bus)]
+        _, listed = run(shell, f"ls {runtime_dir}/bin && echo LISTED")
+    finally:
+        shell.close()
+    assert "REACHED" not in "".join(out) and inside.reached == bus.reached == 0, out
+    assert ("LISTED" in listed) is shown, listed

@@ -10,7 +10,6 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
-from ohtui.sdk.sandbox.git import repository_marker
 from ohtui.sdk.tool.context import running_action_id
 from ohtui.sdk.tool.tool import ToolExecutor
 from ohtui.sdk.tools.terminal.output import (
@@ -74,7 +73,7 @@ class TerminalExecutor(ToolExecutor[TerminalAction, TerminalObservation]):
         self._secrets = secrets
         # Set when bash died or was killed, so the next command says its state was reset.
         self._shell_lost = False
-        self._repository_seen = False  # a workspace repository when the shell started
+        self._layout: tuple[tuple[int, int] | None, ...] = ()  # its sandbox's, at its start
 
     @property
     def session(self) -> BashSession:
@@ -136,28 +135,35 @@ class TerminalExecutor(ToolExecutor[TerminalAction, TerminalObservation]):
         return self._observe(action.command, timeout, result, output, cwd_before, notes)
 
     def _follow_sandbox(self) -> list[str]:
-        """Restart the shell in the conversation's current sandbox if it changed, or if a
-        repository appeared in the workspace (its git folder is protected from then on)."""
+        """Restart the shell in the conversation's current sandbox if it changed, or if what
+        its mounts were made from did (a repository or a hidden path appeared, or was made
+        again): what the new shell sees is covered and protected as the sandbox says."""
         current = self._sandbox_of()
         current = current if current is not None and current.active else None
-        repository = current is not None and repository_marker(current.workspace)
+        layout = current.layout() if current is not None else ()
         if current == self._session.sandbox:
-            if not repository or self._repository_seen or not self._session.started:
-                self._repository_seen = repository
+            if layout == self._layout or not self._session.started:
+                self._layout = layout
                 return []
-            self._repository_seen = True
+            appeared = self._layout[:1] == (None,) and layout[:1] != (None,)
+            self._layout = layout
             old, self._session = (
                 self._session,
                 BashSession(shell=self._shell, working_dir=self.working_dir, sandbox=current),
             )
             old.close()
+            what = (
+                "A git repository appeared in the workspace: this command runs in a new shell, "
+                "where the sandbox keeps the repository's configuration and hooks read-only"
+                if appeared
+                else "Files the sandbox hides or protects changed on disk: this command runs "
+                "in a new shell, where they are covered again"
+            )
             return [
-                "[A git repository appeared in the workspace: this command runs in a new shell, "
-                "where the sandbox keeps the repository's configuration and hooks read-only, "
-                f"started in {self.working_dir}; the working directory and exported variables "
-                "were reset.]"
+                f"[{what}, started in {self.working_dir}; the working directory and exported "
+                "variables were reset.]"
             ]
-        self._repository_seen = repository
+        self._layout = layout
         old, self._session = (
             self._session,
             BashSession(shell=self._shell, working_dir=self.working_dir, sandbox=current),
