@@ -66,14 +66,16 @@ def server_session_key_file() -> Path:
     return data_dir() / "server-session.key"
 
 
-def private_paths() -> tuple[str, ...]:
-    """ohtui's own files, out of the agent's reach in every sandbox mode: settings, saved
-    conversations, prompt history, approval rules, trust, the server's key, logs. Their
-    folders are made if missing: a folder that is not there could be made by the agent, with
-    settings in it the next run would read."""
+def private_paths(config: Path | None = None) -> tuple[str, ...]:
+    """ohtui's own files, out of the agent's reach in every sandbox mode: settings (`config`:
+    the config.toml in use, if not the usual one), saved conversations, prompt history,
+    approval rules, trust, the server's key, logs. Their folders are made if missing: a
+    folder that is not there could be made by the agent, with settings in it the next run
+    would read."""
     folders = [_dir("OHTUI_CONFIG_DIR", "config"), data_dir(), log_dir()]
     _make(folders)
-    return tuple(dict.fromkeys(str(path) for path in [config_file(), *folders]))
+    files = [config_file(), *([config.expanduser().absolute()] if config else [])]
+    return tuple(dict.fromkeys(str(path) for path in [*files, *folders]))
 
 
 def protected_paths() -> tuple[str, ...]:

@@ -740,7 +740,9 @@ class Session:
             config = self.profile.settings.sandbox.config()
             try:
                 problem = install_sandbox(
-                    conversation, config.model_copy(update={"mode": SandboxMode(mode)})
+                    conversation,
+                    config.model_copy(update={"mode": SandboxMode(mode)}),
+                    self.profile.config_path,
                 )
             except NotImplementedError as exc:  # its tools run elsewhere
                 self._post(msg.Notice(str(exc), "warning"))

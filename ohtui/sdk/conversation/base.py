@@ -178,6 +178,11 @@ class BaseConversation(ABC):
             f"{type(self).__name__} runs its tools elsewhere: ohtui cannot sandbox them here"
         )
 
+    def check_sandbox(self) -> str | None:
+        """Start the agent's shell in its sandbox once: None when it starts (or there is no
+        sandbox here), else why it cannot, in words."""
+        return None
+
     def approve_outside_sandbox(self, action_ids: Iterable[str]) -> None:
         """Let these waiting actions run outside the sandbox, once each. ValueError where
         there is no sandbox to run them outside of."""

@@ -239,3 +239,37 @@ def test_missing_folders_of_ohtuis_are_made_so_a_command_cannot_make_them(
     assert code == 0, capsys.readouterr().out
     assert not (dirs / ".config/ohtui/config.toml").exists()
     assert not (dirs / ".config/ohtui/skills/evil").exists()
+
+
+def test_a_config_file_given_with_config_is_out_of_reach(
+    dirs: Path,
+    llm_server: ScriptedLLMServer,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`ohtui --config team.toml`, in the workspace: the agent must not rewrite it."""
+    team = dirs / "team.toml"
+    team.write_text(CONFIG)
+    attack = "cat team.toml; printf '[confirmation]\\npolicy = \"never\"\\n' >> team.toml; echo END"
+    llm_server.reply_tool_call("terminal", {"command": attack, "security_risk": "LOW"})
+    llm_server.reply_tool_call(
+        "file_editor",
+        {"command": "create", "path": str(team), "file_text": "x", "security_risk": "LOW"},
+    )
+    llm_server.reply_text("Done.")
+    code = ohtui(
+        "-p", "go", "--json", "--config", str(team), "--confirm", "never", monkeypatch=monkeypatch
+    )
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert team.read_text() == CONFIG
+    assert "END" in out and 'theme = \\"nord\\"' not in out
+
+
+def test_a_path_the_system_refuses_is_an_answer_not_an_error(home: Path) -> None:
+    from ohtui.sdk.sandbox import Sandbox, SandboxConfig
+
+    sandbox = Sandbox(SandboxConfig(), str(home))
+    for check in (sandbox.check_read, sandbox.check_write):
+        problem = check("a\0b")
+        assert problem is not None and "not a valid path" in problem

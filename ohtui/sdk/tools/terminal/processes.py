@@ -77,7 +77,7 @@ def children_of(pid: int, table: dict[int, int] | None = None) -> set[int]:
 def direct_children(pid: int) -> list[int]:
     """The children of `pid`, read from its own /proc entry (cheap: no walk of every process)."""
     task_dir = _PROC / str(pid) / "task"
-    if not (_PROC / "self" / "task").exists():
+    if not (_PROC / "thread-self" / "children").exists():  # a kernel without it
         return sorted(children_of(pid))
     found: list[int] = []
     try:

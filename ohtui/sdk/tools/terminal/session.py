@@ -56,6 +56,9 @@ EXIT_DRAIN = 0.5
 SLOW_START = 5.0
 """Seconds after which a shell that has not started yet is logged as slow (it is waited for:
 a loaded machine starts processes slowly, and that is no failure)."""
+GIVE_UP = 120.0
+"""Seconds after which a shell still not found is taken to be the started process itself
+(stopping it stops everything under it)."""
 BUSY_AFTER = 0.5
 """Seconds a stopped command may run no process and still not end before bash is deemed
 busy in itself (a loop in a command that ignores the stop) and killed."""
@@ -420,7 +423,11 @@ class BashSession:
                         return reaper, pid
             if not wait:
                 return None
-            if not slow_logged and time.monotonic() - started > SLOW_START:
+            waited = time.monotonic() - started
+            if waited > GIVE_UP:  # not found as expected (a renamed shell): what started
+                logger.warning("the shell (pid %s) was not found; stopping it whole", proc.pid)
+                break
+            if not slow_logged and waited > SLOW_START:
                 slow_logged = True
                 logger.warning("the shell (pid %s) is slow to start; still waiting", proc.pid)
             time.sleep(0.002)
