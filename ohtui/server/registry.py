@@ -27,7 +27,7 @@ from ohtui.sdk.conversation.exceptions import PersistenceError
 from ohtui.sdk.conversation.impl.local_conversation import LocalConversation
 from ohtui.sdk.conversation.store import ConversationStore
 from ohtui.sdk.conversation.summary import ConversationSummary
-from ohtui.sdk.llm.llm import LLM
+from ohtui.sdk.llm.llm import LLM, same_llm
 from ohtui.sdk.llm.message import Message
 from ohtui.sdk.utils.cipher import Cipher
 from ohtui.sdk.wire.agent_in import (
@@ -155,16 +155,22 @@ class Registry:
 
     # --- switch the LLM ------------------------------------------------------------------
 
-    def switch_llm(self, served: Served, payload: Any) -> Served:
+    def switch_llm(self, conversation_id: uuid.UUID, payload: Any) -> Served | None:
         """Think with another LLM from the next call on (OpenHands' `switch_llm`): as a
         local resume with another model, the conversation is reopened with its agent's LLM
         (and the summarizer that copies it) switched, and its saved agent too, so a restart
-        keeps it. ConflictError while it runs; WireError for an LLM we cannot use."""
-        llm = llm_from_wire(payload, "llm")
+        keeps it; None for an unknown conversation. An LLM sent back as shown (its key
+        redacted, or none) keeps the old key when its address is the same (never sent to
+        another). ConflictError while it runs; WireError for an LLM we cannot use."""
+        asked = llm_from_wire(payload, "llm")
         with self._lock:
-            conversation_id = served.id
+            # Under the lock: a switch that just ended has put its replacement here.
+            served = self.get(conversation_id)
+            if served is None:
+                return None
             old = served.live.agent
-            if _same_llm(old.llm, llm):
+            llm = _keeping_key(asked, old.llm)
+            if same_llm(old.llm, llm):
                 return served
             # A fresh agent: the old one's tools are closed with its conversation.
             dumped = old.model_dump(mode="json", context={"expose_secrets": True})
@@ -323,9 +329,12 @@ def switched_agent(agent: AgentBase, llm: LLM) -> AgentBase:
     return agent.model_copy(update=update)
 
 
-def _same_llm(a: LLM, b: LLM) -> bool:
-    key = {"expose_secrets": True}
-    return a.model_dump(context=key) == b.model_dump(context=key)
+def _keeping_key(llm: LLM, old: LLM) -> LLM:
+    """`llm` with `old`'s API key when it came without one (redacted, as shown to clients)
+    and goes to the same address: a key is never sent to an address it was not given for."""
+    if llm.api_key is not None or old.api_key is None or llm.base_url != old.base_url:
+        return llm
+    return llm.model_copy(update={"api_key": old.api_key})
 
 
 def _conversation_id(value: Any) -> uuid.UUID | None:

@@ -296,7 +296,9 @@ class Api:
     async def switch_llm(self, request: Request) -> Response:
         served = await self.served(request)
         llm = (await self.body(request)).get("llm")
-        await run_in_threadpool(self.registry.switch_llm, served, llm)
+        # By id: a switch that ended meanwhile replaced `served` with another object.
+        if await run_in_threadpool(self.registry.switch_llm, served.id, llm) is None:
+            raise NotFoundError("Not Found")
         return ok()
 
     async def security_analyzer(self, request: Request) -> Response:

@@ -23,6 +23,7 @@ from typing import Any
 from starlette.concurrency import run_in_threadpool
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from ohtui.sdk.llm.message import Message
 from ohtui.sdk.wire.events_out import event_to_wire
 from ohtui.server.auth import HEADER, KeyChecker
 from ohtui.server.event_search import wants_ohtui_fields
@@ -80,7 +81,7 @@ class EventSocket:
                     await websocket.send_text(json.dumps(frame))
             sender = asyncio.create_task(_forward(websocket, subscription.queue))
             try:
-                await self._receive(websocket, served)
+                await self._receive(websocket, conversation_id)
             finally:
                 sender.cancel()
                 with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -107,7 +108,9 @@ class EventSocket:
             and self.keys.accepts(frame["session_api_key"])
         )
 
-    async def _receive(self, websocket: WebSocket, served: Any) -> None:
+    async def _receive(self, websocket: WebSocket, conversation_id: uuid.UUID) -> None:
+        """Send each message frame to the conversation served now (looked up per frame: a
+        switched LLM reopens it as another object)."""
         while True:
             received = await websocket.receive()
             if received["type"] == "websocket.disconnect":
@@ -118,9 +121,15 @@ class EventSocket:
                 if isinstance(frame, dict) and frame.get("type") == "auth":
                     continue  # a second auth frame is harmless
                 message, _ = message_from_wire(frame)
-                await run_in_threadpool(served.send_message, message, True)
+                await run_in_threadpool(self._send, conversation_id, message)
             except Exception as exc:  # noqa: BLE001 -- told to the client, not fatal
                 await websocket.send_text(json.dumps(_server_error(exc)))
+
+    def _send(self, conversation_id: uuid.UUID, message: Message) -> None:
+        served = self.registry.get(conversation_id)
+        if served is None:
+            raise LookupError(f"conversation {conversation_id.hex} is no longer saved")
+        served.send_message(message, True)
 
 
 async def _receive_text(websocket: WebSocket) -> str:
