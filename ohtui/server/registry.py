@@ -41,6 +41,7 @@ from ohtui.sdk.wire.agent_in import (
 )
 from ohtui.sdk.wire.agent_out import agent_to_wire
 from ohtui.server.confinement import Confinement
+from ohtui.server.errors import StoppingError
 from ohtui.server.hub import Hub
 from ohtui.server.info import RECORD_KEY, ServerRecord, agent_echo, state_to_wire
 from ohtui.server.served import Served
@@ -66,13 +67,16 @@ class Registry:
         self._confinement = confinement
         self._live: dict[uuid.UUID, Served] = {}
         self._lock = threading.RLock()
+        self._closed = False
         self._store = ConversationStore(base_dir)
 
     # --- lookup --------------------------------------------------------------------------
 
     def get(self, conversation_id: uuid.UUID) -> Served | None:
-        """The live conversation, opened from the store if saved there; None if unknown."""
+        """The live conversation, opened from the store if saved there; None if unknown.
+        StoppingError once closed."""
         with self._lock:
+            self._check_open()
             served = self._live.get(conversation_id)
             if served is not None:
                 return served
@@ -82,6 +86,11 @@ class Registry:
             served = self._resume(conversation_id, json.loads(stored.state_json))
             self._live[conversation_id] = served
             return served
+
+    def _check_open(self) -> None:
+        """StoppingError once `close` began (call under the lock)."""
+        if self._closed:
+            raise StoppingError()
 
     def live_count(self) -> int:
         """How many conversations are open."""
@@ -228,6 +237,7 @@ class Registry:
         initial = _initial_message(request.get("initial_message"))
         served = Served(record, self._hub.publish)
         with self._lock:
+            self._check_open()
             conversation = LocalConversation(
                 agent,
                 workspace=working_dir,
@@ -265,11 +275,14 @@ class Registry:
 
     def summaries(self) -> list[ConversationSummary]:
         """Every saved conversation, most recently updated first."""
+        with self._lock:
+            self._check_open()
         return self._store.list_summaries()
 
     def info_of(self, summary: ConversationSummary) -> dict[str, Any] | None:
         """ConversationInfo of a listed conversation, without opening it when not live."""
         with self._lock:
+            self._check_open()
             served = self._live.get(uuid.UUID(summary.id))
         if served is not None:
             return served.info()
@@ -299,10 +312,13 @@ class Registry:
         return True
 
     def close(self) -> None:
-        """Close every live conversation (runs are interrupted), then the store."""
+        """Close every live conversation (runs are interrupted), then the store; from then
+        on nothing opens (StoppingError)."""
         with self._lock:
+            self._closed = True
             live = list(self._live.values())
             self._live.clear()
+        logger.info("stopping: closing %d conversation(s)", len(live))
         for served in live:
             try:
                 served.close()

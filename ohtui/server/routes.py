@@ -3,7 +3,8 @@
 Handlers are async and push every blocking call (the store, the engine, LLM calls) to
 Starlette's thread pool. Errors are JSON `{"detail": "..."}` with a sentence a user can act
 on: 403 a folder outside the server's roots, 404 unknown conversation or event, 409 a
-conflict with the conversation's state, 422 a payload we cannot use.
+conflict with the conversation's state, 422 a payload we cannot use, 503 the server is
+stopping.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from ohtui.sdk.wire.events_out import event_to_wire
 from ohtui.sdk.wire.extensions import SANDBOX_FIELD
 from ohtui.server import event_search
 from ohtui.server.confinement import Confinement
+from ohtui.server.errors import StoppingError
 from ohtui.server.info import RECORD_KEY
 from ohtui.server.limits import parse_json
 from ohtui.server.registry import Page, Registry, message_from_wire
@@ -69,6 +71,8 @@ def guarded(handler: Handler) -> Handler:
             return await handler(request)
         except NotFoundError as exc:
             return error(404, str(exc) or "Not Found")
+        except StoppingError as exc:
+            return error(503, str(exc))
         except OutsideRootsError as exc:
             return error(403, str(exc))
         except ConflictError as exc:

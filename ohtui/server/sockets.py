@@ -3,7 +3,8 @@
 Auth comes first: the `X-Session-API-Key` header of the upgrade, or a first frame
 `{"type": "auth", "session_api_key": ...}` within 10 s (a key in the URL is refused: URLs
 end up in logs). A bad key closes with 4001, an unknown conversation with 4004, one
-subscriber too many with 1013, one working outside the server's roots with 4003. Then a
+subscriber too many with 1013, one working outside the server's roots with 4003, a server
+that is stopping with 1001. Then a
 `full_state` snapshot, then every new event. A frame from the client holding a user message
 is sent with `run: true`; a frame that fails (not JSON text, nested too deep, not a message)
 is answered with a `ServerErrorEvent`. Messages larger than the body limit never arrive:
@@ -26,6 +27,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from ohtui.sdk.llm.message import Message
 from ohtui.sdk.wire.events_out import event_to_wire
 from ohtui.server.auth import HEADER, KeyChecker
+from ohtui.server.errors import StoppingError
 from ohtui.server.event_search import wants_ohtui_fields
 from ohtui.server.hub import Hub
 from ohtui.server.limits import JSONBodyError, parse_json
@@ -39,6 +41,7 @@ AUTH_FAILED = 4001
 FORBIDDEN = 4003
 NOT_FOUND = 4004
 TRY_AGAIN_LATER = 1013
+GOING_AWAY = 1001
 
 
 class EventSocket:
@@ -64,6 +67,9 @@ class EventSocket:
             served = await run_in_threadpool(self.registry.get, conversation_id)
         except OutsideRootsError:
             await websocket.close(FORBIDDEN, "The conversation works outside the server's roots")
+            return
+        except StoppingError as exc:
+            await websocket.close(GOING_AWAY, str(exc))
             return
         if served is None:
             await websocket.close(NOT_FOUND, "Conversation not found")
