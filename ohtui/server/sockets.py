@@ -1,8 +1,8 @@
 """`/sockets/events/{conversation_id}`: the event stream of one conversation (notes §1.4).
 
 Auth comes first: the `X-Session-API-Key` header of the upgrade, or a first frame
-`{"type": "auth", "session_api_key": ...}` within 10 s (a key in the URL is refused: URLs
-end up in logs). A bad key closes with 4001, an unknown conversation with 4004, one
+`{"type": "auth", "session_api_key": ...}` within 10 s and 4 KiB (a key in the URL is
+refused: URLs end up in logs). A bad key closes with 4001, an unknown conversation with 4004, one
 subscriber too many with 1013, one working outside the server's roots with 4003, a server
 that is stopping with 1001. Then a
 `full_state` snapshot, then every new event. A frame from the client holding a user message
@@ -42,6 +42,8 @@ FORBIDDEN = 4003
 NOT_FOUND = 4004
 TRY_AGAIN_LATER = 1013
 GOING_AWAY = 1001
+MAX_AUTH_FRAME = 4096
+"""The longest auth frame read (characters); an auth frame holds a key of tens."""
 
 
 class EventSocket:
@@ -98,12 +100,12 @@ class EventSocket:
             self.hub.unsubscribe(subscription)
 
     async def _authenticate(self, websocket: WebSocket) -> bool:
-        if not self.keys.required:
-            return True
         if self.keys.accepts(websocket.headers.get(HEADER)):
             return True
         try:
             text = await asyncio.wait_for(_receive_text(websocket), AUTH_TIMEOUT_SECONDS)
+            if len(text) > MAX_AUTH_FRAME:
+                return False  # not parsed: it is on the event loop, from anyone
             frame = parse_json(text)
         except (TimeoutError, ValueError, WebSocketDisconnect):
             return False
