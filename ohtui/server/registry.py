@@ -23,8 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from ohtui.sdk.agent.base import AgentBase
-from ohtui.sdk.conversation.exceptions import PersistenceError
+from ohtui.sdk.conversation.exceptions import ConversationNotFoundError, PersistenceError
 from ohtui.sdk.conversation.impl.local_conversation import LocalConversation
+from ohtui.sdk.conversation.listing import delete_conversation
 from ohtui.sdk.conversation.store import ConversationStore
 from ohtui.sdk.conversation.summary import ConversationSummary
 from ohtui.sdk.llm.llm import LLM, same_llm
@@ -301,12 +302,18 @@ class Registry:
     # --- delete and shutdown -------------------------------------------------------------
 
     def delete(self, conversation_id: uuid.UUID) -> bool:
-        """Stop, close and delete the conversation; False if unknown."""
-        served = self.get(conversation_id)
-        if served is None:
-            return False
+        """Stop, close and delete the conversation; False if unknown. One not open is
+        deleted from the store without opening it (it may work outside the roots now);
+        ConversationLockedError (a PersistenceError) while another ohtui has it open."""
         with self._lock:
-            self._live.pop(conversation_id, None)
+            self._check_open()
+            served = self._live.pop(conversation_id, None)
+            if served is None:
+                try:
+                    delete_conversation(self.base_dir, conversation_id.hex)
+                except ConversationNotFoundError:
+                    return False
+                return True
         served.live.delete_on_close = True
         served.close()
         return True

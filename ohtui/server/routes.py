@@ -103,15 +103,18 @@ class Api:
 
     async def served(self, request: Request) -> Served:
         """The conversation the path names; NotFound when there is none."""
-        self.last_activity = time.time()
-        try:
-            conversation_id = uuid.UUID(request.path_params["conversation_id"])
-        except ValueError as exc:
-            raise NotFoundError("Not Found") from exc
-        served = await run_in_threadpool(self.registry.get, conversation_id)
+        served = await run_in_threadpool(self.registry.get, self.conversation_id(request))
         if served is None:
             raise NotFoundError("Not Found")
         return served
+
+    def conversation_id(self, request: Request) -> uuid.UUID:
+        """The id the path names; NotFound when it is no UUID."""
+        self.last_activity = time.time()
+        try:
+            return uuid.UUID(request.path_params["conversation_id"])
+        except ValueError as exc:
+            raise NotFoundError("Not Found") from exc
 
     @staticmethod
     async def body(request: Request) -> dict[str, Any]:
@@ -181,8 +184,9 @@ class Api:
         return ok()
 
     async def delete(self, request: Request) -> Response:
-        served = await self.served(request)
-        await run_in_threadpool(self.registry.delete, served.id)
+        # Not opened first: a conversation outside the roots can still be deleted.
+        if not await run_in_threadpool(self.registry.delete, self.conversation_id(request)):
+            raise NotFoundError("Not Found")
         return ok()
 
     async def search(self, request: Request) -> Response:
