@@ -106,8 +106,14 @@ class Registry:
     ) -> Served:
         """Open a saved conversation with its agent (`switched`: with this agent and record
         instead, the saved agent's LLM switched), confined before anything can run."""
-        working_dir = (data.get("workspace") or {}).get("working_dir") or str(self.base_dir)
-        self._confinement.roots.check(working_dir)  # OutsideRootsError: it stays closed
+        saved_dir = (data.get("workspace") or {}).get("working_dir")
+        if not isinstance(saved_dir, str) or not saved_dir:
+            raise WireError(
+                f"conversation {conversation_id.hex} was saved without a working folder: "
+                "it cannot be served; delete it, or open it in the ohtui TUI"
+            )
+        # OutsideRootsError: it stays closed. Pinned to the real path checked now.
+        working_dir = str(self._confinement.roots.check(saved_dir))
         saved = (data.get("agent_state") or {}).get(RECORD_KEY)
         record = ServerRecord.from_json(saved)
         agent: AgentBase
