@@ -28,6 +28,7 @@ from starlette.routing import Mount, Route, Router, WebSocketRoute
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ohtui.server.auth import HEADER, KeyChecker
+from ohtui.server.errors import StoppingError
 from ohtui.server.guard import AllowedHosts, BodyLimit, RequestGuard
 from ohtui.server.hub import Hub
 from ohtui.server.roots import Roots
@@ -82,6 +83,7 @@ class Engine:
         self.keys = keys
         self.started = time.time()
         self._future: asyncio.Future[Loaded] | None = None
+        self._loaded: Loaded | None = None
         self._closed = False
         self._close_lock = threading.Lock()
 
@@ -129,6 +131,11 @@ class Engine:
                 routes=[WebSocketRoute("/events/{conversation_id}", socket.handle)]
             ),
         )
+        with self._close_lock:
+            if self._closed:  # a signal came while it loaded: nothing may open now
+                registry.close()
+                raise StoppingError()
+            self._loaded = loaded
         logger.info("engine loaded in %.0f ms", (time.perf_counter() - started) * 1000)
         if self.config.warm_up:
             from ohtui.sdk.llm.warm_up import warm_up
@@ -140,17 +147,14 @@ class Engine:
     def close(self) -> None:
         """Close every conversation (their commands stopped, their state saved) and the
         store, if the engine was loaded; once (the first signal and the shutdown both call
-        it)."""
+        it). An engine still loading closes itself when done."""
         with self._close_lock:
             if self._closed:
                 return
             self._closed = True
-            future = self._future
-            if future is None or not future.done() or future.cancelled() or future.exception():
+            if self._loaded is None:
                 return
-            registry = future.result().registry
-            logger.info("stopping: closing %d conversation(s)", registry.live_count())
-            registry.close()
+            self._loaded.registry.close()
 
 
 class Lazy:
@@ -163,6 +167,12 @@ class Lazy:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         try:
             loaded = await self.engine.loaded()
+        except StoppingError as exc:
+            if scope["type"] == "websocket":
+                await send({"type": "websocket.close", "code": 1001, "reason": str(exc)})
+                return
+            await JSONResponse({"detail": str(exc)}, status_code=503)(scope, receive, send)
+            return
         except Exception as exc:
             logger.exception("the engine failed to load")
             if scope["type"] == "websocket":

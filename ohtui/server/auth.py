@@ -12,8 +12,6 @@ from ohtui.settings.local_server import is_loopback
 
 DEFAULT_KEY_ENV = "OHTUI_SERVER_API_KEY"
 HEADER = "X-Session-API-Key"
-OPEN_PATHS = frozenset({"/alive", "/health", "/ready", "/server_info"})
-"""Answered without a key (OpenHands' probes)."""
 
 
 class AuthConfigError(Exception):
@@ -46,18 +44,15 @@ def check_bind(host: str, key: str | None, key_env: str) -> None:
 class KeyChecker:
     """Compares presented keys with the session key in constant time."""
 
-    def __init__(self, key: str | None) -> None:
-        self._key = key.encode() if key is not None else None
-
-    @property
-    def required(self) -> bool:
-        """Whether a key is configured (else the server is open)."""
-        return self._key is not None
+    def __init__(self, key: str) -> None:
+        self._key = key.encode()
 
     def accepts(self, presented: str | None) -> bool:
-        """Whether `presented` is the key (always True when none is configured)."""
-        if self._key is None:
-            return True
+        """Whether `presented` is the key (False for none, or one no UTF-8 can hold)."""
         if presented is None:
             return False
-        return hmac.compare_digest(presented.encode(), self._key)
+        try:
+            given = presented.encode()
+        except UnicodeEncodeError:  # a lone surrogate, from a JSON auth frame
+            return False
+        return hmac.compare_digest(given, self._key)

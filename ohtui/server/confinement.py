@@ -52,7 +52,7 @@ class Confinement:
         from ohtui.settings.overrides import Override
         from ohtui.settings.profile import Profile
 
-        overrides = {}
+        overrides: dict[tuple[str, str], Override] = {}
         if sandbox is not None:
             overrides[("sandbox", "mode")] = Override(sandbox, "--sandbox")
         elif os.environ.get("OHTUI_SANDBOX"):
@@ -111,7 +111,7 @@ def _config_roots(entries: list[str]) -> tuple[Roots, list[str]]:
     """Roots from config.toml: a missing folder is skipped and said (an unmounted disk);
     with none left, no conversation may open."""
     found: list[Path] = []
-    skipped = []
+    skipped: list[str] = []
     for entry in entries:
         try:
             found += Roots.resolve([entry], Path("/"), "roots in [server]").paths

@@ -76,6 +76,6 @@ def parse_json(data: bytes | str) -> Any:
         text = raw.decode("utf-8", "surrogatepass") if isinstance(data, bytes) else data
         return json.loads(text)
     except UnicodeDecodeError as exc:
-        raise JSONBodyError(f"the request body is not UTF-8 text: {exc}") from exc
+        raise JSONBodyError(f"what was sent is not UTF-8 text: {exc}") from exc
     except (ValueError, RecursionError) as exc:
-        raise JSONBodyError(f"the request body is not JSON: {exc}") from exc
+        raise JSONBodyError(f"what was sent is not JSON: {exc}") from exc

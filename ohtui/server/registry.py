@@ -23,11 +23,12 @@ from pathlib import Path
 from typing import Any
 
 from ohtui.sdk.agent.base import AgentBase
-from ohtui.sdk.conversation.exceptions import PersistenceError
+from ohtui.sdk.conversation.exceptions import ConversationNotFoundError, PersistenceError
 from ohtui.sdk.conversation.impl.local_conversation import LocalConversation
+from ohtui.sdk.conversation.listing import delete_conversation
 from ohtui.sdk.conversation.store import ConversationStore
 from ohtui.sdk.conversation.summary import ConversationSummary
-from ohtui.sdk.llm.llm import LLM
+from ohtui.sdk.llm.llm import LLM, same_llm
 from ohtui.sdk.llm.message import Message
 from ohtui.sdk.utils.cipher import Cipher
 from ohtui.sdk.wire.agent_in import (
@@ -41,6 +42,7 @@ from ohtui.sdk.wire.agent_in import (
 )
 from ohtui.sdk.wire.agent_out import agent_to_wire
 from ohtui.server.confinement import Confinement
+from ohtui.server.errors import StoppingError
 from ohtui.server.hub import Hub
 from ohtui.server.info import RECORD_KEY, ServerRecord, agent_echo, state_to_wire
 from ohtui.server.served import Served
@@ -66,13 +68,16 @@ class Registry:
         self._confinement = confinement
         self._live: dict[uuid.UUID, Served] = {}
         self._lock = threading.RLock()
+        self._closed = False
         self._store = ConversationStore(base_dir)
 
     # --- lookup --------------------------------------------------------------------------
 
     def get(self, conversation_id: uuid.UUID) -> Served | None:
-        """The live conversation, opened from the store if saved there; None if unknown."""
+        """The live conversation, opened from the store if saved there; None if unknown.
+        StoppingError once closed."""
         with self._lock:
+            self._check_open()
             served = self._live.get(conversation_id)
             if served is not None:
                 return served
@@ -82,6 +87,11 @@ class Registry:
             served = self._resume(conversation_id, json.loads(stored.state_json))
             self._live[conversation_id] = served
             return served
+
+    def _check_open(self) -> None:
+        """StoppingError once `close` began (call under the lock)."""
+        if self._closed:
+            raise StoppingError()
 
     def live_count(self) -> int:
         """How many conversations are open."""
@@ -96,8 +106,14 @@ class Registry:
     ) -> Served:
         """Open a saved conversation with its agent (`switched`: with this agent and record
         instead, the saved agent's LLM switched), confined before anything can run."""
-        working_dir = (data.get("workspace") or {}).get("working_dir") or str(self.base_dir)
-        self._confinement.roots.check(working_dir)  # OutsideRootsError: it stays closed
+        saved_dir = (data.get("workspace") or {}).get("working_dir")
+        if not isinstance(saved_dir, str) or not saved_dir:
+            raise WireError(
+                f"conversation {conversation_id.hex} was saved without a working folder: "
+                "it cannot be served; delete it, or open it in the ohtui TUI"
+            )
+        # OutsideRootsError: it stays closed. Pinned to the real path checked now.
+        working_dir = str(self._confinement.roots.check(saved_dir))
         saved = (data.get("agent_state") or {}).get(RECORD_KEY)
         record = ServerRecord.from_json(saved)
         agent: AgentBase
@@ -155,16 +171,22 @@ class Registry:
 
     # --- switch the LLM ------------------------------------------------------------------
 
-    def switch_llm(self, served: Served, payload: Any) -> Served:
+    def switch_llm(self, conversation_id: uuid.UUID, payload: Any) -> Served | None:
         """Think with another LLM from the next call on (OpenHands' `switch_llm`): as a
         local resume with another model, the conversation is reopened with its agent's LLM
         (and the summarizer that copies it) switched, and its saved agent too, so a restart
-        keeps it. ConflictError while it runs; WireError for an LLM we cannot use."""
-        llm = llm_from_wire(payload, "llm")
+        keeps it; None for an unknown conversation. An LLM sent back as shown (its key
+        redacted, or none) keeps the old key when its address is the same (never sent to
+        another). ConflictError while it runs; WireError for an LLM we cannot use."""
+        asked = llm_from_wire(payload, "llm")
         with self._lock:
-            conversation_id = served.id
+            # Under the lock: a switch that just ended has put its replacement here.
+            served = self.get(conversation_id)
+            if served is None:
+                return None
             old = served.live.agent
-            if _same_llm(old.llm, llm):
+            llm = _keeping_key(asked, old.llm)
+            if same_llm(old.llm, llm):
                 return served
             # A fresh agent: the old one's tools are closed with its conversation.
             dumped = old.model_dump(mode="json", context={"expose_secrets": True})
@@ -222,6 +244,7 @@ class Registry:
         initial = _initial_message(request.get("initial_message"))
         served = Served(record, self._hub.publish)
         with self._lock:
+            self._check_open()
             conversation = LocalConversation(
                 agent,
                 workspace=working_dir,
@@ -259,11 +282,14 @@ class Registry:
 
     def summaries(self) -> list[ConversationSummary]:
         """Every saved conversation, most recently updated first."""
+        with self._lock:
+            self._check_open()
         return self._store.list_summaries()
 
     def info_of(self, summary: ConversationSummary) -> dict[str, Any] | None:
         """ConversationInfo of a listed conversation, without opening it when not live."""
         with self._lock:
+            self._check_open()
             served = self._live.get(uuid.UUID(summary.id))
         if served is not None:
             return served.info()
@@ -282,21 +308,30 @@ class Registry:
     # --- delete and shutdown -------------------------------------------------------------
 
     def delete(self, conversation_id: uuid.UUID) -> bool:
-        """Stop, close and delete the conversation; False if unknown."""
-        served = self.get(conversation_id)
-        if served is None:
-            return False
+        """Stop, close and delete the conversation; False if unknown. One not open is
+        deleted from the store without opening it (it may work outside the roots now);
+        ConversationLockedError (a PersistenceError) while another ohtui has it open."""
         with self._lock:
-            self._live.pop(conversation_id, None)
+            self._check_open()
+            served = self._live.pop(conversation_id, None)
+            if served is None:
+                try:
+                    delete_conversation(self.base_dir, conversation_id.hex)
+                except ConversationNotFoundError:
+                    return False
+                return True
         served.live.delete_on_close = True
         served.close()
         return True
 
     def close(self) -> None:
-        """Close every live conversation (runs are interrupted), then the store."""
+        """Close every live conversation (runs are interrupted), then the store; from then
+        on nothing opens (StoppingError)."""
         with self._lock:
+            self._closed = True
             live = list(self._live.values())
             self._live.clear()
+        logger.info("stopping: closing %d conversation(s)", len(live))
         for served in live:
             try:
                 served.close()
@@ -323,9 +358,12 @@ def switched_agent(agent: AgentBase, llm: LLM) -> AgentBase:
     return agent.model_copy(update=update)
 
 
-def _same_llm(a: LLM, b: LLM) -> bool:
-    key = {"expose_secrets": True}
-    return a.model_dump(context=key) == b.model_dump(context=key)
+def _keeping_key(llm: LLM, old: LLM) -> LLM:
+    """`llm` with `old`'s API key when it came without one (redacted, as shown to clients)
+    and goes to the same address: a key is never sent to an address it was not given for."""
+    if llm.api_key is not None or old.api_key is None or llm.base_url != old.base_url:
+        return llm
+    return llm.model_copy(update={"api_key": old.api_key})
 
 
 def _conversation_id(value: Any) -> uuid.UUID | None:

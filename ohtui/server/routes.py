@@ -3,7 +3,8 @@
 Handlers are async and push every blocking call (the store, the engine, LLM calls) to
 Starlette's thread pool. Errors are JSON `{"detail": "..."}` with a sentence a user can act
 on: 403 a folder outside the server's roots, 404 unknown conversation or event, 409 a
-conflict with the conversation's state, 422 a payload we cannot use.
+conflict with the conversation's state, 422 a payload we cannot use, 503 the server is
+stopping.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from ohtui.sdk.wire.events_out import event_to_wire
 from ohtui.sdk.wire.extensions import SANDBOX_FIELD
 from ohtui.server import event_search
 from ohtui.server.confinement import Confinement
+from ohtui.server.errors import StoppingError
 from ohtui.server.info import RECORD_KEY
 from ohtui.server.limits import parse_json
 from ohtui.server.registry import Page, Registry, message_from_wire
@@ -69,6 +71,8 @@ def guarded(handler: Handler) -> Handler:
             return await handler(request)
         except NotFoundError as exc:
             return error(404, str(exc) or "Not Found")
+        except StoppingError as exc:
+            return error(503, str(exc))
         except OutsideRootsError as exc:
             return error(403, str(exc))
         except ConflictError as exc:
@@ -99,15 +103,18 @@ class Api:
 
     async def served(self, request: Request) -> Served:
         """The conversation the path names; NotFound when there is none."""
-        self.last_activity = time.time()
-        try:
-            conversation_id = uuid.UUID(request.path_params["conversation_id"])
-        except ValueError as exc:
-            raise NotFoundError("Not Found") from exc
-        served = await run_in_threadpool(self.registry.get, conversation_id)
+        served = await run_in_threadpool(self.registry.get, self.conversation_id(request))
         if served is None:
             raise NotFoundError("Not Found")
         return served
+
+    def conversation_id(self, request: Request) -> uuid.UUID:
+        """The id the path names; NotFound when it is no UUID."""
+        self.last_activity = time.time()
+        try:
+            return uuid.UUID(request.path_params["conversation_id"])
+        except ValueError as exc:
+            raise NotFoundError("Not Found") from exc
 
     @staticmethod
     async def body(request: Request) -> dict[str, Any]:
@@ -177,8 +184,9 @@ class Api:
         return ok()
 
     async def delete(self, request: Request) -> Response:
-        served = await self.served(request)
-        await run_in_threadpool(self.registry.delete, served.id)
+        # Not opened first: a conversation outside the roots can still be deleted.
+        if not await run_in_threadpool(self.registry.delete, self.conversation_id(request)):
+            raise NotFoundError("Not Found")
         return ok()
 
     async def search(self, request: Request) -> Response:
@@ -296,7 +304,9 @@ class Api:
     async def switch_llm(self, request: Request) -> Response:
         served = await self.served(request)
         llm = (await self.body(request)).get("llm")
-        await run_in_threadpool(self.registry.switch_llm, served, llm)
+        # By id: a switch that ended meanwhile replaced `served` with another object.
+        if await run_in_threadpool(self.registry.switch_llm, served.id, llm) is None:
+            raise NotFoundError("Not Found")
         return ok()
 
     async def security_analyzer(self, request: Request) -> Response:

@@ -61,6 +61,7 @@ class Served:
         self._thread: threading.Thread | None = None
         self._active = False
         self._again = False
+        self._retired = False
         self.last_user_message_id: str | None = None
         self.sandbox: SandboxStatus | None = None
         """The sandbox in force (set before anything runs)."""
@@ -148,7 +149,9 @@ class Served:
     # --- actions -------------------------------------------------------------------------
 
     def send_message(self, message: Message, run: bool) -> None:
-        """Add a user message; with `run`, start a run unless one is going."""
+        """Add a user message; with `run`, start a run unless one is going. ConflictError
+        once retired (the registry serves its replacement)."""
+        self._check_serving()
         self.live.send_message(message)
         if run:
             self.start_run(conflict_ok=True)
@@ -160,6 +163,7 @@ class Served:
         ends is never left waiting.
         """
         with self._run_lock:
+            self._check_serving()
             if self._active:
                 if conflict_ok:
                     self._again = True
@@ -249,15 +253,28 @@ class Served:
 
     def retire(self) -> None:
         """Close the conversation to reopen it another way; ConflictError while it runs
-        (and no run starts here once this began)."""
+        (and no run starts here once this began). If closing fails, it serves on."""
         with self._run_lock:
             if self._active:
                 raise ConflictError(
                     "Conversation is running: pause it, or wait for it to finish, before "
                     "switching its LLM."
                 )
-            self._active = True  # for good: this one is done
-        self.close()
+            self._active = True  # no run starts while it closes
+        try:
+            self.close()
+        except BaseException:
+            with self._run_lock:
+                self._active = False
+            raise
+        with self._run_lock:
+            self._retired = True
+
+    def _check_serving(self) -> None:
+        if self._retired:
+            raise ConflictError(
+                "The conversation was reopened (its LLM switched) as this arrived: send it again."
+            )
 
     def close(self) -> None:
         """Stop the run and close the conversation."""

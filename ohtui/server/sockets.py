@@ -1,9 +1,10 @@
 """`/sockets/events/{conversation_id}`: the event stream of one conversation (notes §1.4).
 
 Auth comes first: the `X-Session-API-Key` header of the upgrade, or a first frame
-`{"type": "auth", "session_api_key": ...}` within 10 s (a key in the URL is refused: URLs
-end up in logs). A bad key closes with 4001, an unknown conversation with 4004, one
-subscriber too many with 1013, one working outside the server's roots with 4003. Then a
+`{"type": "auth", "session_api_key": ...}` within 10 s and 4 KiB (a key in the URL is
+refused: URLs end up in logs). A bad key closes with 4001, an unknown conversation with 4004, one
+subscriber too many with 1013, one working outside the server's roots with 4003, a server
+that is stopping with 1001. Then a
 `full_state` snapshot, then every new event. A frame from the client holding a user message
 is sent with `run: true`; a frame that fails (not JSON text, nested too deep, not a message)
 is answered with a `ServerErrorEvent`. Messages larger than the body limit never arrive:
@@ -23,8 +24,10 @@ from typing import Any
 from starlette.concurrency import run_in_threadpool
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from ohtui.sdk.llm.message import Message
 from ohtui.sdk.wire.events_out import event_to_wire
 from ohtui.server.auth import HEADER, KeyChecker
+from ohtui.server.errors import StoppingError
 from ohtui.server.event_search import wants_ohtui_fields
 from ohtui.server.hub import Hub
 from ohtui.server.limits import JSONBodyError, parse_json
@@ -38,6 +41,9 @@ AUTH_FAILED = 4001
 FORBIDDEN = 4003
 NOT_FOUND = 4004
 TRY_AGAIN_LATER = 1013
+GOING_AWAY = 1001
+MAX_AUTH_FRAME = 4096
+"""The longest auth frame read (characters); an auth frame holds a key of tens."""
 
 
 class EventSocket:
@@ -64,6 +70,9 @@ class EventSocket:
         except OutsideRootsError:
             await websocket.close(FORBIDDEN, "The conversation works outside the server's roots")
             return
+        except StoppingError as exc:
+            await websocket.close(GOING_AWAY, str(exc))
+            return
         if served is None:
             await websocket.close(NOT_FOUND, "Conversation not found")
             return
@@ -80,7 +89,7 @@ class EventSocket:
                     await websocket.send_text(json.dumps(frame))
             sender = asyncio.create_task(_forward(websocket, subscription.queue))
             try:
-                await self._receive(websocket, served)
+                await self._receive(websocket, conversation_id)
             finally:
                 sender.cancel()
                 with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -91,12 +100,12 @@ class EventSocket:
             self.hub.unsubscribe(subscription)
 
     async def _authenticate(self, websocket: WebSocket) -> bool:
-        if not self.keys.required:
-            return True
         if self.keys.accepts(websocket.headers.get(HEADER)):
             return True
         try:
             text = await asyncio.wait_for(_receive_text(websocket), AUTH_TIMEOUT_SECONDS)
+            if len(text) > MAX_AUTH_FRAME:
+                return False  # not parsed: it is on the event loop, from anyone
             frame = parse_json(text)
         except (TimeoutError, ValueError, WebSocketDisconnect):
             return False
@@ -107,7 +116,9 @@ class EventSocket:
             and self.keys.accepts(frame["session_api_key"])
         )
 
-    async def _receive(self, websocket: WebSocket, served: Any) -> None:
+    async def _receive(self, websocket: WebSocket, conversation_id: uuid.UUID) -> None:
+        """Send each message frame to the conversation served now (looked up per frame: a
+        switched LLM reopens it as another object)."""
         while True:
             received = await websocket.receive()
             if received["type"] == "websocket.disconnect":
@@ -118,9 +129,15 @@ class EventSocket:
                 if isinstance(frame, dict) and frame.get("type") == "auth":
                     continue  # a second auth frame is harmless
                 message, _ = message_from_wire(frame)
-                await run_in_threadpool(served.send_message, message, True)
+                await run_in_threadpool(self._send, conversation_id, message)
             except Exception as exc:  # noqa: BLE001 -- told to the client, not fatal
                 await websocket.send_text(json.dumps(_server_error(exc)))
+
+    def _send(self, conversation_id: uuid.UUID, message: Message) -> None:
+        served = self.registry.get(conversation_id)
+        if served is None:
+            raise LookupError(f"conversation {conversation_id.hex} is no longer saved")
+        served.send_message(message, True)
 
 
 async def _receive_text(websocket: WebSocket) -> str:

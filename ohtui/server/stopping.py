@@ -1,7 +1,10 @@
 """How `ohtui serve` ends: SIGHUP (its terminal or SSH session closed), SIGTERM (a service
-manager) and SIGINT (Ctrl+C) alike. Every conversation is closed first (its running command
-stopped, everything that command started killed, its state saved), then the connections;
-then the process exits 0. A second signal stops waiting for connections. Started under
+manager) and SIGINT (Ctrl+C) alike. The server stops accepting connections, then closes
+every conversation (its running command stopped, everything that command started killed,
+its state saved; a client still connected meanwhile is answered 503), then the connections;
+then the process exits 0. A second signal stops waiting for the connections; it cannot cut
+the closing of the conversations short (a few seconds at most: a command that ignores
+SIGTERM is killed after two). Started under
 `nohup` (SIGHUP ignored), it keeps ignoring SIGHUP. SIGKILL leaves no time for any of it:
 the agents' shells then die with the process on their own (`ohtui.sdk.utils.spawn`)."""
 
@@ -59,7 +62,9 @@ class StoppingServer(uvicorn.Server):
         self.stopped_by = self.stopped_by or signal.Signals(sig).name
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
-        """Close the conversations, then what uvicorn closes."""
+        """Stop accepting, close the conversations, then what uvicorn closes."""
         logger.info("%s: stopping", self.stopped_by or "asked to stop")
+        for server in self.servers:  # no new connection while the conversations close
+            server.close()
         await asyncio.get_running_loop().run_in_executor(None, self.engine.close)
         await super().shutdown(sockets)

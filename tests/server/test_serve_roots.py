@@ -165,7 +165,7 @@ def test_a_saved_conversation_outside_the_roots_stays_closed(
     tree: Path, tmp_path: Path, llm_script: ScriptedLLMServer
 ) -> None:
     """Made under wider roots, then the server restarted with narrower ones: it is listed
-    but not opened, and nothing it asks runs."""
+    but not opened, and nothing it asks runs; it can still be deleted."""
     wide = ServerProcess(tmp_path, cwd=tree).start()
     try:
         response = create(wide, llm_script, str(tree / "outside"))
@@ -183,6 +183,11 @@ def test_a_saved_conversation_outside_the_roots_stays_closed(
             sent = client.post(f"/api/conversations/{cid}/events", json=user_message("x", True))
             assert sent.status_code == 403
             assert llm_script.pending() == 0 and not llm_script.requests
+            deleted = client.delete(f"/api/conversations/{cid}")
+            assert deleted.status_code == 200, deleted.text
+            listed = client.get("/api/conversations/search").json()["items"]
+            assert cid not in [item["id"] for item in listed]
+            assert client.delete(f"/api/conversations/{cid}").status_code == 404
     finally:
         narrow.stop()
 

@@ -189,3 +189,50 @@ def test_under_nohup_a_hangup_is_ignored(tmp_path: Path) -> None:
         assert server.process.wait(30) == 0
     finally:
         server.kill()
+
+
+def test_requests_during_the_stop_are_refused(
+    tmp_path: Path, llm_server: ScriptedLLMServer
+) -> None:
+    """While the conversations close (a command that ignores SIGTERM holds it up), a client
+    still connected gets 503 with a sentence: nothing reopens or creates a conversation
+    that no one would close, and no 500 from a closed store."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    token = f"30.{random.randrange(10**6, 10**7)}"
+    server = ServerProcess(tmp_path, args=("--sandbox", "off")).start()
+    client = server.client()
+    try:
+        idle = client.post("/api/conversations", json=create_payload(llm_server, workspace))
+        busy = client.post("/api/conversations", json=create_payload(llm_server, workspace))
+        idle_id, busy_id = idle.json()["id"], busy.json()["id"]
+        stubborn = f"trap '' TERM; touch {workspace}/started; sleep {token}"
+        llm_server.reply_tool_call("terminal", {"command": stubborn, "security_risk": "LOW"})
+        llm_server.set_default(None)
+        client.post(f"/api/conversations/{busy_id}/events", json=user_message("go", run=True))
+        deadline = time.monotonic() + 60
+        while not leftovers(token):
+            assert time.monotonic() < deadline, server.log()
+            time.sleep(0.05)
+        assert server.process is not None
+        server.process.send_signal(signal.SIGTERM)
+        while "stopping: closing" not in server.log():
+            time.sleep(0.01)
+        statuses = []
+        payload = create_payload(llm_server, workspace)
+        while server.process.poll() is None and len(statuses) < 200:
+            try:
+                got = client.get(f"/api/conversations/{idle_id}")
+                made = client.post("/api/conversations", json=payload)
+            except httpx.HTTPError:
+                break
+            statuses += [got.status_code, made.status_code]
+            details = {got.json().get("detail", ""), made.json().get("detail", "")}
+            assert all("stopping" in detail for detail in details), details
+        assert statuses and set(statuses) == {503}, statuses
+        assert server.process.wait(30) == 0
+    finally:
+        client.close()
+        server.kill()
+        for process in leftovers(token):
+            process.kill()

@@ -225,3 +225,16 @@ def test_a_message_sent_as_a_run_ends_is_run(
         assert texts == [f"reply {n}" for n in range(5)]
     finally:
         frames.close()
+
+
+def test_an_auth_frame_that_cannot_be_a_key_closes_4001(
+    server: ServerProcess, conversation: str
+) -> None:
+    """A key no UTF-8 can hold (a lone surrogate), or an auth frame far larger than a key,
+    is refused like a wrong key: 4001, no traceback in the log."""
+    frames = Frames(socket_url(server, conversation), "\ud800")
+    assert frames.wait_closed() == 4001
+    padded = Frames(socket_url(server, conversation), None)
+    padded.send({"type": "auth", "session_api_key": TEST_KEY, "padding": "x" * 8192})
+    assert padded.wait_closed() == 4001
+    assert "Traceback" not in server.log()

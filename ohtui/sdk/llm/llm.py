@@ -704,3 +704,9 @@ def _close_quietly(stream: Any) -> None:
             close()
         except Exception:  # the stream is being abandoned anyway
             logger.debug("closing an abandoned stream failed", exc_info=True)
+
+
+def same_llm(a: LLM, b: LLM) -> bool:
+    """Whether two LLMs are configured alike (same class, every field, API key included)."""
+    key = {"expose_secrets": True}
+    return type(a) is type(b) and a.model_dump(context=key) == b.model_dump(context=key)

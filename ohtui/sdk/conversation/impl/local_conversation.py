@@ -38,7 +38,7 @@ from ohtui.sdk.event.llm_convertible.message import MessageEvent
 from ohtui.sdk.event.llm_convertible.observation import AgentErrorEvent, UserRejectObservation
 from ohtui.sdk.event.user_action import PauseEvent
 from ohtui.sdk.llm.exceptions import LLMCancelledError
-from ohtui.sdk.llm.llm import LLM, LLMCallContext
+from ohtui.sdk.llm.llm import LLM, LLMCallContext, same_llm
 from ohtui.sdk.llm.message import Message, TextContent
 from ohtui.sdk.llm.registry import LLMRegistry, RegistryEvent
 from ohtui.sdk.llm.streaming import LLMStreamChunk
@@ -775,7 +775,7 @@ class LocalConversation(BaseConversation):
         except KeyError:
             self.llm_registry.add(llm)
             return llm
-        if existing is llm or _same_llm(existing, llm):
+        if existing is llm or same_llm(existing, llm):
             return existing
         raise ValueError(
             f"usage_id '{llm.usage_id}' already names another LLM in this conversation "
@@ -855,12 +855,6 @@ class LocalConversation(BaseConversation):
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
-
-
-def _same_llm(a: LLM, b: LLM) -> bool:
-    """Whether two LLMs are configured alike, API key included."""
-    key = {"expose_secrets": True}
-    return type(a) is type(b) and a.model_dump(context=key) == b.model_dump(context=key)
 
 
 def _latest_error(events: Sequence[Event], since: int = 0) -> ConversationErrorEvent | None:
