@@ -62,8 +62,18 @@ def start_remote(
         missing_key(profile, opened),
         use_settings_llm(conversation) if opened.resumed else None,
         install_remote_safety(conversation, policy, rules),
+        _sandbox_notice(conversation),
     ]
     return Started(opened, tuple(n for n in notices if n))
+
+
+def _sandbox_notice(conversation: RemoteConversation) -> str | None:
+    """What to tell when the server runs this conversation's commands unconfined against
+    its settings, and why."""
+    problem = conversation.state.reported_sandbox_problem
+    if problem is None:
+        return None
+    return f"The server runs this conversation's commands without a sandbox: {problem}"
 
 
 def use_settings_llm(conversation: RemoteConversation) -> str | None:

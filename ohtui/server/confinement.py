@@ -40,6 +40,8 @@ class Confinement:
     """Why no conversation can have the sandbox asked for (bubblewrap missing or broken)."""
     notices: tuple[str, ...] = ()
     """What to log at start about the settings (a broken config.toml, a root skipped)."""
+    config_file: Path | None = None
+    """The config.toml in use: out of the agents' reach, like every file of ohtui's."""
 
     @classmethod
     def load(
@@ -68,14 +70,14 @@ class Confinement:
         config = settings.sandbox.config()
         availability = probe() if config.mode is not SandboxMode.OFF else None
         problem = availability.message if availability and not availability.available else None
-        return cls(config, roots, problem or None, tuple(notices))
+        return cls(config, roots, problem or None, tuple(notices), config_file)
 
     def install(self, conversation: BaseConversation) -> SandboxStatus:
         """Confine `conversation` as the settings say; where the sandbox cannot start, it
         runs with `off` and the status says why."""
         from ohtui.opening import install_sandbox
 
-        problem = install_sandbox(conversation, self.sandbox)
+        problem = install_sandbox(conversation, self.sandbox, self.config_file)
         current = getattr(conversation, "sandbox", None)
         if not isinstance(current, SandboxConfig) or current.mode is SandboxMode.OFF:
             current = SandboxConfig(mode=SandboxMode.OFF, network=True)

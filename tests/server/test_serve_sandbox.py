@@ -174,6 +174,24 @@ def test_without_bubblewrap_it_says_why(
     server_info = httpx.get(server.url + "/server_info").json()["ohtui_sandbox"]
     assert "bubblewrap" in server_info["problem"]
     assert "sandbox: OFF" in server.log() and "bubblewrap" in server.log()
+    # A client opening a conversation there is told why, not only shown "off".
+    from ohtui.opening import Target, start
+    from ohtui.settings.profile import Profile
+
+    config = tmp_path / "client.toml"
+    config.write_text(
+        f'[llm]\nmodel = "openai/test-model"\nbase_url = "{llm_script.base_url}"\n'
+        f'[server]\nurl = "{server.url}"\n',
+        encoding="utf-8",
+    )
+    environ = {"OHTUI_SERVER_API_KEY": server.key or ""}
+    profile = Profile(config, {}, use_keyring=False, environ=environ).load()
+    opened = start(profile, places[0], tmp_path / "client-data", Target())
+    try:
+        [notice] = [n for n in opened.notices if "without a sandbox" in n]
+        assert "bubblewrap" in notice
+    finally:
+        opened.conversation.close()
 
 
 @pytest.mark.parametrize(

@@ -129,6 +129,14 @@ class RemoteState:
             return None
 
     @property
+    def reported_sandbox_problem(self) -> str | None:
+        """Why the server runs the agent's commands without the sandbox it was asked for, as
+        it says (None: it is in force, or the server does not say)."""
+        value = self._get_optional(SANDBOX_FIELD)
+        problem = value.get("problem") if isinstance(value, dict) else None
+        return problem if isinstance(problem, str) and problem else None
+
+    @property
     def security_analyzer(self) -> SecurityAnalyzerBase | None:
         """The analyzer rating actions on the server (None: none, or one we lack)."""
         return analyzer_from_wire(self._get_optional("security_analyzer"))
