@@ -107,8 +107,13 @@ def server_workspace(profile: Profile, workspace: Path) -> RemoteWorkspace:
     url = profile.settings.server.url
     if not url:
         raise SetupError("No agent server is set: give --server URL or [server] url.")
-    key = profile.server_key(url).value
-    return RemoteWorkspace(host=url, api_key=key, working_dir=str(workspace))
+    key = profile.server_key(url)
+    remote = RemoteWorkspace(host=url, api_key=key.value, working_dir=str(workspace))
+    from ohtui.settings.local_server import LOCAL_SERVER, listener_check
+
+    if key.source == LOCAL_SERVER:
+        remote.check_connections(listener_check(url))
+    return remote
 
 
 def open_remote(

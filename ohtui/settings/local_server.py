@@ -13,11 +13,14 @@ import ipaddress
 import os
 import secrets
 import stat
+from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from ohtui.settings import paths
 
+LOCAL_SERVER = "local server"
+"""Where a key came from when it is the one `ohtui serve` made here (a ResolvedKey source)."""
 _LISTEN = "0A"
 """A listening socket's state in /proc/net/tcp."""
 
@@ -91,6 +94,25 @@ def local_session_key(url: str) -> str | None:
     if key is None or not listener_is_ours(port):
         return None
     return key
+
+
+def listener_check(url: str) -> Callable[[], str | None]:
+    """What to run before each connection that sends the local key to `url`: the port may
+    have changed hands since (the server stopped, another user took the port), and the key
+    goes only to a listener this user owns."""
+    parts = urlsplit(url)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+
+    def check() -> str | None:
+        if listener_is_ours(port):
+            return None
+        return (
+            f"nothing of yours listens on port {port} now (the server stopped, or another "
+            "user's program took the port): ohtui sends this machine's server key only to "
+            "your own ohtui serve"
+        )
+
+    return check
 
 
 def listener_is_ours(port: int) -> bool:

@@ -206,7 +206,7 @@ class Profile:
         """The session API key of the agent server at `url`: OHTUI_SERVER_API_KEY, else the
         keyring's entry for that server, else the key `ohtui serve` made on this machine
         (for a server on loopback that this user runs), or none."""
-        from ohtui.settings.local_server import local_session_key
+        from ohtui.settings.local_server import LOCAL_SERVER, local_session_key
         from ohtui.settings.secrets import SERVER_KEY_ENV, ResolvedKey, SecretStoreError
 
         if self.environ.get(SERVER_KEY_ENV):
@@ -219,7 +219,7 @@ class Profile:
         if saved:
             return ResolvedKey(saved, "keyring")
         local = local_session_key(url)
-        return ResolvedKey(local, "local server") if local else ResolvedKey(None, "none")
+        return ResolvedKey(local, LOCAL_SERVER) if local else ResolvedKey(None, "none")
 
     def user_secrets(self) -> dict[str, str]:
         """The secrets the user defined, for the agent's commands ({} if unreadable)."""

@@ -557,3 +557,87 @@ def test_allow_host_and_a_wildcard_bind(tmp_path: Path) -> None:
             assert response.status_code == status, (host, response.text)
     finally:
         server.stop()
+
+
+SQUATTER = """
+import socket, sys
+server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+server.bind(("127.0.0.1", int(sys.argv[1])))
+server.listen()
+print("listening", flush=True)
+while True:
+    conn, _ = server.accept()
+    conn.settimeout(2)
+    try:
+        with open(sys.argv[2], "ab") as log:
+            log.write(conn.recv(65536))
+    except OSError:
+        pass
+    conn.close()
+"""
+
+
+SYSTEM_PYTHON = "/usr/bin/python3"
+"""One another user may run (the test's own may live in root's home)."""
+
+
+@pytest.mark.skipif(
+    os.getuid() != 0 or not os.access(SYSTEM_PYTHON, os.X_OK),
+    reason="another user's listener needs root and /usr/bin/python3 to start",
+)
+def test_a_port_another_user_took_never_gets_the_key(
+    llm_script: ScriptedLLMServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The user's server stops while a client is attached; another user's program takes
+    its port. The client's reconnects and requests must not hand it the key."""
+    import subprocess
+
+    from ohtui.opening import Target, start
+    from ohtui.sdk.conversation.impl.rest import RemoteConnectionError
+    from ohtui.settings.profile import Profile
+
+    server = ServerProcess(tmp_path / "data", key=None).start()
+    monkeypatch.setenv("OHTUI_DATA_DIR", str(server.data_dir))
+    config = tmp_path / "client.toml"
+    config.write_text(
+        f'[llm]\nmodel = "openai/test-model"\nbase_url = "{llm_script.base_url}"\n'
+        f'[server]\nurl = "{server.url}"\n',
+        encoding="utf-8",
+    )
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    profile = Profile(config, {}, use_keyring=False, environ={}).load()
+    assert profile.server_key(server.url).source == "local server"
+    opened = start(profile, workspace, tmp_path / "client-data", Target())
+    conversation = opened.conversation
+    key = generated_key(server)
+    import shutil
+    import tempfile
+
+    squat = Path(tempfile.mkdtemp(prefix="ohtui-squat-"))  # where that user can write
+    squat.chmod(0o777)
+    loot = squat / "received"
+    squatter = None
+    try:
+        server.stop()
+        nobody = 65534
+        squatter = subprocess.Popen(
+            [SYSTEM_PYTHON, "-c", SQUATTER, str(server.port), str(loot)],
+            stdout=subprocess.PIPE,
+            user=nobody,
+            group=nobody,
+        )
+        assert squatter.stdout is not None and squatter.stdout.readline() == b"listening\n"
+        with pytest.raises(RemoteConnectionError) as refused:
+            conversation.send_message("are you there?")
+        time.sleep(3)  # the event socket's reconnects (backoff from 0.5 s in tests)
+    finally:
+        conversation.close()
+        if squatter is not None:
+            squatter.kill()
+            squatter.wait(5)
+    received = loot.read_bytes() if loot.exists() else b""
+    shutil.rmtree(squat, ignore_errors=True)
+    assert key.encode() not in received, received[:300]
+    assert "nothing of yours listens on port" in str(refused.value)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -29,6 +30,17 @@ class RemoteWorkspace(BaseWorkspace):
 
     _client: httpx.Client | None = PrivateAttr(default=None)
     _client_lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+    _connect_check: Callable[[], str | None] | None = PrivateAttr(default=None)
+
+    def check_connections(self, check: Callable[[], str | None]) -> None:
+        """Run `check` before each request and each event-socket connection to the server:
+        a reason, in words, refuses it with the key unsent (a key meant only for a server
+        `check` recognises, such as one on this machine's loopback run by this user)."""
+        self._connect_check = check
+
+    def connection_problem(self) -> str | None:
+        """Why the server may not be contacted now (None: it may)."""
+        return self._connect_check() if self._connect_check is not None else None
 
     @field_validator("host")
     @classmethod
@@ -67,8 +79,16 @@ class RemoteWorkspace(BaseWorkspace):
                     base_url=self.host,
                     headers=headers,
                     timeout=httpx.Timeout(connect=10.0, read=600.0, write=10.0, pool=10.0),
+                    event_hooks={"request": [self._check_request]},
                 )
             return self._client
+
+    def _check_request(self, request: httpx.Request) -> None:
+        problem = self.connection_problem()
+        if problem is not None:
+            import httpx
+
+            raise httpx.ConnectError(problem, request=request)
 
     def close(self) -> None:
         """Close the HTTP client (conversations never do: they share it)."""

@@ -189,6 +189,7 @@ class RemoteConversation(BaseConversation):
             on_reconnect=self._on_reconnect,
             on_status=self._on_socket_status,
             backoff_base=reconnect_backoff,
+            connect_check=workspace.connection_problem,
         )
         self._socket.start()
         self._wait_until_subscribed()

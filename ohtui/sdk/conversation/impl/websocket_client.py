@@ -57,15 +57,18 @@ class WebSocketCallbackClient:
         on_status: Callable[[SocketStatus, str], None] | None = None,
         backoff_base: float = DEFAULT_BACKOFF_BASE,
         backoff_max: float = DEFAULT_BACKOFF_MAX,
+        connect_check: Callable[[], str | None] | None = None,
     ) -> None:
         """`callback` gets each frame as parsed JSON; `on_reconnect` runs after every
         re-subscription (not the first); `on_status` hears each change of connection status
-        with a reason."""
+        with a reason; `connect_check`, before each connection, says why not to connect
+        (the key is not sent then; it is tried again later)."""
         self.url = url
         self._callback = callback
         self._api_key = api_key
         self._on_reconnect = on_reconnect
         self._on_status = on_status
+        self._connect_check = connect_check
         self.backoff_base = backoff_base
         self.backoff_max = backoff_max
         self.status = SocketStatus.CONNECTING
@@ -133,7 +136,13 @@ class WebSocketCallbackClient:
 
         delay = self.backoff_base
         while not self._stop.is_set():
-            reason = ""
+            reason = self._connect_check() if self._connect_check is not None else None
+            if reason:
+                logger.warning("event socket %s not connected: %s", self.url, reason)
+                self._set_status(SocketStatus.RECONNECTING, reason)
+                await self._sleep(delay)
+                delay = min(delay * 2, self.backoff_max)
+                continue
             try:
                 async with websockets.connect(
                     self.url, open_timeout=10, max_size=None, ping_interval=20
