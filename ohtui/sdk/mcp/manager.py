@@ -339,7 +339,14 @@ class MCPClientManager:
             cwd = self._folder(spec)
             argv = [spec.command or "", *spec.args]
             if sandbox is not None:
-                argv = sandbox.command(_in_folder(argv, cwd, sandbox.workspace))
+                # Sockets are named by the server's variables and by ours (where its runtime
+                # folder is); what the launch changes applies to the server's.
+                launch = sandbox.launch(
+                    _in_folder(argv, cwd, sandbox.workspace), {**os.environ, **env}
+                )
+                # The SDK starts it through anyio, which runs nothing of ours before exec:
+                # the launch's kernel restriction is taken on by a wrapper instead.
+                argv, env = launch.wrapped_argv(), launch.environment(env)
             params = StdioServerParameters(command=argv[0], args=argv[1:], env=env, cwd=cwd)
             return stdio_client(params, errlog=errlog) if errlog else stdio_client(params)
         headers = self._filled(spec, "headers", spec.headers)
