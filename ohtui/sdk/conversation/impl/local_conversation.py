@@ -6,6 +6,7 @@ import logging
 import threading
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -651,17 +652,15 @@ class LocalConversation(BaseConversation):
 
         return sandbox.check(shell_command("bash", sandboxed=True), agent_environment())
 
-    def _hook_sandbox(self) -> SandboxConfig | None:
-        """Where an agent hook's tools run: in this sandbox, the saved conversations and the
-        application's own files hidden."""
+    def _hook_sandbox(self) -> Sandbox | None:
+        """Where an agent hook's tools run: in this sandbox, with the saved conversations
+        (this one's too) among the application's own files, refused in every mode."""
         sandbox = self._state.sandbox
         if sandbox is None:
             return None
         own = self._state.persistence_dir
-        hidden = (*sandbox.config.hidden, *sandbox.private)
-        if own:
-            hidden += (str(Path(own).parent),)
-        return sandbox.config.model_copy(update={"hidden": hidden})
+        store = (str(Path(own).parent),) if own else ()
+        return replace(sandbox, private=(*sandbox.private, *store))
 
     def approve_outside_sandbox(self, action_ids: Iterable[str]) -> None:
         """Let these waiting actions run outside the sandbox when they run (each once).
