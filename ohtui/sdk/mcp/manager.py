@@ -319,12 +319,29 @@ class MCPClientManager:
                 errlog.close()
 
     def _confinement(self, spec: MCPServerSpec) -> Sandbox | None:
-        """The sandbox a server starts in: the conversation's, for a `sandboxed` stdio server
-        while that sandbox is on (off, the server runs as the agent's commands would)."""
+        """The sandbox a server starts in: the conversation's, for a `sandboxed` stdio server.
+
+        Such a server (a project's, trusted to run confined) never runs unconfined: with the
+        conversation's sandbox off, or bubblewrap unable to run, `_SettingError` says why it
+        is not started and what to do. Asked at every start, reconnects and /mcp included.
+        """
         if spec.transport != "stdio" or not spec.sandboxed or self._sandbox is None:
             return None
         sandbox = self._sandbox()
-        return sandbox if sandbox is not None and sandbox.active else None
+        if sandbox is None or not sandbox.active:
+            raise _SettingError(
+                "not started: it runs only in the sandbox (as it was trusted), and the "
+                "sandbox is off; turn it on with /sandbox, then start the server in /mcp"
+            )
+        from ohtui.sdk.sandbox import probe
+
+        availability = probe()
+        if not availability.available:
+            raise _SettingError(
+                "not started: it runs only in the sandbox (as it was trusted), and "
+                f"{availability.problem}. {availability.fix}".strip()
+            )
+        return sandbox
 
     def _transport(
         self, spec: MCPServerSpec, errlog: TextIO | None, sandbox: Sandbox | None = None

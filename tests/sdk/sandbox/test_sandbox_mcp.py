@@ -12,6 +12,7 @@ import os
 import shutil
 import socket
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -109,3 +110,58 @@ def test_a_server_in_a_workspace_directly_in_tmp_can_write_its_temp_files(
     temp = call("getenv", name="TMPDIR")
     assert temp != "(unset)"
     assert call("write", path=f"{temp}/scratch", text="x") == f"wrote {temp}/scratch"
+
+
+# --- a server trusted to run confined never runs unconfined --------------------------------
+
+
+@pytest.fixture
+def manager_for() -> Iterator[Any]:
+    """A started manager of one sandboxed test server, `s`, in the sandbox `current()` gives."""
+    made: list[MCPClientManager] = []
+
+    def start(workspace: Path, current: Any) -> MCPClientManager:
+        manager = MCPClientManager(
+            parse_servers({"s": ours(sandboxed=True)}),
+            working_dir=str(workspace),
+            sandbox=current,
+        )
+        made.append(manager)
+        manager.start()
+        assert manager.wait_settled(60)
+        return manager
+
+    yield start
+    for manager in made:
+        manager.close()
+
+
+def test_a_sandboxed_server_is_not_started_with_the_sandbox_off(
+    manager_for: Any, project: Path
+) -> None:
+    off = Sandbox(SandboxConfig(mode="off"), str(project))
+    manager = manager_for(project, lambda: off)
+    [info] = manager.servers()
+    assert info.status is ServerStatus.FAILED
+    assert "runs only in the sandbox" in info.summary and "/sandbox" in (info.error or "")
+    manager.set_enabled("s", True)  # /mcp: turned on again, still refused
+    assert manager.wait_settled(60)
+    [info] = manager.servers()
+    assert info.status is ServerStatus.FAILED and "sandbox is off" in (info.error or "")
+
+
+def test_a_reconnect_after_the_sandbox_was_turned_off_does_not_run_unconfined(
+    manager_for: Any, project: Path
+) -> None:
+    sandboxes = [Sandbox(SandboxConfig(), str(project))]
+    manager = manager_for(project, lambda: sandboxes[-1])
+    [info] = manager.servers()
+    assert info.status is ServerStatus.READY and info.confined
+    sandboxes.append(Sandbox(SandboxConfig(mode="off"), str(project)))
+    manager.call("s", "crash", {})  # the session is lost: ohtui reconnects once
+    deadline = time.monotonic() + 60
+    while manager.servers()[0].status is not ServerStatus.FAILED:
+        assert time.monotonic() < deadline, manager.servers()
+        time.sleep(0.1)
+    [info] = manager.servers()
+    assert "sandbox is off" in (info.error or ""), info
