@@ -155,13 +155,17 @@ class MCPClientManager:
         working_dir: str | None = None,
         secret: Callable[[str], str | None] | None = None,
         sandbox: Callable[[], Sandbox | None] | None = None,
+        check: Callable[[str], str | None] | None = None,
     ) -> None:
         """`errors`: servers whose settings are wrong, by name, with the message to show.
         `secret` looks up a conversation secret named in `env` or `headers`; `sandbox` gives
-        the conversation's sandbox, which `sandboxed` stdio servers start in."""
+        the conversation's sandbox, which `sandboxed` stdio servers start in; `check`, asked
+        before every start of a server (reconnects and /mcp included), says why it may not
+        start (the front end's trust: what it runs changed)."""
         self._working_dir = working_dir
         self._secret = secret
         self._sandbox = sandbox
+        self._check = check
         self._lock = threading.RLock()
         self._slots: dict[str, _Slot] = {}
         for name, spec in specs.items():
@@ -272,6 +276,10 @@ class MCPClientManager:
             from mcp import ClientSession
 
             confined = self._confinement(spec)
+            if self._check is not None:
+                refused = await anyio.to_thread.run_sync(self._check, slot.name)
+                if refused:
+                    raise _SettingError(refused)
             with self._lock:
                 slot.confined = confined.config.describe() if confined is not None else ""
 

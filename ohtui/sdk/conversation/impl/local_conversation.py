@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import threading
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -115,6 +115,7 @@ class LocalConversation(BaseConversation):
         plugin_cache_dir: str | Path | None = None,
         defer_mcp: bool = False,
         plugin_check: PluginCheck | None = None,
+        mcp_check: Callable[[str], str | None] | None = None,
     ) -> None:
         """Create a conversation, or resume the one saved under `persistence_dir` with this id.
 
@@ -137,7 +138,8 @@ class LocalConversation(BaseConversation):
         on disk (project, user) load here too; files that cannot be read are skipped, each
         with a warning in `skill_warnings`. Raises PluginFetchError or PluginLoadError when
         a plugin cannot be used. The agent's MCP servers start in the background now, or
-        with `defer_mcp` on `start_mcp()` (or when the first step needs their tools). Raises
+        with `defer_mcp` on `start_mcp()` (or when the first step needs their tools);
+        `mcp_check` says, before each start of one, why it may not start. Raises
         WorkspaceError or PersistenceError (with what to do) when the workspace or the
         persistence directory cannot be used, and ValueError when a resumed conversation
         needs a tool the agent no longer has.
@@ -188,6 +190,7 @@ class LocalConversation(BaseConversation):
                     self._state.secret_registry.get_secret_value,
                     launch=not defer_mcp,
                     sandbox=lambda: self._state.sandbox,
+                    check=mcp_check,
                 )
         except BaseException:
             self._state.close()  # lets go of the conversation
