@@ -245,6 +245,7 @@ def open_conversation(
             read_only=read_only,
             defer_mcp=True,  # started below, once the sandbox they may run in is set
             plugin_check=None if read_only else plugin_check,
+            mcp_check=_project_check(settings.mcp.mcp_config(), project_mcp, workspace),
         )
     except PluginTrustError as exc:
         raise SetupError(str(exc)) from exc
@@ -316,6 +317,19 @@ def build_agent(
         mcp_config=merged_mcp(settings.mcp.mcp_config(), project_mcp or {}),
     )
     return agent, key_source
+
+
+def _project_check(
+    own: Mapping[str, Any], project: Mapping[str, Any] | None, workspace: Path
+) -> Callable[[str], str | None] | None:
+    """The check, before each start of a project server, that what it runs is still what the
+    user trusted (None without project servers; the user's own of the same name win)."""
+    servers = {name: spec for name, spec in (project or {}).items() if name not in own}
+    if not servers:
+        return None
+    from ohtui.settings.mcp_recheck import unchanged_since_trusted
+
+    return unchanged_since_trusted(servers, workspace)
 
 
 def merged_mcp(own: Mapping[str, Any], project: Mapping[str, Any]) -> dict[str, Any]:

@@ -1,5 +1,5 @@
 """A small MCP server for the tests (FastMCP, the official SDK's): add, fail, sleep, echo,
-getenv, crash (and write, with `--write-tool`).
+getenv, crash (and write, with `--write-tool`; reach, with `--reach-tool`).
 
 `python tests/mcp_test_server.py` serves over stdio; `--http PORT` serves streamable HTTP on
 127.0.0.1:PORT/mcp. `--name` changes the server's name, `--tool-prefix P` puts P before every
@@ -20,7 +20,12 @@ from mcp.types import ToolAnnotations
 
 
 def build(
-    name: str, host: str = "127.0.0.1", port: int = 8000, prefix: str = "", with_write: bool = False
+    name: str,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    prefix: str = "",
+    with_write: bool = False,
+    with_reach: bool = False,
 ) -> FastMCP:
     """The server and its tools (each named `prefix` + its function's name)."""
     server = FastMCP(name, host=host, port=port, log_level="WARNING")
@@ -69,6 +74,20 @@ def build(
     if with_write:
         tool()(write)
 
+    def reach(address: str) -> str:
+        """Connect to the Unix socket at `address` (abstract when it starts with `@`)."""
+        import socket
+
+        with socket.socket(socket.AF_UNIX) as sock:
+            try:
+                sock.connect("\0" + address[1:] if address.startswith("@") else address)
+            except OSError as exc:
+                return f"not reached: {exc.strerror or exc}"
+        return "reached"
+
+    if with_reach:
+        tool()(reach)
+
     @tool()
     def crash() -> str:
         """Exit the server process at once (a crash)."""
@@ -84,6 +103,7 @@ def main() -> None:
     parser.add_argument("--name", default="ohtui-test")
     parser.add_argument("--tool-prefix", default="")
     parser.add_argument("--write-tool", action="store_true")
+    parser.add_argument("--reach-tool", action="store_true")
     parser.add_argument("--crash-on-start", action="store_true")
     options = parser.parse_args()
     if options.crash_on_start:
@@ -91,7 +111,11 @@ def main() -> None:
         sys.exit(2)
     port = options.http or 8000
     server = build(
-        options.name, port=port, prefix=options.tool_prefix, with_write=options.write_tool
+        options.name,
+        port=port,
+        prefix=options.tool_prefix,
+        with_write=options.write_tool,
+        with_reach=options.reach_tool,
     )
     if options.http:
         server.run(transport="streamable-http")

@@ -136,11 +136,13 @@ class AgentBase(DiscriminatedUnionMixin, ABC):
         *,
         launch: bool = True,
         sandbox: Callable[[], Sandbox | None] | None = None,
+        check: Callable[[str], str | None] | None = None,
     ) -> MCPClientManager | None:
         """Start the MCP servers of `mcp_config` in the background (once); returns at once.
 
         `secret` looks up the conversation secrets that `env` and `headers` values name;
-        `sandbox` gives the conversation's sandbox, where `sandboxed` servers start.
+        `sandbox` gives the conversation's sandbox, where `sandboxed` servers start;
+        `check` says, before each start, why a server may not start (see MCPClientManager).
         Servers whose settings are wrong are listed as failed, with the reason. `launch`
         False only sets the manager up (its servers listed as starting): they start on the
         next call, or when the tools are first needed.
@@ -159,7 +161,12 @@ class AgentBase(DiscriminatedUnionMixin, ABC):
                     except MCPConfigError as exc:
                         errors[name] = str(exc)
                 self._mcp = MCPClientManager(
-                    specs, errors=errors, working_dir=working_dir, secret=secret, sandbox=sandbox
+                    specs,
+                    errors=errors,
+                    working_dir=working_dir,
+                    secret=secret,
+                    sandbox=sandbox,
+                    check=check,
                 )
             manager: MCPClientManager = self._mcp
         if launch:

@@ -18,6 +18,7 @@ from ohtui.sdk.hooks.types import HookDecision, HookEvent
 
 if TYPE_CHECKING:
     from ohtui.sdk.sandbox import Sandbox
+    from ohtui.sdk.sandbox.boundary import Launch
 
 logger = logging.getLogger(__name__)
 
@@ -49,10 +50,30 @@ def hook_environment(event: HookEvent, working_dir: str) -> dict[str, str]:
     return env
 
 
-def hook_argv(hook: HookDefinition, sandbox: Sandbox | None = None) -> list[str]:
-    """How a command hook runs: `bash -c COMMAND`, inside `sandbox` when it is on."""
+def hook_launch(
+    hook: HookDefinition, env: dict[str, str], sandbox: Sandbox | None = None
+) -> Launch:
+    """How a command hook runs: `bash -c COMMAND` with `env`, inside `sandbox` when it is
+    on, exactly as the agent's shell is (its environment changes and kernel restriction
+    included)."""
+    from ohtui.sdk.sandbox.boundary import Launch
+
     argv = ["bash", "-c", hook.command]
-    return sandbox.command(argv) if sandbox is not None and sandbox.active else argv
+    return sandbox.launch(argv, env) if sandbox is not None else Launch(argv)
+
+
+def _popen(launch: Launch, env: dict[str, str], **kwargs: Any) -> subprocess.Popen[bytes]:
+    """Start a hook from the process-lifetime thread (see ohtui.sdk.utils.spawn): the run's
+    thread that asks for it ends with the run, and the sandbox dies with the thread that
+    started it."""
+    from ohtui.sdk.utils.spawn import popen
+
+    return popen(
+        launch.argv,
+        env=launch.environment(env),
+        preexec_fn=launch.before_exec,
+        **kwargs,
+    )
 
 
 def run_command(
@@ -65,27 +86,25 @@ def run_command(
     """Run a command hook to completion (killed with all it started at its timeout), in
     `sandbox` when it is on."""
     try:
-        process = subprocess.Popen(
-            hook_argv(hook, sandbox),
+        process = _popen(
+            hook_launch(hook, env, sandbox),
+            env,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             cwd=working_dir,
-            env=env,
             start_new_session=True,  # so a timeout kills everything the hook started
-            text=True,
-            encoding="utf-8",
-            errors="replace",
         )
     except OSError as exc:
         return _failed(hook, f"could not start: {exc.strerror or exc}")
     try:
-        stdout, stderr = process.communicate(event.stdin_json(), timeout=hook.timeout)
+        out, err = process.communicate(event.stdin_json().encode(), timeout=hook.timeout)
     except subprocess.TimeoutExpired:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)
         process.communicate()
         return _failed(hook, f"timed out after {hook.timeout:g} s and was killed")
+    stdout, stderr = (data.decode("utf-8", errors="replace") for data in (out, err))
     return _outcome(hook, process.returncode, stdout, stderr)
 
 
@@ -153,13 +172,13 @@ def start_command(
     with tempfile.TemporaryFile() as stdin:
         stdin.write(event.stdin_json().encode())
         stdin.seek(0)
-        return subprocess.Popen(
-            hook_argv(hook, sandbox),
+        return _popen(
+            hook_launch(hook, env, sandbox),
+            env,
             stdin=stdin,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             cwd=working_dir,
-            env=env,
             **_own_process_group(),
         )
 

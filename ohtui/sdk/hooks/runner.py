@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from ohtui.sdk.event.base import Event
     from ohtui.sdk.llm.llm import LLM
     from ohtui.sdk.llm.metrics import Metrics
-    from ohtui.sdk.sandbox import Sandbox, SandboxConfig
+    from ohtui.sdk.sandbox import Sandbox
 
 # The runner's callers handle its events, decisions and results: they are exported with it.
 __all__ = [
@@ -59,7 +59,7 @@ class HookExecutor:
         llm_getter: Callable[[], LLM | None] | None = None,
         visualizer: type[ConversationVisualizerBase] | ConversationVisualizerBase | None = None,
         conversation_stats: ConversationStats | None = None,
-        sandbox_getter: Callable[[], SandboxConfig | None] | None = None,
+        sandbox_getter: Callable[[], Sandbox | None] | None = None,
         command_sandbox: Callable[[], Sandbox | None] | None = None,
     ) -> None:
         self.working_dir = working_dir or os.getcwd()
@@ -164,7 +164,7 @@ class HookManager:
         llm_getter: Callable[[], LLM | None] | None = None,
         visualizer: type[ConversationVisualizerBase] | ConversationVisualizerBase | None = None,
         conversation_stats: ConversationStats | None = None,
-        sandbox_getter: Callable[[], SandboxConfig | None] | None = None,
+        sandbox_getter: Callable[[], Sandbox | None] | None = None,
         command_sandbox: Callable[[], Sandbox | None] | None = None,
         on_event: Callable[[Event], None] | None = None,
     ) -> None:

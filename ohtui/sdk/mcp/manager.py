@@ -155,13 +155,17 @@ class MCPClientManager:
         working_dir: str | None = None,
         secret: Callable[[str], str | None] | None = None,
         sandbox: Callable[[], Sandbox | None] | None = None,
+        check: Callable[[str], str | None] | None = None,
     ) -> None:
         """`errors`: servers whose settings are wrong, by name, with the message to show.
         `secret` looks up a conversation secret named in `env` or `headers`; `sandbox` gives
-        the conversation's sandbox, which `sandboxed` stdio servers start in."""
+        the conversation's sandbox, which `sandboxed` stdio servers start in; `check`, asked
+        before every start of a server (reconnects and /mcp included), says why it may not
+        start (the front end's trust: what it runs changed)."""
         self._working_dir = working_dir
         self._secret = secret
         self._sandbox = sandbox
+        self._check = check
         self._lock = threading.RLock()
         self._slots: dict[str, _Slot] = {}
         for name, spec in specs.items():
@@ -272,6 +276,10 @@ class MCPClientManager:
             from mcp import ClientSession
 
             confined = self._confinement(spec)
+            if self._check is not None:
+                refused = await anyio.to_thread.run_sync(self._check, slot.name)
+                if refused:
+                    raise _SettingError(refused)
             with self._lock:
                 slot.confined = confined.config.describe() if confined is not None else ""
 
@@ -319,12 +327,29 @@ class MCPClientManager:
                 errlog.close()
 
     def _confinement(self, spec: MCPServerSpec) -> Sandbox | None:
-        """The sandbox a server starts in: the conversation's, for a `sandboxed` stdio server
-        while that sandbox is on (off, the server runs as the agent's commands would)."""
+        """The sandbox a server starts in: the conversation's, for a `sandboxed` stdio server.
+
+        Such a server (a project's, trusted to run confined) never runs unconfined: with the
+        conversation's sandbox off, or bubblewrap unable to run, `_SettingError` says why it
+        is not started and what to do. Asked at every start, reconnects and /mcp included.
+        """
         if spec.transport != "stdio" or not spec.sandboxed or self._sandbox is None:
             return None
         sandbox = self._sandbox()
-        return sandbox if sandbox is not None and sandbox.active else None
+        if sandbox is None or not sandbox.active:
+            raise _SettingError(
+                "not started: it runs only in the sandbox (as it was trusted), and the "
+                "sandbox is off; turn it on with /sandbox, then start the server in /mcp"
+            )
+        from ohtui.sdk.sandbox import probe
+
+        availability = probe()
+        if not availability.available:
+            raise _SettingError(
+                "not started: it runs only in the sandbox (as it was trusted), and "
+                f"{availability.problem}. {availability.fix}".strip()
+            )
+        return sandbox
 
     def _transport(
         self, spec: MCPServerSpec, errlog: TextIO | None, sandbox: Sandbox | None = None
@@ -339,7 +364,14 @@ class MCPClientManager:
             cwd = self._folder(spec)
             argv = [spec.command or "", *spec.args]
             if sandbox is not None:
-                argv = sandbox.command(_in_folder(argv, cwd, sandbox.workspace))
+                # Sockets are named by the server's variables and by ours (where its runtime
+                # folder is); what the launch changes applies to the server's.
+                launch = sandbox.launch(
+                    _in_folder(argv, cwd, sandbox.workspace), {**os.environ, **env}
+                )
+                # The SDK starts it through anyio, which runs nothing of ours before exec:
+                # the launch's kernel restriction is taken on by a wrapper instead.
+                argv, env = launch.wrapped_argv(), launch.environment(env)
             params = StdioServerParameters(command=argv[0], args=argv[1:], env=env, cwd=cwd)
             return stdio_client(params, errlog=errlog) if errlog else stdio_client(params)
         headers = self._filled(spec, "headers", spec.headers)

@@ -4,6 +4,7 @@ agent's own tools (the file editor, the task tracker) make against the same boun
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -29,6 +30,17 @@ class Launch:
             else:
                 env[name] = value
         return env
+
+    def wrapped_argv(self) -> list[str]:
+        """`argv` taking on `before_exec` itself, for a starter that runs no code of ours
+        between fork and exec (the MCP SDK's, through anyio): a small interpreter makes the
+        Landlock restriction (the only one a launch carries), then execs `argv`."""
+        if self.before_exec is None:
+            return list(self.argv)
+        from ohtui.sdk.sandbox import landlock
+
+        # -I: no PYTHON* variable, user site or folder of the caller's decides what it runs.
+        return [sys.executable, "-I", landlock.__file__, *self.argv]
 
 
 @dataclass(frozen=True)
@@ -102,10 +114,6 @@ class Sandbox:
 
         launch = self.launch(argv, environ)
         return start_problem(launch.argv, launch.environment(environ), launch.before_exec)
-
-    def command(self, argv: Sequence[str]) -> list[str]:
-        """`argv` run inside bubblewrap (or as it is when the sandbox is off)."""
-        return self.launch(argv).argv
 
     def check_write(self, path: str) -> str | None:
         """Why `path` may not be written by the agent's tools; None when it may."""

@@ -63,3 +63,18 @@ def scoped_restriction() -> Callable[[], None] | None:
             raise OSError(ctypes.get_errno(), "Landlock: the restriction was refused")
 
     return restrict
+
+
+def _exec_restricted(argv: list[str]) -> None:
+    """Take on the scope, then become `argv` (see `Launch.wrapped_argv`)."""
+    import os
+
+    restrict = scoped_restriction()
+    if restrict is None:
+        sys.exit("ohtui: this kernel has no Landlock scopes")
+    restrict()
+    os.execvp(argv[0], argv)
+
+
+if __name__ == "__main__":
+    _exec_restricted(sys.argv[1:])

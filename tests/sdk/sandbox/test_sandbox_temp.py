@@ -102,9 +102,10 @@ def test_ohtui_installed_under_tmp_runs_sandboxed_commands(
         # A program of that install, found on PATH, as a project's MCP server or hook runs.
         shell.run("python -c 'import ohtui.sdk.sandbox; print(7)'", 30, out.append)
         shell.close()
-        import subprocess, sys
+        import os, subprocess, sys
+        launch = box.launch([sys.executable, "-c", "import ohtui; print(8)"])
         server = subprocess.run(
-            box.command([sys.executable, "-c", "import ohtui; print(8)"]),
+            launch.wrapped_argv(), env=launch.environment(os.environ),
             capture_output=True, text=True, check=False,
         )
         print(problem, result.exit_code, b"".join(out).decode().split(), server.stdout.strip())

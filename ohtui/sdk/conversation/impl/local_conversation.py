@@ -5,7 +5,8 @@ from __future__ import annotations
 import logging
 import threading
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -114,6 +115,7 @@ class LocalConversation(BaseConversation):
         plugin_cache_dir: str | Path | None = None,
         defer_mcp: bool = False,
         plugin_check: PluginCheck | None = None,
+        mcp_check: Callable[[str], str | None] | None = None,
     ) -> None:
         """Create a conversation, or resume the one saved under `persistence_dir` with this id.
 
@@ -136,7 +138,8 @@ class LocalConversation(BaseConversation):
         on disk (project, user) load here too; files that cannot be read are skipped, each
         with a warning in `skill_warnings`. Raises PluginFetchError or PluginLoadError when
         a plugin cannot be used. The agent's MCP servers start in the background now, or
-        with `defer_mcp` on `start_mcp()` (or when the first step needs their tools). Raises
+        with `defer_mcp` on `start_mcp()` (or when the first step needs their tools);
+        `mcp_check` says, before each start of one, why it may not start. Raises
         WorkspaceError or PersistenceError (with what to do) when the workspace or the
         persistence directory cannot be used, and ValueError when a resumed conversation
         needs a tool the agent no longer has.
@@ -187,6 +190,7 @@ class LocalConversation(BaseConversation):
                     self._state.secret_registry.get_secret_value,
                     launch=not defer_mcp,
                     sandbox=lambda: self._state.sandbox,
+                    check=mcp_check,
                 )
         except BaseException:
             self._state.close()  # lets go of the conversation
@@ -651,17 +655,15 @@ class LocalConversation(BaseConversation):
 
         return sandbox.check(shell_command("bash", sandboxed=True), agent_environment())
 
-    def _hook_sandbox(self) -> SandboxConfig | None:
-        """Where an agent hook's tools run: in this sandbox, the saved conversations and the
-        application's own files hidden."""
+    def _hook_sandbox(self) -> Sandbox | None:
+        """Where an agent hook's tools run: in this sandbox, with the saved conversations
+        (this one's too) among the application's own files, refused in every mode."""
         sandbox = self._state.sandbox
         if sandbox is None:
             return None
         own = self._state.persistence_dir
-        hidden = (*sandbox.config.hidden, *sandbox.private)
-        if own:
-            hidden += (str(Path(own).parent),)
-        return sandbox.config.model_copy(update={"hidden": hidden})
+        store = (str(Path(own).parent),) if own else ()
+        return replace(sandbox, private=(*sandbox.private, *store))
 
     def approve_outside_sandbox(self, action_ids: Iterable[str]) -> None:
         """Let these waiting actions run outside the sandbox when they run (each once).
