@@ -107,9 +107,41 @@ def bwrap_launch(sandbox: Sandbox, argv: Sequence[str], environ: Mapping[str, st
         args.add("--unshare-net")
     else:
         before_exec = landlock.scoped_restriction()
+    # The variables the dynamic loader (and glibc) obey would act on bubblewrap itself, which
+    # runs outside: the program gets them from bubblewrap, bubblewrap does not.
+    for name in sorted({*environ, *env}):
+        value = env.get(name, environ.get(name))
+        if value is not None and _acts_on_loader(name):
+            args.add("--setenv", name, value)
+            env[name] = None
     args.add("--chdir", sandbox.workspace, "--")
     binary = shutil.which("bwrap") or "bwrap"
     return Launch([binary, *args.items, *argv], env, before_exec)
+
+
+LOADER_VARIABLES = frozenset(
+    [
+        "GCONV_PATH",
+        "GETCONF_DIR",
+        "GLIBC_TUNABLES",
+        "HOSTALIASES",
+        "LOCALDOMAIN",
+        "LOCPATH",
+        "MALLOC_TRACE",
+        "NIS_PATH",
+        "NLSPATH",
+        "RESOLV_HOST_CONF",
+        "RES_OPTIONS",
+        "TMPDIR",
+        "TZDIR",
+    ]
+)
+"""Besides LD_*: what glibc ignores for a set-user-ID program, as able to make it run or
+read what the caller chose."""
+
+
+def _acts_on_loader(name: str) -> bool:
+    return name.startswith("LD_") or name in LOADER_VARIABLES
 
 
 def _cover(args: Args, paths: Sequence[str]) -> list[str]:

@@ -189,3 +189,34 @@ def test_a_sandbox_that_cannot_start_says_why_and_is_not_claimed(
         conversation.close()
     assert notice is not None and "No space left on device" in notice, notice
     assert config is not None and config.mode is SandboxMode.OFF
+
+
+@pytest.mark.parametrize("network", [False, True])
+def test_the_loaders_variables_act_inside_only(
+    network: bool, project: Path, outside_tmp: Path
+) -> None:
+    """LD_PRELOAD, LD_DEBUG and the like, given to a program (a server's `env`, a hook's),
+    must not act on bubblewrap or the wrapper that start it, outside the sandbox: there a
+    library the agent wrote would run unconfined. LD_DEBUG_OUTPUT shows who obeyed them:
+    the folder it names is outside what the sandbox may write."""
+    from ohtui.sdk.sandbox import Sandbox, SandboxConfig
+
+    log = outside_tmp / "loader"
+    log.mkdir()
+    env = {**os.environ, "LD_DEBUG": "libs", "LD_DEBUG_OUTPUT": str(log / "debug")}
+    env["GCONV_PATH"] = str(project)
+    launch = Sandbox(SandboxConfig(network=network), str(project)).launch(
+        ["sh", "-c", 'echo "VARS $LD_DEBUG $GCONV_PATH"'], env
+    )
+    done = subprocess.run(
+        launch.wrapped_argv(),
+        env=launch.environment(env),
+        preexec_fn=launch.before_exec,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    [line] = [line for line in done.stdout.splitlines() if line.startswith("VARS")]
+    assert line.split() == ["VARS", "libs", str(project)], done.stderr  # the program has them
+    assert not list(log.iterdir())  # and nothing outside obeyed them
