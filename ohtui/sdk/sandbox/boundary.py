@@ -107,13 +107,21 @@ class Sandbox:
 
     def check(self, argv: Sequence[str], environ: Mapping[str, str] = os.environ) -> str | None:
         """Start `argv` (the agent's shell, exactly as it will be started) in this sandbox and
-        end it: None when it started, else why it cannot, in words."""
+        end it: None when it started, else why it cannot, in words.
+
+        Tried twice: what the sandbox covers is listed just before it starts, and a path
+        gone in between (another program's socket removed) fails that one start."""
         if not self.active:
             return None
         from ohtui.sdk.sandbox.availability import start_problem
 
-        launch = self.launch(argv, environ)
-        return start_problem(launch.argv, launch.environment(environ), launch.before_exec)
+        problem = None
+        for _ in range(2):
+            launch = self.launch(argv, environ)
+            problem = start_problem(launch.argv, launch.environment(environ), launch.before_exec)
+            if problem is None:
+                return None
+        return problem
 
     def check_write(self, path: str) -> str | None:
         """Why `path` may not be written by the agent's tools; None when it may."""

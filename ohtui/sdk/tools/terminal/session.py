@@ -56,6 +56,10 @@ EXIT_DRAIN = 0.5
 SLOW_START = 5.0
 """Seconds after which a shell that has not started yet is logged as slow (it is waited for:
 a loaded machine starts processes slowly, and that is no failure)."""
+READY = "ohtui-shell-ready"
+"""What a sandboxed bash says once it is up."""
+SANDBOX_STARTS = 3
+"""Tries at setting the sandbox up before the shell is started as it is (and fails)."""
 GIVE_UP = 120.0
 """Seconds after which a shell still not found is taken to be the started process itself
 (stopping it stops everything under it)."""
@@ -357,21 +361,14 @@ class BashSession:
             argv = shell_command(self._shell, sandboxed=self._sandbox is not None)
             # Never ohtui's settings or the LLM keys: see environment.py.
             env = {**agent_environment(), **self._extra_env}
-            launch = self._sandbox.launch(argv, env) if self._sandbox is not None else None
-            # Started from the process-lifetime thread: the shell (and the sandbox) end when
-            # this process ends, however it ends.
-            proc = popen(
-                launch.argv if launch is not None else argv,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                cwd=self._home,
-                env=launch.environment(env) if launch is not None else env,
-                preexec_fn=launch.before_exec if launch is not None else None,
-                start_new_session=True,  # its own process group, killed as one on close
-                bufsize=0,
-            )
-            assert proc.stdout is not None
+            proc = None
+            for _ in range(SANDBOX_STARTS):
+                proc = self._start(argv, env)
+                if proc is not None:
+                    break
+            if proc is None:  # started once more, to say why it cannot
+                proc = self._start(argv, env, check=False)
+            assert proc is not None and proc.stdout is not None
             self._generation += 1
             self._reader_stop = threading.Event()
             with self._cond:
@@ -387,10 +384,51 @@ class BashSession:
             self._reader.start()
             # Bash itself is found when first needed (a stop): the command is written to it
             # at once, and it runs it as soon as it is up, however slowly that is.
-            self._nested = launch is not None
+            self._nested = self._sandbox is not None
             located = not (self._nested or supervised(argv))
             self._shell_pid = self._reaper_pid = proc.pid if located else None
             return True
+
+    def _start(
+        self, argv: list[str], env: dict[str, str], *, check: bool = True
+    ) -> subprocess.Popen[bytes] | None:
+        """Start bash (in the sandbox, if any); None when the sandbox failed to set up. What
+        it covers is listed just before it starts, and a path gone in between (another
+        program's socket removed) fails that one start: in the sandbox, bash is asked to
+        say it is up before anything else is written to it."""
+        launch = self._sandbox.launch(argv, env) if self._sandbox is not None else None
+        # Started from the process-lifetime thread: the shell (and the sandbox) end when
+        # this process ends, however it ends.
+        proc = popen(
+            launch.argv if launch is not None else argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            cwd=self._home,
+            env=launch.environment(env) if launch is not None else env,
+            preexec_fn=launch.before_exec if launch is not None else None,
+            start_new_session=True,  # its own process group, killed as one on close
+            bufsize=0,
+        )
+        if launch is None or not check:
+            return proc
+        assert proc.stdin is not None and proc.stdout is not None
+        with contextlib.suppress(OSError):
+            _write_all(proc.stdin, f"echo {READY}\n".encode())
+        said = b""
+        while READY.encode() not in said:
+            chunk = proc.stdout.read(4096)
+            if not chunk:
+                break
+            said += chunk
+        if READY.encode() in said:
+            return proc
+        proc.kill()
+        proc.wait()
+        proc.stdout.close()
+        proc.stdin.close()
+        logger.info("the sandbox did not set up (%s); starting it again", said[-200:])
+        return None
 
     def _locate(self, *, wait: bool) -> tuple[int, int] | None:
         """(The process that adopts what commands detach, bash); None when bash is not up
