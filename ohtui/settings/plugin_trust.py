@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from ohtui.settings.mcp_trust import TrustStore
 from ohtui.settings.run_review import quote, review
+from ohtui.terminal_text import shell_quoted
 
 if TYPE_CHECKING:
     from ohtui.sdk.plugins import Plugin
@@ -51,7 +52,7 @@ class PluginReview:
     @property
     def title(self) -> str:
         """`name version`, as the user knows it."""
-        return " ".join(_shown(p) for p in (self.plugin.name, self.plugin.version) if p)
+        return " ".join(shell_quoted(p) for p in (self.plugin.name, self.plugin.version) if p)
 
     def fingerprint(self) -> dict[str, Any]:
         """What trusting it agrees to, as it is kept (to say what changed next time)."""
@@ -103,7 +104,7 @@ def review_plugin(
     if plugin.commit:
         lines[0] += f" at commit {plugin.commit[:12]}"
     if plugin.description and plugin.description.strip():
-        lines.append(_shown(plugin.description.strip().splitlines()[0]))
+        lines.append(shell_quoted(plugin.description.strip().splitlines()[0]))
     hooks = _hook_lines(plugin)
     if hooks:
         where = f", {hooks_confined}" if hooks_confined else ""
@@ -180,19 +181,12 @@ def _hook_lines(plugin: Plugin) -> list[str]:
             for hook in matcher.hooks:
                 if hook.command:
                     mode = " in the background" if hook.async_ else ""
-                    lines.append(f"  {event}{tools}{mode}: $ {_shown(hook.command)}")
+                    lines.append(f"  {event}{tools}{mode}: $ {shell_quoted(hook.command)}")
                 else:
                     text = hook.prompt or hook.system_prompt or ""
-                    first = text.strip().splitlines()[0] if text.strip() else ""
+                    first = shell_quoted(text.strip().splitlines()[0] if text.strip() else "")
                     lines.append(f"  {event}{tools}: asks the model ({hook.type.value}): {first}")
     return lines
-
-
-def _shown(command: str) -> str:
-    """A hook's shell command as it is, with what could hide text escaped."""
-    if all(ch.isprintable() for ch in command):
-        return command
-    return quote(command)
 
 
 def _rootless(line: str, root: Path) -> str:
@@ -204,9 +198,11 @@ def _changes(before: dict[str, Any], plugin: Plugin, runs: list[str]) -> list[st
     """What differs from the version the user trusted."""
     out = []
     if before.get("version") != plugin.version:
-        out.append(f"version {before.get('version') or '?'} -> {plugin.version or '?'}")
+        was = shell_quoted(str(before.get("version") or "?"))
+        out.append(f"version {was} -> {shell_quoted(plugin.version or '?')}")
     if before.get("commit") != plugin.commit and plugin.commit:
-        out.append(f"commit {str(before.get('commit') or '?')[:12]} -> {plugin.commit[:12]}")
+        was = shell_quoted(str(before.get("commit") or "?")[:12])
+        out.append(f"commit {was} -> {shell_quoted(plugin.commit[:12])}")
     kept = before.get("runs")
     old: list[Any] = kept if isinstance(kept, list) else []
     out += [f"now runs: {line.strip()}" for line in runs if line not in old]

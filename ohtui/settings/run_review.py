@@ -14,14 +14,14 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import shlex
 import shutil
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-_ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r", "\\": "\\\\", "'": "\\'"}
+from ohtui.terminal_text import shell_line, shell_quoted
+
 _PYTHON = re.compile(r"^python(\d+(\.\d+)?)?$")
 _NODE_RUNNERS = ("npx", "npm", "pnpm", "pnpx", "yarn", "bun", "bunx", "node", "deno")
 _PYTHON_RUNNERS = ("uv", "uvx", "poetry", "pipenv", "pdm", "hatch")
@@ -49,29 +49,10 @@ def secret_names(value: str) -> list[str]:
 
 
 def quote(text: str) -> str:
-    """`text` as a shell word, with every character that is not printable written as an
-    escape (`$'a\\nb'`): a newline, an ANSI sequence or an invisible one cannot disguise
-    what follows."""
-    if all(ch.isprintable() for ch in text):
-        return shlex.quote(text)
-    out = []
-    for ch in text:
-        if ch in _ESCAPES:
-            out.append(_ESCAPES[ch])
-        elif ch.isprintable():
-            out.append(ch)
-        elif ord(ch) < 0x100:
-            out.append(f"\\x{ord(ch):02x}")
-        elif ord(ch) < 0x10000:
-            out.append(f"\\u{ord(ch):04x}")
-        else:
-            out.append(f"\\U{ord(ch):08x}")
-    return "$'" + "".join(out) + "'"
-
-
-def quote_line(words: list[str] | tuple[str, ...]) -> str:
-    """A command line, each word `quote`d."""
-    return " ".join(quote(word) for word in words)
+    """`text` as one shell word, every character a terminal would act on escaped
+    (`$'a\\nb'`): a newline, an ANSI sequence or an invisible one cannot disguise what
+    follows (see `shell_quoted`)."""
+    return shell_quoted(text, word=True)
 
 
 @dataclass(frozen=True)
@@ -118,7 +99,7 @@ class Launch:
 
         `confined`: where a stdio server runs ("in the sandbox (...)"), shown after its name.
         """
-        name = self.name if self.name.isprintable() else quote(self.name)
+        name = shell_quoted(self.name)
         if self.error is not None:
             return [f"{name}: cannot be used: {self.error}"]
         off = "" if self.enabled else " (off until you turn it on in /mcp)"
@@ -130,7 +111,7 @@ class Launch:
             ]
             return out
         where = f" {confined}" if confined else ""
-        out = [f"{name}: runs{where}{off}", f"  $ {quote_line(self.argv)}"]
+        out = [f"{name}: runs{where}{off}", f"  $ {shell_line(self.argv)}"]
         if self.cwd:
             out.append(f"  in folder {quote(self.cwd)}")
         out += [

@@ -114,7 +114,7 @@ def test_the_review_shows_args_env_and_the_secrets_they_receive_shell_quoted(
     review = project.review(known_secrets={"GH_PAT", "A"}, confined="in the sandbox (x)")
     assert review.splitlines() == [
         "gh: runs in the sandbox (x)",
-        "  $ npx -y @acme/server --label 'two words' $'a\\nb\\x1b[2J\\u202e'",
+        "  $ npx -y @acme/server --label 'two words' $'a\\nb\\E[2J\\xe2\\x80\\xae'",
         "  in folder tools",
         "  env GITHUB_TOKEN='${GH_PAT}'  ← your secret GH_PAT",
         "  env MODE=fast",
