@@ -692,6 +692,18 @@ def test_mcp_servers_run_and_failures_and_untrusted_files_are_reported(
     assert not any(name.endswith("_add") for name in names)  # the untrusted file's server is off
 
 
+def test_a_project_file_naming_no_possible_file_is_only_a_warning(
+    ohtui: Run, llm_server: ScriptedLLMServer, home: Path
+) -> None:
+    servers = {"mcpServers": {"srv": {"command": "srv", "args": ["--token=" + "a" * 300]}}}
+    (home / "project" / ".mcp.json").write_text(json.dumps(servers), encoding="utf-8")
+    llm_server.reply_text("Done.")
+    result = ohtui("-p", "hello")
+    assert result.code == 0, result.err
+    assert ".mcp.json is not trusted" in result.err
+    assert "unexpected error" not in result.err and "Traceback" not in result.err
+
+
 # --- what is printed cannot drive the terminal ------------------------------------------------
 
 ESC = "\x1b"

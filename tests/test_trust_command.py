@@ -83,3 +83,11 @@ def test_a_plugin_that_cannot_be_fetched_is_said_safely(
     err = capsys.readouterr().err
     assert code == 1 and "ohtui trust:" in err
     assert ESC not in err + out
+
+
+def test_a_long_argument_in_the_project_file_is_reviewed_not_a_traceback(home: Path) -> None:
+    servers = {"srv": {"command": "srv", "args": ["--token=" + "a" * 300]}}
+    (home / "project" / ".mcp.json").write_text(json.dumps({"mcpServers": servers}))
+    code, out, asked = trust(home)
+    assert code == 1 and asked == ["Trust these servers?"]
+    assert "$ srv --token=aaa" in out

@@ -19,6 +19,7 @@ import hashlib
 import json
 import logging
 import os
+import stat
 import threading
 from collections.abc import Collection
 from dataclasses import dataclass, field
@@ -35,6 +36,8 @@ logger = logging.getLogger(__name__)
 PROJECT_FILE = ".mcp.json"
 SANDBOXED = "sandboxed"
 """The server setting that runs a stdio server in the conversation's sandbox."""
+MAX_PROJECT_FILE = 1 << 20
+"""The largest `.mcp.json` read (a committed one is a few KiB)."""
 
 
 @dataclass(frozen=True)
@@ -82,12 +85,19 @@ def confinement(config: SandboxConfig) -> str:
 
 
 def read_project_servers(workspace: Path) -> ProjectServers | None:
-    """The workspace's `.mcp.json` and what its servers run, or None when it has none."""
+    """The workspace's `.mcp.json` and what its servers run, or None when it has none.
+
+    Never raises for what the workspace holds: a file that cannot be read, is no regular file
+    (a FIFO, a link to /dev/zero), is larger than MAX_PROJECT_FILE, is not JSON, or names
+    files that cannot be looked at, is a ProjectServers whose `error` says so in a sentence.
+    """
     path = workspace / PROJECT_FILE
     try:
-        raw = path.read_bytes()
+        raw = _read_small(path)
     except FileNotFoundError:
         return None
+    except _NotUsableError as exc:
+        return ProjectServers(path, error=f"{path} {exc}")
     except OSError as exc:
         return ProjectServers(path, error=f"{path} cannot be read: {exc.strerror or exc}")
     try:
@@ -102,8 +112,29 @@ def read_project_servers(workspace: Path) -> ProjectServers | None:
         servers = dict(server_table(data))
     except MCPConfigError as exc:
         return ProjectServers(path, error=f"{path}: {exc}")
-    launches = tuple(review(name, spec, workspace) for name, spec in servers.items())
+    try:
+        launches = tuple(review(name, spec, workspace) for name, spec in servers.items())
+    except OSError as exc:  # what a server names could not be looked at
+        why = exc.strerror or exc
+        return ProjectServers(path, error=f"{path} cannot be reviewed: {why}")
     return ProjectServers(path, servers, launches)
+
+
+class _NotUsableError(Exception):
+    """The project file is no small regular file (the message ends the sentence)."""
+
+
+def _read_small(path: Path) -> bytes:
+    """The bytes of a regular file of at most MAX_PROJECT_FILE, opened without blocking (a
+    FIFO would wait for a writer) and checked on its descriptor."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    with os.fdopen(fd, "rb") as stream:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise _NotUsableError("is not a regular file")
+        raw = stream.read(MAX_PROJECT_FILE + 1)
+    if len(raw) > MAX_PROJECT_FILE:
+        raise _NotUsableError(f"is larger than {MAX_PROJECT_FILE // (1 << 20)} MiB")
+    return raw
 
 
 class TrustStore:

@@ -15,6 +15,7 @@ import hashlib
 import os
 import re
 import shutil
+import stat
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -226,9 +227,12 @@ def _executed_files(
         candidates += [folder / manifest for manifest in MANIFESTS]
     files: dict[str, str] = {}
     for path in candidates:
-        shown = _inside(path, root)
-        if shown is not None and shown not in files and path.is_file():
-            files[shown] = _digest(path)
+        try:
+            shown = _inside(path, root)
+            if shown is not None and shown not in files and path.is_file():
+                files[shown] = _digest(path)
+        except OSError:  # a word no file can be named by (too long, not reachable)
+            continue
     return files
 
 
@@ -268,10 +272,14 @@ def _inside(path: Path, root: Path) -> str | None:
 
 
 def _digest(path: Path) -> str:
-    """sha256 of a file's content ("unreadable: why" when it cannot be read)."""
+    """sha256 of a regular file's content ("unreadable: why" when it cannot be read; opened
+    without blocking, so a FIFO swapped in after the check cannot hang the review)."""
     hasher = hashlib.sha256()
     try:
-        with path.open("rb") as stream:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        with os.fdopen(fd, "rb") as stream:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return "unreadable: not a regular file"
             for block in iter(lambda: stream.read(1 << 20), b""):
                 hasher.update(block)
     except OSError as exc:
