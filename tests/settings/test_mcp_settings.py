@@ -7,6 +7,7 @@ from pathlib import Path
 
 from ohtui.settings.config_file import ConfigFile
 from ohtui.settings.mcp_trust import (
+    RECHECK,
     TrustStore,
     read_project_servers,
     trust_project,
@@ -172,9 +173,7 @@ def test_a_file_trusted_by_its_bytes_only_is_reviewed_again(tmp_path: Path) -> N
     project = read_project_servers(tmp_path)
     assert project is not None
     assert trusted_servers(project, tmp_path, store)[0] == {}
-    assert what_changed(project, tmp_path, store) == [
-        "ohtui now also checks the files the servers run: review them once more"
-    ]
+    assert what_changed(project, tmp_path, store) == [RECHECK]
 
 
 def test_a_broken_project_file_is_reported_not_offered(tmp_path: Path) -> None:
