@@ -704,6 +704,32 @@ def test_a_project_file_naming_no_possible_file_is_only_a_warning(
     assert "unexpected error" not in result.err and "Traceback" not in result.err
 
 
+def test_resuming_from_another_folder_uses_the_servers_of_the_conversation_workspace(
+    ohtui: Run, llm_server: ScriptedLLMServer, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The servers trusted in one folder never start in the folder a resumed conversation
+    works in: what is reviewed is the .mcp.json of that folder."""
+    from mcp_servers import ours
+
+    llm_server.reply_text("Saved.")
+    assert ohtui("-p", "remember").code == 0
+    (saved,) = list_conversations(home / "data" / "conversations")
+    elsewhere = home / "elsewhere"
+    elsewhere.mkdir()
+    servers = {"mcpServers": {"calc": ours("--name", "calc")}}
+    (elsewhere / ".mcp.json").write_text(json.dumps(servers), encoding="utf-8")
+    assert ohtui("trust", "--yes", "-w", str(elsewhere)).code == 0
+    # the saved conversation's own folder holds a file of the same servers, never trusted
+    (home / "project" / ".mcp.json").write_text(json.dumps(servers), encoding="utf-8")
+    monkeypatch.chdir(elsewhere)
+    llm_server.reply_text("Resumed.")
+    result = ohtui("-p", "go on", "--resume", saved.id)
+    assert result.code == 0, result.err
+    assert f"{home / 'project' / '.mcp.json'} is not trusted" in result.err
+    names = {t["function"]["name"] for t in llm_server.requests[-1]["tools"]}
+    assert not any(name.startswith("calc_") for name in names)
+
+
 # --- what is printed cannot drive the terminal ------------------------------------------------
 
 ESC = "\x1b"
