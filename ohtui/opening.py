@@ -218,7 +218,7 @@ def open_conversation(
     """
     from ohtui.sdk import LocalConversation
     from ohtui.sdk.plugins import PluginFetchError, PluginLoadError
-    from ohtui.settings.plugin_trust import PluginTrustError
+    from ohtui.settings.plugin_trust import PluginTrustError, outside_workspace
 
     settings = profile.settings
     conversation_id, saved_model, saved_workspace = _find(persistence_dir, workspace, target)
@@ -237,6 +237,7 @@ def open_conversation(
         profile, model, callbacks, api_key=api_key, stream=stream, project_mcp=project
     )
     agent_settings = settings.agent
+    checked = None if plugin_check is None else outside_workspace(opened_in, plugin_check)
     try:
         conversation = LocalConversation(
             agent=agent,
@@ -254,7 +255,7 @@ def open_conversation(
             visualizer=None,
             read_only=read_only,
             defer_mcp=True,  # started below, once the sandbox they may run in is set
-            plugin_check=None if read_only else plugin_check,
+            plugin_check=None if read_only else checked,
         )
     except PluginTrustError as exc:
         raise SetupError(str(exc)) from exc

@@ -59,7 +59,7 @@ def main(argv: list[str], out: TextIO | None = None, ask: Ask | None = None) -> 
     if project is None and not profile.settings.agent.plugins:
         _say(f"Nothing to trust: {workspace} has no .mcp.json and no plugin is set.", out)
         return 0
-    left = (project or []) + _plugins(profile, out, ask)
+    left = (project or []) + _plugins(profile, workspace, out, ask)
     if left:
         _say(f"Not trusted: {', '.join(left)}.", out)
         return 1
@@ -103,13 +103,14 @@ def _project(profile: Profile, workspace: Path, out: TextIO, ask: Ask) -> list[s
     return []
 
 
-def _plugins(profile: Profile, out: TextIO, ask: Ask) -> list[str]:
-    """Review and trust the configured plugins (fetched as a new conversation would)."""
+def _plugins(profile: Profile, workspace: Path, out: TextIO, ask: Ask) -> list[str]:
+    """Review and trust the configured plugins (fetched as a new conversation would); one
+    inside the workspace is refused, as a run would."""
     from ohtui.opening import plugin_sources
     from ohtui.sdk.plugins import PluginFetchError, PluginLoadError, load_plugins
     from ohtui.settings import paths
     from ohtui.settings.mcp_trust import TrustStore, confinement
-    from ohtui.settings.plugin_trust import review_plugin, trust_plugin
+    from ohtui.settings.plugin_trust import in_workspace, review_plugin, trust_plugin
 
     sources = plugin_sources(profile.settings.agent.plugins)
     if not sources:
@@ -121,6 +122,11 @@ def _plugins(profile: Profile, out: TextIO, ask: Ask) -> list[str]:
 
     def check(plugins: list[Plugin]) -> list[Plugin]:
         for plugin in plugins:
+            refused = in_workspace(plugin, workspace)
+            if refused is not None:
+                _say(refused, out)
+                left.append(f"plugin {plugin.name}")
+                continue
             reviewed = review_plugin(plugin, store, secrets, where)
             if store.is_trusted(reviewed.key, reviewed.digest):
                 _say(f"plugin {reviewed.title}: trusted, as it is.", out)

@@ -999,6 +999,24 @@ def test_an_untrusted_plugin_is_refused_until_ohtui_trust_trusts_it(
     assert log.read_text() == "ran\n"  # its hook ran (in the sandbox, in the workspace)
 
 
+def test_a_plugin_inside_the_workspace_is_refused_even_once_trusted(
+    ohtui: Run, llm_server: ScriptedLLMServer, home: Path
+) -> None:
+    """The agent may edit the workspace: a plugin there could be changed after its review."""
+    plugin = home / "project" / "tools" / "logger"
+    (plugin / "hooks").mkdir(parents=True)
+    hooks = {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "echo ran >> log"}]}]}
+    (plugin / "hooks" / "hooks.json").write_text(json.dumps({"hooks": hooks}))
+    config = home / "config.toml"
+    config.write_text(f"[agent]\nplugins = [{json.dumps(str(plugin))}]\n" + config.read_text())
+    trusting = ohtui("trust", "--yes")
+    assert trusting.code == 1 and "inside the workspace" in trusting.out
+    refused = ohtui("-p", "hello")
+    assert refused.code == 3, refused.err
+    assert f"plugin logger ({plugin}) is inside the workspace" in refused.err
+    assert not (home / "project" / "log").exists() and llm_server.requests == []
+
+
 def test_ohtui_trust_trusts_the_project_servers_a_headless_run_then_uses(
     ohtui: Run, llm_server: ScriptedLLMServer, home: Path
 ) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,7 +24,7 @@ from ohtui.settings.run_review import quote, review
 from ohtui.terminal_text import shell_quoted
 
 if TYPE_CHECKING:
-    from ohtui.sdk.plugins import Plugin
+    from ohtui.sdk.plugins import Plugin, PluginCheck
 
 SKIPPED_DIRS = frozenset({".git"})
 """Folders of a plugin left out of its digest (git's own data)."""
@@ -65,9 +66,10 @@ def plugin_key(plugin: Plugin) -> str:
 
 
 def folder_digest(root: Path) -> str:
-    """sha256 over every file of a folder (paths, link targets and contents, in order); a
-    link to a file outside counts with that file's content, a link to a folder by where it
-    points."""
+    """sha256 over every entry of a folder, in order: its path, then a link's target as
+    its text (and a linked file's content), a regular file's content, or what else it is (a
+    FIFO, a socket: never opened, so nothing waits on it). A linked folder counts by where
+    it points, not by what it holds."""
     hasher = hashlib.sha256()
     for directory, folders, files in os.walk(root, followlinks=False):
         folders[:] = sorted(f for f in folders if f not in SKIPPED_DIRS)
@@ -76,17 +78,36 @@ def folder_digest(root: Path) -> str:
             path = Path(directory) / name
             relative = path.relative_to(root).as_posix()
             hasher.update(f"\0{relative}\0".encode(errors="surrogateescape"))
-            if path.is_symlink():  # where it points, and (a file) what it holds there
+            follow = False
+            if path.is_symlink():
                 hasher.update(f"-> {os.readlink(path)}\0".encode(errors="surrogateescape"))
-                if not path.is_file():
-                    continue
-            try:
-                with path.open("rb") as stream:
-                    for block in iter(lambda: stream.read(1 << 20), b""):
-                        hasher.update(block)
-            except OSError as exc:
-                hasher.update(f"unreadable: {exc.strerror}".encode())
+                follow = True
+            _hash_content(path, hasher, follow)
     return hasher.hexdigest()
+
+
+def _hash_content(path: Path, hasher: Any, follow: bool) -> None:
+    """Add a regular file's content (a link's, with `follow`); a FIFO or device is opened
+    without blocking and never read."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (0 if follow else os.O_NOFOLLOW)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        if not follow:  # a link to nothing, or a folder, says so by its target alone
+            hasher.update(f"unreadable: {exc.strerror}".encode())
+        return
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        if not stat.S_ISDIR(mode):
+            hasher.update(f"not a file: {stat.S_IFMT(mode):o}".encode())
+        return
+    with os.fdopen(fd, "rb") as stream:
+        try:
+            for block in iter(lambda: stream.read(1 << 20), b""):
+                hasher.update(block)
+        except OSError as exc:
+            hasher.update(f"unreadable: {exc.strerror}".encode())
 
 
 def review_plugin(
@@ -166,6 +187,32 @@ def refuse_untrusted(store: TrustStore) -> Callable[[list[Plugin]], list[Plugin]
         return plugins
 
     return check
+
+
+def in_workspace(plugin: Plugin, workspace: Path) -> str | None:
+    """Why `plugin` cannot be used with `workspace` (None: it can): its folder is inside it,
+    where the agent may edit what the user trusted after the review."""
+    folder, root = os.path.realpath(plugin.path), os.path.realpath(workspace)
+    if folder != root and not folder.startswith(root.rstrip("/") + "/"):
+        return None
+    name = " ".join(shell_quoted(p) for p in (plugin.name, plugin.version) if p)
+    return (
+        f"plugin {name} ({quote(str(plugin.path))}) is inside the workspace, where the agent "
+        "can change it after you trust it: move it out of the workspace, or remove it from "
+        "the plugins list of the [agent] table of config.toml."
+    )
+
+
+def outside_workspace(workspace: Path, check: PluginCheck) -> PluginCheck:
+    """`check`, for plugins none of which is inside `workspace` (else PluginTrustError)."""
+
+    def checked(plugins: list[Plugin]) -> list[Plugin]:
+        refused = [why for plugin in plugins if (why := in_workspace(plugin, workspace))]
+        if refused:
+            raise PluginTrustError("\n".join(refused))
+        return check(plugins)
+
+    return checked
 
 
 def _hook_lines(plugin: Plugin) -> list[str]:
