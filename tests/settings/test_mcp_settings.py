@@ -180,3 +180,28 @@ def test_a_broken_project_file_is_reported_not_offered(tmp_path: Path) -> None:
     (tmp_path / ".mcp.json").write_text("{not json", encoding="utf-8")
     used, notice = trusted_servers(read_project_servers(tmp_path), tmp_path, TrustStore(None))
     assert used == {} and notice is not None and "not valid JSON" in notice
+
+
+def test_two_ohtui_trusting_at_once_keep_every_entry(tmp_path: Path) -> None:
+    import threading
+
+    path = tmp_path / "trust.json"
+    failures: list[BaseException] = []
+
+    def trust_many(worker: int) -> None:
+        store = TrustStore(path)  # one store per ohtui: nothing shared but the file
+        try:
+            for n in range(25):
+                store.trust(f"{worker}/{n}", "d", {})
+        except BaseException as exc:
+            failures.append(exc)
+
+    threads = [threading.Thread(target=trust_many, args=(w,)) for w in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
+    kept = json.loads(path.read_text())
+    assert len(kept) == 150
+    assert not [p.name for p in tmp_path.iterdir() if p.name not in ("trust.json", "trust.lock")]
