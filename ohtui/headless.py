@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import IntEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from ohtui.settings.overrides import Key, Override
 
@@ -172,15 +172,16 @@ def _open(options: HeadlessOptions, output: _Output) -> AnyConversation | ExitCo
         output.problem(f"warning: {warning}")
     rules = ApprovalRuleStore(paths.approval_rules_file(), profile if profile.config_path else None)
     from ohtui.settings.mcp_trust import TrustStore, read_project_servers, trusted_servers
-
-    project_mcp, mcp_notice = trusted_servers(
-        read_project_servers(options.workspace),
-        options.workspace,
-        TrustStore(paths.mcp_trust_file()),
-    )
-    if mcp_notice:
-        output.problem(f"warning: {mcp_notice}")
     from ohtui.settings.plugin_trust import refuse_untrusted
+
+    def project_mcp(workspace: Path) -> dict[str, Any]:
+        """The trusted servers of the folder the conversation opens in."""
+        servers, notice = trusted_servers(
+            read_project_servers(workspace), workspace, TrustStore(paths.mcp_trust_file())
+        )
+        if notice:
+            output.problem(f"warning: {notice}")
+        return servers
 
     try:
         started = start(

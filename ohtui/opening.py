@@ -44,6 +44,11 @@ class NoModelError(SetupError):
     """No model is configured anywhere: the user has to choose one first."""
 
 
+ProjectMcp = Callable[[Path], Mapping[str, Any]]
+"""The trusted MCP servers of a workspace's .mcp.json, given the folder the conversation
+opens in (a resumed one's own, wherever ohtui was started); it may ask the user."""
+
+
 @dataclass(frozen=True, slots=True)
 class Target:
     """Which conversation to open."""
@@ -112,7 +117,7 @@ def start(
     api_key: str | None = None,
     stream: bool = True,
     read_only_fallback: bool = False,
-    project_mcp: Mapping[str, Any] | None = None,
+    project_mcp: ProjectMcp | None = None,
     defer_mcp: bool = False,
     plugin_check: PluginCheck | None = None,
 ) -> Started:
@@ -120,10 +125,11 @@ def start(
     the safety (the saved policy of a resumed conversation, unless this run chose one) and
     collect the warnings to show.
 
-    `project_mcp`: the MCP servers of the workspace's trusted `.mcp.json` (config.toml's
-    servers of the same name win); `defer_mcp`: they start on the conversation's
-    `start_mcp()`, not at once. `plugin_check` says which of the plugins to use (the user's
-    trust; it may raise PluginTrustError, which becomes a SetupError).
+    `project_mcp`: the MCP servers of the trusted `.mcp.json` of the folder the conversation
+    opens in, asked once (config.toml's servers of the same name win); `defer_mcp`: they
+    start on the conversation's `start_mcp()`, not at once. `plugin_check` says which of
+    the plugins to use (the user's trust; it may raise PluginTrustError, which becomes a
+    SetupError).
     `read_only_fallback`: when another ohtui runs the saved conversation, or its folder
     cannot be written, open it read-only instead of raising ConversationLockedError or
     SetupError. Raises as `open_conversation` does; a folder that cannot be written is a
@@ -139,6 +145,8 @@ def start(
             profile, workspace, target, callbacks, rules=rules, api_key=api_key, stream=stream
         )
 
+    project_servers = _once(project_mcp) if project_mcp is not None else None
+
     def open_it(read_only: bool) -> Opened:
         return open_conversation(
             profile,
@@ -149,7 +157,7 @@ def start(
             api_key=api_key,
             stream=stream,
             read_only=read_only,
-            project_mcp=project_mcp,
+            project_mcp=project_servers,
             defer_mcp=defer_mcp,
             plugin_check=plugin_check,
         )
@@ -197,7 +205,7 @@ def open_conversation(
     api_key: str | None = None,
     stream: bool = True,
     read_only: bool = False,
-    project_mcp: Mapping[str, Any] | None = None,
+    project_mcp: ProjectMcp | None = None,
     defer_mcp: bool = False,
     plugin_check: PluginCheck | None = None,
 ) -> Opened:
@@ -210,7 +218,7 @@ def open_conversation(
     """
     from ohtui.sdk import LocalConversation
     from ohtui.sdk.plugins import PluginFetchError, PluginLoadError
-    from ohtui.settings.plugin_trust import PluginTrustError
+    from ohtui.settings.plugin_trust import PluginTrustError, outside_workspace
 
     settings = profile.settings
     conversation_id, saved_model, saved_workspace = _find(persistence_dir, workspace, target)
@@ -223,14 +231,17 @@ def open_conversation(
             "--model openai/gpt-4o, and --base-url for an OpenAI-compatible server), or set "
             "OHTUI_MODEL."
         )
+    opened_in = saved_workspace or workspace
+    project = project_mcp(opened_in) if project_mcp is not None else None
     agent, key_source = build_agent(
-        profile, model, callbacks, api_key=api_key, stream=stream, project_mcp=project_mcp
+        profile, model, callbacks, api_key=api_key, stream=stream, project_mcp=project
     )
     agent_settings = settings.agent
+    checked = None if plugin_check is None else outside_workspace(opened_in, plugin_check)
     try:
         conversation = LocalConversation(
             agent=agent,
-            workspace=saved_workspace or workspace,
+            workspace=opened_in,
             plugins=plugin_sources(settings.agent.plugins),
             persistence_dir=persistence_dir,
             conversation_id=conversation_id,
@@ -244,8 +255,8 @@ def open_conversation(
             visualizer=None,
             read_only=read_only,
             defer_mcp=True,  # started below, once the sandbox they may run in is set
-            plugin_check=None if read_only else plugin_check,
-            mcp_check=_project_check(settings.mcp.mcp_config(), project_mcp, workspace),
+            plugin_check=None if read_only else checked,
+            mcp_check=_project_check(settings.mcp.mcp_config(), project, opened_in),
         )
     except PluginTrustError as exc:
         raise SetupError(str(exc)) from exc
@@ -265,6 +276,18 @@ def open_conversation(
     if not (read_only or defer_mcp):
         conversation.start_mcp()
     return Opened(conversation, model, resumed, key_source, notice)
+
+
+def _once(project_mcp: ProjectMcp) -> ProjectMcp:
+    """`project_mcp`, asked once per folder (a read-only retry opens the same one)."""
+    answers: dict[Path, Mapping[str, Any]] = {}
+
+    def servers(workspace: Path) -> Mapping[str, Any]:
+        if workspace not in answers:
+            answers[workspace] = project_mcp(workspace)
+        return answers[workspace]
+
+    return servers
 
 
 def build_agent(

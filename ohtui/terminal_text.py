@@ -23,6 +23,7 @@ from __future__ import annotations
 import logging
 import os
 import re
+import shlex
 import unicodedata
 from functools import lru_cache
 
@@ -105,17 +106,25 @@ def _json_escape(character: str) -> str:
 _SHELL_ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r", "\x1b": "\\E", "'": "\\'", "\\": "\\\\"}
 
 
-def shell_quoted(path: str) -> str:
-    """`path` as it is when it is plain text, else as bash's `$'...'` quoting writes its bytes.
+def shell_quoted(text: str, *, word: bool = False) -> str:
+    """`text` as it is when that cannot be misread, else as bash's `$'...'` quoting writes its
+    bytes: the one quoter for what ohtui shows of names, paths and commands.
 
-    Plain text holds only characters a terminal shows (`is_shown`): a byte that is not UTF-8
-    (which os functions decode to a lone surrogate, `surrogateescape`), a newline or another
-    control character is written as its bytes (`\\xff`, `\\n`), which bash reads back.
+    As it is: plain text, only characters a terminal shows (`is_shown`), not starting with
+    `$'` (a name literally `$'\\xff'` must not read as one holding the byte 0xFF). Anything
+    else is written as its bytes (`\\xff`, `\\n`, `\\E`), which bash reads back: a byte that
+    is not UTF-8 (which os functions decode to a lone surrogate, `surrogateescape`), a newline,
+    an escape sequence, a bidi override. `word`: `text` is one shell word (an argument, a
+    value), so one holding a space or a shell metacharacter, or empty, is single-quoted too
+    (`'two words'`): a command line reads as the words it runs.
     """
-    if all(map(is_shown, path)):
-        return path
+    if all(map(is_shown, text)):
+        if word:
+            return shlex.quote(text)
+        if not text.startswith("$'"):
+            return text
     quoted: list[str] = []
-    for character in path:
+    for character in text:
         if character in _SHELL_ESCAPES:
             quoted.append(_SHELL_ESCAPES[character])
         elif is_shown(character):
@@ -127,6 +136,11 @@ def shell_quoted(path: str) -> str:
                 raw = "\ufffd".encode()
             quoted.extend(f"\\x{byte:02x}" for byte in raw)
     return f"$'{''.join(quoted)}'"
+
+
+def shell_line(words: list[str] | tuple[str, ...]) -> str:
+    """A command line, each word `shell_quoted` as a word."""
+    return " ".join(shell_quoted(word, word=True) for word in words)
 
 
 class TerminalSafeFormatter(logging.Formatter):

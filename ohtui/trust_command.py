@@ -49,7 +49,7 @@ def main(argv: list[str], out: TextIO | None = None, ask: Ask | None = None) -> 
     out = out or sys.stdout
     workspace = (args.workspace or Path.cwd()).expanduser().resolve()
     if not workspace.is_dir():
-        print(f"ohtui trust: the workspace {workspace} is not a folder", file=sys.stderr)
+        _say(f"ohtui trust: the workspace {workspace} is not a folder", sys.stderr)
         return 3
     config = args.config.expanduser() if args.config else paths.config_file()
     profile = Profile(config, {}, use_keyring=True, environ=os.environ).load()
@@ -57,11 +57,11 @@ def main(argv: list[str], out: TextIO | None = None, ask: Ask | None = None) -> 
         ask = _always if args.yes else _terminal_question(out)
     project = _project(profile, workspace, out, ask)
     if project is None and not profile.settings.agent.plugins:
-        print(f"Nothing to trust: {workspace} has no .mcp.json and no plugin is set.", file=out)
+        _say(f"Nothing to trust: {workspace} has no .mcp.json and no plugin is set.", out)
         return 0
-    left = (project or []) + _plugins(profile, out, ask)
+    left = (project or []) + _plugins(profile, workspace, out, ask)
     if left:
-        print(f"Not trusted: {', '.join(left)}.", file=out)
+        _say(f"Not trusted: {', '.join(left)}.", out)
         return 1
     return 0
 
@@ -83,11 +83,11 @@ def _project(profile: Profile, workspace: Path, out: TextIO, ask: Ask) -> list[s
     if project is None or (project.error is None and not project.servers):
         return None
     if project.error is not None:
-        print(f"{project.error}; its MCP servers are not used.", file=out)
+        _say(f"{project.error}; its MCP servers are not used.", out)
         return [str(project.path)]
     store = TrustStore(paths.mcp_trust_file())
     if store.is_trusted(workspace_key(workspace), project.digest):
-        print(f"{project.path}: trusted, as it is.", file=out)
+        _say(f"{project.path}: trusted, as it is.", out)
         return []
     where = confinement(profile.settings.sandbox.config())
     _show(
@@ -99,17 +99,18 @@ def _project(profile: Profile, workspace: Path, out: TextIO, ask: Ask) -> list[s
     if not ask("Trust these servers?"):
         return [str(project.path)]
     trust_project(project, workspace, store)
-    print(f"{project.path}: trusted.", file=out)
+    _say(f"{project.path}: trusted.", out)
     return []
 
 
-def _plugins(profile: Profile, out: TextIO, ask: Ask) -> list[str]:
-    """Review and trust the configured plugins (fetched as a new conversation would)."""
+def _plugins(profile: Profile, workspace: Path, out: TextIO, ask: Ask) -> list[str]:
+    """Review and trust the configured plugins (fetched as a new conversation would); one
+    inside the workspace is refused, as a run would."""
     from ohtui.opening import plugin_sources
     from ohtui.sdk.plugins import PluginFetchError, PluginLoadError, load_plugins
     from ohtui.settings import paths
     from ohtui.settings.mcp_trust import TrustStore, confinement
-    from ohtui.settings.plugin_trust import review_plugin, trust_plugin
+    from ohtui.settings.plugin_trust import in_workspace, review_plugin, trust_plugin
 
     sources = plugin_sources(profile.settings.agent.plugins)
     if not sources:
@@ -121,14 +122,19 @@ def _plugins(profile: Profile, out: TextIO, ask: Ask) -> list[str]:
 
     def check(plugins: list[Plugin]) -> list[Plugin]:
         for plugin in plugins:
+            refused = in_workspace(plugin, workspace)
+            if refused is not None:
+                _say(refused, out)
+                left.append(f"plugin {plugin.name}")
+                continue
             reviewed = review_plugin(plugin, store, secrets, where)
             if store.is_trusted(reviewed.key, reviewed.digest):
-                print(f"plugin {reviewed.title}: trusted, as it is.", file=out)
+                _say(f"plugin {reviewed.title}: trusted, as it is.", out)
                 continue
             _show(out, f"The plugin {reviewed.title}", reviewed.text, reviewed.changed)
             if ask("Trust this plugin?"):
                 trust_plugin(reviewed, store)
-                print(f"plugin {reviewed.title}: trusted.", file=out)
+                _say(f"plugin {reviewed.title}: trusted.", out)
             else:
                 left.append(f"plugin {reviewed.title}")
         return []
@@ -136,17 +142,25 @@ def _plugins(profile: Profile, out: TextIO, ask: Ask) -> list[str]:
     try:
         load_plugins(sources, check=check)
     except (PluginFetchError, PluginLoadError) as exc:
-        print(f"ohtui trust: {exc}", file=sys.stderr)
+        _say(f"ohtui trust: {exc}", sys.stderr)
         return ["the plugins"]
     return left
 
 
 def _show(out: TextIO, title: str, review: str, changed: list[str]) -> None:
-    print(f"\n{title} would run:\n", file=out)
+    _say(f"\n{title} would run:\n", out)
     if changed:
-        print("Changed since you trusted it:", file=out)
-        print("\n".join(f"  - {line}" for line in changed) + "\n", file=out)
-    print(review + "\n", file=out)
+        _say("Changed since you trusted it:", out)
+        _say("\n".join(f"  - {line}" for line in changed) + "\n", out)
+    _say(review + "\n", out)
+
+
+def _say(text: str, stream: TextIO, end: str = "\n") -> None:
+    """Write a line of ours that quotes others' text (a plugin's, a project file's): every
+    write of `ohtui trust` goes through here, nothing in it acting on the terminal."""
+    from ohtui.terminal_text import terminal_safe
+
+    print(terminal_safe(text), file=stream, end=end, flush=True)
 
 
 def _always(question: str) -> bool:
@@ -158,9 +172,9 @@ def _terminal_question(out: TextIO) -> Ask:
 
     def ask(question: str) -> bool:
         if not sys.stdin.isatty():
-            print(f"{question} No terminal to ask on: pass --yes to trust it.", file=out)
+            _say(f"{question} No terminal to ask on: pass --yes to trust it.", out)
             return False
-        print(f"{question} [y/N] ", end="", file=out, flush=True)
+        _say(f"{question} [y/N] ", out, end="")
         try:
             answer = sys.stdin.readline()
         except KeyboardInterrupt:

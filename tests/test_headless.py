@@ -692,6 +692,44 @@ def test_mcp_servers_run_and_failures_and_untrusted_files_are_reported(
     assert not any(name.endswith("_add") for name in names)  # the untrusted file's server is off
 
 
+def test_a_project_file_naming_no_possible_file_is_only_a_warning(
+    ohtui: Run, llm_server: ScriptedLLMServer, home: Path
+) -> None:
+    servers = {"mcpServers": {"srv": {"command": "srv", "args": ["--token=" + "a" * 300]}}}
+    (home / "project" / ".mcp.json").write_text(json.dumps(servers), encoding="utf-8")
+    llm_server.reply_text("Done.")
+    result = ohtui("-p", "hello")
+    assert result.code == 0, result.err
+    assert ".mcp.json is not trusted" in result.err
+    assert "unexpected error" not in result.err and "Traceback" not in result.err
+
+
+def test_resuming_from_another_folder_uses_the_servers_of_the_conversation_workspace(
+    ohtui: Run, llm_server: ScriptedLLMServer, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The servers trusted in one folder never start in the folder a resumed conversation
+    works in: what is reviewed is the .mcp.json of that folder."""
+    from mcp_servers import ours
+
+    llm_server.reply_text("Saved.")
+    assert ohtui("-p", "remember").code == 0
+    (saved,) = list_conversations(home / "data" / "conversations")
+    elsewhere = home / "elsewhere"
+    elsewhere.mkdir()
+    servers = {"mcpServers": {"calc": ours("--name", "calc")}}
+    (elsewhere / ".mcp.json").write_text(json.dumps(servers), encoding="utf-8")
+    assert ohtui("trust", "--yes", "-w", str(elsewhere)).code == 0
+    # the saved conversation's own folder holds a file of the same servers, never trusted
+    (home / "project" / ".mcp.json").write_text(json.dumps(servers), encoding="utf-8")
+    monkeypatch.chdir(elsewhere)
+    llm_server.reply_text("Resumed.")
+    result = ohtui("-p", "go on", "--resume", saved.id)
+    assert result.code == 0, result.err
+    assert f"{home / 'project' / '.mcp.json'} is not trusted" in result.err
+    names = {t["function"]["name"] for t in llm_server.requests[-1]["tools"]}
+    assert not any(name.startswith("calc_") for name in names)
+
+
 # --- what is printed cannot drive the terminal ------------------------------------------------
 
 ESC = "\x1b"
@@ -959,6 +997,24 @@ def test_an_untrusted_plugin_is_refused_until_ohtui_trust_trusts_it(
     ran = ohtui("-p", "hello")
     assert ran.code == 0, ran.err
     assert log.read_text() == "ran\n"  # its hook ran (in the sandbox, in the workspace)
+
+
+def test_a_plugin_inside_the_workspace_is_refused_even_once_trusted(
+    ohtui: Run, llm_server: ScriptedLLMServer, home: Path
+) -> None:
+    """The agent may edit the workspace: a plugin there could be changed after its review."""
+    plugin = home / "project" / "tools" / "logger"
+    (plugin / "hooks").mkdir(parents=True)
+    hooks = {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "echo ran >> log"}]}]}
+    (plugin / "hooks" / "hooks.json").write_text(json.dumps({"hooks": hooks}))
+    config = home / "config.toml"
+    config.write_text(f"[agent]\nplugins = [{json.dumps(str(plugin))}]\n" + config.read_text())
+    trusting = ohtui("trust", "--yes")
+    assert trusting.code == 1 and "inside the workspace" in trusting.out
+    refused = ohtui("-p", "hello")
+    assert refused.code == 3, refused.err
+    assert f"plugin logger ({plugin}) is inside the workspace" in refused.err
+    assert not (home / "project" / "log").exists() and llm_server.requests == []
 
 
 def test_ohtui_trust_trusts_the_project_servers_a_headless_run_then_uses(

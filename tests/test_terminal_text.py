@@ -90,3 +90,16 @@ def test_a_long_text_costs_little() -> None:
     safe = terminal_safe(text)
     assert time.perf_counter() - started < 0.5
     assert safe.endswith("␛")
+
+
+def test_a_name_that_looks_quoted_is_quoted_so_it_cannot_pass_for_another() -> None:
+    from ohtui.terminal_text import shell_quoted
+
+    literal = "$'\\xff'"  # six characters, none of them the byte 0xFF
+    assert shell_quoted(literal) != shell_quoted("\udcff")  # the byte 0xFF, as os decodes it
+    assert shell_quoted("\udcff") == "$'\\xff'"
+    assert shell_quoted(literal) == "$'$\\'\\\\xff\\''"
+    assert shell_quoted("plain/path.txt") == "plain/path.txt"
+    assert shell_quoted("two words", word=True) == "'two words'"
+    assert shell_quoted("x|sh", word=True) == "'x|sh'"
+    assert shell_quoted("a\x1b[2K", word=True) == "$'a\\E[2K'"

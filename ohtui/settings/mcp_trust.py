@@ -15,12 +15,16 @@ process.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
 import logging
 import os
+import stat
+import tempfile
 import threading
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -35,6 +39,10 @@ logger = logging.getLogger(__name__)
 PROJECT_FILE = ".mcp.json"
 SANDBOXED = "sandboxed"
 """The server setting that runs a stdio server in the conversation's sandbox."""
+RECHECK = "ohtui now also checks more of what the servers run: review them once more"
+"""What changed when only what ohtui checks did (a fingerprint kept by an older ohtui)."""
+MAX_PROJECT_FILE = 1 << 20
+"""The largest `.mcp.json` read (a committed one is a few KiB)."""
 
 
 @dataclass(frozen=True)
@@ -71,23 +79,31 @@ class ProjectServers:
 
 
 def confinement(config: SandboxConfig) -> str:
-    """Where a sandboxed server would run, in words, for the review."""
+    """Where a sandboxed server would run, in words, for the review (a workspace's server
+    runs in the sandbox or not at all)."""
     from ohtui.sdk.sandbox import SandboxMode, probe
 
     if config.mode is SandboxMode.OFF:
-        return "OUTSIDE any sandbox (the sandbox is off)"
+        return "only in the sandbox, which is off: not started until it is on (/sandbox)"
     if not probe().available:
-        return "OUTSIDE any sandbox (bubblewrap cannot run here)"
+        return "only in the sandbox, which cannot run here (bubblewrap): not started"
     return f"in the sandbox ({config.describe()})"
 
 
 def read_project_servers(workspace: Path) -> ProjectServers | None:
-    """The workspace's `.mcp.json` and what its servers run, or None when it has none."""
+    """The workspace's `.mcp.json` and what its servers run, or None when it has none.
+
+    Never raises for what the workspace holds: a file that cannot be read, is no regular file
+    (a FIFO, a link to /dev/zero), is larger than MAX_PROJECT_FILE, is not JSON, or names
+    files that cannot be looked at, is a ProjectServers whose `error` says so in a sentence.
+    """
     path = workspace / PROJECT_FILE
     try:
-        raw = path.read_bytes()
+        raw = _read_small(path)
     except FileNotFoundError:
         return None
+    except _NotUsableError as exc:
+        return ProjectServers(path, error=f"{path} {exc}")
     except OSError as exc:
         return ProjectServers(path, error=f"{path} cannot be read: {exc.strerror or exc}")
     try:
@@ -102,8 +118,29 @@ def read_project_servers(workspace: Path) -> ProjectServers | None:
         servers = dict(server_table(data))
     except MCPConfigError as exc:
         return ProjectServers(path, error=f"{path}: {exc}")
-    launches = tuple(review(name, spec, workspace) for name, spec in servers.items())
+    try:
+        launches = tuple(review(name, spec, workspace) for name, spec in servers.items())
+    except OSError as exc:  # what a server names could not be looked at
+        why = exc.strerror or exc
+        return ProjectServers(path, error=f"{path} cannot be reviewed: {why}")
     return ProjectServers(path, servers, launches)
+
+
+class _NotUsableError(Exception):
+    """The project file is no small regular file (the message ends the sentence)."""
+
+
+def _read_small(path: Path) -> bytes:
+    """The bytes of a regular file of at most MAX_PROJECT_FILE, opened without blocking (a
+    FIFO would wait for a writer) and checked on its descriptor."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    with os.fdopen(fd, "rb") as stream:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise _NotUsableError("is not a regular file")
+        raw = stream.read(MAX_PROJECT_FILE + 1)
+    if len(raw) > MAX_PROJECT_FILE:
+        raise _NotUsableError(f"is larger than {MAX_PROJECT_FILE // (1 << 20)} MiB")
+    return raw
 
 
 class TrustStore:
@@ -132,17 +169,20 @@ class TrustStore:
         return key in self._read()
 
     def trust(self, key: str, digest: str, what: dict[str, Any]) -> None:
-        """Remember that the user trusts `what` (whose digest is `digest`) for `key`."""
+        """Remember that the user trusts `what` (whose digest is `digest`) for `key`.
+
+        Another ohtui may trust something at the same moment: the file is read, changed and
+        replaced under an exclusive lock of a `.lock` file beside it, through a temporary
+        file of its own, so neither entry is lost."""
         with self._lock:
-            data = self._read()
-            data[key] = {"digest": digest, "what": what}
             if self.path is None:
-                self._memory = data
+                self._memory = {**self._memory, key: {"digest": digest, "what": what}}
                 return
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            temporary = self.path.with_suffix(".tmp")
-            temporary.write_text(json.dumps(data, indent=2, sort_keys=True), encoding="utf-8")
-            os.replace(temporary, self.path)
+            with _locked(self.path.with_suffix(".lock")):
+                data = self._read()
+                data[key] = {"digest": digest, "what": what}
+                _replace(self.path, json.dumps(data, indent=2, sort_keys=True))
 
     def _read(self) -> dict[str, Any]:
         if self.path is None:
@@ -155,6 +195,30 @@ class TrustStore:
             logger.warning("the trust file %s cannot be read: %s", self.path, exc)
             return {}
         return {str(k): v for k, v in data.items()} if isinstance(data, dict) else {}
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock of `path` (created if need be) for the block."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def _replace(path: Path, text: str) -> None:
+    """Write `text` to `path` at once: through a temporary file of this call's own."""
+    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
 
 
 def workspace_key(workspace: Path) -> str:
@@ -172,10 +236,10 @@ def what_changed(project: ProjectServers, workspace: Path, store: TrustStore) ->
     key = workspace_key(workspace)
     before = store.trusted_fingerprint(key)
     if before is None:
-        if store.known(key):
-            return ["ohtui now also checks the files the servers run: review them once more"]
+        return [RECHECK] if store.known(key) else []
+    if store.is_trusted(key, project.digest):
         return []
-    return changes(before, project.fingerprint)
+    return changes(before, project.fingerprint) or [RECHECK]
 
 
 def trusted_servers(

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,9 +21,10 @@ from typing import TYPE_CHECKING, Any
 
 from ohtui.settings.mcp_trust import TrustStore
 from ohtui.settings.run_review import quote, review
+from ohtui.terminal_text import shell_quoted
 
 if TYPE_CHECKING:
-    from ohtui.sdk.plugins import Plugin
+    from ohtui.sdk.plugins import Plugin, PluginCheck
 
 SKIPPED_DIRS = frozenset({".git"})
 """Folders of a plugin left out of its digest (git's own data)."""
@@ -51,7 +53,7 @@ class PluginReview:
     @property
     def title(self) -> str:
         """`name version`, as the user knows it."""
-        return " ".join(_shown(p) for p in (self.plugin.name, self.plugin.version) if p)
+        return " ".join(shell_quoted(p) for p in (self.plugin.name, self.plugin.version) if p)
 
     def fingerprint(self) -> dict[str, Any]:
         """What trusting it agrees to, as it is kept (to say what changed next time)."""
@@ -64,9 +66,10 @@ def plugin_key(plugin: Plugin) -> str:
 
 
 def folder_digest(root: Path) -> str:
-    """sha256 over every file of a folder (paths, link targets and contents, in order); a
-    link to a file outside counts with that file's content, a link to a folder by where it
-    points."""
+    """sha256 over every entry of a folder, in order: its path, then a link's target as
+    its text (and a linked file's content), a regular file's content, or what else it is (a
+    FIFO, a socket: never opened, so nothing waits on it). A linked folder counts by where
+    it points, not by what it holds."""
     hasher = hashlib.sha256()
     for directory, folders, files in os.walk(root, followlinks=False):
         folders[:] = sorted(f for f in folders if f not in SKIPPED_DIRS)
@@ -75,17 +78,36 @@ def folder_digest(root: Path) -> str:
             path = Path(directory) / name
             relative = path.relative_to(root).as_posix()
             hasher.update(f"\0{relative}\0".encode(errors="surrogateescape"))
-            if path.is_symlink():  # where it points, and (a file) what it holds there
+            follow = False
+            if path.is_symlink():
                 hasher.update(f"-> {os.readlink(path)}\0".encode(errors="surrogateescape"))
-                if not path.is_file():
-                    continue
-            try:
-                with path.open("rb") as stream:
-                    for block in iter(lambda: stream.read(1 << 20), b""):
-                        hasher.update(block)
-            except OSError as exc:
-                hasher.update(f"unreadable: {exc.strerror}".encode())
+                follow = True
+            _hash_content(path, hasher, follow)
     return hasher.hexdigest()
+
+
+def _hash_content(path: Path, hasher: Any, follow: bool) -> None:
+    """Add a regular file's content (a link's, with `follow`); a FIFO or device is opened
+    without blocking and never read."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (0 if follow else os.O_NOFOLLOW)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        if not follow:  # a link to nothing, or a folder, says so by its target alone
+            hasher.update(f"unreadable: {exc.strerror}".encode())
+        return
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        if not stat.S_ISDIR(mode):
+            hasher.update(f"not a file: {stat.S_IFMT(mode):o}".encode())
+        return
+    with os.fdopen(fd, "rb") as stream:
+        try:
+            for block in iter(lambda: stream.read(1 << 20), b""):
+                hasher.update(block)
+        except OSError as exc:
+            hasher.update(f"unreadable: {exc.strerror}".encode())
 
 
 def review_plugin(
@@ -103,7 +125,7 @@ def review_plugin(
     if plugin.commit:
         lines[0] += f" at commit {plugin.commit[:12]}"
     if plugin.description and plugin.description.strip():
-        lines.append(_shown(plugin.description.strip().splitlines()[0]))
+        lines.append(shell_quoted(plugin.description.strip().splitlines()[0]))
     hooks = _hook_lines(plugin)
     if hooks:
         where = f", {hooks_confined}" if hooks_confined else ""
@@ -167,6 +189,32 @@ def refuse_untrusted(store: TrustStore) -> Callable[[list[Plugin]], list[Plugin]
     return check
 
 
+def in_workspace(plugin: Plugin, workspace: Path) -> str | None:
+    """Why `plugin` cannot be used with `workspace` (None: it can): its folder is inside it,
+    where the agent may edit what the user trusted after the review."""
+    folder, root = os.path.realpath(plugin.path), os.path.realpath(workspace)
+    if folder != root and not folder.startswith(root.rstrip("/") + "/"):
+        return None
+    name = " ".join(shell_quoted(p) for p in (plugin.name, plugin.version) if p)
+    return (
+        f"plugin {name} ({quote(str(plugin.path))}) is inside the workspace, where the agent "
+        "can change it after you trust it: move it out of the workspace, or remove it from "
+        "the plugins list of the [agent] table of config.toml."
+    )
+
+
+def outside_workspace(workspace: Path, check: PluginCheck) -> PluginCheck:
+    """`check`, for plugins none of which is inside `workspace` (else PluginTrustError)."""
+
+    def checked(plugins: list[Plugin]) -> list[Plugin]:
+        refused = [why for plugin in plugins if (why := in_workspace(plugin, workspace))]
+        if refused:
+            raise PluginTrustError("\n".join(refused))
+        return check(plugins)
+
+    return checked
+
+
 def _hook_lines(plugin: Plugin) -> list[str]:
     """One line per hook: the event, which tools it watches, and what it runs or asks."""
     config = plugin.hooks
@@ -180,19 +228,12 @@ def _hook_lines(plugin: Plugin) -> list[str]:
             for hook in matcher.hooks:
                 if hook.command:
                     mode = " in the background" if hook.async_ else ""
-                    lines.append(f"  {event}{tools}{mode}: $ {_shown(hook.command)}")
+                    lines.append(f"  {event}{tools}{mode}: $ {shell_quoted(hook.command)}")
                 else:
                     text = hook.prompt or hook.system_prompt or ""
-                    first = text.strip().splitlines()[0] if text.strip() else ""
+                    first = shell_quoted(text.strip().splitlines()[0] if text.strip() else "")
                     lines.append(f"  {event}{tools}: asks the model ({hook.type.value}): {first}")
     return lines
-
-
-def _shown(command: str) -> str:
-    """A hook's shell command as it is, with what could hide text escaped."""
-    if all(ch.isprintable() for ch in command):
-        return command
-    return quote(command)
 
 
 def _rootless(line: str, root: Path) -> str:
@@ -204,9 +245,11 @@ def _changes(before: dict[str, Any], plugin: Plugin, runs: list[str]) -> list[st
     """What differs from the version the user trusted."""
     out = []
     if before.get("version") != plugin.version:
-        out.append(f"version {before.get('version') or '?'} -> {plugin.version or '?'}")
+        was = shell_quoted(str(before.get("version") or "?"))
+        out.append(f"version {was} -> {shell_quoted(plugin.version or '?')}")
     if before.get("commit") != plugin.commit and plugin.commit:
-        out.append(f"commit {str(before.get('commit') or '?')[:12]} -> {plugin.commit[:12]}")
+        was = shell_quoted(str(before.get("commit") or "?")[:12])
+        out.append(f"commit {was} -> {shell_quoted(plugin.commit[:12])}")
     kept = before.get("runs")
     old: list[Any] = kept if isinstance(kept, list) else []
     out += [f"now runs: {line.strip()}" for line in runs if line not in old]

@@ -14,15 +14,18 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import shlex
 import shutil
+import stat
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-_ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r", "\\": "\\\\", "'": "\\'"}
+from ohtui.terminal_text import shell_line, shell_quoted
+
 _PYTHON = re.compile(r"^python(\d+(\.\d+)?)?$")
+_MODULE_FLAG = re.compile(r"-[bBdEhiIOPqsSuvR]*m(.*)")
+"""A python option word ending in `-m` (a module follows: in the word, or as the next)."""
 _NODE_RUNNERS = ("npx", "npm", "pnpm", "pnpx", "yarn", "bun", "bunx", "node", "deno")
 _PYTHON_RUNNERS = ("uv", "uvx", "poetry", "pipenv", "pdm", "hatch")
 RUNNERS = frozenset({*_NODE_RUNNERS, *_PYTHON_RUNNERS, "make", "just", "cargo", "go", "task"})
@@ -49,29 +52,10 @@ def secret_names(value: str) -> list[str]:
 
 
 def quote(text: str) -> str:
-    """`text` as a shell word, with every character that is not printable written as an
-    escape (`$'a\\nb'`): a newline, an ANSI sequence or an invisible one cannot disguise
-    what follows."""
-    if all(ch.isprintable() for ch in text):
-        return shlex.quote(text)
-    out = []
-    for ch in text:
-        if ch in _ESCAPES:
-            out.append(_ESCAPES[ch])
-        elif ch.isprintable():
-            out.append(ch)
-        elif ord(ch) < 0x100:
-            out.append(f"\\x{ord(ch):02x}")
-        elif ord(ch) < 0x10000:
-            out.append(f"\\u{ord(ch):04x}")
-        else:
-            out.append(f"\\U{ord(ch):08x}")
-    return "$'" + "".join(out) + "'"
-
-
-def quote_line(words: list[str] | tuple[str, ...]) -> str:
-    """A command line, each word `quote`d."""
-    return " ".join(quote(word) for word in words)
+    """`text` as one shell word, every character a terminal would act on escaped
+    (`$'a\\nb'`): a newline, an ANSI sequence or an invisible one cannot disguise what
+    follows (see `shell_quoted`)."""
+    return shell_quoted(text, word=True)
 
 
 @dataclass(frozen=True)
@@ -110,6 +94,7 @@ class Launch:
             "headers": [f"{k}: {v}" for k, v in self.headers],
             "files": dict(sorted(self.files.items())),
             "error": self.error,
+            "enabled": self.enabled,
         }
 
     def lines(self, known_secrets: Collection[str] | None = None, confined: str = "") -> list[str]:
@@ -118,7 +103,7 @@ class Launch:
 
         `confined`: where a stdio server runs ("in the sandbox (...)"), shown after its name.
         """
-        name = self.name if self.name.isprintable() else quote(self.name)
+        name = shell_quoted(self.name)
         if self.error is not None:
             return [f"{name}: cannot be used: {self.error}"]
         off = "" if self.enabled else " (off until you turn it on in /mcp)"
@@ -130,7 +115,7 @@ class Launch:
             ]
             return out
         where = f" {confined}" if confined else ""
-        out = [f"{name}: runs{where}{off}", f"  $ {quote_line(self.argv)}"]
+        out = [f"{name}: runs{where}{off}", f"  $ {shell_line(self.argv)}"]
         if self.cwd:
             out.append(f"  in folder {quote(self.cwd)}")
         out += [
@@ -211,6 +196,12 @@ def changes(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
         ):
             if was.get(key) != now.get(key):
                 out.append(f"{name}: its {label} changed")
+        if "enabled" not in was:  # trusted before ohtui kept it: said by the caller
+            pass
+        elif now.get("enabled") and not was.get("enabled"):
+            out.append(f"{name}: now starts on its own (it was off)")
+        elif was.get("enabled") and not now.get("enabled"):
+            out.append(f"{name}: now off until you turn it on")
         old_files, new_files = was.get("files") or {}, now.get("files") or {}
         for path in new_files:
             if path not in old_files:
@@ -231,34 +222,54 @@ def _executed_files(
     root = Path(os.path.realpath(workspace))
     folder = root / cwd if cwd else root
     candidates: list[Path] = []
-    program = _program(argv[0], folder)
+    program = _program(argv[0], folder, env.get("PATH", os.environ.get("PATH", os.defpath)))
     if program is not None:
         candidates.append(program)
     for word in [*argv[1:], *env.values()]:
         candidates += _named_paths(word, folder)
     name = os.path.basename(argv[0])
-    if _PYTHON.match(name) and "-m" in argv[1:-1]:
-        module = argv[argv.index("-m", 1) + 1].replace(".", "/")
-        candidates += [folder / f"{module}.py", folder / module / "__main__.py"]
-        candidates += [folder / module / "__init__.py"]
+    if _PYTHON.match(name):
+        for module in _python_modules(argv[1:]):
+            stem = module.replace(".", "/")
+            candidates += [folder / f"{stem}.py", folder / stem / "__main__.py"]
+            candidates += [folder / stem / "__init__.py"]
     if name in RUNNERS:
         candidates += [folder / manifest for manifest in MANIFESTS]
     files: dict[str, str] = {}
     for path in candidates:
-        shown = _inside(path, root)
-        if shown is not None and shown not in files and path.is_file():
-            files[shown] = _digest(path)
+        try:
+            shown = _inside(path, root)
+            if shown is not None and shown not in files and path.is_file():
+                files[shown] = _digest(path)
+        except OSError:  # a word no file can be named by (too long, not reachable)
+            continue
     return files
 
 
-def _program(command: str, folder: Path) -> Path | None:
-    """The file `command` runs: a path (relative to the server's folder), or found on PATH."""
+def _program(command: str, folder: Path, search: str) -> Path | None:
+    """The file `command` runs: a path (relative to the server's folder), or found on
+    `search`, the PATH the server is given (its relative entries from its folder)."""
     if not command:
         return None
     if "/" in command:
         return folder / command
-    found = shutil.which(command)
+    entries = [str(folder / entry) for entry in search.split(os.pathsep)]
+    found = shutil.which(command, path=os.pathsep.join(entries))
     return Path(found) if found else None
+
+
+def _python_modules(args: tuple[str, ...]) -> list[str]:
+    """The modules `python ARGS` may run: after `-m`, however it is written (`-m x`, `-mx`,
+    `-Im x`); every such word counts (an extra one only hashes one more file)."""
+    modules = []
+    for index, word in enumerate(args):
+        match = _MODULE_FLAG.fullmatch(word)
+        if match is None:
+            continue
+        module = match.group(1) or (args[index + 1] if index + 1 < len(args) else "")
+        if module and "\0" not in module:
+            modules.append(module)
+    return modules
 
 
 def _named_paths(word: str, folder: Path) -> list[Path]:
@@ -287,10 +298,14 @@ def _inside(path: Path, root: Path) -> str | None:
 
 
 def _digest(path: Path) -> str:
-    """sha256 of a file's content ("unreadable: why" when it cannot be read)."""
+    """sha256 of a regular file's content ("unreadable: why" when it cannot be read; opened
+    without blocking, so a FIFO swapped in after the check cannot hang the review)."""
     hasher = hashlib.sha256()
     try:
-        with path.open("rb") as stream:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        with os.fdopen(fd, "rb") as stream:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return "unreadable: not a regular file"
             for block in iter(lambda: stream.read(1 << 20), b""):
                 hasher.update(block)
     except OSError as exc:

@@ -38,6 +38,8 @@ from ohtui.tui.safety import ConversationSafety, policy_of
 from ohtui.tui.status import RunStatus
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from ohtui.sdk import BaseConversation, Event
     from ohtui.sdk.conversation import LeaseHolder
     from ohtui.sdk.llm import LLMStreamChunk
@@ -250,7 +252,7 @@ class Session:
             api_key=options.api_key,
             stream=options.stream,
             read_only_fallback=True,
-            project_mcp=self._project_mcp(),
+            project_mcp=self._project_mcp,
             defer_mcp=True,  # started once the first frame is idle (see frame_idle)
             plugin_check=self._trusted_plugins,
         )
@@ -266,10 +268,10 @@ class Session:
 
     # --- MCP servers ---------------------------------------------------------------------
 
-    def _project_mcp(self) -> dict[str, Any]:
-        """The workspace's .mcp.json servers, once the user trusts this content of it (asked
-        here, on the opening thread, while the UI shows the question)."""
-        workspace = self.options.workspace
+    def _project_mcp(self, workspace: Path) -> dict[str, Any]:
+        """The .mcp.json servers of the folder the conversation opens in (a resumed one's
+        own), once the user trusts this content of it (asked here, on the opening thread,
+        while the UI shows the question)."""
         project = read_project_servers(workspace)
         servers, notice = trusted_servers(project, workspace, self._mcp_trust)
         if project is None or notice is None or project.error is not None:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from ohtui.settings.config_file import ConfigFile
 from ohtui.settings.mcp_trust import (
+    RECHECK,
     TrustStore,
     read_project_servers,
     trust_project,
@@ -114,7 +115,7 @@ def test_the_review_shows_args_env_and_the_secrets_they_receive_shell_quoted(
     review = project.review(known_secrets={"GH_PAT", "A"}, confined="in the sandbox (x)")
     assert review.splitlines() == [
         "gh: runs in the sandbox (x)",
-        "  $ npx -y @acme/server --label 'two words' $'a\\nb\\x1b[2J\\u202e'",
+        "  $ npx -y @acme/server --label 'two words' $'a\\nb\\E[2J\\xe2\\x80\\xae'",
         "  in folder tools",
         "  env GITHUB_TOKEN='${GH_PAT}'  ← your secret GH_PAT",
         "  env MODE=fast",
@@ -172,12 +173,35 @@ def test_a_file_trusted_by_its_bytes_only_is_reviewed_again(tmp_path: Path) -> N
     project = read_project_servers(tmp_path)
     assert project is not None
     assert trusted_servers(project, tmp_path, store)[0] == {}
-    assert what_changed(project, tmp_path, store) == [
-        "ohtui now also checks the files the servers run: review them once more"
-    ]
+    assert what_changed(project, tmp_path, store) == [RECHECK]
 
 
 def test_a_broken_project_file_is_reported_not_offered(tmp_path: Path) -> None:
     (tmp_path / ".mcp.json").write_text("{not json", encoding="utf-8")
     used, notice = trusted_servers(read_project_servers(tmp_path), tmp_path, TrustStore(None))
     assert used == {} and notice is not None and "not valid JSON" in notice
+
+
+def test_two_ohtui_trusting_at_once_keep_every_entry(tmp_path: Path) -> None:
+    import threading
+
+    path = tmp_path / "trust.json"
+    failures: list[BaseException] = []
+
+    def trust_many(worker: int) -> None:
+        store = TrustStore(path)  # one store per ohtui: nothing shared but the file
+        try:
+            for n in range(25):
+                store.trust(f"{worker}/{n}", "d", {})
+        except BaseException as exc:
+            failures.append(exc)
+
+    threads = [threading.Thread(target=trust_many, args=(w,)) for w in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
+    kept = json.loads(path.read_text())
+    assert len(kept) == 150
+    assert not [p.name for p in tmp_path.iterdir() if p.name not in ("trust.json", "trust.lock")]

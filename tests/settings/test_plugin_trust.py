@@ -156,3 +156,32 @@ def test_a_new_commit_of_a_git_plugin_asks_again(tmp_path: Path) -> None:
     newer = review_plugin(load_plugins([source], cache_dir=cache).plugins[0], store)
     assert untrusted([newer], store) == [newer]
     assert newer.changed == [f"commit {first[:12]} -> {second[:12]}"]
+
+
+def test_a_fifo_in_a_plugin_is_hashed_as_what_it_is_not_waited_on(tmp_path: Path) -> None:
+    import os
+    import threading
+
+    from ohtui.settings.plugin_trust import folder_digest
+
+    root = make_plugin(tmp_path / "acme")
+    before = folder_digest(root)
+    os.mkfifo(root / "hooks" / "pipe")
+    digests: list[str] = []
+    worker = threading.Thread(target=lambda: digests.append(folder_digest(root)), daemon=True)
+    worker.start()
+    worker.join(5)
+    assert digests and digests[0] != before
+
+
+def test_a_link_counts_by_where_it_points(tmp_path: Path) -> None:
+    from ohtui.settings.plugin_trust import folder_digest
+
+    root = make_plugin(tmp_path / "acme")
+    (tmp_path / "one").mkdir()
+    (tmp_path / "two").mkdir()
+    (root / "lib").symlink_to(tmp_path / "one")
+    first = folder_digest(root)
+    (root / "lib").unlink()
+    (root / "lib").symlink_to(tmp_path / "two")
+    assert folder_digest(root) != first

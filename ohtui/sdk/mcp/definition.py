@@ -55,6 +55,11 @@ def mcp_tool_name(server: str, tool: str) -> str:
     return f"{name[: TOOL_NAME_LIMIT - len(digest) - 1]}_{digest}"
 
 
+def tool_name_prefix(server: str) -> str:
+    """What every name `mcp_tool_name` gives a tool of `server` starts with."""
+    return (_NOT_IN_NAMES.sub("_", server) + "_")[: TOOL_NAME_LIMIT - 9]
+
+
 class MCPToolAction(Action):
     """The arguments of one MCP tool call, as the model gave them (None values dropped)."""
 
@@ -64,13 +69,10 @@ class MCPToolAction(Action):
 
     @property
     def rule_names(self) -> tuple[str, ...]:
-        """The names approval rules may use for this call: `mcp:server/tool`, `mcp:server/*`,
-        and the name the model calls it by (`server_tool`)."""
-        return (
-            f"{RULE_PREFIX}{self.server}/{self.tool}",
-            f"{RULE_PREFIX}{self.server}/*",
-            mcp_tool_name(self.server, self.tool),
-        )
+        """The names an approval rule may allow this call by: `mcp:server/tool` and
+        `mcp:server/*`. Never the name the model calls it by (`server_tool`): server `a_b`'s
+        tool `c` and server `a`'s tool `b_c` share it."""
+        return (f"{RULE_PREFIX}{self.server}/{self.tool}", f"{RULE_PREFIX}{self.server}/*")
 
     @property
     def visualize(self) -> Text:

@@ -32,6 +32,7 @@ from ohtui.sdk.mcp.definition import (
     MCPToolObservation,
     mcp_tool_name,
     schema_problems,
+    tool_name_prefix,
 )
 from ohtui.sdk.tool.tool import ToolAnnotations
 
@@ -575,9 +576,16 @@ class MCPClientManager:
 
     def tool_definitions(self) -> list[MCPToolDefinition]:
         """The tools of every ready server, as ToolDefinitions with executors, each named
-        `server_tool` (see `mcp_tool_name`)."""
+        `server_tool` (see `mcp_tool_name`). A workspace's server's tool whose name a user's
+        server still starting may give one of its own waits for it (`_check_conflicts` then
+        fails the workspace's server): the name never means the workspace's tool first."""
         with self._lock:
             slots = [s for s in self._slots.values() if s.status is ServerStatus.READY]
+            starting = [
+                tool_name_prefix(s.name)
+                for s in self._slots.values()
+                if s.status is ServerStatus.STARTING and not _from_workspace(s)
+            ]
         return [
             MCPToolDefinition.model_validate(
                 {
@@ -592,6 +600,7 @@ class MCPClientManager:
             ).set_executor(MCPToolExecutor(self, slot.name))
             for slot in slots
             for tool in slot.tools
+            if not (_from_workspace(slot) and _claimable(slot.name, tool.name, starting))
         ]
 
     def set_enabled(self, name: str, enabled: bool) -> None:
@@ -629,7 +638,7 @@ class MCPClientManager:
         server never takes a name from the user's, and the outcome is the same on every
         start."""
         taken: dict[str, str] = {}
-        slots = sorted(self._slots.values(), key=lambda s: bool(s.spec and s.spec.sandboxed))
+        slots = sorted(self._slots.values(), key=_from_workspace)
         for slot in slots:
             if slot.status is not ServerStatus.READY:
                 continue
@@ -670,6 +679,18 @@ class MCPClientManager:
                 listener()
             except Exception:
                 logger.exception("an MCP status listener failed")
+
+
+def _from_workspace(slot: _Slot) -> bool:
+    """Whether a server is a workspace's (confined to the sandbox), second to the user's."""
+    return bool(slot.spec and slot.spec.sandboxed)
+
+
+def _claimable(server: str, tool: str, prefixes: list[str]) -> bool:
+    """Whether a server whose tool names start with one of `prefixes` may name a tool as
+    `server`'s `tool` is named."""
+    name = mcp_tool_name(server, tool)
+    return any(name.startswith(prefix) for prefix in prefixes)
 
 
 def _in_folder(argv: list[str], cwd: str | None, workspace: str) -> list[str]:

@@ -104,17 +104,18 @@ class ApprovalRule(BaseModel):
 
     def applies_to(self, action: ActionEvent) -> bool:
         """Whether this rule is about the action's tool: by its name, or for an MCP tool as
-        `mcp:server/tool`, `mcp:server/*` or `server_tool` (the name the model calls it by).
+        `mcp:server/tool` or `mcp:server/*`.
 
-        A deny rule naming an MCP tool alone (`add`, as tools were called before they were
-        named by server) still denies it, from any server; an allow rule never allows
-        another server's tool of that name."""
-        if self.applies_to_tool(action.tool_name):
-            return True
+        The name the model calls an MCP tool by (`server_tool`) and its name alone (`add`, as
+        tools were called before they were named by server) can belong to more than one
+        server's tool (`a_b`'s `c` and `a`'s `b_c` are both `a_b_c`): a rule naming them
+        still denies (or asks for) every such tool, and never allows one."""
         mcp = action.action
         if not isinstance(mcp, MCPToolAction):
-            return False
-        return self.tool in mcp.rule_names or (self.decision == "deny" and self.tool == mcp.tool)
+            return self.applies_to_tool(action.tool_name)
+        if self.tool == "*" or self.tool in mcp.rule_names:
+            return True
+        return self.decision != "allow" and self.tool in (action.tool_name, mcp.tool)
 
     def covers(self, command: Command) -> bool:
         """Whether this (allow) rule covers one command: literal words, the program on PATH."""

@@ -150,6 +150,30 @@ def test_a_name_two_servers_would_share_fails_the_workspace_one_naming_both(make
     assert {t.server for t in manager.tool_definitions()} == {"calc_x"}
 
 
+def test_a_workspace_server_ready_first_never_offers_a_name_a_user_server_may_take() -> None:
+    # The user's calc_x starts 2 s late: until it is ready, the workspace's calc (ready at
+    # once) must not be offered calc_x_add, which the model could call as the user's tool.
+    mine = ours()
+    late = {"command": "/bin/sh", "args": ["-c", 'sleep 2; exec "$0" "$@"', mine["command"]]}
+    late["args"] += mine["args"]
+    repo = ours("--tool-prefix", "x_", sandboxed=True)
+    manager = MCPClientManager(parse_servers({"calc": repo, "calc_x": late}))
+    try:
+        manager.start()
+        deadline = time.monotonic() + 30
+        while status(manager)["calc"] != "ready, 6 tools":
+            assert time.monotonic() < deadline, status(manager)
+            time.sleep(0.05)
+        assert status(manager)["calc_x"] == "starting"
+        assert manager.tool_definitions() == []
+        assert manager.wait_settled(30)
+        infos = {s.name: s for s in manager.servers()}
+        assert infos["calc"].status is ServerStatus.FAILED
+        assert {t.server for t in manager.tool_definitions()} == {"calc_x"}
+    finally:
+        manager.close()
+
+
 def test_a_tool_named_like_an_agent_tool_is_refused(make: Any) -> None:
     manager = make({"t": ours()})
     manager.reserve(["t_add", "terminal"])

@@ -194,7 +194,7 @@ def mcp_call(server: str, tool: str, name: str | None = None) -> ActionEvent:
 
 def test_mcp_rules_are_keyed_to_the_server_the_tool_comes_from() -> None:
     mine, repo = mcp_call("mine", "deploy"), mcp_call("repo", "deploy")
-    for rule in ("mine_deploy", "mcp:mine/deploy", "mcp:mine/*"):
+    for rule in ("mcp:mine/deploy", "mcp:mine/*"):
         keyed = policy(ApprovalRule(tool=rule))
         assert (verdict(keyed, mine), verdict(keyed, repo)) == ("allow", "confirm"), rule
     # A rule naming the tool alone (as before tools were named by server) allows no
@@ -204,7 +204,20 @@ def test_mcp_rules_are_keyed_to_the_server_the_tool_comes_from() -> None:
     assert (verdict(bare_deny, mine), verdict(bare_deny, repo)) == ("deny", "deny")
     # A call saved under its old name is covered by the rules of its new one.
     old = mcp_call("mine", "deploy", name="deploy")
-    assert verdict(policy(ApprovalRule(tool="mine_deploy")), old) == "allow"
+    assert verdict(policy(ApprovalRule(tool="mcp:mine/deploy")), old) == "allow"
+
+
+def test_an_allow_rule_never_matches_the_name_two_servers_can_share() -> None:
+    """Server `a_b`'s tool `c` and server `a`'s tool `b_c` are both called `a_b_c` by the
+    model: a rule by that name cannot say which it allows."""
+    mine, theirs = mcp_call("a_b", "c"), mcp_call("a", "b_c")
+    assert mine.tool_name == theirs.tool_name == "a_b_c"
+    allowed = policy(ApprovalRule(tool="a_b_c"))
+    assert (verdict(allowed, mine), verdict(allowed, theirs)) == ("confirm", "confirm")
+    keyed = policy(ApprovalRule(tool="mcp:a_b/c"))
+    assert (verdict(keyed, mine), verdict(keyed, theirs)) == ("allow", "confirm")
+    denied = policy(ApprovalRule(tool="a_b_c", decision="deny"))  # denying both is safe
+    assert (verdict(denied, mine), verdict(denied, theirs)) == ("deny", "deny")
 
 
 def test_unmatched_actions_go_to_the_fallback() -> None:
