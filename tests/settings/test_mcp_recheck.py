@@ -39,7 +39,9 @@ def test_a_project_server_whose_script_changed_since_trust_is_not_started_again(
     (tmp_path / "config.toml").write_text(CONFIG, encoding="utf-8")
     profile = Profile(tmp_path / "config.toml", use_keyring=False, environ={}).load()
     trusted = {"calc": {"command": sys.executable, "args": ["server.py"], "cwd": "."}}
-    opened = open_conversation(profile, workspace, persistence_dir, project_mcp=trusted)
+    opened = open_conversation(
+        profile, workspace, persistence_dir, project_mcp=lambda _folder: trusted
+    )
     manager = opened.conversation.agent.mcp
     assert manager is not None
     try:
