@@ -60,7 +60,8 @@ class ServerConfig:
     roots: Roots | None = None
     """--root, winning over config.toml."""
     warm_up: bool = True
-    """Import litellm in the background once the engine is loaded."""
+    """Prepare each conversation's LLM path in the background as it opens (litellm's import
+    only where its model needs litellm)."""
 
 
 @dataclass
@@ -119,6 +120,7 @@ class Engine:
             server_cipher(config.secret_key_file),
             self.hub,
             confinement,
+            warm_up=config.warm_up,
         )
         api = Api(registry, confinement, self.started)
         socket = EventSocket(registry, self.hub, self.keys)
@@ -137,11 +139,6 @@ class Engine:
                 raise StoppingError()
             self._loaded = loaded
         logger.info("engine loaded in %.0f ms", (time.perf_counter() - started) * 1000)
-        if self.config.warm_up:
-            from ohtui.sdk.llm.warm_up import warm_up
-
-            # The first run then does not wait seconds for litellm's import.
-            threading.Thread(target=warm_up, name="llm-warm-up", daemon=True).start()
         return loaded
 
     def close(self) -> None:

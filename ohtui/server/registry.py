@@ -61,15 +61,39 @@ class Page:
 class Registry:
     """Live conversations by id; opens saved ones on first use. Thread-safe."""
 
-    def __init__(self, base_dir: Path, cipher: Cipher, hub: Hub, confinement: Confinement) -> None:
+    def __init__(
+        self,
+        base_dir: Path,
+        cipher: Cipher,
+        hub: Hub,
+        confinement: Confinement,
+        *,
+        warm_up: bool = True,
+    ) -> None:
+        """`warm_up`: prepare each new LLM's path in the background (see `_warm_up`)."""
         self.base_dir = base_dir
         self._cipher = cipher
         self._hub = hub
         self._confinement = confinement
+        self._warm = warm_up
+        self._warmed: set[str | None] = set()
         self._live: dict[uuid.UUID, Served] = {}
         self._lock = threading.RLock()
         self._closed = False
         self._store = ConversationStore(base_dir)
+
+    def _warm_up(self, llm: LLM) -> None:
+        """Prepare the LLM path of a conversation just opened, in the background, once per
+        path: litellm's import (seconds of CPU) only for a model that needs it, a pooled
+        connection for one called directly."""
+        key = llm.base_url if llm.called_directly else None
+        with self._lock:
+            if not self._warm or key in self._warmed:
+                return
+            self._warmed.add(key)
+        from ohtui.sdk.llm.warm_up import warm_up
+
+        threading.Thread(target=warm_up, args=(llm,), name="llm-warm-up", daemon=True).start()
 
     # --- lookup --------------------------------------------------------------------------
 
@@ -137,6 +161,7 @@ class Registry:
             visualizer=None,
             cipher=self._cipher,
         )
+        self._warm_up(agent.llm)
         try:
             self._confine(conversation, served)
         except BaseException:
@@ -259,6 +284,7 @@ class Registry:
                 visualizer=None,
                 cipher=self._cipher,
             )
+            self._warm_up(agent.llm)
             try:
                 self._confine(conversation, served)
                 state = conversation.state
