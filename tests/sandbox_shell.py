@@ -2,12 +2,27 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from ohtui.sdk.sandbox import Sandbox, SandboxConfig
+from ohtui.sdk.sandbox.boundary import within
+from ohtui.sdk.sandbox.bwrap import TEMP_ROOTS
 from ohtui.sdk.tools.terminal.session import BashSession
+
+CHECKOUT = Path(__file__).resolve().parents[1]
+
+
+def scratch_root() -> Path:
+    """Where tests keep what the sandbox must show as it is on disk: outside /tmp, /var/tmp
+    and /dev/shm, which it replaces with private ones (and short enough for socket paths).
+    The checkout's own folder, unless the checkout is in one of them (a clone under /tmp):
+    then the user's cache folder."""
+    if within(str(CHECKOUT), [os.path.realpath(root) for root in TEMP_ROOTS]) is None:
+        return CHECKOUT / ".pytest-sandbox"
+    return Path.home() / ".cache" / "ohtui-tests"
 
 
 def sandboxed(project: Path, env: Mapping[str, str] | None = None, **config: Any) -> BashSession:

@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 from llm_server import ScriptedLLMServer
+from sandbox_shell import scratch_root
 from sandboxed_bash import require_bwrap
 
 from ohtui.sdk import LLM, Agent, ConfirmRisky, Conversation, LocalConversation, NeverConfirm, Tool
@@ -36,13 +37,13 @@ def bwrap() -> None:
     require_bwrap()
 
 
-SCRATCH = Path(__file__).resolve().parents[2] / ".pytest-sandbox"
+SCRATCH = scratch_root()
 
 
 @pytest.fixture
 def outside_tmp() -> Iterator[Path]:
     """A scratch directory outside /tmp (which the sandbox replaces with a private one)."""
-    SCRATCH.mkdir(exist_ok=True)
+    SCRATCH.mkdir(parents=True, exist_ok=True)
     path = Path(tempfile.mkdtemp(dir=SCRATCH))
     yield path
     shutil.rmtree(path, ignore_errors=True)

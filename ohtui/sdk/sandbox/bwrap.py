@@ -11,6 +11,7 @@ with the network shared, no abstract socket) and no way back to the terminal.
 
 from __future__ import annotations
 
+import glob
 import os
 import shutil
 from collections.abc import Iterable, Mapping, Sequence
@@ -238,22 +239,46 @@ def _runtime_keep(roots: list[str], environ: Mapping[str, str]) -> Iterable[tupl
 def _programs_in_temp(
     argv: Sequence[str], environ: Mapping[str, str], temp_roots: list[str]
 ) -> list[str]:
-    """Program folders in a private temp folder, to show read-only: the prefix (the folder
-    above `bin`, a virtual environment's root) of the program started and of each folder on
-    PATH there. A program installed under /tmp (a clone and its venv, an unpacked tool) runs
-    in the sandbox as it runs outside it."""
+    """What a program installed in a private temp folder needs, to show read-only: the
+    prefix (the folder above `bin`, a virtual environment's root) of each folder on PATH
+    there, the folder of each file the command line names there (the program, its script)
+    and each folder it names, and the folders a virtual environment there imports from
+    (its `.pth` files: an editable install's source). A program installed under /tmp (a
+    clone and its venv, an unpacked tool) runs in the sandbox as it runs outside it."""
     folders = [p for p in environ.get("PATH", "").split(":") if p[:1] == "/"]
-    if argv and os.path.isabs(argv[0]):
-        folders.append(os.path.dirname(argv[0]))
-    prefixes = []
-    for folder in map(os.path.realpath, folders):  # a link could name /run, or / itself
+    for arg in argv:
+        if os.path.isabs(arg):
+            folders.append(arg if os.path.isdir(arg) else os.path.dirname(arg))
+    prefixes: list[str] = []
+
+    def show(folder: str) -> None:
         root = within(folder, temp_roots)
         if root is None or folder == root or not os.path.isdir(folder):
-            continue
+            return
         prefix = os.path.dirname(folder) if os.path.basename(folder) == "bin" else folder
         if prefix != root and prefix not in prefixes:
             prefixes.append(prefix)
+
+    for folder in map(os.path.realpath, folders):  # a link could name /run, or / itself
+        show(folder)
+    for prefix in list(prefixes):
+        for line in _import_paths(prefix):
+            show(os.path.realpath(line))
     return prefixes
+
+
+def _import_paths(prefix: str) -> list[str]:
+    """The absolute folders the `.pth` files of a virtual environment at `prefix` add."""
+    found: list[str] = []
+    pattern = os.path.join(glob.escape(prefix), "lib", "python*", "site-packages", "*.pth")
+    for pth in glob.glob(pattern):
+        try:
+            with open(pth, encoding="utf-8", errors="replace") as file:
+                lines = file.read(65536).splitlines()
+        except OSError:
+            continue
+        found += [line.strip() for line in lines if line.startswith("/")]
+    return found
 
 
 def _temp_tops(paths: list[str], temp_roots: list[str]) -> tuple[list[str], list[str]]:

@@ -10,9 +10,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from sandbox_shell import scratch_root
 from sandboxed_bash import require_bwrap
 
-SCRATCH = Path(__file__).resolve().parents[3] / ".pytest-sandbox"
+SCRATCH = scratch_root()
 
 
 @pytest.fixture(autouse=True)
@@ -23,7 +24,7 @@ def bwrap() -> None:
 @pytest.fixture
 def outside_tmp() -> Iterator[Path]:
     """A scratch directory outside /tmp, short enough for socket paths (108 bytes)."""
-    SCRATCH.mkdir(exist_ok=True)
+    SCRATCH.mkdir(parents=True, exist_ok=True)
     path = Path(tempfile.mkdtemp(dir=SCRATCH, prefix="w"))
     yield path
     shutil.rmtree(path, ignore_errors=True)
