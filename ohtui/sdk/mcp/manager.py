@@ -47,6 +47,8 @@ STDERR_TAIL = 800
 """Characters of a failed server's stderr shown to the user."""
 CLOSE_TIMEOUT = 8.0
 """Seconds `close` waits for the sessions to end (the SDK gives a child 2 s, then kills it)."""
+SANDBOX_STARTS = 3
+"""Tries at starting a confined server whose sandbox did not set up."""
 NEUTRAL_FOLDER = "/"
 """Where a stdio server without `cwd` starts, unless it is sandboxed: a folder the agent
 cannot write (as Claude Desktop starts its servers)."""
@@ -266,13 +268,22 @@ class MCPClientManager:
     # --- one server's session ----------------------------------------------------------
 
     async def _serve(self, slot: _Slot, stop: Any) -> None:
-        """Open the session, initialize, list the tools, then hold it until `stop`."""
+        """Open the session, initialize, list the tools, then hold it until `stop`. A
+        sandbox that failed to set up is tried again: what it covers is listed just before
+        it starts, and a path gone in between (another program's socket) fails that start."""
+        for attempt in range(1, SANDBOX_STARTS + 1):
+            if not await self._serve_once(slot, stop, last=attempt == SANDBOX_STARTS):
+                return
+
+    async def _serve_once(self, slot: _Slot, stop: Any, *, last: bool) -> bool:
+        """One start of `_serve`; whether to start again (the sandbox did not set up)."""
         import anyio
 
         spec = slot.spec
         assert spec is not None
         errlog = _stderr_file() if spec.transport == "stdio" else None
         ready = False
+        confined: Sandbox | None = None
         try:
             from mcp import ClientSession
 
@@ -300,7 +311,7 @@ class MCPClientManager:
                     scope.deadline = math.inf  # started: the session lives until stopped
                     with self._lock:
                         if slot.stop is not stop:
-                            return  # replaced or disabled while starting
+                            return False  # replaced or disabled while starting
                         slot.session, slot.tools = session, tools
                         info = result.serverInfo
                         slot.server_version = f"{info.name} {info.version}".strip()
@@ -315,6 +326,10 @@ class MCPClientManager:
                 raise
             why = _startup_error(exc, spec) if not ready else f"session ended: {_reason(exc)}"
             tail = _tail(errlog)
+            setup_failed = tail.startswith("stderr: bwrap: ")  # bubblewrap's own, before exec
+            if confined is not None and not ready and not last and setup_failed:
+                logger.info("MCP server %s: the sandbox did not set up (%s)", slot.name, tail)
+                return True
             with self._lock:
                 if slot.stop is stop and slot.status is not ServerStatus.DISABLED:
                     slot.status, slot.session = ServerStatus.FAILED, None
@@ -326,6 +341,7 @@ class MCPClientManager:
         finally:
             if errlog is not None:
                 errlog.close()
+        return False
 
     def _confinement(self, spec: MCPServerSpec) -> Sandbox | None:
         """The sandbox a server starts in: the conversation's, for a `sandboxed` stdio server.
