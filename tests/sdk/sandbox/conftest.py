@@ -43,3 +43,23 @@ def project(home: Path) -> Path:
     path = home / "app"
     path.mkdir()
     return path
+
+
+@pytest.fixture
+def socket_gone_before_start(outside_tmp: Path, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The next sandbox is made to cover a socket that is gone by the time bubblewrap
+    starts (listed, then removed: another program's); later ones list only what is there.
+    Returns the list of listings made, one entry each."""
+    from ohtui.sdk.sandbox import sockets
+
+    ghost = str(outside_tmp / "gone.sock")
+    listed, is_socket = sockets.listening_paths, sockets.is_socket
+    calls: list[int] = []
+
+    def listening_paths() -> list[str]:
+        calls.append(1)
+        return [*listed(), ghost] if len(calls) == 1 else list(listed())
+
+    monkeypatch.setattr(sockets, "listening_paths", listening_paths)
+    monkeypatch.setattr(sockets, "is_socket", lambda path: path == ghost or is_socket(path))
+    return calls

@@ -168,22 +168,10 @@ def test_a_reconnect_after_the_sandbox_was_turned_off_does_not_run_unconfined(
 
 
 def test_a_socket_gone_before_the_sandbox_is_set_up_costs_one_start(
-    serve: Any, project: Path, outside_tmp: Path, monkeypatch: pytest.MonkeyPatch
+    serve: Any, project: Path, socket_gone_before_start: list[int]
 ) -> None:
     """As for the agent's shell: a socket listed, then gone before bubblewrap covers it,
     fails that one start of the server, not the server."""
-    from ohtui.sdk.sandbox import sockets
-
-    ghost = str(outside_tmp / "gone.sock")
-    listed, is_socket = sockets.listening_paths, sockets.is_socket
-    calls: list[int] = []
-
-    def listening_paths() -> list[str]:
-        calls.append(1)
-        return [*listed(), ghost] if len(calls) == 1 else list(listed())
-
-    monkeypatch.setattr(sockets, "listening_paths", listening_paths)
-    monkeypatch.setattr(sockets, "is_socket", lambda path: path == ghost or is_socket(path))
     call = serve(project)
     assert call("write", path="started.txt", text="yes")
-    assert (project / "started.txt").read_text() == "yes" and len(calls) == 2
+    assert (project / "started.txt").read_text() == "yes" and len(socket_gone_before_start) == 2

@@ -308,26 +308,14 @@ def test_a_program_folder_in_the_runtime_folder_shows_no_socket(
 
 
 def test_a_socket_gone_before_the_sandbox_is_set_up_costs_one_start(
-    project: Path, outside_tmp: Path, monkeypatch: pytest.MonkeyPatch
+    project: Path, socket_gone_before_start: list[int]
 ) -> None:
     """Sockets are listed just before the sandbox starts; one removed in between (a test
     run's, an editor's) cannot be covered, and that start fails: the shell starts again."""
-    from ohtui.sdk.sandbox import sockets
-
-    ghost = str(outside_tmp / "gone.sock")
-    listed, is_socket = sockets.listening_paths, sockets.is_socket
-    calls: list[int] = []
-
-    def listening_paths() -> list[str]:
-        calls.append(1)
-        return [*listed(), ghost] if len(calls) == 1 else list(listed())
-
-    monkeypatch.setattr(sockets, "listening_paths", listening_paths)
-    monkeypatch.setattr(sockets, "is_socket", lambda path: path == ghost or is_socket(path))
     shell = sandboxed(project)
     try:
         code, out = run(shell, "echo ran")
     finally:
         shell.close()
     assert (code, out.strip()) == (0, "ran"), out
-    assert len(calls) == 2
+    assert len(socket_gone_before_start) == 2
