@@ -78,6 +78,22 @@ def swapping(name: Path, other: Path, script: str = SWAPPER) -> Iterator[None]:
         process.wait()
 
 
+@contextmanager
+def swapped_folder(scene: Scene, name: str, target: Path) -> Iterator[int]:
+    """A new workspace folder `name`, exchanged with a link to `target` by another process
+    until the block ends; yields a descriptor of the folder itself (whatever its name is
+    then), to clean up what landed inside."""
+    folder = scene.workspace / name
+    folder.mkdir()
+    held = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    (scene.workspace / "swap").symlink_to(target)
+    try:
+        with swapping(folder, scene.workspace / "swap"):
+            yield held
+    finally:
+        os.close(held)
+
+
 @dataclass
 class Scene:
     """A workspace, a home outside it and ohtui's own files, with an editor confined to it."""
@@ -273,76 +289,61 @@ def test_undo_never_writes_back_through_a_link_swapped_in(scene: Scene) -> None:
 def test_a_folder_swapped_for_a_link_outside_never_receives_a_create(scene: Scene) -> None:
     editor = scene.editor()
     (scene.home / ".bash_aliases").unlink()
-    folder = scene.workspace / "conf"
-    folder.mkdir()
-    held = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-    (scene.workspace / "swap").symlink_to(scene.home)
+    with swapped_folder(scene, "conf", scene.home) as held:
 
-    def escaped() -> bool:
-        with_suppressed(lambda: os.unlink(".bash_aliases", dir_fd=held))  # made inside: fine
-        made = scene.home / ".bash_aliases"
-        if made.exists():
-            made.unlink()
-            return True
-        return False
+        def escaped() -> bool:
+            with_suppressed(lambda: os.unlink(".bash_aliases", dir_fd=held))  # made inside: fine
+            made = scene.home / ".bash_aliases"
+            if made.exists():
+                made.unlink()
+                return True
+            return False
 
-    with swapping(folder, scene.workspace / "swap"):
         tally = count(
             lambda: run(editor, command="create", path="conf/.bash_aliases", file_text="PWNED\n"),
             escaped,
         )
-    os.close(held)
     assert tally.held, f"{tally} (creates wrote ~/.bash_aliases)"
 
 
 def test_missing_folders_are_never_made_outside(scene: Scene) -> None:
     editor = scene.editor()
-    folder = scene.workspace / "build"
-    folder.mkdir()
-    held = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-    (scene.workspace / "swap").symlink_to(scene.home)
+    with swapped_folder(scene, "build", scene.home) as held:
 
-    def escaped() -> bool:
-        with_suppressed(lambda: os.unlink("out/x.txt", dir_fd=held))
-        with_suppressed(lambda: os.rmdir("out", dir_fd=held))
-        made = scene.home / "out"
-        if made.exists():
-            with_suppressed((made / "x.txt").unlink)
-            made.rmdir()
-            return True
-        return False
+        def escaped() -> bool:
+            with_suppressed(lambda: os.unlink("out/x.txt", dir_fd=held))
+            with_suppressed(lambda: os.rmdir("out", dir_fd=held))
+            made = scene.home / "out"
+            if made.exists():
+                with_suppressed((made / "x.txt").unlink)
+                made.rmdir()
+                return True
+            return False
 
-    with swapping(folder, scene.workspace / "swap"):
         tally = count(
             lambda: run(editor, command="create", path="build/out/x.txt", file_text="x\n"),
             escaped,
         )
-    os.close(held)
     assert tally.held, f"{tally} (creates made a folder in the home folder)"
 
 
 def test_undo_of_a_create_never_deletes_outside(scene: Scene) -> None:
     editor = scene.editor()
-    folder = scene.workspace / "conf"
-    folder.mkdir()
-    held = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-    (scene.workspace / "swap").symlink_to(scene.home)
+    with swapped_folder(scene, "conf", scene.home) as held:
 
-    def escaped() -> bool:
-        with_suppressed(lambda: os.unlink(".bash_aliases", dir_fd=held))
-        aliases = scene.home / ".bash_aliases"
-        if aliases.exists():
-            return False
-        aliases.write_text(ALIASES)
-        return True
+        def escaped() -> bool:
+            with_suppressed(lambda: os.unlink(".bash_aliases", dir_fd=held))
+            aliases = scene.home / ".bash_aliases"
+            if aliases.exists():
+                return False
+            aliases.write_text(ALIASES)
+            return True
 
-    def attempt() -> None:
-        run(editor, command="create", path="conf/.bash_aliases", file_text="mine\n")
-        run(editor, command="undo_edit", path="conf/.bash_aliases")
+        def attempt() -> None:
+            run(editor, command="create", path="conf/.bash_aliases", file_text="mine\n")
+            run(editor, command="undo_edit", path="conf/.bash_aliases")
 
-    with swapping(folder, scene.workspace / "swap"):
         tally = count(attempt, escaped)
-    os.close(held)
     assert tally.held, f"{tally} (undos deleted ~/.bash_aliases)"
 
 
@@ -533,25 +534,20 @@ def test_a_folder_swapped_for_ohtui_data_never_receives_a_create_with_the_sandbo
     scene: Scene,
 ) -> None:
     editor = scene.with_mode(SandboxMode.OFF).editor()
-    folder = scene.workspace / "conf"
-    folder.mkdir()
-    held = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-    (scene.workspace / "swap").symlink_to(scene.config.parent)
-    planted = scene.config.parent / "approval-rules.json"
+    with swapped_folder(scene, "conf", scene.config.parent) as held:
+        planted = scene.config.parent / "approval-rules.json"
 
-    def escaped() -> bool:
-        with_suppressed(lambda: os.unlink("approval-rules.json", dir_fd=held))
-        if not planted.exists():
-            return False
-        planted.unlink()
-        return True
+        def escaped() -> bool:
+            with_suppressed(lambda: os.unlink("approval-rules.json", dir_fd=held))
+            if not planted.exists():
+                return False
+            planted.unlink()
+            return True
 
-    def attempt() -> None:
-        run(editor, command="create", path="conf/approval-rules.json", file_text="allow all")
+        def attempt() -> None:
+            run(editor, command="create", path="conf/approval-rules.json", file_text="allow all")
 
-    with swapping(folder, scene.workspace / "swap"):
         tally = count(attempt, escaped, MORE_TRIES)
-    os.close(held)
     assert tally.held, f"{tally} (creates wrote into ohtui's own folder)"
 
 
