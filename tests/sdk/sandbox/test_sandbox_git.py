@@ -294,3 +294,54 @@ def test_a_hidden_folder_made_after_the_shell_started_is_hidden(project: Path, h
     assert "ONE" in first.text and "old key" not in first.text
     assert "TWO" in second.text, second.text
     assert "aws secret" not in second.text and "new key" not in second.text, second.text
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "planted"),
+    [
+        ("core.hooksPath", ".githooks", ".githooks/pre-commit"),
+        ("core.hooksPath", "tools/../hooks", "hooks/pre-commit"),
+        ("core.hooksPath", "{repo}/abs-hooks", "abs-hooks/pre-commit"),
+    ],
+)
+def test_more_hooks_folders_named_but_missing(
+    key: str, value: str, planted: str, repo: Path, outside_tmp: Path
+) -> None:
+    marker = outside_tmp / "PWNED"
+    git(repo, "config", key, value.format(repo=repo))
+    shell = sandboxed(repo)
+    try:
+        run(
+            shell,
+            f"mkdir -p $(dirname {planted}); printf '#!/bin/sh\\ntouch {marker}\\n' > {planted}; "
+            f"chmod +x {planted}",
+        )
+    finally:
+        shell.close()
+    (repo / "a.txt").write_text("d\n")
+    git(repo, "commit", "-qam", "x")
+    assert not marker.exists()
+
+
+def test_a_hidden_folder_replaced_by_a_link_after_the_start_is_hidden(
+    project: Path, home: Path, outside_tmp: Path
+) -> None:
+    from ohtui.sdk.sandbox import Sandbox, SandboxConfig
+    from ohtui.sdk.tools.terminal import TerminalAction
+    from ohtui.sdk.tools.terminal.executor import TerminalExecutor
+
+    (home / ".kube").mkdir()
+    elsewhere = outside_tmp / "kube-real"
+    elsewhere.mkdir()
+    (elsewhere / "config").write_text("kube token\n")
+    executor = TerminalExecutor(
+        working_dir=str(project), sandbox=lambda: Sandbox(SandboxConfig(), str(project))
+    )
+    try:
+        executor(TerminalAction(command="echo ONE"))
+        (home / ".kube").rmdir()
+        (home / ".kube").symlink_to(elsewhere)
+        second = executor(TerminalAction(command="cat ~/.kube/config; echo TWO"))
+    finally:
+        executor.close()
+    assert "TWO" in second.text and "kube token" not in second.text, second.text

@@ -273,3 +273,25 @@ def test_a_path_the_system_refuses_is_an_answer_not_an_error(home: Path) -> None
     for check in (sandbox.check_read, sandbox.check_write):
         problem = check("a\0b")
         assert problem is not None and "not a valid path" in problem
+
+
+@pytest.mark.parametrize("given", ["conf/team.toml", "./conf/../conf/team.toml"])
+def test_a_config_file_given_by_a_relative_path_is_out_of_reach(
+    given: str,
+    dirs: Path,
+    llm_server: ScriptedLLMServer,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    (dirs / "conf").mkdir()
+    team = dirs / "conf" / "team.toml"
+    team.write_text(CONFIG)
+    attack = "mv conf conf-old; mkdir conf; echo '[sandbox]' > conf/team.toml; echo END"
+    llm_server.reply_tool_call("terminal", {"command": attack, "security_risk": "LOW"})
+    llm_server.reply_text("Done.")
+    code = ohtui(
+        "-p", "go", "--json", "--config", given, "--confirm", "never", monkeypatch=monkeypatch
+    )
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert team.read_text() == CONFIG and "END" in out

@@ -319,3 +319,18 @@ def test_a_socket_gone_before_the_sandbox_is_set_up_costs_one_start(
         shell.close()
     assert (code, out.strip()) == (0, "ran"), out
     assert len(socket_gone_before_start) == 2
+
+
+@pytest.mark.parametrize("entry", ["{run}//", "{run}/./", "{run}/bin/../", "{run}/bin//..//"])
+def test_more_spellings_of_the_runtime_folder_on_path_show_no_socket(
+    entry: str, runtime_dir: Path, project: Path, listeners: list[Listener]
+) -> None:
+    (runtime_dir / "bin").mkdir()
+    bus = serve(listeners, runtime_dir / "bus")
+    path = entry.format(run=runtime_dir) + ":" + os.environ["PATH"]
+    shell = sandboxed(project, env={"PATH": path})
+    try:
+        _, out = run(shell, CONNECT + bus.address)
+    finally:
+        shell.close()
+    assert "REACHED" not in out and bus.reached == 0, out
