@@ -47,8 +47,6 @@ STDERR_TAIL = 800
 """Characters of a failed server's stderr shown to the user."""
 CLOSE_TIMEOUT = 8.0
 """Seconds `close` waits for the sessions to end (the SDK gives a child 2 s, then kills it)."""
-SANDBOX_STARTS = 3
-"""Tries at starting a confined server whose sandbox did not set up."""
 NEUTRAL_FOLDER = "/"
 """Where a stdio server without `cwd` starts, unless it is sandboxed: a folder the agent
 cannot write (as Claude Desktop starts its servers)."""
@@ -271,8 +269,10 @@ class MCPClientManager:
         """Open the session, initialize, list the tools, then hold it until `stop`. A
         sandbox that failed to set up is tried again: what it covers is listed just before
         it starts, and a path gone in between (another program's socket) fails that start."""
-        for attempt in range(1, SANDBOX_STARTS + 1):
-            if not await self._serve_once(slot, stop, last=attempt == SANDBOX_STARTS):
+        from ohtui.sdk.sandbox.boundary import SETUP_TRIES
+
+        for attempt in range(1, SETUP_TRIES + 1):
+            if not await self._serve_once(slot, stop, last=attempt == SETUP_TRIES):
                 return
 
     async def _serve_once(self, slot: _Slot, stop: Any, *, last: bool) -> bool:

@@ -10,6 +10,11 @@ from dataclasses import dataclass, field
 
 from ohtui.sdk.sandbox.config import SandboxConfig, SandboxMode
 
+SETUP_TRIES = 3
+"""Starts of a program whose sandbox did not set up before its failure is reported: what the
+sandbox covers is listed just before it starts, and a path gone in between (another
+program's socket removed) fails that one start."""
+
 
 @dataclass(frozen=True)
 class Launch:
@@ -107,16 +112,13 @@ class Sandbox:
 
     def check(self, argv: Sequence[str], environ: Mapping[str, str] = os.environ) -> str | None:
         """Start `argv` (the agent's shell, exactly as it will be started) in this sandbox and
-        end it: None when it started, else why it cannot, in words.
-
-        Tried twice: what the sandbox covers is listed just before it starts, and a path
-        gone in between (another program's socket removed) fails that one start."""
+        end it: None when it started, else why it cannot, in words (SETUP_TRIES tries)."""
         if not self.active:
             return None
         from ohtui.sdk.sandbox.availability import start_problem
 
         problem = None
-        for _ in range(2):
+        for _ in range(SETUP_TRIES):
             launch = self.launch(argv, environ)
             problem = start_problem(launch.argv, launch.environment(environ), launch.before_exec)
             if problem is None:

@@ -58,8 +58,6 @@ SLOW_START = 5.0
 a loaded machine starts processes slowly, and that is no failure)."""
 READY = "ohtui-shell-ready"
 """What a sandboxed bash says once it is up."""
-SANDBOX_STARTS = 3
-"""Tries at setting the sandbox up before the shell is started as it is (and fails)."""
 GIVE_UP = 120.0
 """Seconds after which a shell still not found is taken to be the started process itself
 (stopping it stops everything under it)."""
@@ -362,7 +360,9 @@ class BashSession:
             # Never ohtui's settings or the LLM keys: see environment.py.
             env = {**agent_environment(), **self._extra_env}
             proc = None
-            for _ in range(SANDBOX_STARTS):
+            from ohtui.sdk.sandbox.boundary import SETUP_TRIES
+
+            for _ in range(SETUP_TRIES):
                 proc = self._start(argv, env)
                 if proc is not None:
                     break
