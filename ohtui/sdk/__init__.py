@@ -22,6 +22,7 @@ from ohtui.sdk.context.conversation_manager import (
 from ohtui.sdk.context.skills.skill import KeywordTrigger, Skill
 from ohtui.sdk.conversation import (
     BaseConversation,
+    CheckpointError,
     Cipher,
     Conversation,
     ConversationExecutionStatus,
@@ -52,6 +53,8 @@ from ohtui.sdk.conversation.impl.remote_errors import (
 from ohtui.sdk.event import (
     ActionEvent,
     AgentErrorEvent,
+    CheckpointEvent,
+    CheckpointRestoreEvent,
     Condensation,
     CondensationRequest,
     CondensationSummaryEvent,
@@ -145,6 +148,9 @@ __all__ = [
     "ApprovalRulesPolicy",
     "BaseConversation",
     "BeforeModelCallEvent",
+    "CheckpointError",
+    "CheckpointEvent",
+    "CheckpointRestoreEvent",
     "Cipher",
     "Condensation",
     "CondensationRequest",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pydantic import Field, PrivateAttr, model_validator
@@ -34,6 +35,7 @@ from ohtui.sdk.llm.message import Message, MessageToolCall, TextContent
 from ohtui.sdk.llm.streaming import TokenCallbackType
 from ohtui.sdk.mcp.availability import missing_mcp_tool
 from ohtui.sdk.security.risk import SecurityRisk
+from ohtui.sdk.security.undo import changes_workspace
 from ohtui.sdk.tool.context import running_action_id
 from ohtui.sdk.tool.schema import Action, Observation
 from ohtui.sdk.tool.tool import ToolArgumentError, ToolDefinition
@@ -137,8 +139,8 @@ class Agent(AgentBase):
         state = conversation.state
         cancel = conversation.cancel_requested
         pending = state.get_unmatched_actions(state.events)
-        if pending:
-            self._execute(conversation, pending, on_event, cancel)
+        if pending:  # the user confirmed them
+            self._execute(conversation, pending, on_event, cancel, confirmed=True)
             return
         if self._system_message is None:
             raise RuntimeError("step() before init_state()")
@@ -170,7 +172,7 @@ class Agent(AgentBase):
 
             state.execution_status = ConversationExecutionStatus.FINISHED
             return
-        actions = self._actions_from(response, state, on_event)
+        actions = self._actions_from(response, state, on_event, conversation.undoable)
         runnable = self._apply_policy(state, actions, on_event)
         if runnable is not None:
             self._execute(conversation, runnable, on_event, cancel)
@@ -340,10 +342,15 @@ class Agent(AgentBase):
         return runnable
 
     def _actions_from(
-        self, response: LLMResponse, state: ConversationState, on_event: EventCallback
+        self,
+        response: LLMResponse,
+        state: ConversationState,
+        on_event: EventCallback,
+        undoable: Callable[[str], bool] = lambda tool_name: False,
     ) -> list[ActionEvent]:
-        """Record one ActionEvent per tool call (rated by the conversation's analyzer), then an
-        AgentErrorEvent for each invalid one; return the valid ones."""
+        """Record one ActionEvent per tool call (rated by the conversation's analyzer, told
+        whether the tool's action would be confined and undoable), then an AgentErrorEvent
+        for each invalid one; return the valid ones."""
         analyzer = state.security_analyzer
         message = response.message
         events: list[ActionEvent] = []
@@ -367,7 +374,7 @@ class Agent(AgentBase):
                 # Without an analyzer the model's own rating means nothing.
                 event = event.model_copy(update={"security_risk": SecurityRisk.UNKNOWN})
             elif action is not None:
-                assessment = analyzer.assess(event)
+                assessment = analyzer.with_undo(undoable(call.name)).assess(event)
                 risk, reason = assessment.risk, assessment.explanation
                 tool = self.tools_map.get(call.name)
                 if risk is SecurityRisk.UNKNOWN and tool is not None and tool.is_read_only:
@@ -424,10 +431,15 @@ class Agent(AgentBase):
         actions: list[ActionEvent],
         on_event: EventCallback,
         cancel: threading.Event | None = None,
+        *,
+        confirmed: bool = False,
     ) -> None:
-        """Execute actions in order, recording an observation (or an error) for each.
+        """Execute actions in order, recording an observation (or an error) for each, with a
+        checkpoint of the workspace before each that may change it.
 
-        Once `cancel` is set, the actions not started yet are recorded as rejected.
+        Once `cancel` is set, the actions not started yet are recorded as rejected. When no
+        checkpoint can be taken for an action that ran unasked only because it was undoable
+        (not `confirmed` by the user), it and the rest wait for the user instead.
         """
         from ohtui.sdk.conversation.state import ConversationExecutionStatus
 
@@ -456,6 +468,11 @@ class Agent(AgentBase):
                     )
                 )
                 continue
+            if changes_workspace(event, tool.is_read_only):
+                taken = conversation.checkpointing.before(event)
+                if taken is None and not confirmed and _relied_on_undo(state, event):
+                    state.execution_status = ConversationExecutionStatus.WAITING_FOR_CONFIRMATION
+                    return
             token = running_action_id.set(event.id)
             try:
                 observation = tool(event.action, conversation)
@@ -573,6 +590,19 @@ def _schemas(tools: dict[str, ToolDefinition[Any, Any]]) -> dict[bool, list[dict
 
 def _tool_input(event: ActionEvent) -> dict[str, Any]:
     return event.action.model_dump(exclude={"kind"}) if event.action is not None else {}
+
+
+def _relied_on_undo(state: ConversationState, event: ActionEvent) -> bool:
+    """Whether the action would have waited for the user had it not been undoable."""
+    analyzer = state.security_analyzer
+    if analyzer is None:
+        return False
+    risk = analyzer.with_undo(False).assess(event).risk
+    if risk is event.security_risk:
+        return False
+    unconfined = event.model_copy(update={"security_risk": risk})
+    decision = state.confirmation_policy.decide(unconfined, state.workspace.working_dir)
+    return decision.verdict != "allow"
 
 
 def _risk_of(value: object) -> SecurityRisk:

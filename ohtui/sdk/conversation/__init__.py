@@ -4,6 +4,7 @@ from ohtui.sdk.conversation.base import BaseConversation, ConversationStateProto
 from ohtui.sdk.conversation.conversation import Conversation
 from ohtui.sdk.conversation.event_store import EventLog, EventsListBase
 from ohtui.sdk.conversation.exceptions import (
+    CheckpointError,
     ConversationLockedError,
     ConversationNotFoundError,
     ConversationReadOnlyError,
@@ -54,6 +55,7 @@ from ohtui.sdk.utils.cipher import Cipher
 __all__ = [
     "SECRET_MASK",
     "BaseConversation",
+    "CheckpointError",
     "Cipher",
     "ContextUsage",
     "Conversation",

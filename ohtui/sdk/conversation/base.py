@@ -8,6 +8,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from ohtui.sdk.conversation.exceptions import CheckpointError
 from ohtui.sdk.conversation.types import ConversationCallbackType, ConversationID
 
 if TYPE_CHECKING:
@@ -17,6 +18,11 @@ if TYPE_CHECKING:
     from ohtui.sdk.conversation.state import ConversationExecutionStatus
     from ohtui.sdk.conversation.stats import ConversationStats
     from ohtui.sdk.event.base import Event
+    from ohtui.sdk.event.checkpoint import (
+        CheckpointEvent,
+        CheckpointRestoreEvent,
+        FileChangeRecord,
+    )
     from ohtui.sdk.llm.llm import LLM
     from ohtui.sdk.llm.message import Message
     from ohtui.sdk.sandbox import SandboxConfig
@@ -187,6 +193,32 @@ class BaseConversation(ABC):
         """Let these waiting actions run outside the sandbox, once each. ValueError where
         there is no sandbox to run them outside of."""
         raise ValueError(f"{type(self).__name__} has no sandbox to run actions outside of")
+
+    # --- checkpoints of the workspace ----------------------------------------------------
+
+    def list_checkpoints(self) -> list[CheckpointEvent]:
+        """The workspace's checkpoints, newest first: one before each action that may have
+        changed it, and one before each restore ([] where there are none)."""
+        return []
+
+    def undo_checkpoint(self) -> CheckpointEvent | None:
+        """The checkpoint an undo restores: from before the newest action not undone yet."""
+        return None
+
+    def checkpoint_changes(self, checkpoint_id: str) -> list[FileChangeRecord]:
+        """The files restoring the checkpoint would change now (a 4+ character prefix of
+        its id is enough). CheckpointError when there is no such checkpoint."""
+        raise CheckpointError(f"{type(self).__name__} keeps no checkpoints")
+
+    def checkpoint_diff(self, checkpoint_id: str) -> str:
+        """What restoring the checkpoint would change now, as a unified diff."""
+        raise CheckpointError(f"{type(self).__name__} keeps no checkpoints")
+
+    def restore_checkpoint(self, checkpoint_id: str | None = None) -> CheckpointRestoreEvent:
+        """Make the workspace as it was at the checkpoint (None: undo the newest action not
+        undone yet). The present is checkpointed first, so the restore can be undone; the
+        agent is told which files changed. Never while the agent runs (CheckpointError)."""
+        raise CheckpointError(f"{type(self).__name__} keeps no checkpoints")
 
     @staticmethod
     def get_persistence_dir(

@@ -76,3 +76,8 @@ def current_log_file() -> str | None:
             if filename:
                 return str(Path(filename))
     return None
+
+
+class CheckpointError(Exception):
+    """A checkpoint of the workspace cannot be listed or restored; the message says why and
+    what to do."""

@@ -1,6 +1,7 @@
 """The typed, immutable events a conversation is made of."""
 
 from ohtui.sdk.event.base import Event, LLMConvertibleEvent
+from ohtui.sdk.event.checkpoint import CheckpointEvent, CheckpointRestoreEvent, FileChangeRecord
 from ohtui.sdk.event.condenser import Condensation, CondensationRequest, CondensationSummaryEvent
 from ohtui.sdk.event.conversation_error import ConversationErrorEvent
 from ohtui.sdk.event.conversation_state import ConversationStateUpdateEvent
@@ -22,6 +23,8 @@ from ohtui.sdk.event.user_action import InterruptEvent, PauseEvent
 __all__ = [
     "ActionEvent",
     "AgentErrorEvent",
+    "CheckpointEvent",
+    "CheckpointRestoreEvent",
     "Condensation",
     "CondensationRequest",
     "CondensationSummaryEvent",
@@ -29,6 +32,7 @@ __all__ = [
     "ConversationStateUpdateEvent",
     "Event",
     "EventID",
+    "FileChangeRecord",
     "HookExecutionEvent",
     "InterruptEvent",
     "LLMCompletionLogEvent",

@@ -66,6 +66,9 @@ class MCPToolAction(Action):
     server: str = Field(default="", description="The MCP server that provides the tool.")
     tool: str = Field(default="", description="The tool's name on that server.")
     data: dict[str, Any] = Field(default_factory=dict, description="The tool's arguments.")
+    read_only: bool = Field(
+        default=False, description="Whether the server marks the tool read-only (readOnlyHint)."
+    )
 
     @property
     def rule_names(self) -> tuple[str, ...]:
@@ -118,7 +121,9 @@ class MCPToolDefinition(ToolDefinition[MCPToolAction, MCPToolObservation]):
                 f"{'; '.join(problems)}. Expected parameters: "
                 f"{sorted(self.input_schema.get('properties', {}))}."
             )
-        return MCPToolAction(server=self.server, tool=self.server_name, data=data)
+        return MCPToolAction(
+            server=self.server, tool=self.server_name, data=data, read_only=self.is_read_only
+        )
 
     @property
     def server_name(self) -> str:

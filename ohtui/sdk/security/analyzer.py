@@ -92,6 +92,11 @@ class SecurityAnalyzerBase(DiscriminatedUnionMixin, ABC):
         """This analyzer for a workspace (analyzers that judge paths need it)."""
         return self
 
+    def with_undo(self, undoable: bool) -> SecurityAnalyzerBase:
+        """This analyzer for an action that is (or is not) confined and undoable: the sandbox
+        confines it to the workspace and a checkpoint is taken right before it runs."""
+        return self
+
     @final
     def assess(self, action: ActionEvent) -> RiskAssessment:
         """Risk and reason; an analyzer that fails counts as HIGH (and is logged)."""
@@ -193,3 +198,10 @@ class EnsembleSecurityAnalyzer(SecurityAnalyzerBase):
         return self.model_copy(
             update={"analyzers": [a.with_workspace(working_dir) for a in self.analyzers]}
         )
+
+    def with_undo(self, undoable: bool) -> EnsembleSecurityAnalyzer:
+        """Every member told whether the action is confined and undoable."""
+        members = [a.with_undo(undoable) for a in self.analyzers]
+        if all(new is old for new, old in zip(members, self.analyzers, strict=True)):
+            return self
+        return self.model_copy(update={"analyzers": members})

@@ -28,8 +28,9 @@ from ohtui.sdk.security.command_rules import (
     is_outside,
 )
 from ohtui.sdk.security.risk import SecurityRisk
-from ohtui.sdk.security.shell import is_read_only, parse_command
+from ohtui.sdk.security.shell import CommandLine, is_read_only, parse_command
 from ohtui.sdk.security.shell_scan import scan_shell_command
+from ohtui.sdk.security.undo import CONVERSATION_ONLY
 
 if TYPE_CHECKING:
     from ohtui.sdk.event.llm_convertible.action import ActionEvent
@@ -116,7 +117,6 @@ DEFAULT_INJECTION_MEDIUM_PATTERNS: list[Detector] = [
     ),
 ]
 
-_CONVERSATION_ONLY = frozenset({"finish", "think", "task_tracker"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,6 +149,10 @@ class PatternSecurityAnalyzer(SecurityAnalyzerBase):
         default_factory=lambda: list(DEFAULT_INJECTION_MEDIUM_PATTERNS)
     )
     """MEDIUM when they match anything, the model's own words included."""
+    undoable: bool = Field(default=False, exclude=True)
+    """The action is confined and undoable: the sandbox keeps its writes in the workspace,
+    without network, and a checkpoint is taken right before it runs. Set per action (see
+    `with_undo`), never saved."""
 
     @field_validator(
         "high_patterns",
@@ -181,6 +185,10 @@ class PatternSecurityAnalyzer(SecurityAnalyzerBase):
         """This analyzer judging paths against `working_dir`."""
         return self if self.workspace else self.model_copy(update={"workspace": working_dir})
 
+    def with_undo(self, undoable: bool) -> PatternSecurityAnalyzer:
+        """This analyzer for an action that is (or is not) confined and undoable."""
+        return self if self.undoable == undoable else self.model_copy(update={"undoable": undoable})
+
     def _assess(self, action: ActionEvent) -> RiskAssessment:
         text = action_text(action)
         everything = normalize_text(" ".join((*text.executable, *text.commentary)))
@@ -202,13 +210,22 @@ class PatternSecurityAnalyzer(SecurityAnalyzerBase):
             return self._terminal(command)
         if action.tool_name == "file_editor" and isinstance(path, str):
             return self._edit(str(command or "view"), path)
-        if action.tool_name in _CONVERSATION_ONLY and action.action is not None:
+        if action.tool_name in CONVERSATION_ONLY and action.action is not None:
             return [_Finding(SecurityRisk.LOW, "changes nothing outside the conversation", "")]
         if isinstance(action.action, MCPToolAction):
-            # What a server's tool does is its own: no reading vouches for it. (The agent
-            # rates a tool its server marks read-only LOW.)
-            unknown = _Finding(SecurityRisk.UNKNOWN, "an MCP server's tool", "mcp-tool")
-            return [*self._signatures([normalize_text(" ".join(text.executable))]), unknown]
+            # What a server's tool does is its own: no reading vouches for it, and no
+            # checkpoint undoes what it does elsewhere. (The agent rates a tool its server
+            # marks read-only LOW.)
+            signatures = self._signatures([normalize_text(" ".join(text.executable))])
+            if action.action.read_only:
+                return [*signatures, _Finding(SecurityRisk.UNKNOWN, "an MCP server's tool", "")]
+            unproven = _Finding(
+                SecurityRisk.MEDIUM,
+                "an MCP server's tool that its server does not mark read-only: ohtui cannot "
+                "check or undo what it does",
+                "mcp-tool",
+            )
+            return [*signatures, unproven]
         return self._any_call(text)
 
     def _signatures(self, texts: Iterable[str]) -> list[_Finding]:
@@ -252,8 +269,8 @@ class PatternSecurityAnalyzer(SecurityAnalyzerBase):
             findings += [f for f in self._command(readable) if f.risk in raised]
         line = parse_command(readable)
         # The signatures read what the rules cannot vouch for: unreadable lines, programs
-        # no rule knows, and code handed to interpreters.
-        doubtful = line.unresolved or any(f.risk is SecurityRisk.UNKNOWN for f in findings)
+        # not known to only read, and code handed to interpreters.
+        doubtful = line.unresolved or any(f.rule == _UNPROVEN for f in findings)
         texts = [*line.code, readable] if doubtful else line.code
         return findings + self._signatures(map(normalize_text, texts))
 
@@ -276,9 +293,11 @@ class PatternSecurityAnalyzer(SecurityAnalyzerBase):
             return fired
         if not (line.commands or line.redirections or line.opaque):
             return [_Finding(SecurityRisk.LOW, "runs nothing", "")]
-        if line.commands and not line.writes_files and all(map(is_read_only, line.commands)):
+        if only_reads(line):
             return [_Finding(SecurityRisk.LOW, "only reads", "")]
-        return [_Finding(SecurityRisk.UNKNOWN, "no rule matched", "")]
+        if self.undoable:
+            return [_Finding(SecurityRisk.LOW, _UNDOABLE, _UNPROVEN)]
+        return [_Finding(SecurityRisk.MEDIUM, _not_undoable(line), _UNPROVEN)]
 
     def _edit(self, command: str, path: str) -> list[_Finding]:
         resolved = str(resolve_path(path, self.workspace or "/"))
@@ -308,7 +327,40 @@ class PatternSecurityAnalyzer(SecurityAnalyzerBase):
                     "write-outside-workspace",
                 )
             ]
-        return [_Finding(SecurityRisk.LOW, "edits a file in the workspace", "")]
+        if self.undoable:
+            return [_Finding(SecurityRisk.LOW, "edits a file in the workspace (undoable)", "")]
+        return [
+            _Finding(
+                SecurityRisk.MEDIUM,
+                "edits a file in the workspace, and no checkpoint could undo it",
+                _UNPROVEN,
+            )
+        ]
+
+
+_UNPROVEN = "not-shown-harmless"
+_UNDOABLE = "confined to the workspace and undoable (a checkpoint is taken first)"
+
+
+def only_reads(line: CommandLine) -> bool:
+    """Whether ohtui can show the command line only reads: every part is a program and
+    options of the read-only table, with no write redirection and nothing unresolved."""
+    return (
+        bool(line.commands)
+        and not line.writes_files
+        and not line.unresolved
+        and all(map(is_read_only, line.commands))
+    )
+
+
+def _not_undoable(line: CommandLine) -> str:
+    """Why a command line that is not shown to only read is MEDIUM."""
+    if line.writes_files:
+        what = f"writes {line.writes_files[0]}"
+    else:
+        program = next((c.name for c in line.commands if not is_read_only(c)), "")
+        what = f"`{program}` is not known to only read" if program else "not known to only read"
+    return f"not shown to be harmless ({what}), and no sandbox and checkpoint make it undoable"
 
 
 @lru_cache(maxsize=64)

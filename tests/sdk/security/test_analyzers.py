@@ -30,6 +30,7 @@ from ohtui.sdk import (
     SecurityRisk,
     Tool,
 )
+from ohtui.sdk.mcp.definition import MCPToolAction
 from ohtui.sdk.security import RiskAssessment
 from ohtui.sdk.tools.file_editor import FileEditorAction
 from ohtui.sdk.tools.terminal import TerminalAction
@@ -65,6 +66,17 @@ def terminal(command: str, risk: SecurityRisk = UNKNOWN) -> ActionEvent:
         tool_name="terminal",
         tool_call_id="c1",
         tool_call=MessageToolCall(id="c1", name="terminal", arguments="{}"),
+        llm_response_id="r1",
+        security_risk=risk,
+    )
+
+
+def mcp_call(*, read_only: bool, risk: SecurityRisk = UNKNOWN) -> ActionEvent:
+    return ActionEvent(
+        action=MCPToolAction(server="notes", tool="write", data={}, read_only=read_only),
+        tool_name="notes_write",
+        tool_call_id="c1",
+        tool_call=MessageToolCall(id="c1", name="notes_write", arguments="{}"),
         llm_response_id="r1",
         security_risk=risk,
     )
@@ -183,8 +195,15 @@ def test_read_only_commands_are_low(patterns: PatternSecurityAnalyzer, command: 
 @pytest.mark.parametrize(
     "command", ["npm test", "python script.py", "make", "ls > listing.txt", "curl example.invalid"]
 )
-def test_unknown_commands_are_unknown(patterns: PatternSecurityAnalyzer, command: str) -> None:
-    assert assess(patterns, command).risk is UNKNOWN
+def test_commands_not_shown_to_only_read_are_medium_unless_undoable(
+    patterns: PatternSecurityAnalyzer, command: str
+) -> None:
+    result = assess(patterns, command)
+    assert result.risk is MEDIUM
+    assert "not shown to be harmless" in (result.reason or "")
+    confined = assess(patterns.with_undo(True), command)
+    assert confined.risk is LOW
+    assert "undoable" in (confined.reason or "")
 
 
 def test_highest_rule_wins_and_all_fired_rules_at_that_level_are_named(
@@ -243,8 +262,13 @@ def test_editing_outside_the_workspace_is_high(
 def test_editing_inside_the_workspace_is_low(
     patterns: PatternSecurityAnalyzer, workspace: Path, command: str, fields: dict[str, str]
 ) -> None:
-    assert patterns.assess(editor(command, "src/app.py", **fields)).risk is LOW
-    assert patterns.assess(editor(command, str(workspace / "a.py"), **fields)).risk is LOW
+    undoable = patterns.with_undo(True)
+    assert undoable.assess(editor(command, "src/app.py", **fields)).risk is LOW
+    assert undoable.assess(editor(command, str(workspace / "a.py"), **fields)).risk is LOW
+    # Without a checkpoint to take it back, an edit is not shown harmless.
+    result = patterns.assess(editor(command, "src/app.py", **fields))
+    assert result.risk is MEDIUM
+    assert "no checkpoint could undo it" in (result.reason or "")
 
 
 def test_editing_a_home_file_is_high(patterns: PatternSecurityAnalyzer) -> None:
@@ -341,11 +365,23 @@ def test_ensemble_all_unknown_stays_unknown(workspace: Path) -> None:
     ensemble = EnsembleSecurityAnalyzer(
         analyzers=[LLMSecurityAnalyzer(), PatternSecurityAnalyzer()]
     ).with_workspace(str(workspace))
-    result = ensemble.assess(terminal("npm test"))
+    result = ensemble.assess(mcp_call(read_only=True))
     assert result.risk is UNKNOWN
     # The members' own words, the rules first; no class name anywhere.
-    assert result.reason == "no rule matched; the model gave no rating"
-    assert result.explanation == "no rule matched; the model gave no rating"
+    assert result.reason == "an MCP server's tool; the model gave no rating"
+    assert result.explanation == "an MCP server's tool; the model gave no rating"
+
+
+def test_an_mcp_tool_not_marked_read_only_is_medium_whatever_the_model_says(
+    workspace: Path,
+) -> None:
+    ensemble = EnsembleSecurityAnalyzer(
+        analyzers=[LLMSecurityAnalyzer(), PatternSecurityAnalyzer()]
+    ).with_workspace(str(workspace))
+    for undoable in (False, True):
+        result = ensemble.with_undo(undoable).assess(mcp_call(read_only=False, risk=LOW))
+        assert result.risk is MEDIUM
+        assert "does not mark read-only" in (result.reason or "")
 
 
 def test_an_analyzer_without_a_name_of_its_own_is_named_in_words() -> None:

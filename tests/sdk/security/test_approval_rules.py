@@ -568,7 +568,8 @@ def test_allow_rule_does_not_wave_through_a_high_risk_variant(
     assert (workspace / "ok.txt").exists()
     assert conv.state.execution_status is Status.WAITING_FOR_CONFIRMATION
     touch_action, push_action = actions_of(conv)
-    assert touch_action.security_risk is SecurityRisk.UNKNOWN
+    # Not shown to only read, and nothing makes it undoable: MEDIUM, which the rule allows.
+    assert touch_action.security_risk is SecurityRisk.MEDIUM
     assert push_action.security_risk is SecurityRisk.HIGH
     assert "force-push" in (push_action.security_risk_reason or "")
     assert [a.id for a in conv.state.get_unmatched_actions(conv.state.events)] == [push_action.id]

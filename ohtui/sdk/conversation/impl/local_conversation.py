@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING
 from ohtui.sdk.agent.base import AgentBase
 from ohtui.sdk.agent.condensation import no_condenser_message
 from ohtui.sdk.conversation.base import BaseConversation
-from ohtui.sdk.conversation.exceptions import ConversationRunError
+from ohtui.sdk.conversation.exceptions import CheckpointError, ConversationRunError
 from ohtui.sdk.conversation.impl.agent_extensions import extend_agent
+from ohtui.sdk.conversation.impl.checkpointing import Checkpointing
 from ohtui.sdk.conversation.impl.run_guards import RunGuards
 from ohtui.sdk.conversation.impl.token_masker import TokenMasker
 from ohtui.sdk.conversation.secret_registry import SecretValue
@@ -33,6 +34,7 @@ from ohtui.sdk.conversation.types import (
 from ohtui.sdk.conversation.visualizer.base import ConversationVisualizerBase
 from ohtui.sdk.conversation.visualizer.default import DefaultConversationVisualizer
 from ohtui.sdk.event.base import Event
+from ohtui.sdk.event.checkpoint import CheckpointEvent, CheckpointRestoreEvent, FileChangeRecord
 from ohtui.sdk.event.conversation_error import ConversationErrorEvent
 from ohtui.sdk.event.llm_convertible.action import ActionEvent
 from ohtui.sdk.event.llm_convertible.message import MessageEvent
@@ -293,6 +295,12 @@ class LocalConversation(BaseConversation):
         self._cancel = threading.Event()
         self._closed = False
         self._guards = RunGuards(self._state, self.hooks, self._stuck_detector, self._on_event)
+        self.checkpointing = Checkpointing(
+            self.workspace.working_dir,
+            self._state.persistence_dir,
+            lambda: self._state.events,
+            self._on_event,
+        )
 
     def _register_condenser_llm(self) -> None:
         """Count the summarizing condenser's calls in this conversation's stats (under its
@@ -633,6 +641,11 @@ class LocalConversation(BaseConversation):
         own = self._state.persistence_dir
         if own and config is not None and config.mode is not SandboxMode.OFF:
             Path(own).mkdir(parents=True, exist_ok=True)  # bound into the sandbox if it exists
+        # Commands may write the conversation's own folder, never its checkpoints.
+        store = self.checkpointing.store_dir
+        if store:
+            Path(store).mkdir(mode=0o700, parents=True, exist_ok=True)
+            protected_paths = (*protected_paths, store)
         self._state.set_sandbox(
             Sandbox(
                 config if config is not None else SandboxConfig(mode=SandboxMode.OFF),
@@ -643,6 +656,51 @@ class LocalConversation(BaseConversation):
                 protected=tuple(protected_paths),
             )
         )
+
+    def undoable(self, tool_name: str) -> bool:
+        """Whether the tool's next action would be confined and undoable: a checkpoint can be
+        taken first, and for the terminal, the sandbox keeps its writes in the workspace
+        with no network (the file editor only writes where ohtui lets it)."""
+        if not self.checkpointing.ready:
+            return False
+        if tool_name == "file_editor":
+            return True
+        sandbox = self._state.sandbox
+        return (
+            tool_name == "terminal"
+            and sandbox is not None
+            and sandbox.config.mode is SandboxMode.WORKSPACE_WRITE
+            and not sandbox.config.network
+        )
+
+    def list_checkpoints(self) -> list[CheckpointEvent]:
+        """The workspace's checkpoints, newest first (see BaseConversation)."""
+        return self.checkpointing.checkpoints()
+
+    def undo_checkpoint(self) -> CheckpointEvent | None:
+        """The checkpoint an undo restores (see BaseConversation)."""
+        return self.checkpointing.undo_target()
+
+    def checkpoint_changes(self, checkpoint_id: str) -> list[FileChangeRecord]:
+        """The files restoring the checkpoint would change now (see BaseConversation)."""
+        return self.checkpointing.changes(checkpoint_id)
+
+    def checkpoint_diff(self, checkpoint_id: str) -> str:
+        """What restoring the checkpoint would change now, as a unified diff."""
+        return self.checkpointing.diff(checkpoint_id)
+
+    def restore_checkpoint(self, checkpoint_id: str | None = None) -> CheckpointRestoreEvent:
+        """Restore the workspace to a checkpoint (see BaseConversation)."""
+        self._writable("restore a checkpoint")
+        if self._running:
+            raise CheckpointError("the agent is running: stop it first, then restore")
+        if checkpoint_id is None:
+            target = self.checkpointing.undo_target()
+            if target is None or target.checkpoint_id is None:
+                raise CheckpointError("nothing to undo: no action has changed the workspace")
+            checkpoint_id = target.checkpoint_id
+        with self._state:
+            return self.checkpointing.restore(checkpoint_id)
 
     def check_sandbox(self) -> str | None:
         """Start the agent's shell in the sandbox once, exactly as it will start: None when
@@ -846,6 +904,7 @@ class LocalConversation(BaseConversation):
         self.workspace.register_cost(self._state.stats.get_combined_metrics().accumulated_cost)
         if not self._idle.wait(CLOSE_WAIT_SECONDS):
             logger.warning("conversation %s: run still going after close; abandoning it", self.id)
+        self.checkpointing.close()
         try:
             if self.delete_on_close and not self.read_only:
                 self._state.delete_persisted()

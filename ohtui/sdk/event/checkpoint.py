@@ -1,0 +1,91 @@
+"""Checkpoints of the workspace: taken before actions that may change it, restored by the user.
+
+The files themselves live in the conversation's checkpoint store; these events record that a
+checkpoint exists (or why none could be taken) and every restore, so a resumed or remote
+conversation knows its checkpoints too.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ohtui.sdk.event.base import Event, LLMConvertibleEvent
+from ohtui.sdk.event.types import SourceType
+from ohtui.sdk.llm.message import Message, TextContent
+
+if TYPE_CHECKING:
+    from rich.text import Text
+
+
+class CheckpointEvent(Event):
+    """The workspace as it was right before an action (or before a restore).
+
+    `checkpoint_id` is None when no checkpoint could be taken; `unavailable` says why, and
+    actions are then not undoable.
+    """
+
+    source: SourceType = "environment"
+    checkpoint_id: str | None = Field(default=None, description="The checkpoint, in its store.")
+    action_id: str | None = Field(
+        default=None, description="The action it was taken before (None: before a restore)."
+    )
+    label: str = Field(default="", description="What it was taken before, in a few words.")
+    files: int = Field(default=0, description="How many files it holds.")
+    unavailable: str | None = Field(
+        default=None, description="Why no checkpoint could be taken (then no checkpoint_id)."
+    )
+
+    @property
+    def visualize(self) -> Text:
+        """A quiet one-liner."""
+        from rich.text import Text
+
+        if self.checkpoint_id is None:
+            return Text(f"No checkpoint: {self.unavailable or 'unavailable'}", style="yellow")
+        return Text(f"Checkpoint {self.checkpoint_id[:8]} ({self.label})", style="dim")
+
+
+class FileChangeRecord(BaseModel):
+    """One file a restore changed."""
+
+    model_config = ConfigDict(frozen=True)
+
+    path: str
+    status: Literal["added", "modified", "deleted"]
+
+
+class CheckpointRestoreEvent(LLMConvertibleEvent):
+    """The user restored the workspace to a checkpoint; the agent is told which files changed.
+
+    `undo_checkpoint_id` is the checkpoint of the workspace taken right before the restore:
+    restoring it undoes this restore.
+    """
+
+    source: SourceType = "user"
+    checkpoint_id: str = Field(description="The checkpoint the workspace was restored to.")
+    label: str = Field(default="", description="What that checkpoint was taken before.")
+    undo_checkpoint_id: str = Field(description="The workspace just before the restore.")
+    changes: list[FileChangeRecord] = Field(default_factory=list)
+
+    @property
+    def visualize(self) -> Text:
+        """What was restored and how many files changed."""
+        from rich.text import Text
+
+        text = Text(f"Restored the workspace to before {self.label or 'a checkpoint'}: ")
+        text.append(f"{len(self.changes)} file{'s' if len(self.changes) != 1 else ''} changed")
+        return text
+
+    def to_llm_message(self) -> Message:
+        """Tells the agent the files are no longer as it left them."""
+        listed = "\n".join(f"- {c.path} ({c.status} by the restore)" for c in self.changes[:50])
+        more = f"\n… and {len(self.changes) - 50} more" if len(self.changes) > 50 else ""
+        before = self.label or "an earlier action"
+        text = (
+            f"The user restored the workspace to how it was before {before}. "
+            f"Files changed by the restore:\n{listed or '(none)'}{more}\n"
+            "Read files again before relying on what you saw earlier."
+        )
+        return Message(role="user", content=[TextContent(text=text)])

@@ -1,0 +1,27 @@
+"""Which actions may change the workspace, and so get a checkpoint before they run."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ohtui.sdk.event.llm_convertible.action import ActionEvent
+
+CONVERSATION_ONLY = frozenset({"finish", "think", "task_tracker"})
+"""Tools that change nothing outside the conversation."""
+
+
+def changes_workspace(action: ActionEvent, read_only_tool: bool) -> bool:
+    """Whether the action may change the workspace: anything but a read-only tool, a
+    conversation-only tool, a file view and a command line ohtui shows only reads."""
+    if read_only_tool or action.tool_name in CONVERSATION_ONLY or action.action is None:
+        return False
+    command = getattr(action.action, "command", None)
+    if action.tool_name == "file_editor":
+        return command != "view"
+    if action.tool_name == "terminal" and isinstance(command, str):
+        from ohtui.sdk.security.pattern_analyzer import only_reads
+        from ohtui.sdk.security.shell import parse_command
+
+        return not only_reads(parse_command(command))
+    return True
