@@ -7,6 +7,7 @@ conversation knows its checkpoints too.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -89,3 +90,43 @@ class CheckpointRestoreEvent(LLMConvertibleEvent):
             "Read files again before relying on what you saw earlier."
         )
         return Message(role="user", content=[TextContent(text=text)])
+
+
+def checkpoints_in(events: Sequence[Event]) -> list[CheckpointEvent]:
+    """Every checkpoint the events record, newest first."""
+    return [
+        e
+        for e in reversed(events)
+        if isinstance(e, CheckpointEvent) and e.checkpoint_id is not None
+    ]
+
+
+def undo_target_in(events: Sequence[Event]) -> CheckpointEvent | None:
+    """The checkpoint an undo restores: from before the newest action not undone yet (after a
+    restore, from before the action preceding the one it went back to)."""
+    skip_to: str | None = None
+    for event in reversed(events):
+        if isinstance(event, CheckpointRestoreEvent):
+            if skip_to is None:
+                skip_to = event.checkpoint_id
+            continue
+        if not isinstance(event, CheckpointEvent) or event.checkpoint_id is None:
+            continue
+        if skip_to is not None:
+            if event.checkpoint_id == skip_to:
+                skip_to = None
+            continue
+        if event.action_id is not None:
+            return event
+    return None
+
+
+def find_checkpoint(events: Sequence[Event], checkpoint_id: str) -> CheckpointEvent | None:
+    """The recorded checkpoint with this id, or the only one it is a prefix of (4+ chars)."""
+    found = [
+        e
+        for e in checkpoints_in(events)
+        if e.checkpoint_id == checkpoint_id
+        or (len(checkpoint_id) >= 4 and (e.checkpoint_id or "").startswith(checkpoint_id))
+    ]
+    return found[0] if len({e.checkpoint_id for e in found}) == 1 else None

@@ -118,7 +118,6 @@ DEFAULT_INJECTION_MEDIUM_PATTERNS: list[Detector] = [
 ]
 
 
-
 @dataclass(frozen=True, slots=True)
 class _Finding:
     risk: SecurityRisk

@@ -18,7 +18,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ohtui.sdk.conversation.exceptions import CheckpointError
-from ohtui.sdk.event.checkpoint import CheckpointEvent, CheckpointRestoreEvent, FileChangeRecord
+from ohtui.sdk.event.checkpoint import (
+    CheckpointEvent,
+    CheckpointRestoreEvent,
+    FileChangeRecord,
+    checkpoints_in,
+    find_checkpoint,
+    undo_target_in,
+)
 
 if TYPE_CHECKING:
     from ohtui.sdk.workspace.checkpoints import CheckpointStore
@@ -93,30 +100,11 @@ class Checkpointing:
 
     def checkpoints(self) -> list[CheckpointEvent]:
         """Every checkpoint taken, newest first."""
-        return [
-            e
-            for e in reversed(self._events())
-            if isinstance(e, CheckpointEvent) and e.checkpoint_id is not None
-        ]
+        return checkpoints_in(self._events())
 
     def undo_target(self) -> CheckpointEvent | None:
-        """The checkpoint `/undo` restores: from before the newest action not undone yet
-        (after a restore, the action before the one it went back to)."""
-        skip_to: str | None = None
-        for event in reversed(self._events()):
-            if isinstance(event, CheckpointRestoreEvent):
-                if skip_to is None:
-                    skip_to = event.checkpoint_id
-                continue
-            if not isinstance(event, CheckpointEvent) or event.checkpoint_id is None:
-                continue
-            if skip_to is not None:
-                if event.checkpoint_id == skip_to:
-                    skip_to = None
-                continue
-            if event.action_id is not None:
-                return event
-        return None
+        """The checkpoint `/undo` restores (see `undo_target_in`)."""
+        return undo_target_in(self._events())
 
     def changes(self, checkpoint_id: str) -> list[FileChangeRecord]:
         """What restoring the checkpoint would change in the workspace now."""
@@ -141,9 +129,7 @@ class Checkpointing:
         except CheckpointUnavailable as exc:
             raise CheckpointError(f"cannot restore: {exc}") from exc
         label = f"the restore to before {target.label}" if target.label else "a restore"
-        self._on_event(
-            CheckpointEvent(checkpoint_id=before.id, label=label, files=before.files)
-        )
+        self._on_event(CheckpointEvent(checkpoint_id=before.id, label=label, files=before.files))
         event = CheckpointRestoreEvent(
             checkpoint_id=full,
             label=target.label,
@@ -171,14 +157,12 @@ class Checkpointing:
         return self._store
 
     def _known(self, checkpoint_id: str) -> CheckpointEvent:
-        for event in self.checkpoints():
-            if event.checkpoint_id == checkpoint_id or (
-                len(checkpoint_id) >= 4 and (event.checkpoint_id or "").startswith(checkpoint_id)
-            ):
-                return event
-        raise CheckpointError(
-            f"this conversation has no checkpoint {checkpoint_id!r}: /checkpoints lists them"
-        )
+        found = find_checkpoint(self._events(), checkpoint_id)
+        if found is None:
+            raise CheckpointError(
+                f"this conversation has no checkpoint {checkpoint_id!r}: /checkpoints lists them"
+            )
+        return found
 
     def _resolve(self, checkpoint_id: str) -> tuple[str, CheckpointStore]:
         """The checkpoint's full id (a prefix of 4 or more is enough) and its store."""
