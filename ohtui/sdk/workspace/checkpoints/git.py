@@ -43,7 +43,7 @@ OPTIONS = (
             "core.excludesFile=/dev/null",
             "core.attributesFile=/dev/null",
             "core.sparseCheckout=false",
-            "core.splitIndex=false",
+            "core.splitIndex=true",  # a change rewrites a small file, not all 10,000 entries
             "core.preloadIndex=true",
             "index.version=2",
             "gc.auto=0",
@@ -132,10 +132,12 @@ class Git:
         return self._env if index is None else {**self._env, "GIT_INDEX_FILE": str(index)}
 
     def run(self, *args: str, stdin: bytes | None = None, index: Path | None = None) -> bytes:
-        """Run one git command in the workspace; its output, or CheckpointUnavailable."""
+        """Run one git command in the workspace; its output, or CheckpointUnavailable.
+        With another index, that index is a plain one (its own, not sharing the store's)."""
+        options = ("-c", "core.splitIndex=false") if index else ()
         try:
             done = subprocess.run(
-                self.command(*args),
+                self.command(*options, *args),
                 input=stdin,
                 capture_output=True,
                 cwd=self.workspace,

@@ -27,6 +27,8 @@ STATUS = {"A": "added", "M": "modified", "T": "modified", "D": "deleted"}
 class _Entry:
     path: bytes
     status: str  # A, M, T or D, from the present to the checkpoint
+    mode: bytes  # in the checkpoint
+    blob: bytes
 
 
 def changes(git: Git, present: str, target: str) -> list[FileChange]:
@@ -41,13 +43,13 @@ def restore(git: Git, present: str, target: str) -> list[FileChange]:
     """Make the workspace's files like tree `target`; the changes applied."""
     entries = _entries(git, present, target)
     deleted = {entry.path for entry in entries if entry.status == "D"}
-    written = [entry.path for entry in entries if entry.status != "D"]
+    written = [entry for entry in entries if entry.status != "D"]
     added = {entry.path for entry in entries if entry.status == "A"}
     root = os.fsencode(git.workspace)
     problems = [
         problem
-        for path in written
-        if (problem := _why_not_write(root, path, deleted, path in added))
+        for entry in written
+        if (problem := _why_not_write(root, entry.path, deleted, entry.path in added))
     ]
     problems += [problem for path in deleted if (problem := _why_not_delete(root, path))]
     if problems:
@@ -59,21 +61,22 @@ def restore(git: Git, present: str, target: str) -> list[FileChange]:
     for path in deleted:
         _unlink(root + b"/" + path)
     _remove_empty_parents(root, deleted)
-    for path in written:
-        _clear_emptied_dir(root + b"/" + path)
+    for entry in written:
+        _clear_emptied_dir(root + b"/" + entry.path)
     if written:
-        _checkout(git, target, written)
+        _checkout(git, written)
     return [FileChange(os.fsdecode(e.path), STATUS[e.status]) for e in entries]  # type: ignore[arg-type]
 
 
 def _entries(git: Git, present: str, target: str) -> list[_Entry]:
     out = git.run("diff-tree", "-r", "-z", "--no-renames", "--no-ext-diff", present, target)
     fields = out.split(b"\0")
-    return [
-        _Entry(path, meta.rsplit(b" ", 1)[-1].decode()[:1])
-        for meta, path in zip(fields[0::2], fields[1::2], strict=False)
-        if meta.startswith(b":")
-    ]
+    entries = []
+    for meta, path in zip(fields[0::2], fields[1::2], strict=False):
+        if meta.startswith(b":"):
+            _old_mode, mode, _old_blob, blob, status = meta[1:].split(b" ")
+            entries.append(_Entry(path, status.decode()[:1], mode, blob))
+    return entries
 
 
 def _why_not_write(root: bytes, path: bytes, deleted: set[bytes], untracked: bool) -> str:
@@ -147,15 +150,18 @@ def _clear_emptied_dir(path: bytes) -> None:
             os.rmdir(top)
 
 
-def _checkout(git: Git, tree: str, paths: list[bytes]) -> None:
+def _checkout(git: Git, entries: list[_Entry]) -> None:
+    """Write the entries' files with git, from an index holding only them."""
     index = git.store / "restore-index"
     index.unlink(missing_ok=True)
+    Path(f"{index}.lock").unlink(missing_ok=True)
+    listing = b"".join(b"%s %s\t%s\0" % (e.mode, e.blob, e.path) for e in entries)
     try:
-        git.run("read-tree", tree, index=index)
-        git.run("checkout-index", "-f", "-z", "--stdin", index=index, stdin=_nul(paths))
+        git.run("update-index", "-z", "--index-info", index=index, stdin=listing)
+        paths = _nul([entry.path for entry in entries])
+        git.run("checkout-index", "-f", "-z", "--stdin", index=index, stdin=paths)
     finally:
         index.unlink(missing_ok=True)
-        Path(f"{index}.lock").unlink(missing_ok=True)
 
 
 def _nul(paths: list[bytes]) -> bytes:
