@@ -182,6 +182,7 @@ def test_reading_takes_no_checkpoint_and_an_edit_takes_one(
 
     assert conv.state.execution_status is Status.FINISHED  # the edit is undoable: unasked
     read, edit = actions(conv)
+    assert read.security_risk is SecurityRisk.LOW
     [checkpoint] = conv.list_checkpoints()
     assert checkpoint.action_id == edit.id
     assert edit.security_risk is SecurityRisk.LOW
