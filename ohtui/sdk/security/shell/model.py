@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
+HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
+"""The only files a redirection may write and still count as not writing."""
+_READS = frozenset({"<", "<<", "<<-", "<<<"})
+_DUPLICATES = frozenset({">&", "<&"})
+_WRITES = frozenset({">", ">>", ">|", "&>", "&>>", ">&"})
 SYSTEM_BIN_DIRS = frozenset(
     {"/bin", "/sbin", "/usr/bin", "/usr/sbin", "/usr/local/bin", "/usr/local/sbin"}
 )
@@ -72,13 +76,15 @@ class Redirection:
 
     @property
     def writes(self) -> bool:
-        """Whether it writes to a file (not fd duplication, /dev/null or reading)."""
+        """Whether it may write a file: true unless it reads (`<`, here-docs and strings),
+        duplicates or closes a descriptor (`2>&1`, `>&-`), or writes /dev/null, /dev/stdout
+        or /dev/stderr. Every other form (`<>`, `>|`, `&>2`, `>&file`) writes."""
         op, target = self.operator, self.target
-        if op in ("<", "<<", "<<-", "<<<"):
+        if op in _READS or op in (">&-", "<&-"):
             return False
-        if op in (">&", "<&", "&>", ">&-") and self.literal and (target.isdigit() or target == "-"):
+        if op in _DUPLICATES and self.literal and (target.isdigit() or target == "-"):
             return False
-        return not (self.literal and target in HARMLESS_TARGETS)
+        return not (op in _WRITES and self.literal and target in HARMLESS_TARGETS)
 
 
 @dataclass

@@ -23,6 +23,7 @@ from ohtui.sdk.security.shell.words import (
     ansi_c,
     double_quoted,
     finish,
+    has_control,
     protect,
     unquoted_word,
 )
@@ -162,6 +163,8 @@ def read_command_line(command: str, depth: int = 0, budget: _Budget | None = Non
     except _TooLongError as exc:
         line.resolve_fail(f"it is too long to check ({exc})", open_ended=True)
         return line
+    if tree.root_node.has_error and not reader.problems:
+        reader.problems.append("a syntax error")
     for problem in reader.problems:
         line.resolve_fail(f"it cannot be read reliably ({problem})", open_ended=True)
     return line
@@ -514,9 +517,8 @@ class _Reader:
         extra_words: list[Node] = []
         for node in nodes:
             if node.type == "file_redirect":
-                operator = next((c for c in node.children if not c.is_named), None)
-                op = self.text(operator) if operator is not None else ">"
                 destinations = node.children_by_field_name("destination")
+                op = _operator(node, destinations, self.source)
                 for destination in destinations:
                     self.nested(destination)
                 if not destinations:
@@ -604,10 +606,10 @@ class _Reader:
             return protect(text[1:-1])
         if kind == "ansi_c_string":
             return protect(ansi_c(text[2:-1]))
-        if kind in ("string", "translated_string"):
+        if kind == "translated_string":
+            return None  # `$"…"`: a message catalog may translate it at run time
+        if kind == "string":
             inner = node.named_children
-            if kind == "translated_string":
-                return self._protected(inner[0]) if len(inner) == 1 else None
             if any(c.type != "string_content" for c in inner):
                 return None
             return protect(double_quoted(text[1:-1]))
@@ -668,6 +670,14 @@ class _Reader:
             self.line.commands.append(Command(tuple(words), frozenset(unknown)))
             self.line.resolve_fail(
                 f"its program `{_excerpt(words[0])}` is only known at run time", open_ended=True
+            )
+            return
+        if has_control(words[0]):
+            self.line.commands.append(Command(tuple(words), frozenset(unknown)))
+            self.line.resolve_fail(
+                f"its program {words[0]!r} holds a NUL or control character "
+                "(bash cuts or keeps it where the analyzer cannot follow)",
+                open_ended=True,
             )
             return
         name = command_name(words)
@@ -1016,6 +1026,19 @@ def _unquote(text: str) -> str:
             out.append(c)
         i += 1
     return "".join(out)
+
+
+def _operator(node: Node, destinations: list[Node], source: bytes) -> str:
+    """A redirection's operator as written (`<>`, `>|`, `&>>`), without its fd number.
+
+    The grammar splits some operators (`1<>f` reads as `<` and an error): the text between
+    the fd number and the target is the operator bash sees."""
+    start = node.start_byte
+    for child in node.children:
+        if child.type == "file_descriptor":
+            start = child.end_byte
+    end = destinations[0].start_byte if destinations else node.end_byte
+    return source[start:end].decode("utf-8", "replace").strip() or ">"
 
 
 def _adjacent_groups(nodes: list[Node]) -> list[list[Node]]:
