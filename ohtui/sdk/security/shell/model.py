@@ -103,6 +103,11 @@ class CommandLine:
     """Code in other languages it runs (`python -c`, remote commands), searched by deny rules."""
     fed_code: list[str] = field(default_factory=list)
     """How it runs code that another command produces (`curl … | sh`, `eval "$(…)"`)."""
+    changes_shell: list[str] = field(default_factory=list)
+    """Why the line may change the persistent shell's own state for later commands
+    (functions, aliases, options, variables that steer programs, `source`, `eval`). An
+    allowlist: only programs and builtins known to leave the shell alone (and `cd`, whose
+    effect is tracked) keep it empty."""
 
     @property
     def opaque(self) -> bool:
@@ -133,6 +138,13 @@ class CommandLine:
         self.open_ended.extend(r for r in other.open_ended if r not in self.open_ended)
         self.code.extend(other.code)
         self.fed_code.extend(other.fed_code)
+        self.changes_shell.extend(r for r in other.changes_shell if r not in self.changes_shell)
+
+    def change(self, reason: str) -> None:
+        """Record a way the line may change the shell for later commands (no rule covers it)."""
+        if reason not in self.changes_shell:
+            self.changes_shell.append(reason)
+        self.not_vetted(reason)
 
     def resolve_fail(self, reason: str, *, open_ended: bool = False) -> None:
         """Record something that cannot be resolved (and, if so, that it could run anything)."""
