@@ -100,3 +100,64 @@ def test_everyday_commands_stay_proven_read_only(command: str) -> None:
 def test_everyday_commands_stay_covered_by_their_allow_rules(command: str) -> None:
     decision = POLICY.decide(terminal(command), WS)
     assert decision.verdict == "allow", decision.reason
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "ls() { id; }",
+        "alias ls=id",
+        "export PAGER=id",
+        "PATH=.:$PATH",
+        "LESSOPEN='|id %s'",
+        "declare -p x",
+        "set -k",
+        "shopt -s expand_aliases",
+        "hash -r",
+        "trap 'id' EXIT",
+        "read x <<< y",
+        "printf -v x %s 1",
+        "mapfile -t a < f",
+        "unset x",
+        "source ./env.sh",
+        "eval ls",
+        "let x=1",
+        "exec 3>f",
+        "builtin cd /",
+        "for PATH in /tmp; do :; done",
+    ],
+)
+def test_lines_that_change_the_shell_say_so(command: str) -> None:
+    assert parse_command(command).changes_shell
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["ls -la", "cd src && git status", "x=1; echo $x", "echo hi | grep h", "test -f x", "pwd"],
+)
+def test_lines_that_leave_the_shell_alone(command: str) -> None:
+    assert not parse_command(command).changes_shell
+
+
+def test_unknown_options_names_what_the_table_does_not_know() -> None:
+    from ohtui.sdk.security.shell.options import unknown_options
+
+    (command,) = parse_command("ls --zzz -la").commands
+    assert unknown_options(command) == ["--zzz"]
+    (command,) = parse_command("sort --out=x f").commands
+    assert unknown_options(command) == []
+    (command,) = parse_command("grep --co x f").commands  # --count, --color, --colour
+    assert unknown_options(command) == ["--co"]
+
+
+def test_checking_the_corpus_stays_fast() -> None:
+    import time
+
+    from ohtui.sdk.security.shell.reader import read_command_line
+
+    commands = [c for _, c in TRIES] + list(EVERYDAY)
+    read_command_line("ls")  # loads the grammar
+    start = time.perf_counter()
+    for command in commands:
+        all(map(is_read_only, read_command_line(command).commands))
+    assert (time.perf_counter() - start) / len(commands) < 0.005
