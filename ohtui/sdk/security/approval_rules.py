@@ -8,7 +8,8 @@ They fail closed. An allow rule covers a command line only when the analyzer res
 every part of it to literal words and an allow rule covers each part (wrappers such as
 `sudo` or `xargs` included), with the program as found on PATH (`ls`, `/usr/bin/ls`; never
 `./ls`), and never the program's write or exec options (`find -delete`, `sort -o`; see
-`shell/options.py`): those ask. A deny rule applies wherever its program could run: in
+`shell/options.py`), nor, for a program in that table, an option the table does not
+know: those ask. A deny rule applies wherever its program could run: in
 any part, inside `bash -c`, `eval`, substitutions and `find -exec`, in code given to an
 interpreter, and in anything the analyzer cannot resolve (`$x` as a program, a parse error).
 """
@@ -266,8 +267,10 @@ def _covering_allow(
     rules: list[ApprovalRule], action: ActionEvent, working_dir: str
 ) -> tuple[ApprovalRule | None, list[str]]:
     """The allow rule (the first one used) covering the whole action, and what the matched
-    programs' options do that no rule may cover (`find -delete`)."""
+    programs' options do that no rule may cover: options that write or run (`find -delete`)
+    and, for a program in the table of read-only behaviour, options it does not know."""
     from ohtui.sdk.security.shell import parse_command, risky_options
+    from ohtui.sdk.security.shell.options import in_table, unknown_options
 
     allows = [r for r in rules if r.decision == "allow"]
     if not allows or action.action is None:
@@ -285,6 +288,8 @@ def _covering_allow(
                 return None, []
             first = first or rule
             beyond.extend(risky_options(command))
+            if in_table(command):
+                beyond.extend(f"{w} (not known to be read-only)" for w in unknown_options(command))
         return first, beyond
     return _first_path_rule(allows, arguments.get("path"), working_dir), []
 

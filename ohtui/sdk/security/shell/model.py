@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
+HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
+"""The only files a redirection may write and still count as not writing."""
+_READS = frozenset({"<", "<<", "<<-", "<<<"})
+_DUPLICATES = frozenset({">&", "<&"})
+_WRITES = frozenset({">", ">>", ">|", "&>", "&>>", ">&"})
 SYSTEM_BIN_DIRS = frozenset(
     {"/bin", "/sbin", "/usr/bin", "/usr/sbin", "/usr/local/bin", "/usr/local/sbin"}
 )
@@ -72,13 +76,15 @@ class Redirection:
 
     @property
     def writes(self) -> bool:
-        """Whether it writes to a file (not fd duplication, /dev/null or reading)."""
+        """Whether it may write a file: true unless it reads (`<`, here-docs and strings),
+        duplicates or closes a descriptor (`2>&1`, `>&-`), or writes /dev/null, /dev/stdout
+        or /dev/stderr. Every other form (`<>`, `>|`, `&>2`, `>&file`) writes."""
         op, target = self.operator, self.target
-        if op in ("<", "<<", "<<-", "<<<"):
+        if op in _READS or op in (">&-", "<&-"):
             return False
-        if op in (">&", "<&", "&>", ">&-") and self.literal and (target.isdigit() or target == "-"):
+        if op in _DUPLICATES and self.literal and (target.isdigit() or target == "-"):
             return False
-        return not (self.literal and target in HARMLESS_TARGETS)
+        return not (op in _WRITES and self.literal and target in HARMLESS_TARGETS)
 
 
 @dataclass
@@ -97,6 +103,11 @@ class CommandLine:
     """Code in other languages it runs (`python -c`, remote commands), searched by deny rules."""
     fed_code: list[str] = field(default_factory=list)
     """How it runs code that another command produces (`curl … | sh`, `eval "$(…)"`)."""
+    changes_shell: list[str] = field(default_factory=list)
+    """Why the line may change the persistent shell's own state for later commands
+    (functions, aliases, options, variables that steer programs, `source`, `eval`). An
+    allowlist: only programs and builtins known to leave the shell alone (and `cd`, whose
+    effect is tracked) keep it empty."""
 
     @property
     def opaque(self) -> bool:
@@ -127,6 +138,13 @@ class CommandLine:
         self.open_ended.extend(r for r in other.open_ended if r not in self.open_ended)
         self.code.extend(other.code)
         self.fed_code.extend(other.fed_code)
+        self.changes_shell.extend(r for r in other.changes_shell if r not in self.changes_shell)
+
+    def change(self, reason: str) -> None:
+        """Record a way the line may change the shell for later commands (no rule covers it)."""
+        if reason not in self.changes_shell:
+            self.changes_shell.append(reason)
+        self.not_vetted(reason)
 
     def resolve_fail(self, reason: str, *, open_ended: bool = False) -> None:
         """Record something that cannot be resolved (and, if so, that it could run anything)."""

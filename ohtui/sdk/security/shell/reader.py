@@ -23,6 +23,7 @@ from ohtui.sdk.security.shell.words import (
     ansi_c,
     double_quoted,
     finish,
+    has_control,
     protect,
     unquoted_word,
 )
@@ -162,6 +163,8 @@ def read_command_line(command: str, depth: int = 0, budget: _Budget | None = Non
     except _TooLongError as exc:
         line.resolve_fail(f"it is too long to check ({exc})", open_ended=True)
         return line
+    if tree.root_node.has_error and not reader.problems:
+        reader.problems.append("a syntax error")
     for problem in reader.problems:
         line.resolve_fail(f"it cannot be read reliably ({problem})", open_ended=True)
     return line
@@ -312,6 +315,10 @@ class _Reader:
             self._declaration(node)
         elif kind in ("unset_command", "comment"):
             self.nested(node)
+            if kind == "unset_command":
+                self.line.change("it runs `unset`, which can change the shell for later commands")
+                if "[" in self.text(node):
+                    self.line.resolve_fail("it evaluates an array subscript")
         elif kind == "test_command":
             self._test(node)
         elif kind == "for_statement":
@@ -322,6 +329,7 @@ class _Reader:
             self._case(node, stdin)
         elif kind == "function_definition":
             self.line.resolve_fail("it defines a shell function")
+            self.line.change("it defines a shell function")
             for child in node.named_children:
                 if child.type in _STATEMENTS:
                     self.statement(child, stdin)
@@ -398,6 +406,8 @@ class _Reader:
         variable = node.child_by_field_name("variable")
         if variable is not None and programs.risky_assignment(self.text(variable), None):
             self.line.resolve_fail(f"it sets {self.text(variable)}", open_ended=True)
+        if variable is not None and _state_variable(self.text(variable)):
+            self.line.change(f"it sets {self.text(variable)}")
         for child in node.children_by_field_name("value"):
             self.nested(child)
         body = node.child_by_field_name("body")
@@ -475,13 +485,17 @@ class _Reader:
                 value = ""
             if name_node is not None:
                 self.nested(name_node)
-            self._assign(name, value)
+            self._assign(name, value, standalone=standalone)
         if nodes and not standalone:
             names = ", ".join(self.text(n).split("=", 1)[0] for n in nodes)
             self.line.not_vetted(f"it sets {names} for the command")
 
-    def _assign(self, name: str, value: str | None) -> None:
-        base = name.split("[", 1)[0]
+    def _assign(self, name: str, value: str | None, *, standalone: bool = True) -> None:
+        base, _, subscript = name.partition("[")
+        if subscript and not _plain_subscript(subscript[:-1]):
+            self.line.resolve_fail("it evaluates an array subscript, which can run commands")
+        if standalone and _state_variable(base):
+            self.line.change(f"it sets {base}")
         if programs.risky_assignment(name, value):
             self.line.resolve_fail(f"it sets {base}", open_ended=True)
         else:
@@ -500,6 +514,10 @@ class _Reader:
                     self.line.resolve_fail(f"it declares {text}", open_ended=True)
             else:
                 self.nested(child)
+        keyword = node.children[0].type if node.children else "declare"
+        self.line.change(f"it runs `{keyword}`, which can change the shell for later commands")
+        if "i" in options:
+            self.line.resolve_fail("it declares integers, whose values it evaluates")
         if "n" in options:
             self.line.resolve_fail("it declares a name reference", open_ended=True)
         if "f" in options and node.children[0].type == "export":
@@ -514,9 +532,8 @@ class _Reader:
         extra_words: list[Node] = []
         for node in nodes:
             if node.type == "file_redirect":
-                operator = next((c for c in node.children if not c.is_named), None)
-                op = self.text(operator) if operator is not None else ">"
                 destinations = node.children_by_field_name("destination")
+                op = _operator(node, destinations, self.source)
                 for destination in destinations:
                     self.nested(destination)
                 if not destinations:
@@ -604,10 +621,10 @@ class _Reader:
             return protect(text[1:-1])
         if kind == "ansi_c_string":
             return protect(ansi_c(text[2:-1]))
-        if kind in ("string", "translated_string"):
+        if kind == "translated_string":
+            return None  # `$"…"`: a message catalog may translate it at run time
+        if kind == "string":
             inner = node.named_children
-            if kind == "translated_string":
-                return self._protected(inner[0]) if len(inner) == 1 else None
             if any(c.type != "string_content" for c in inner):
                 return None
             return protect(double_quoted(text[1:-1]))
@@ -638,6 +655,13 @@ class _Reader:
                     self.statement(child, None)
             elif kind == "arithmetic_expansion":
                 self.arithmetic(current)
+            elif kind == "subscript":
+                index = current.child_by_field_name("index")
+                if index is None or not _plain_subscript(self.text(index)):
+                    self.line.resolve_fail(
+                        "it evaluates an array subscript, which can run commands"
+                    )
+                stack.extend(current.children)
             elif kind == "ERROR" or current.is_missing:
                 self._problem(f"a syntax error near `{_excerpt(self.text(current))}`")
             else:
@@ -659,6 +683,7 @@ class _Reader:
                 stack.extend(current.named_children)
         if on_values:
             self.line.resolve_fail("it does arithmetic on run-time values, which can run commands")
+            self.line.change("its arithmetic may assign variables")
 
     # --- what a simple command runs --------------------------------------------------------
 
@@ -670,6 +695,14 @@ class _Reader:
                 f"its program `{_excerpt(words[0])}` is only known at run time", open_ended=True
             )
             return
+        if has_control(words[0]):
+            self.line.commands.append(Command(tuple(words), frozenset(unknown)))
+            self.line.resolve_fail(
+                f"its program {words[0]!r} holds a NUL or control character "
+                "(bash cuts or keeps it where the analyzer cannot follow)",
+                open_ended=True,
+            )
+            return
         name = command_name(words)
         spec = programs.WRAPPERS.get(name)
         if spec is not None and (spec.subcommand is None or words[1:2] == [spec.subcommand]):
@@ -678,6 +711,7 @@ class _Reader:
         command = Command(tuple(words), frozenset(unknown))
         self.line.commands.append(command)
         args = words[1:]
+        self._builtin(name, args)
         if name in programs.EVAL_BUILTINS:
             self.line.resolve_fail("it runs `eval`, which builds a command at run time")
             self._shell_code(" ".join(args), literal=len(unknown) == 0, what="eval")
@@ -721,6 +755,33 @@ class _Reader:
         elif programs.interpreter(name) is not None:
             self._interpreter(programs.interpreter(name) or name, words, unknown, stdin)
 
+    def _builtin(self, name: str, args: list[str]) -> None:
+        """Builtins that evaluate strings, run commands given as strings, or change the shell."""
+        if name not in programs.BASH_BUILTINS:
+            return
+        options = "".join(a[1:] for a in args if a.startswith("-") and a != "--")
+        evaluates = (
+            (name in ("test", "[") and _test_evaluates(args))
+            or (name in ("mapfile", "readarray") and "C" in options)
+            or (name in ("compgen", "complete") and set(options) & set("CFW"))
+            or (name == "jobs" and "x" in options)
+            or (name == "bind" and "x" in options)
+            or (name == "wait" and "p" in options)
+            or (name == "printf" and args[:1] and args[0].startswith("-v"))
+            or (name in ("declare", "typeset", "local", "export", "readonly") and "i" in options)
+        )
+        if evaluates:
+            self.line.resolve_fail(
+                f"`{name}` evaluates a string as code or a subscript, which can run commands",
+                open_ended=name in ("jobs", "compgen", "complete", "mapfile", "readarray"),
+            )
+        stateful = name not in programs.STATELESS_BUILTINS or (
+            (name == "printf" and args[:1] and args[0].startswith("-v"))
+            or (name in ("jobs", "wait") and set(options) & set("xp"))
+        )
+        if stateful:
+            self.line.change(f"it runs `{name}`, which can change the shell for later commands")
+
     def _wrapper(
         self,
         name: str,
@@ -745,6 +806,8 @@ class _Reader:
                 self._assign(match.group(1), match.group(2))
         if name == "exec":
             self.line.resolve_fail("it uses `exec`, which replaces the shell")
+        if name in ("exec", "builtin") or (name == "command" and inner_is_builtin(words, index)):
+            self.line.change(f"it runs `{name}`, which can change the shell for later commands")
         if shell_code is not None:
             code_index, code = shell_code
             self._shell_code(code, literal=code_index not in unknown, what=name)
@@ -912,6 +975,43 @@ class _Reader:
             self.problems.append(problem)
 
 
+def inner_is_builtin(words: list[str], index: int) -> bool:
+    """Whether `command` runs a builtin (which may change the shell) rather than a program."""
+    return index < len(words) and command_name(words[index:]) in programs.BASH_BUILTINS
+
+
+def _plain_subscript(subscript: str) -> bool:
+    """Whether an array subscript is a plain number or name that evaluates to nothing else."""
+    return subscript.isdigit() or re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", subscript) is not None
+
+
+def _state_variable(name: str) -> bool:
+    """Whether setting `name` in the shell steers later commands: a risky name, a pager or
+    `LESS*` variable, or an environment-style (upper-case) name that may be exported."""
+    base = name.split("[", 1)[0]
+    return (
+        programs.risky_assignment(base, None)
+        or base.startswith(programs.STATE_VARIABLE_PREFIXES)
+        or (base.upper() == base and any(c.isalpha() for c in base))
+    )
+
+
+_INTEGER = re.compile(r"\s*[-+]?\d+\s*")
+_ARITHMETIC_TESTS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
+
+
+def _test_evaluates(args: list[str]) -> bool:
+    """Whether `test`/`[` evaluates a name or subscript: `-v`, or an arithmetic comparison
+    with an operand that is not a plain integer."""
+    for i, arg in enumerate(args):
+        if arg == "-v" and i + 1 < len(args):
+            return True
+        operands = (args[i - 1], args[i + 1]) if 0 < i < len(args) - 1 else ()
+        if arg in _ARITHMETIC_TESTS and not all(_INTEGER.fullmatch(a) for a in operands):
+            return True
+    return False
+
+
 def _split_wrapper(
     name: str, spec: programs.Wrapper, words: list[str], start: int
 ) -> tuple[int, tuple[int, str] | None, bool] | str:
@@ -1016,6 +1116,19 @@ def _unquote(text: str) -> str:
             out.append(c)
         i += 1
     return "".join(out)
+
+
+def _operator(node: Node, destinations: list[Node], source: bytes) -> str:
+    """A redirection's operator as written (`<>`, `>|`, `&>>`), without its fd number.
+
+    The grammar splits some operators (`1<>f` reads as `<` and an error): the text between
+    the fd number and the target is the operator bash sees."""
+    start = node.start_byte
+    for child in node.children:
+        if child.type == "file_descriptor":
+            start = child.end_byte
+    end = destinations[0].start_byte if destinations else node.end_byte
+    return source[start:end].decode("utf-8", "replace").strip() or ">"
 
 
 def _adjacent_groups(nodes: list[Node]) -> list[list[Node]]:

@@ -31,7 +31,7 @@ _ANSI_SIMPLE = {
 }
 _ANSI_ESCAPE = re.compile(
     r"\\(?:([abeEfnrtv\\'\"?])|([0-7]{1,3})|x([0-9A-Fa-f]{1,2})|u([0-9A-Fa-f]{1,4})"
-    r"|U([0-9A-Fa-f]{1,8})|c(.)|(.))",
+    r"|U([0-9A-Fa-f]{1,8})|c(\\\\|.)|(.))",
     re.DOTALL,
 )
 _ESCAPED = re.compile(r"\\.", re.DOTALL)
@@ -102,7 +102,12 @@ def double_quoted(content: str) -> str:
 
 
 def ansi_c(body: str) -> str:
-    """The value of `$'body'`, with bash's ANSI-C escapes decoded."""
+    """The value of `$'body'`, with bash's ANSI-C escapes decoded.
+
+    Bash ends the value at a NUL (`\\0`, `\\x00`, `\\u0000`, `\\c@`): `$'rm\\0x'` is `rm`. The
+    value returned keeps that NUL as its last character, so callers can tell a cut word
+    (`has_control` is true for it) while its other characters are exactly bash's.
+    """
 
     def decode(match: re.Match[str]) -> str:
         simple, octal, hex2, u4, u8, control, other = match.groups()
@@ -116,10 +121,17 @@ def ansi_c(body: str) -> str:
             code = int(u4 or u8, 16)
             return chr(code) if code <= 0x10FFFF else "\ufffd"
         if control is not None:
-            return chr(ord(control) & 0x1F)
+            return "\x7f" if control == "?" else chr(ord(control[0].upper()) & 0x1F)
         return "\\" + other
 
-    return _ANSI_ESCAPE.sub(decode, body)
+    value = _ANSI_ESCAPE.sub(decode, body)
+    cut = value.find("\0")
+    return value if cut < 0 else value[: cut + 1]
+
+
+def has_control(text: str) -> bool:
+    """Whether `text` holds a control character or NUL (a word bash would not run as written)."""
+    return any(c < " " or c == "\x7f" for c in text)
 
 
 def finish(protected: str) -> Word:
