@@ -145,7 +145,9 @@ _parser_lock = threading.Lock()
 
 def read_command_line(command: str, depth: int = 0, budget: _Budget | None = None) -> CommandLine:
     """What `command` would run, as far as it can be told before running it."""
-    budget = budget or _Budget(time.monotonic() + PARSE_SECONDS)
+    if budget is None:
+        _grammar()  # loading it is not reading the command: never counted
+        budget = _Budget(_work_clock() + PARSE_SECONDS)
     line = CommandLine()
     if depth > MAX_NESTING:
         line.resolve_fail("it nests shells too deeply to check", open_ended=True)
@@ -170,24 +172,37 @@ def read_command_line(command: str, depth: int = 0, budget: _Budget | None = Non
     return line
 
 
-def _parse(source: bytes, budget: _Budget) -> Tree:
+def _work_clock() -> float:
+    """The reading thread's own CPU time: the budget bounds the work of reading a command,
+    which a busy machine must not turn into a refusal."""
+    return time.thread_time()
+
+
+def _grammar() -> Parser:
+    """The bash parser, made on first use."""
     global _parser
-    cut = False
-
-    def read(offset: int, _point: object) -> bytes:
-        nonlocal cut
-        if time.monotonic() > budget.deadline:
-            cut = True
-            return b""
-        return source[offset : offset + _CHUNK]
-
     with _parser_lock:
         if _parser is None:
             import tree_sitter
             import tree_sitter_bash
 
             _parser = tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
-        tree = _parser.parse(read)
+        return _parser
+
+
+def _parse(source: bytes, budget: _Budget) -> Tree:
+    cut = False
+
+    def read(offset: int, _point: object) -> bytes:
+        nonlocal cut
+        if _work_clock() > budget.deadline:
+            cut = True
+            return b""
+        return source[offset : offset + _CHUNK]
+
+    parser = _grammar()
+    with _parser_lock:
+        tree = parser.parse(read)
     if cut:
         raise _TooLongError(f"more than {PARSE_SECONDS * 1000:.0f} ms to parse")
     budget.nodes -= tree.root_node.descendant_count
