@@ -12,11 +12,13 @@ from textual.widgets import Static
 from ohtui.tui.checkpoint_types import STATUS_MARKS, RestorePreview, taken_time
 from ohtui.tui.display import plural
 from ohtui.tui.render import diff_content
-from ohtui.tui.screens.fit import fit_to_screen
+from ohtui.tui.screens.fit import fit_to_screen, fits
 
 LEGEND = "enter/y restore · esc/n cancel · ↑↓ PgUp/PgDn scroll"
 MAX_DIFF_LINES = 2000
 """Lines of the diff drawn; a longer one ends in a count of the lines left out."""
+FIT_TRIES = 5
+"""Layouts `_fit` waits for the dialog to fit on the screen."""
 NO_CHANGES = "No file differs from the checkpoint: restoring it changes nothing on disk."
 
 
@@ -91,8 +93,12 @@ class RestoreScreen(ModalScreen[bool]):
         """Fit again to the new size."""
         self.call_after_refresh(self._fit)
 
-    def _fit(self) -> None:
+    def _fit(self, tries: int = FIT_TRIES) -> None:
+        """Let the files and diff take the rows the rest leaves, looked at again after the
+        layout until the whole dialog (its legend too) is on screen."""
         fit_to_screen(self.query_one("#dialog"), self.query_one("#detail"), self.size.height)
+        if tries > 0 and not fits(self.query_one("#legend"), self.size.height):
+            self.call_after_refresh(self._fit, tries - 1)
 
     def action_scroll(self, lines: int) -> None:
         """Scroll the files and the diff."""
