@@ -14,6 +14,18 @@ STATUS_MARKS: dict[str, tuple[str, str]] = {
     "deleted": ("D", "$text-error"),
 }
 """A letter (it reads without colour) and a theme colour per file status."""
+RESTORE_LABEL = "the restore to before"
+"""How the engine labels the checkpoint it takes before a restore."""
+
+
+def before_text(label: str, before_restore: bool | None = None) -> str:
+    """What a checkpoint goes back to: "before: rm -f src/*", "before the restore to before
+    rm -f src/*" (`before_restore` None: told by the label)."""
+    if before_restore is None:
+        before_restore = label.startswith(RESTORE_LABEL)
+    if before_restore:
+        return f"before {label}" if label else "before a restore"
+    return f"before: {label}" if label else "before an action"
 
 
 @dataclass(frozen=True)
@@ -42,9 +54,7 @@ class CheckpointRow:
     @property
     def before(self) -> str:
         """E.g. "before: rm -f src/*", "before the restore to before rm -f src/*"."""
-        if self.before_restore:
-            return f"before {self.label}" if self.label else "before a restore"
-        return f"before: {self.label}" if self.label else "before an action"
+        return before_text(self.label, self.before_restore)
 
 
 @dataclass(frozen=True)

@@ -939,6 +939,11 @@ class Session:
                 ]
                 target = found[0] if found else None
             if target is None or target.checkpoint_id is None:
+                if checkpoint_id is None and conversation.list_checkpoints():
+                    raise CheckpointError(
+                        "Nothing more to undo: every action's changes are undone. "
+                        "/checkpoints lists the checkpoints, those before restores too."
+                    )
                 if checkpoint_id is None:
                     raise CheckpointError("Nothing to undo: no action has changed the workspace.")
                 raise CheckpointError(f"There is no checkpoint {checkpoint_id[:8]}.")

@@ -170,3 +170,28 @@ async def test_the_restore_cell_comes_back_on_resume(
         text = cell_text(cells(resumed, RestoreCell)[0])
         assert text.startswith("↶ Restored the workspace to before: echo hi > a.txt: 1 file")
         assert "No checkpoint" not in screen_text(resumed)
+        await submit(pilot, "/undo")  # the only action is undone already
+        await wait(pilot, lambda: bool(resumed._notifications), what="a notice", timeout=5)
+        [notice] = [str(n.message) for n in resumed._notifications]
+        assert notice.startswith("Nothing more to undo: every action's changes are undone.")
+
+
+async def test_undo_while_the_agent_runs_says_to_stop_it_first(
+    app_options: AppOptions, project: Path, llm_server: ScriptedLLMServer, wait: Any
+) -> None:
+    app_options.policy = "never"
+    llm_server.reply_tool_call("terminal", {"command": "echo hi > a.txt"}, usage=USAGE)
+    llm_server.reply_text("Done.", usage=USAGE, delay=1.5)
+    app = OhtuiApp(app_options)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait(pilot, lambda: chat_ready(app), what="the conversation to open")
+        await submit(pilot, "write it")
+        await wait(pilot, (project / "a.txt").exists, what="the command")
+        assert status(app) == "running"
+        await submit(pilot, "/undo")
+        await wait(pilot, lambda: bool(app._notifications), what="a notice", timeout=5)
+        texts = [str(n.message) for n in app._notifications]
+        assert "The agent is running: stop it (Ctrl+C) or let it finish" in texts[-1]
+        assert not isinstance(app.screen, RestoreScreen)
+        await wait(pilot, lambda: status(app) == "finished", what="the run to finish")
+    assert (project / "a.txt").read_text(encoding="utf-8") == "hi\n"

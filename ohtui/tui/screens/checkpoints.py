@@ -26,13 +26,13 @@ RESTORE_MARK = "↶"
 """Marks a checkpoint taken right before a restore (restoring it takes the restore back)."""
 
 
-def checkpoint_prompt(row: CheckpointRow) -> Content:
-    """One checkpoint: time, what it was taken before, how many files; marks for /undo's
-    target and for those taken before a restore."""
+def checkpoint_prompt(row: CheckpointRow, time_width: int = 0) -> Content:
+    """One checkpoint: time (right-aligned to `time_width`), what it was taken before, how
+    many files; marks for /undo's target and for those taken before a restore."""
     mark = (f"{RESTORE_MARK} ", "$text-accent") if row.before_restore else "  "
     undo = ("  ← /undo", "bold $text-accent") if row.undo_target else ""
     return Content.assemble(
-        (taken_time(row.taken_at).rjust(12), "$text-muted"),
+        (taken_time(row.taken_at).rjust(time_width), "$text-muted"),
         "  ",
         mark,
         (row.before, "bold" if row.undo_target else ""),
@@ -60,8 +60,12 @@ class CheckpointsScreen(ModalScreen[str | None]):
                 yield Static(EMPTY_TEXT, id="empty", markup=False)
                 yield Static("esc close", id="legend", markup=False)
                 return
+            width = max(len(taken_time(row.taken_at)) for row in self.checkpoints)
             yield MarkedOptionList(
-                *(Option(checkpoint_prompt(row), id=row.checkpoint_id) for row in self.checkpoints),
+                *(
+                    Option(checkpoint_prompt(row, width), id=row.checkpoint_id)
+                    for row in self.checkpoints
+                ),
                 id="checkpoints",
             )
             if any(row.before_restore for row in self.checkpoints):

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from textual import events
 from textual.content import Content
 
-from ohtui.tui.checkpoint_types import STATUS_MARKS, FileChange
+from ohtui.tui.checkpoint_types import STATUS_MARKS, FileChange, before_text
 from ohtui.tui.display import plural
 from ohtui.tui.widgets.cells import Cell
 
@@ -28,8 +28,8 @@ class RestoreCell(Cell):
     @property
     def line(self) -> str:
         """The one line it shows collapsed."""
-        before = f"before: {self.label}" if self.label else "a checkpoint"
-        return f"↶ Restored the workspace to {before}: {plural(len(self.changes), 'file')} changed"
+        changed = plural(len(self.changes), "file")
+        return f"↶ Restored the workspace to {before_text(self.label)}: {changed} changed"
 
     def render(self) -> Content:
         if not self.changes:
