@@ -94,6 +94,14 @@ def _mcp(screen: ChatScreen, argument: str) -> None:
     screen.open_mcp()
 
 
+def _undo(screen: ChatScreen, argument: str) -> None:
+    screen.session.preview_restore(None)
+
+
+def _checkpoints(screen: ChatScreen, argument: str) -> None:
+    screen.session.list_checkpoints()
+
+
 def _help(screen: ChatScreen, argument: str) -> None:
     from ohtui.tui.screens.help import HelpScreen
 
@@ -165,6 +173,18 @@ SLASH_COMMANDS: tuple[Command, ...] = (
         name="mcp",
         description="MCP servers: status, tools; turn one on or off (this session)",
         run=_mcp,
+        changes_conversation=True,
+    ),
+    Command(
+        name="undo",
+        description="restore the workspace to before the last action (shows the diff first)",
+        run=_undo,
+        changes_conversation=True,
+    ),
+    Command(
+        name="checkpoints",
+        description="list the workspace's checkpoints and restore one",
+        run=_checkpoints,
         changes_conversation=True,
     ),
     Command(name="help", description="keys and commands", run=_help),

@@ -13,6 +13,7 @@ from textual.message import Message
 
 from ohtui.settings.choices import ConfirmationPolicy
 from ohtui.tui.approval_types import PendingActionView
+from ohtui.tui.checkpoint_types import CheckpointRow, RestorePreview
 from ohtui.tui.status import RunStatus
 
 
@@ -235,3 +236,25 @@ class TrustNeeded(Message):
 @dataclass
 class McpChanged(Message):
     """An MCP server's status or tools changed (the /mcp screen refreshes)."""
+
+
+@dataclass
+class RestorePreviewReady(Message):
+    """What restoring a checkpoint would change: the chat asks the user to confirm it."""
+
+    preview: RestorePreview
+
+
+@dataclass
+class CheckpointsListed(Message):
+    """The conversation's checkpoints, newest first (/checkpoints)."""
+
+    checkpoints: list[CheckpointRow]
+
+
+@dataclass
+class Restored(Message):
+    """The workspace was restored to a checkpoint (`before` as CheckpointRow.before)."""
+
+    before: str
+    changed: int

@@ -32,6 +32,7 @@ from ohtui.settings.mcp_trust import (
 from ohtui.settings.plugin_trust import review_plugin, trust_plugin
 from ohtui.tui import messages as msg
 from ohtui.tui.approval_types import ApprovalDecision, PendingActionView, RuleRow
+from ohtui.tui.checkpoint_types import CheckpointRow, FileChange, RestorePreview
 from ohtui.tui.options import AppOptions
 from ohtui.tui.preload import load_engine
 from ohtui.tui.safety import ConversationSafety, policy_of
@@ -40,7 +41,7 @@ from ohtui.tui.status import RunStatus
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from ohtui.sdk import BaseConversation, Event
+    from ohtui.sdk import BaseConversation, CheckpointEvent, Event
     from ohtui.sdk.conversation import LeaseHolder
     from ohtui.sdk.llm import LLMStreamChunk
     from ohtui.sdk.mcp import MCPClientManager, ServerInfo
@@ -92,6 +93,7 @@ class Session:
         self._running = False
         self._rerun = False
         self._condensing = False
+        self._restoring = False
         self._queue: list[str] = []
         self._delivering = False
         self._closed = False
@@ -878,6 +880,102 @@ class Session:
 
         self._spawn(work, "ohtui-title")
 
+    # --- checkpoints ----------------------------------------------------------------------
+
+    def _checkpoint_work(self, what: str, work: Callable[[BaseConversation], None]) -> None:
+        """Run `work` on a thread unless nothing can be restored now; its CheckpointError
+        (nothing to undo, unknown id, agent running) and any other failure become notices."""
+        conversation = self._conversation
+        if conversation is None:
+            self._post(msg.Notice(f"The conversation is still opening: {what} in a moment."))
+            return
+        if self._running:
+            self._post(
+                msg.Notice(
+                    f"The agent is running: stop it (Ctrl+C) or let it finish, then try {what} "
+                    "again."
+                )
+            )
+            return
+
+        def guarded() -> None:
+            from ohtui.sdk.conversation.exceptions import CheckpointError
+
+            try:
+                work(conversation)
+            except CheckpointError as exc:
+                self._post(msg.Notice(_sentence(str(exc)), "warning"))
+            except Exception as exc:
+                logger.warning("%s failed", what, exc_info=True)
+                failed = f"{what[:1].upper()}{what[1:]} failed"
+                self._post(msg.Notice(f"{failed}: {_describe(exc)}", "error"))
+
+        self._spawn(guarded, "ohtui-checkpoint")
+
+    def list_checkpoints(self) -> None:
+        """Read the checkpoints (/checkpoints) and post them, newest first."""
+
+        def work(conversation: BaseConversation) -> None:
+            target = conversation.undo_checkpoint()
+            undo_id = target.checkpoint_id if target is not None else None
+            rows = [_row(event, undo_id) for event in conversation.list_checkpoints()]
+            self._post(msg.CheckpointsListed(rows))
+
+        self._checkpoint_work("/checkpoints", work)
+
+    def preview_restore(self, checkpoint_id: str | None) -> None:
+        """Work out what restoring a checkpoint (None: what /undo restores) would change and
+        post it for the user to confirm."""
+        what = "/undo" if checkpoint_id is None else "the restore"
+
+        def work(conversation: BaseConversation) -> None:
+            from ohtui.sdk.conversation.exceptions import CheckpointError
+
+            target = conversation.undo_checkpoint()
+            undo_id = target.checkpoint_id if target is not None else None
+            if checkpoint_id is not None:
+                found = [
+                    c for c in conversation.list_checkpoints() if c.checkpoint_id == checkpoint_id
+                ]
+                target = found[0] if found else None
+            if target is None or target.checkpoint_id is None:
+                if checkpoint_id is None and conversation.list_checkpoints():
+                    raise CheckpointError(
+                        "Nothing more to undo: every action's changes are undone. "
+                        "/checkpoints lists the checkpoints, those before restores too."
+                    )
+                if checkpoint_id is None:
+                    raise CheckpointError("Nothing to undo: no action has changed the workspace.")
+                raise CheckpointError(f"There is no checkpoint {checkpoint_id[:8]}.")
+            changes = conversation.checkpoint_changes(target.checkpoint_id)
+            diff = conversation.checkpoint_diff(target.checkpoint_id) if changes else ""
+            preview = RestorePreview(
+                checkpoint=_row(target, undo_id),
+                changes=tuple(FileChange(c.path, c.status) for c in changes),
+                diff=diff,
+                undo=checkpoint_id is None,
+            )
+            self._post(msg.RestorePreviewReady(preview))
+
+        self._checkpoint_work(what, work)
+
+    def restore(self, checkpoint: CheckpointRow) -> None:
+        """Restore the workspace to `checkpoint`; the restore shows as its event's cell."""
+
+        def work(conversation: BaseConversation) -> None:
+            with self._lock:
+                if self._restoring:
+                    return
+                self._restoring = True
+            try:
+                event = conversation.restore_checkpoint(checkpoint.checkpoint_id)
+            finally:
+                with self._lock:
+                    self._restoring = False
+            self._post(msg.Restored(checkpoint.before, len(event.changes)))
+
+        self._checkpoint_work("the restore", work)
+
     def load_older(self, before: int) -> None:
         """Read the page of events before index `before` and post it."""
 
@@ -1001,6 +1099,25 @@ def _describe(exc: BaseException) -> str:
     text = str(exc) or type(exc).__name__
     from_engine = type(exc).__module__.startswith(("ohtui.", "ohtui"))
     return text if from_engine else f"{type(exc).__name__}: {text}"
+
+
+def _sentence(text: str) -> str:
+    """An engine message as a sentence: capitalised, with a full stop."""
+    text = text.strip()
+    text = text[:1].upper() + text[1:]
+    return text if text.endswith((".", "!", "?")) else f"{text}."
+
+
+def _row(event: CheckpointEvent, undo_id: str | None) -> CheckpointRow:
+    """A recorded checkpoint as the modals show it."""
+    return CheckpointRow(
+        checkpoint_id=event.checkpoint_id or "",
+        label=event.label,
+        files=event.files,
+        taken_at=event.timestamp,
+        before_restore=event.action_id is None,
+        undo_target=event.checkpoint_id is not None and event.checkpoint_id == undo_id,
+    )
 
 
 def _rejects_all_only(conversation: BaseConversation) -> bool:

@@ -6,13 +6,20 @@ import subprocess
 import sys
 
 from ohtui.sdk import ActionEvent, MessageToolCall, ObservationEvent
-from ohtui.sdk.event import InterruptEvent, PauseEvent
+from ohtui.sdk.event import (
+    CheckpointEvent,
+    CheckpointRestoreEvent,
+    FileChangeRecord,
+    InterruptEvent,
+    PauseEvent,
+)
 from ohtui.sdk.tool import Observation
 from ohtui.sdk.tools.file_editor import FileEditorAction
 from ohtui.sdk.tools.terminal import TerminalAction, TerminalObservation
 from ohtui.tui.render import action_summary, edit_preview
 from ohtui.tui.widgets.cell_factory import action_cell, cells_for, present_result
 from ohtui.tui.widgets.cells import ActionCell, NoticeCell
+from ohtui.tui.widgets.checkpoint_cells import RestoreCell
 
 
 def _action(action: TerminalAction | FileEditorAction, tool: str) -> ActionEvent:
@@ -95,3 +102,33 @@ def test_a_stop_shows_as_one_notice_whether_paused_or_interrupted_on_a_server() 
         "PauseEvent": "⏸ Paused. Send a message to go on.",
         "InterruptEvent": "⏹ Interrupted. Send a message to go on.",
     }
+
+
+def test_a_checkpoint_shows_nothing_and_one_that_could_not_be_taken_a_quiet_notice() -> None:
+    taken = CheckpointEvent(checkpoint_id="abc123", action_id="a1", label="rm a", files=3)
+    assert cells_for(taken, None) == []  # type: ignore[arg-type]
+    missing = CheckpointEvent(action_id="a1", unavailable="the workspace is too large")
+    shown = cells_for(missing, None)  # type: ignore[arg-type]
+    assert len(shown) == 1 and isinstance(shown[0], NoticeCell)
+    assert shown[0].has_class("-muted")
+    assert shown[0].text == (
+        "No checkpoint: the workspace is too large — actions are not undoable, so they ask"
+    )
+
+
+def test_a_restore_shows_its_label_and_count_and_expands_to_the_files() -> None:
+    event = CheckpointRestoreEvent(
+        checkpoint_id="abc123",
+        label="rm -f src/*",
+        undo_checkpoint_id="def456",
+        changes=[
+            FileChangeRecord(path="src/a.py", status="added"),
+            FileChangeRecord(path="notes.txt", status="deleted"),
+        ],
+    )
+    [cell] = cells_for(event, None)  # type: ignore[arg-type]
+    assert isinstance(cell, RestoreCell)
+    line = "↶ Restored the workspace to before: rm -f src/*: 2 files changed"
+    assert cell.render().plain == f"{line} · enter to list them"
+    cell.expanded = True
+    assert cell.render().plain == f"{line}\n  A src/a.py  added\n  D notes.txt  deleted"

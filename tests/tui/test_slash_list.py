@@ -28,7 +28,17 @@ def test_every_command_has_a_handler_and_a_name_of_its_own() -> None:
     assert find_command("quit") is find_command("exit") is not None
     assert find_command("nope") is None
     changing = {c.name for c in SLASH_COMMANDS if c.changes_conversation}
-    assert changing == {"confirm", "rules", "sandbox", "mcp", "ask", "condense", "title"}
+    assert changing == {
+        "confirm",
+        "rules",
+        "sandbox",
+        "mcp",
+        "ask",
+        "condense",
+        "title",
+        "undo",
+        "checkpoints",
+    }
 
 
 async def test_a_command_added_to_the_list_is_offered_everywhere_and_runs(

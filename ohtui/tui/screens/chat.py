@@ -17,7 +17,7 @@ from textual.widgets import Static, TextArea
 
 from ohtui.settings.choices import ConfirmationPolicy
 from ohtui.tui import commands
-from ohtui.tui.display import waiting_text
+from ohtui.tui.display import plural, waiting_text
 from ohtui.tui.history import PromptHistory
 from ohtui.tui.options import AppOptions
 from ohtui.tui.status import RunStatus
@@ -376,6 +376,38 @@ class ChatScreen(Screen[None]):
         from ohtui.tui.screens.mcp import MCPScreen
 
         self.app.push_screen(MCPScreen(self.session.mcp_servers(), self.session.set_mcp_enabled))
+
+    # --- checkpoints -----------------------------------------------------------------------
+
+    def on_checkpoints_listed(self, message: msg.CheckpointsListed) -> None:
+        """Show the checkpoints; the one chosen is previewed before it is restored."""
+        from ohtui.tui.screens.checkpoints import CheckpointsScreen
+
+        def chosen(checkpoint_id: str | None) -> None:
+            if checkpoint_id is not None:
+                self.session.preview_restore(checkpoint_id)
+
+        self.app.push_screen(CheckpointsScreen(message.checkpoints), chosen)
+
+    def on_restore_preview_ready(self, message: msg.RestorePreviewReady) -> None:
+        """Show what the restore changes; restore on the user's word."""
+        from ohtui.tui.screens.restore import RestoreScreen
+
+        checkpoint = message.preview.checkpoint
+
+        def confirmed(restore: bool | None) -> None:
+            if restore:
+                self.session.restore(checkpoint)
+
+        self.app.push_screen(RestoreScreen(message.preview), confirmed)
+
+    def on_restored(self, message: msg.Restored) -> None:
+        """Say the restore is done (its cell in the conversation says what changed)."""
+        self.notify(
+            f"Restored the workspace to {message.before}: {plural(message.changed, 'file')} "
+            "changed. /checkpoints can take it back.",
+            timeout=6,
+        )
 
     @on(ConversationView.NeedOlder)
     def _need_older(self, message: ConversationView.NeedOlder) -> None:

@@ -19,6 +19,8 @@ from textual.content import Content
 from ohtui.sdk.event import (
     ActionEvent,
     AgentErrorEvent,
+    CheckpointEvent,
+    CheckpointRestoreEvent,
     Condensation,
     ConversationErrorEvent,
     Event,
@@ -38,6 +40,7 @@ from ohtui.sdk.tools.file_editor import FileEditorAction, FileEditorObservation
 from ohtui.sdk.tools.task_tracker import TaskItem, TaskTrackerObservation
 from ohtui.sdk.tools.terminal import TerminalAction, TerminalObservation
 from ohtui.sdk.wire.foreign import ForeignEvent
+from ohtui.tui.checkpoint_types import FileChange
 from ohtui.tui.display import clip_lines, more_lines
 from ohtui.tui.render import TOOL_ICONS, action_summary, diff_content, risk_badge
 from ohtui.tui.widgets.cells import (
@@ -51,6 +54,7 @@ from ohtui.tui.widgets.cells import (
     ThinkCell,
     UserCell,
 )
+from ohtui.tui.widgets.checkpoint_cells import NO_CHECKPOINT, RestoreCell
 from ohtui.tui.widgets.context_cells import CondensationCell, skills_line
 
 _EXIT_LINE = re.compile(r"\n?\[exit code -?\d+\]$")
@@ -186,6 +190,19 @@ def _(event: ForeignEvent, host: CellHost) -> list[Cell]:
 @cells_for.register
 def _(event: HookExecutionEvent, host: CellHost) -> list[Cell]:
     return [NoticeCell(event.visualize.plain, "error" if event.error else "warning")]
+
+
+@cells_for.register
+def _(event: CheckpointEvent, host: CellHost) -> list[Cell]:
+    if event.checkpoint_id is not None:
+        return []  # one before every action that may change the workspace: too many to show
+    reason = event.unavailable or "none could be taken"
+    return [NoticeCell(NO_CHECKPOINT.format(reason=reason), "muted")]
+
+
+@cells_for.register
+def _(event: CheckpointRestoreEvent, host: CellHost) -> list[Cell]:
+    return [RestoreCell(event.label, [FileChange(c.path, c.status) for c in event.changes])]
 
 
 # --- actions --------------------------------------------------------------------------------
