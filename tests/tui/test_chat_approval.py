@@ -116,7 +116,10 @@ async def test_the_modal_gives_the_reason_in_words_not_class_names(
     app = OhtuiApp(always)
     async with app.run_test(size=SIZE) as pilot:
         await ask_for_approval(app, pilot, wait)
-        assert static_text(app, "#detail-reason") == "no rule matched; the model gave no rating"
+        # Not shown to only read, but confined by the sandbox and undoable: ohtui's LOW.
+        assert static_text(app, "#detail-reason") == (
+            "pattern rules: confined to the workspace and undoable (a checkpoint is taken first)"
+        )
         assert "Analyzer" not in screen_text(app)
 
 
