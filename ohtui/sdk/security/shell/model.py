@@ -97,6 +97,11 @@ class CommandLine:
     """Code in other languages it runs (`python -c`, remote commands), searched by deny rules."""
     fed_code: list[str] = field(default_factory=list)
     """How it runs code that another command produces (`curl … | sh`, `eval "$(…)"`)."""
+    changes_shell: list[str] = field(default_factory=list)
+    """Why it may change the persistent shell's own state for later command lines
+    (functions, aliases, options, traps, variables, builtins, the hash table ...); `cd` is
+    not one. Conservative: a line that cannot be read, or whose program is only known at
+    run time, counts too."""
 
     @property
     def opaque(self) -> bool:
@@ -127,6 +132,8 @@ class CommandLine:
         self.open_ended.extend(r for r in other.open_ended if r not in self.open_ended)
         self.code.extend(other.code)
         self.fed_code.extend(other.fed_code)
+        # Not `changes_shell`: nested code runs in another shell, or is run by a builtin
+        # (`eval`, `trap`, `alias`) that counts itself.
 
     def resolve_fail(self, reason: str, *, open_ended: bool = False) -> None:
         """Record something that cannot be resolved (and, if so, that it could run anything)."""
@@ -140,6 +147,11 @@ class CommandLine:
         self.resolve_fail(reason, open_ended=True)
         if reason not in self.fed_code:
             self.fed_code.append(reason)
+
+    def change_shell(self, reason: str) -> None:
+        """Record a way it may change the persistent shell for later command lines."""
+        if reason not in self.changes_shell:
+            self.changes_shell.append(reason)
 
     def not_vetted(self, reason: str) -> None:
         """Record a lesser reason no allow rule may cover this line."""

@@ -105,6 +105,39 @@ _ARITHMETIC_OPERANDS = frozenset(
         "concatenation",
     }
 )
+_SHELL_STATE: dict[str, tuple[bool, str]] = {
+    # builtin: (counts only with arguments, what it changes)
+    "alias": (True, "defines an alias"),
+    "unalias": (False, "removes an alias"),
+    "source": (False, "runs a file in the shell"),
+    ".": (False, "runs a file in the shell"),
+    "eval": (False, "runs `eval`"),
+    "set": (True, "sets shell options or parameters"),
+    "shopt": (True, "sets shell options"),
+    "enable": (True, "loads or switches builtins"),
+    "hash": (True, "changes where commands are found"),
+    "trap": (True, "sets a trap"),
+    "bind": (False, "changes key bindings"),
+    "complete": (False, "sets completions"),
+    "compopt": (False, "sets completions"),
+    "compgen": (False, "runs `compgen`, which can call functions"),
+    "mapfile": (False, "assigns variables (and may run callbacks)"),
+    "readarray": (False, "assigns variables (and may run callbacks)"),
+    "read": (False, "assigns variables"),
+    "getopts": (False, "assigns variables"),
+    "let": (False, "assigns variables"),
+    "declare": (True, "declares variables or functions"),
+    "typeset": (True, "declares variables or functions"),
+    "local": (True, "declares variables"),
+    "export": (True, "exports variables"),
+    "readonly": (True, "makes variables read-only"),
+    "unset": (True, "unsets variables or functions"),
+    "exec": (False, "uses `exec`"),
+    "umask": (True, "changes the file mode mask"),
+    "ulimit": (True, "changes resource limits"),
+    "fc": (False, "re-runs commands from the history"),
+}
+"""The builtins that change the shell for later command lines (see `CommandLine.changes_shell`)."""
 _ASSIGNMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*(?:\[[^]]*\])?)\+?=(.*)$", re.DOTALL)
 _IDENTIFIER = re.compile(r"[A-Za-z_]")
 
@@ -161,9 +194,11 @@ def read_command_line(command: str, depth: int = 0, budget: _Budget | None = Non
         reader.statement(tree.root_node, None)
     except _TooLongError as exc:
         line.resolve_fail(f"it is too long to check ({exc})", open_ended=True)
+        line.change_shell("it is too long to check")
         return line
     for problem in reader.problems:
         line.resolve_fail(f"it cannot be read reliably ({problem})", open_ended=True)
+        line.change_shell(f"it cannot be read reliably ({problem})")
     return line
 
 
@@ -311,6 +346,8 @@ class _Reader:
         elif kind == "declaration_command":
             self._declaration(node)
         elif kind in ("unset_command", "comment"):
+            if kind == "unset_command":
+                self.line.change_shell("unsets variables or functions")
             self.nested(node)
         elif kind == "test_command":
             self._test(node)
@@ -322,6 +359,7 @@ class _Reader:
             self._case(node, stdin)
         elif kind == "function_definition":
             self.line.resolve_fail("it defines a shell function")
+            self.line.change_shell("defines a function")
             for child in node.named_children:
                 if child.type in _STATEMENTS:
                     self.statement(child, stdin)
@@ -398,6 +436,8 @@ class _Reader:
         variable = node.child_by_field_name("variable")
         if variable is not None and programs.risky_assignment(self.text(variable), None):
             self.line.resolve_fail(f"it sets {self.text(variable)}", open_ended=True)
+        if variable is not None:
+            self._sets_variable(self.text(variable))
         for child in node.children_by_field_name("value"):
             self.nested(child)
         body = node.child_by_field_name("body")
@@ -476,6 +516,8 @@ class _Reader:
             if name_node is not None:
                 self.nested(name_node)
             self._assign(name, value)
+            if standalone:
+                self._sets_variable(name)
         if nodes and not standalone:
             names = ", ".join(self.text(n).split("=", 1)[0] for n in nodes)
             self.line.not_vetted(f"it sets {names} for the command")
@@ -487,7 +529,17 @@ class _Reader:
         else:
             self.line.not_vetted(f"it sets {base}")
 
+    def _sets_variable(self, name: str) -> None:
+        """A variable set in the shell itself matters later when it is special to bash or
+        a program (risky), or could be exported already (an upper-case name)."""
+        base = name.split("[", 1)[0]
+        if programs.risky_assignment(base, None) or base != base.lower():
+            self.line.change_shell(f"sets {base}")
+
     def _declaration(self, node: Node) -> None:
+        keyword = self.text(node.children[0]) if node.children else "declare"
+        if len(node.named_children) > 0:
+            self.line.change_shell(_SHELL_STATE.get(keyword, _SHELL_STATE["declare"])[1])
         options = ""
         for child in node.named_children:
             text = self.text(child)
@@ -664,6 +716,7 @@ class _Reader:
 
     def run(self, words: list[str], unknown: set[int], stdin: _Input | None) -> None:
         """Add a simple command, unwrapping what it runs."""
+        self._shell_state(words, unknown)
         if 0 in unknown:
             self.line.commands.append(Command(tuple(words), frozenset(unknown)))
             self.line.resolve_fail(
@@ -720,6 +773,20 @@ class _Reader:
             )
         elif programs.interpreter(name) is not None:
             self._interpreter(programs.interpreter(name) or name, words, unknown, stdin)
+
+    def _shell_state(self, words: list[str], unknown: set[int]) -> None:
+        """Record how a builtin (or a program known only at run time) may change the shell."""
+        if 0 in unknown:
+            self.line.change_shell("its program is only known at run time")
+            return
+        name = words[0]
+        if name == "printf":
+            if any(w.startswith("-v") for w in words[1:]):
+                self.line.change_shell("assigns a variable (`printf -v`)")
+            return
+        only_with_arguments, what = _SHELL_STATE.get(name, (False, ""))
+        if what and (len(words) > 1 or not only_with_arguments):
+            self.line.change_shell(what)
 
     def _wrapper(
         self,
