@@ -13,6 +13,7 @@ from ohtui.sdk.agent.base import AgentBase, EventCallback
 from ohtui.sdk.agent.condensation import CondensedHistory, overflow_error
 from ohtui.sdk.agent.history import ChatHistory
 from ohtui.sdk.agent.prompts import render_secrets_context, render_system_prompt
+from ohtui.sdk.agent.vouching import unvouched
 from ohtui.sdk.context.condenser.base import NoCondensationAvailableException
 from ohtui.sdk.context.conversation_manager.config import ManagerField
 from ohtui.sdk.context.conversation_manager.view import ManagedView
@@ -334,6 +335,8 @@ class Agent(AgentBase):
                 continue
             runnable.append(action)
             waits = waits or decision.verdict == "confirm"
+            if decision.verdict == "allow" and not waits:
+                waits = unvouched(self.tools_map, state, action) is not None
         if waits:
             state.execution_status = ConversationExecutionStatus.WAITING_FOR_CONFIRMATION
             return None
@@ -375,6 +378,7 @@ class Agent(AgentBase):
                 event = event.model_copy(
                     update={"security_risk": risk, "security_risk_reason": reason}
                 )
+            event = self._with_vouch(state, event)
             events.append(event)
             if error is not None:
                 errors.append(
@@ -385,6 +389,17 @@ class Agent(AgentBase):
         for error_event in errors:
             on_event(error_event)
         return [e for e in events if e.action is not None]
+
+    def _with_vouch(self, state: ConversationState, event: ActionEvent) -> ActionEvent:
+        """The event, with why it must wait when the terminal cannot vouch for a command
+        the policy allows (a LOW rating becomes MEDIUM: the live shell may run other code)."""
+        reason = unvouched(self.tools_map, state, event) if event.action is not None else None
+        if reason is None:
+            return event
+        risk = SecurityRisk.MEDIUM if event.security_risk is SecurityRisk.LOW else None
+        return event.model_copy(
+            update={"security_risk": risk or event.security_risk, "security_risk_reason": reason}
+        )
 
     def _parse_call(self, call: MessageToolCall, state: ConversationState) -> _ParsedCall:
         """Validate one tool call into its action, or the error to tell the model."""
