@@ -14,6 +14,7 @@ from ohtui.sdk.agent.base import AgentBase, EventCallback
 from ohtui.sdk.agent.condensation import CondensedHistory, overflow_error
 from ohtui.sdk.agent.history import ChatHistory
 from ohtui.sdk.agent.prompts import render_secrets_context, render_system_prompt
+from ohtui.sdk.agent.vouching import unvouched
 from ohtui.sdk.context.condenser.base import NoCondensationAvailableException
 from ohtui.sdk.context.conversation_manager.config import ManagerField
 from ohtui.sdk.context.conversation_manager.view import ManagedView
@@ -173,7 +174,7 @@ class Agent(AgentBase):
             state.execution_status = ConversationExecutionStatus.FINISHED
             return
         actions = self._actions_from(response, state, on_event, conversation.undoable)
-        runnable = self._apply_policy(state, actions, on_event)
+        runnable = self._apply_policy(state, actions, on_event, conversation.undoable)
         if runnable is not None:
             self._execute(conversation, runnable, on_event, cancel)
 
@@ -306,12 +307,17 @@ class Agent(AgentBase):
         self._view = None
 
     def _apply_policy(
-        self, state: ConversationState, actions: list[ActionEvent], on_event: EventCallback
+        self,
+        state: ConversationState,
+        actions: list[ActionEvent],
+        on_event: EventCallback,
+        undoable: Callable[[str], bool] = lambda tool_name: False,
     ) -> list[ActionEvent] | None:
         """Reject denied actions; return the rest, or None when the batch must wait.
 
-        The whole batch waits when any action needs the user's confirmation; `finish` and
-        `think` never need it.
+        The whole batch waits when any action needs the user's confirmation, or when the
+        terminal cannot vouch for a command that would run unasked and is not undoable;
+        `finish` and `think` never need it.
         """
         from ohtui.sdk.conversation.state import ConversationExecutionStatus
 
@@ -336,6 +342,8 @@ class Agent(AgentBase):
                 continue
             runnable.append(action)
             waits = waits or decision.verdict == "confirm"
+            if decision.verdict == "allow" and not waits and not undoable(action.tool_name):
+                waits = unvouched(self.tools_map, state, action) is not None
         if waits:
             state.execution_status = ConversationExecutionStatus.WAITING_FOR_CONFIRMATION
             return None
@@ -382,6 +390,8 @@ class Agent(AgentBase):
                 event = event.model_copy(
                     update={"security_risk": risk, "security_risk_reason": reason}
                 )
+            if not undoable(call.name):
+                event = self._with_vouch(state, event)
             events.append(event)
             if error is not None:
                 errors.append(
@@ -392,6 +402,17 @@ class Agent(AgentBase):
         for error_event in errors:
             on_event(error_event)
         return [e for e in events if e.action is not None]
+
+    def _with_vouch(self, state: ConversationState, event: ActionEvent) -> ActionEvent:
+        """The event, with why it must wait when the terminal cannot vouch for a command
+        the policy allows (a LOW rating becomes MEDIUM: the live shell may run other code)."""
+        reason = unvouched(self.tools_map, state, event) if event.action is not None else None
+        if reason is None:
+            return event
+        risk = SecurityRisk.MEDIUM if event.security_risk is SecurityRisk.LOW else None
+        return event.model_copy(
+            update={"security_risk": risk or event.security_risk, "security_risk_reason": reason}
+        )
 
     def _parse_call(self, call: MessageToolCall, state: ConversationState) -> _ParsedCall:
         """Validate one tool call into its action, or the error to tell the model."""
@@ -469,7 +490,11 @@ class Agent(AgentBase):
                 )
                 continue
             checkpointing = conversation.checkpointing
-            if checkpointing is not None and changes_workspace(event, tool.is_read_only):
+            if checkpointing is not None and (
+                changes_workspace(event, tool.is_read_only)
+                # A line shown to only read may run something else in a prepared shell.
+                or unvouched(self.tools_map, state, event) is not None
+            ):
                 taken = checkpointing.before(event)
                 if taken is None and not confirmed and _relied_on_undo(state, event):
                     state.execution_status = ConversationExecutionStatus.WAITING_FOR_CONFIRMATION

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import os
 import re
 import shutil
 import tempfile
@@ -12,6 +13,7 @@ from typing import TYPE_CHECKING, BinaryIO
 
 from ohtui.sdk.tool.context import running_action_id
 from ohtui.sdk.tool.tool import ToolExecutor
+from ohtui.sdk.tools.terminal.integrity import ShellIntegrity, ShellView, line_problem
 from ohtui.sdk.tools.terminal.output import (
     CapturedOutput,
     OutputCapture,
@@ -74,6 +76,7 @@ class TerminalExecutor(ToolExecutor[TerminalAction, TerminalObservation]):
         # Set when bash died or was killed, so the next command says its state was reset.
         self._shell_lost = False
         self._layout: tuple[tuple[int, int] | None, ...] = ()  # its sandbox's, at its start
+        self._integrity = ShellIntegrity()
 
     @property
     def session(self) -> BashSession:
@@ -126,6 +129,12 @@ class TerminalExecutor(ToolExecutor[TerminalAction, TerminalObservation]):
             self._running = None
             if outside:
                 session.close()
+        if not outside:
+            self._integrity.record(
+                (session, session.generation),
+                action.command,
+                stopped=result.interrupted or result.timed_out or result.closed,
+            )
         secrets = self._secrets if self._secrets is not None and self._secrets.has_values else None
         output = capture.finish(secrets.mask_fragment if secrets else None)
         if secrets is not None and output.full_output_path is not None:
@@ -133,6 +142,36 @@ class TerminalExecutor(ToolExecutor[TerminalAction, TerminalObservation]):
         if not outside:
             notes += blocked_by_sandbox(self._session.sandbox, result, output.text)
         return self._observe(action.command, timeout, result, output, cwd_before, notes)
+
+    def vouch(self, command: str) -> str | None:
+        """None when the live shell would run exactly what the analyzer reads in `command`:
+        no earlier command changed this bash, none left a process running, every program
+        resolves to a file commands cannot have written, and git reads only harmless
+        settings. Else why not, in words. Starts no process; call while no command runs."""
+        from ohtui.sdk.sandbox.bwrap import TEMP_ROOTS
+        from ohtui.sdk.security.shell import parse_command
+
+        session = self._session
+        if session.started:
+            preparation = self._integrity.preparation((session, session.generation))
+            if preparation is not None:
+                return preparation.describe()
+            if session.background():
+                return "a process an earlier command started is still running"
+        unsafe = [self.working_dir, *TEMP_ROOTS]
+        unsafe += [os.path.dirname(self._output_dir)] if self._output_dir else []
+        unsafe += [self._private_dir] if self._private_dir else []
+        for sandbox in (session.sandbox, self._sandbox_of()):
+            unsafe += sandbox.writable if sandbox is not None and sandbox.active else ()
+        env = session.environment
+        if self._secrets is not None:
+            env = {**env, **self._secrets.get_secrets_as_env_vars(command)}
+        view = ShellView(
+            env,
+            session.working_dir if session.started else self.working_dir,
+            tuple(dict.fromkeys(os.path.realpath(p) for p in unsafe)),
+        )
+        return line_problem(parse_command(command), view)
 
     def _follow_sandbox(self) -> list[str]:
         """Restart the shell in the conversation's current sandbox if it changed, or if what

@@ -209,6 +209,7 @@ class BashSession:
         self._nested = False  # bash runs under bubblewrap's init, not as a child of ours
         self._home = working_dir
         self._extra_env = dict(DEFAULT_ENV if env is None else env)
+        self._env: dict[str, str] | None = None  # what the running bash started with
         self._cwd = working_dir
         self._proc: subprocess.Popen[bytes] | None = None
         self._reader: threading.Thread | None = None
@@ -242,6 +243,38 @@ class BashSession:
     def working_dir(self) -> str:
         """The shell's cwd after the last command (the workspace before any)."""
         return self._cwd
+
+    @property
+    def generation(self) -> int:
+        """Counts the bash processes started: a new one is a new value."""
+        return self._generation
+
+    @property
+    def environment(self) -> dict[str, str]:
+        """The environment bash started with (before the sandbox's own changes), or would
+        start with now; later commands may have changed it in the shell."""
+        if self._env is not None and self._proc is not None:
+            return self._env
+        return {**agent_environment(), **self._extra_env}
+
+    def background(self) -> list[int]:
+        """Processes that earlier commands started and that still run, detached or not
+        (call between commands: bash itself and what holds it are not counted)."""
+        proc = self._proc
+        if proc is None or proc.poll() is not None:
+            return []
+        located = self._locate(wait=False)
+        if located is None:
+            return []  # bash is not up yet: it has run nothing
+        holders = {proc.pid, *located}
+        found: list[int] = []
+        stack = [proc.pid]
+        while stack:
+            for child in direct_children(stack.pop()):
+                stack.append(child)
+                if child not in holders and is_running(child):
+                    found.append(child)
+        return found
 
     @property
     def started(self) -> bool:
@@ -359,6 +392,7 @@ class BashSession:
             argv = shell_command(self._shell, sandboxed=self._sandbox is not None)
             # Never ohtui's settings or the LLM keys: see environment.py.
             env = {**agent_environment(), **self._extra_env}
+            self._env = env
             proc = None
             from ohtui.sdk.sandbox.boundary import SETUP_TRIES
 
