@@ -260,7 +260,9 @@ def test_git_dash_c_into_another_directory(harness: Harness) -> None:
     )
     repository(harness.ws)
     fsmonitor(repository(harness.ws / "sub"), harness.ws)
-    assert "-C" in harness.waits("git -C sub status")
+    # The rule for `git` does not cover `-C`, which the read-only table does not know as a
+    # read: the action waits whatever the shell would do (and the fsmonitor never runs).
+    harness.waits("git -C sub status")
 
 
 @pytest.mark.parametrize("how", ["include.path", "includeIf", "written earlier"])
