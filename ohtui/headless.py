@@ -269,13 +269,19 @@ def _run(conversation: AnyConversation, options: HeadlessOptions, output: _Outpu
 
 
 def _needing_approval(conversation: AnyConversation) -> list[str] | None:
-    """The waiting actions the policy would not allow by themselves (a batch waits as one;
-    its harmless actions still run). None: all of them."""
+    """The waiting actions the policy would not allow by themselves, or the terminal could
+    not vouch for (a batch waits as one; its harmless actions still run). None: all of them."""
+    from ohtui.sdk.agent.vouching import was_unvouched
+
     state = conversation.state
     working_dir = conversation.workspace.working_dir
     pending = state.get_unmatched_actions(state.events)
     policy = state.confirmation_policy
-    needing = [a.id for a in pending if policy.decide(a, working_dir).verdict != "allow"]
+    needing = [
+        a.id
+        for a in pending
+        if was_unvouched(a) or policy.decide(a, working_dir).verdict != "allow"
+    ]
     return needing or None
 
 

@@ -24,6 +24,12 @@ TERMINAL = "terminal"
 UNVOUCHED = "it would run unasked, but "
 
 
+def was_unvouched(action: ActionEvent) -> bool:
+    """Whether the action waited because the terminal could not vouch for it (its reason
+    says so), whatever an allow rule would decide on its own."""
+    return (action.security_risk_reason or "").startswith(UNVOUCHED)
+
+
 def asks_at_all(policy: ConfirmationPolicyBase) -> bool:
     """Whether `policy` ever waits for the user (rules over a never-asking fallback do not)."""
     if isinstance(policy, ApprovalRulesPolicy):
