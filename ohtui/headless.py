@@ -298,7 +298,7 @@ def _run(conversation: AnyConversation, options: HeadlessOptions, output: _Outpu
 def _undo(conversation: AnyConversation, output: _Output) -> int:
     """Restore the workspace to before the newest action not undone yet; print the files
     changed and the checkpoint gone back to (--json: the restore event, one object)."""
-    from ohtui.sdk import CheckpointError, RemoteConversation
+    from ohtui.sdk import CheckpointError, RemoteConversation, RemoteServerError
 
     try:
         if conversation.undo_checkpoint() is None:
@@ -316,7 +316,7 @@ def _undo(conversation: AnyConversation, output: _Output) -> int:
             )
             return ExitCode.NOTHING_TO_UNDO
         event = conversation.restore_checkpoint()
-    except CheckpointError as exc:
+    except (CheckpointError, RemoteServerError) as exc:  # a server that fails: said, too
         output.problem(f"cannot undo: {exc}")
         return ExitCode.RUN_ERROR
     if output.json_output:
