@@ -617,6 +617,7 @@ def test_a_second_process_is_refused_until_the_first_dies_then_takes_over(
         "SystemPromptEvent",
         "MessageEvent",
         "ActionEvent",
+        "CheckpointEvent",  # taken before the command ran (the store is the conversation's)
         "AgentErrorEvent",
         "MessageEvent",
         "MessageEvent",
