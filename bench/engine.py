@@ -201,6 +201,7 @@ def bench_steps(steps: int = 200) -> None:
             visualizer=None,
             callbacks=[on_event],
             max_iteration_per_run=steps + 5,
+            checkpoints=True,  # as ohtui opens conversations: only changing actions pay
         )
         conv.send_message("think 200 times")
         llm.completion([{"role": "user", "content": "warm up litellm"}])  # import litellm

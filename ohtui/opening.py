@@ -255,6 +255,7 @@ def open_conversation(
             visualizer=None,
             read_only=read_only,
             defer_mcp=True,  # started below, once the sandbox they may run in is set
+            checkpoints=True,
             plugin_check=None if read_only else checked,
             mcp_check=_project_check(settings.mcp.mcp_config(), project, opened_in),
         )

@@ -160,6 +160,7 @@ class Registry:
             stuck_detection=bool(data.get("stuck_detection", True)),
             visualizer=None,
             cipher=self._cipher,
+            checkpoints=True,
         )
         self._warm_up(agent.llm)
         try:
@@ -283,6 +284,7 @@ class Registry:
                 secrets=secrets or None,
                 visualizer=None,
                 cipher=self._cipher,
+                checkpoints=True,
             )
             self._warm_up(agent.llm)
             try:

@@ -468,8 +468,9 @@ class Agent(AgentBase):
                     )
                 )
                 continue
-            if changes_workspace(event, tool.is_read_only):
-                taken = conversation.checkpointing.before(event)
+            checkpointing = conversation.checkpointing
+            if checkpointing is not None and changes_workspace(event, tool.is_read_only):
+                taken = checkpointing.before(event)
                 if taken is None and not confirmed and _relied_on_undo(state, event):
                     state.execution_status = ConversationExecutionStatus.WAITING_FOR_CONFIRMATION
                     return

@@ -52,6 +52,7 @@ def make_conversation(llm: LLM, workspace: Path, persistence_dir: Path) -> Itera
             workspace=workspace,
             persistence_dir=persistence_dir,
             visualizer=None,
+            checkpoints=True,
             **kwargs,
         )
         conv.set_security_analyzer(
@@ -182,6 +183,7 @@ def test_reading_takes_no_checkpoint_and_an_edit_takes_one(
 
     assert conv.state.execution_status is Status.FINISHED  # the edit is undoable: unasked
     read, edit = actions(conv)
+    assert read.security_risk is SecurityRisk.LOW
     [checkpoint] = conv.list_checkpoints()
     assert checkpoint.action_id == edit.id
     assert edit.security_risk is SecurityRisk.LOW
@@ -193,6 +195,7 @@ def test_when_no_checkpoint_can_be_taken_an_undoable_action_waits_instead(
     make_conversation: Factory, llm_server: ScriptedLLMServer, project: Path
 ) -> None:
     conv = make_conversation()
+    assert conv.checkpointing is not None
     store = Path(conv.checkpointing.store_dir or "")
     store.parent.mkdir(parents=True, exist_ok=True)
     store.write_text("not a folder")  # the store cannot be made

@@ -16,12 +16,15 @@ import ohtui.sdk.event as event_module
 from ohtui.sdk.event import (
     ActionEvent,
     AgentErrorEvent,
+    CheckpointEvent,
+    CheckpointRestoreEvent,
     Condensation,
     CondensationRequest,
     CondensationSummaryEvent,
     ConversationErrorEvent,
     ConversationStateUpdateEvent,
     Event,
+    FileChangeRecord,
     HookExecutionEvent,
     InterruptEvent,
     LLMCompletionLogEvent,
@@ -187,6 +190,21 @@ def make_hook_event() -> HookExecutionEvent:
     )
 
 
+def make_checkpoint() -> CheckpointEvent:
+    return CheckpointEvent(
+        checkpoint_id="0123456789abcdef" * 2 + "01234567", action_id="a1", label="rm -f src/*"
+    )
+
+
+def make_restore() -> CheckpointRestoreEvent:
+    return CheckpointRestoreEvent(
+        checkpoint_id="0123456789abcdef" * 2 + "01234567",
+        label="rm -f src/*",
+        undo_checkpoint_id="76543210fedcba98" * 2 + "76543210",
+        changes=[FileChangeRecord(path="src/app.py", status="added")],
+    )
+
+
 # (factory, a text the rendering must contain)
 EVENT_CASES: dict[type[Event], tuple[Callable[[], Event], str]] = {
     MessageEvent: (make_user_message, "Please fix the failing test in parser.py"),
@@ -205,6 +223,8 @@ EVENT_CASES: dict[type[Event], tuple[Callable[[], Event], str]] = {
     PauseEvent: (make_pause, "Paused"),
     InterruptEvent: (make_interrupt, "Interrupted"),
     HookExecutionEvent: (make_hook_event, "no network in CI"),
+    CheckpointEvent: (make_checkpoint, "rm -f src/*"),
+    CheckpointRestoreEvent: (make_restore, "1 file changed"),
 }
 
 ALL_FACTORIES = [factory for factory, _ in EVENT_CASES.values()] + [make_agent_message]

@@ -8,6 +8,7 @@ resumed or remote conversation lists the same checkpoints.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import shutil
 import tempfile
@@ -28,16 +29,17 @@ from ohtui.sdk.event.checkpoint import (
 )
 
 if TYPE_CHECKING:
-    from ohtui.sdk.workspace.checkpoints import CheckpointStore
-
     from ohtui.sdk.event.base import Event
     from ohtui.sdk.event.llm_convertible.action import ActionEvent
+    from ohtui.sdk.workspace.checkpoints import CheckpointStore
 
 logger = logging.getLogger(__name__)
 
 RETRY_AFTER = 300.0
 """Seconds before trying again in a workspace that could not be checkpointed (too large)."""
 STORE_FOLDER = "checkpoints"
+CLOSE_WAIT = 5.0
+"""Seconds closing waits for a warm-up to finish."""
 
 
 class Checkpointing:
@@ -60,6 +62,7 @@ class Checkpointing:
         self._failed_at = 0.0
         self._told: str | None = None
         self._lock = threading.Lock()
+        self._warming: threading.Thread | None = None
 
     @property
     def store_dir(self) -> str | None:
@@ -73,6 +76,24 @@ class Checkpointing:
         """Whether the next action can be checkpointed, as far as is known: no recent
         failure (a workspace too large, git missing)."""
         return self._unavailable is None or time.monotonic() - self._failed_at > RETRY_AFTER
+
+    def warm_up(self) -> None:
+        """Bring the store up to date with the workspace in the background (the first
+        checkpoint of a large workspace hashes every file: seconds), while the model thinks;
+        once per conversation object. The first checkpoint waits for it."""
+        if self._warming is not None or not self.ready:
+            return
+
+        def warm() -> None:
+            from ohtui.sdk.workspace.checkpoints import CheckpointUnavailable
+
+            with self._lock, contextlib.suppress(CheckpointUnavailable, OSError):
+                store = self._open()
+                if not store.list():
+                    store.take("the workspace when the conversation started")
+
+        self._warming = threading.Thread(target=warm, name="ohtui-checkpoint-warm", daemon=True)
+        self._warming.start()
 
     def before(self, action: ActionEvent) -> CheckpointEvent | None:
         """Take a checkpoint right before `action` runs and record it; None (recorded once
@@ -140,7 +161,10 @@ class Checkpointing:
         return event
 
     def close(self) -> None:
-        """Forget the store; a temporary one (conversation in memory) is removed."""
+        """Forget the store (after a warm-up still going, up to a few seconds); a temporary
+        one (conversation in memory) is removed."""
+        if self._warming is not None:
+            self._warming.join(CLOSE_WAIT)
         self._store = None
         if self._temporary is not None:
             shutil.rmtree(self._temporary, ignore_errors=True)

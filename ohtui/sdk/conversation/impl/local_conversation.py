@@ -34,7 +34,13 @@ from ohtui.sdk.conversation.types import (
 from ohtui.sdk.conversation.visualizer.base import ConversationVisualizerBase
 from ohtui.sdk.conversation.visualizer.default import DefaultConversationVisualizer
 from ohtui.sdk.event.base import Event
-from ohtui.sdk.event.checkpoint import CheckpointEvent, CheckpointRestoreEvent, FileChangeRecord
+from ohtui.sdk.event.checkpoint import (
+    CheckpointEvent,
+    CheckpointRestoreEvent,
+    FileChangeRecord,
+    checkpoints_in,
+    undo_target_in,
+)
 from ohtui.sdk.event.conversation_error import ConversationErrorEvent
 from ohtui.sdk.event.llm_convertible.action import ActionEvent
 from ohtui.sdk.event.llm_convertible.message import MessageEvent
@@ -118,6 +124,7 @@ class LocalConversation(BaseConversation):
         defer_mcp: bool = False,
         plugin_check: PluginCheck | None = None,
         mcp_check: Callable[[str], str | None] | None = None,
+        checkpoints: bool = False,
     ) -> None:
         """Create a conversation, or resume the one saved under `persistence_dir` with this id.
 
@@ -141,7 +148,10 @@ class LocalConversation(BaseConversation):
         with a warning in `skill_warnings`. Raises PluginFetchError or PluginLoadError when
         a plugin cannot be used. The agent's MCP servers start in the background now, or
         with `defer_mcp` on `start_mcp()` (or when the first step needs their tools);
-        `mcp_check` says, before each start of one, why it may not start. Raises
+        `mcp_check` says, before each start of one, why it may not start. With `checkpoints`,
+        the workspace is checkpointed before every action that may change it (recorded as
+        CheckpointEvents; see `restore_checkpoint`), which also makes those actions undoable
+        for the security analyzer. Raises
         WorkspaceError or PersistenceError (with what to do) when the workspace or the
         persistence directory cannot be used, and ValueError when a resumed conversation
         needs a tool the agent no longer has.
@@ -178,6 +188,9 @@ class LocalConversation(BaseConversation):
                 )
             self._set_up(
                 visualizer, callbacks, token_callbacks, hook_config, stuck_detection_thresholds
+            )
+            self.checkpointing: Checkpointing | None = (
+                self._new_checkpointing() if checkpoints and not read_only else None
             )
             if secrets and not read_only:  # a read-only conversation runs nothing
                 self._state.secret_registry.update_secrets(secrets)
@@ -295,12 +308,6 @@ class LocalConversation(BaseConversation):
         self._cancel = threading.Event()
         self._closed = False
         self._guards = RunGuards(self._state, self.hooks, self._stuck_detector, self._on_event)
-        self.checkpointing = Checkpointing(
-            self.workspace.working_dir,
-            self._state.persistence_dir,
-            lambda: self._state.events,
-            self._on_event,
-        )
 
     def _register_condenser_llm(self) -> None:
         """Count the summarizing condenser's calls in this conversation's stats (under its
@@ -488,6 +495,8 @@ class LocalConversation(BaseConversation):
         self._ensure_agent_ready()
         if self._guards.latest_message_blocked():
             return
+        if self.checkpointing is not None:
+            self.checkpointing.warm_up()  # while the model thinks
         run_start = len(self._state.events)
         with self._state:
             # Clear stale requests first: a pause or interrupt made once RUNNING shows must hold.
@@ -642,7 +651,7 @@ class LocalConversation(BaseConversation):
         if own and config is not None and config.mode is not SandboxMode.OFF:
             Path(own).mkdir(parents=True, exist_ok=True)  # bound into the sandbox if it exists
         # Commands may write the conversation's own folder, never its checkpoints.
-        store = self.checkpointing.store_dir
+        store = self.checkpointing.store_dir if self.checkpointing is not None else None
         if store:
             Path(store).mkdir(mode=0o700, parents=True, exist_ok=True)
             protected_paths = (*protected_paths, store)
@@ -661,7 +670,7 @@ class LocalConversation(BaseConversation):
         """Whether the tool's next action would be confined and undoable: a checkpoint can be
         taken first, and for the terminal, the sandbox keeps its writes in the workspace
         with no network (the file editor only writes where ohtui lets it)."""
-        if not self.checkpointing.ready:
+        if self.checkpointing is None or not self.checkpointing.ready:
             return False
         if tool_name == "file_editor":
             return True
@@ -675,19 +684,38 @@ class LocalConversation(BaseConversation):
 
     def list_checkpoints(self) -> list[CheckpointEvent]:
         """The workspace's checkpoints, newest first (see BaseConversation)."""
-        return self.checkpointing.checkpoints()
+        return checkpoints_in(self._state.events)
 
     def undo_checkpoint(self) -> CheckpointEvent | None:
         """The checkpoint an undo restores (see BaseConversation)."""
-        return self.checkpointing.undo_target()
+        return undo_target_in(self._state.events)
 
     def checkpoint_changes(self, checkpoint_id: str) -> list[FileChangeRecord]:
         """The files restoring the checkpoint would change now (see BaseConversation)."""
-        return self.checkpointing.changes(checkpoint_id)
+        return self._checkpointing().changes(checkpoint_id)
 
     def checkpoint_diff(self, checkpoint_id: str) -> str:
         """What restoring the checkpoint would change now, as a unified diff."""
-        return self.checkpointing.diff(checkpoint_id)
+        return self._checkpointing().diff(checkpoint_id)
+
+    def _checkpointing(self) -> Checkpointing:
+        """The checkpoints of a conversation opened with them; a resumed one that recorded
+        some opens their store even when opened without `checkpoints`."""
+        if self.checkpointing is None:
+            if not checkpoints_in(self._state.events):
+                raise CheckpointError(
+                    "this conversation keeps no checkpoints (opened without them)"
+                )
+            self.checkpointing = self._new_checkpointing()
+        return self.checkpointing
+
+    def _new_checkpointing(self) -> Checkpointing:
+        return Checkpointing(
+            self.workspace.working_dir,
+            self._state.persistence_dir,
+            lambda: self._state.events,
+            self._on_event,
+        )
 
     def restore_checkpoint(self, checkpoint_id: str | None = None) -> CheckpointRestoreEvent:
         """Restore the workspace to a checkpoint (see BaseConversation)."""
@@ -695,12 +723,13 @@ class LocalConversation(BaseConversation):
         if self._running:
             raise CheckpointError("the agent is running: stop it first, then restore")
         if checkpoint_id is None:
-            target = self.checkpointing.undo_target()
+            target = self.undo_checkpoint()
             if target is None or target.checkpoint_id is None:
                 raise CheckpointError("nothing to undo: no action has changed the workspace")
             checkpoint_id = target.checkpoint_id
+        checkpointing = self._checkpointing()
         with self._state:
-            return self.checkpointing.restore(checkpoint_id)
+            return checkpointing.restore(checkpoint_id)
 
     def check_sandbox(self) -> str | None:
         """Start the agent's shell in the sandbox once, exactly as it will start: None when
@@ -904,7 +933,8 @@ class LocalConversation(BaseConversation):
         self.workspace.register_cost(self._state.stats.get_combined_metrics().accumulated_cost)
         if not self._idle.wait(CLOSE_WAIT_SECONDS):
             logger.warning("conversation %s: run still going after close; abandoning it", self.id)
-        self.checkpointing.close()
+        if self.checkpointing is not None:
+            self.checkpointing.close()
         try:
             if self.delete_on_close and not self.read_only:
                 self._state.delete_persisted()

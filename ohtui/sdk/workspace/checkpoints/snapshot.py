@@ -72,16 +72,18 @@ def snapshot(git: Git, limits: Limits) -> Snapshot:
     total = base.bytes - old_bytes + sum(sizes[path] for path in update)
     _check(limits, files, total, new_files, sizes)
     (git.store / "totals").unlink(missing_ok=True)
-    if forget:
-        git.run("update-index", "--force-remove", "-z", "--stdin", stdin=_nul(forget))
-    touched = [*update, *status.deleted, *(path for path in status.changed if path not in sizes)]
-    if touched:
+    # Deleted entries are dropped without looking at the disk: a folder above one may have
+    # become a symlink, and git refuses to look beyond those.
+    gone = [*status.deleted, *forget, *(path for path in status.changed if path not in sizes)]
+    if gone:
+        git.run("update-index", "--force-remove", "-z", "--stdin", stdin=_nul(gone))
+    if update:
         git.run(
-            "update-index", "--add", "--remove", "--replace", "-z", "--stdin", stdin=_nul(touched)
+            "update-index", "--add", "--remove", "--replace", "-z", "--stdin", stdin=_nul(update)
         )
     tree = git.run("write-tree").decode().strip()
-    if forget or len(touched) != len(update) + len(status.deleted):
-        return _recount(git, tree)  # files vanished under us: count rather than guess
+    if len(gone) != len(status.deleted):
+        return _recount(git, tree)  # files left or vanished under us: count, not guess
     result = Snapshot(tree, files, total)
     _write_totals(git.store, result)
     return result
