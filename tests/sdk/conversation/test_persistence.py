@@ -147,7 +147,6 @@ def test_resume_with_a_new_agent_restores_everything(
                 "SystemPromptEvent",
                 "MessageEvent",
                 "ActionEvent",
-                "CheckpointEvent",  # the command may change the workspace
                 "ObservationEvent",
                 "ActionEvent",
                 "ObservationEvent",
