@@ -9,13 +9,16 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from ohtui import __version__
 from ohtui.hardening import make_process_private
 from ohtui.settings.choices import ConfirmationPolicy
 from ohtui.settings.overrides import ENV_VARS, run_overrides
 from ohtui.tui.options import AppOptions
+
+if TYPE_CHECKING:
+    from ohtui.headless import Command
 
 DESCRIPTION = "A terminal chat app for an AI coding agent that works in your project."
 SANDBOX_MODES = ("workspace-write", "read-only", "off")
@@ -38,6 +41,15 @@ headless runs (-p):
   exit codes: 0 finished · 1 run error · 2 usage · 3 configuration ·
               4 LLM provider (auth, unreachable) · 5 stopped (max iterations, stuck) ·
               6 in use (the conversation is open in another ohtui)
+
+checkpoints of the workspace (no agent turn; with --resume ID or --continue, and --server):
+  ohtui --undo --continue                restore the workspace to before the newest action
+                                         not undone yet; prints each file changed
+  ohtui --checkpoints --resume 1c37      list them, newest first (* marks what --undo restores)
+  exit codes: 0 restored (or listed) · 1 the restore failed (the agent runs on the server,
+              the checkpoint's files are gone) · 2 usage, unknown conversation ·
+              3 configuration (and a server that keeps no checkpoints) · 6 in use ·
+              7 nothing to undo
 
 settings:
   config.toml in your user config directory (--config or OHTUI_CONFIG to use another);
@@ -119,13 +131,28 @@ def build_parser() -> argparse.ArgumentParser:
         help="run TASK without the UI and print the final response (no TASK or '-': stdin)",
     )
     headless.add_argument(
-        "--json", action="store_true", help="with -p: one JSON object per event on stdout"
+        "--json",
+        action="store_true",
+        help="with -p: one JSON object per event on stdout; with --undo or --checkpoints: "
+        "one JSON object",
     )
     headless.add_argument(
         "-y",
         "--yes",
         action="store_true",
         help="with -p: approve actions that need approval (default: reject them)",
+    )
+    checkpoints = headless.add_mutually_exclusive_group()
+    checkpoints.add_argument(
+        "--undo",
+        action="store_true",
+        help="restore the workspace of the conversation --resume ID or --continue names to "
+        "before its newest action not undone yet, and run nothing (not with -p)",
+    )
+    checkpoints.add_argument(
+        "--checkpoints",
+        action="store_true",
+        help="list that conversation's checkpoints of its workspace, and run nothing",
     )
     return parser
 
@@ -185,6 +212,8 @@ def main(argv: list[str] | None = None) -> int:
         except SetupError as exc:
             _say(f"ohtui: {exc}", sys.stderr)
             return 3
+    if args.undo or args.checkpoints:
+        return _checkpoints(parser, args)
     if args.prompt is not None:
         return _headless(parser, args)
     if args.json or args.yes:
@@ -209,6 +238,18 @@ def _say(text: str, stream: TextIO) -> None:
     print(terminal_safe(text), file=stream)
 
 
+def _checkpoints(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    """--undo or --checkpoints: a saved conversation's checkpoints, and no agent turn."""
+    flag = "--undo" if args.undo else "--checkpoints"
+    if args.prompt is not None or args.yes:
+        parser.error(f"{flag} runs no agent turn: run it alone, then -p with --continue")
+    if args.resume in (None, PICK) and not args.continue_latest:
+        parser.error(f"{flag} needs the conversation: --resume ID or --continue")
+    from ohtui.headless import Command
+
+    return _run_headless(args, "", Command.UNDO if args.undo else Command.CHECKPOINTS)
+
+
 def _headless(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     task = args.prompt
     if task == "-":
@@ -219,11 +260,17 @@ def _headless(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         parser.error("the task is empty")
     if args.resume == PICK:
         parser.error("--resume needs an id with -p (there is no picker without the UI)")
+    from ohtui.headless import Command
+
+    return _run_headless(args, task.strip(), Command.RUN)
+
+
+def _run_headless(args: argparse.Namespace, task: str, command: Command) -> int:
     from ohtui.headless import HeadlessOptions, run_headless
 
     return run_headless(
         HeadlessOptions(
-            task=task.strip(),
+            task=task,
             workspace=(args.workspace or Path.cwd()).expanduser().resolve(),
             config_file=config_path(args),
             overrides=run_overrides(
@@ -238,5 +285,6 @@ def _headless(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             yes=args.yes,
             resume_id=args.resume,
             continue_latest=args.continue_latest,
+            command=command,
         )
     )

@@ -1,5 +1,8 @@
 """`ohtui -p "task"`: the same engine with no UI. Prints the agent's final response, or with
 --json one JSON object per event on stdout (and nothing else there); diagnostics go to stderr.
+
+`ohtui --undo` and `ohtui --checkpoints` (with `--resume ID` or `--continue`) restore or list
+a saved conversation's checkpoints of its workspace, and run no agent turn.
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ import sys
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from enum import IntEnum
+from enum import Enum, IntEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -42,7 +45,20 @@ class ExitCode(IntEnum):
     STOPPED = 5
     IN_USE = 6
     """The conversation is open in another ohtui: trying again later may work."""
+    NOTHING_TO_UNDO = 7
+    """`--undo`: no action of the conversation changed the workspace, or all are undone."""
     INTERRUPTED = 130
+
+
+class Command(Enum):
+    """What a headless invocation does with its conversation."""
+
+    RUN = "run"
+    """Send the task and run the agent (-p)."""
+    UNDO = "undo"
+    """Restore the workspace to before the newest action not undone yet (--undo)."""
+    CHECKPOINTS = "checkpoints"
+    """List the workspace's checkpoints (--checkpoints)."""
 
 
 @dataclass
@@ -60,6 +76,7 @@ class HeadlessOptions:
     environ: Mapping[str, str] | None = None
     use_keyring: bool = True
     persistence_dir: Path | None = None
+    command: Command = Command.RUN
 
 
 class _Output:
@@ -99,6 +116,10 @@ class _Output:
         }
         self._line(json.dumps(info))
 
+    def json_object(self, data: dict[str, Any]) -> None:
+        """One JSON object on stdout (--json)."""
+        self._line(json.dumps(data))
+
     def _line(self, line: str) -> None:
         self._write(self.out, line, json_line=True)
 
@@ -134,6 +155,10 @@ def run_headless(
         if isinstance(opened, ExitCode):
             return opened
         try:
+            if options.command is Command.UNDO:
+                return _undo(opened, output)
+            if options.command is Command.CHECKPOINTS:
+                return _list_checkpoints(opened, output)
             return _run(opened, options, output)
         finally:
             opened.close()
@@ -189,10 +214,11 @@ def _open(options: HeadlessOptions, output: _Output) -> AnyConversation | ExitCo
             options.workspace,
             options.persistence_dir or profile.conversations_dir,
             Target(options.resume_id, options.continue_latest),
-            Callbacks(on_event=output.event),
+            Callbacks(on_event=output.event if options.command is Command.RUN else None),
             rules=rules,
             stream=False,
             project_mcp=project_mcp,
+            defer_mcp=options.command is not Command.RUN,  # no agent turn: no MCP servers
             plugin_check=refuse_untrusted(TrustStore(paths.plugin_trust_file())),
         )
     except ConversationNotFoundError as exc:
@@ -213,8 +239,9 @@ def _open(options: HeadlessOptions, output: _Output) -> AnyConversation | ExitCo
     output.mask_with(conversation.state.secret_registry)
     for notice in started.notices:
         output.problem(notice)
-    output.run_info(conversation, started.opened.model, started.opened.sandbox_notice)
-    _report_mcp_failures(conversation, output)
+    if options.command is Command.RUN:
+        output.run_info(conversation, started.opened.model, started.opened.sandbox_notice)
+        _report_mcp_failures(conversation, output)
     return conversation
 
 
@@ -266,6 +293,84 @@ def _run(conversation: AnyConversation, options: HeadlessOptions, output: _Outpu
             conversation.reject_pending_actions(REJECTED, action_ids=needing)
         # The next run() executes what is still pending: with --yes, that is the approval.
     return _finish(conversation, output)
+
+
+def _undo(conversation: AnyConversation, output: _Output) -> int:
+    """Restore the workspace to before the newest action not undone yet; print the files
+    changed and the checkpoint gone back to (--json: the restore event, one object)."""
+    from ohtui.sdk import CheckpointError, RemoteConversation, RemoteServerError
+
+    try:
+        if conversation.undo_checkpoint() is None:
+            if isinstance(conversation, RemoteConversation) and not (
+                conversation.supports_checkpoints
+            ):
+                try:
+                    conversation.restore_checkpoint()  # raises, saying the server keeps none
+                except CheckpointError as exc:
+                    output.problem(f"cannot undo: {exc}")
+                    return ExitCode.CONFIGURATION
+            output.problem(
+                f"nothing to undo in conversation {conversation.id.hex}: no action has changed "
+                "the workspace, or every one is undone already"
+            )
+            return ExitCode.NOTHING_TO_UNDO
+        event = conversation.restore_checkpoint()
+    except (CheckpointError, RemoteServerError) as exc:  # a server that fails: said, too
+        output.problem(f"cannot undo: {exc}")
+        return ExitCode.RUN_ERROR
+    if output.json_output:
+        output.json_object(
+            {**event.model_dump(mode="json"), "conversation_id": conversation.id.hex}
+        )
+        return ExitCode.FINISHED
+    for change in event.changes:
+        output.response(f"{change.status:<9} {change.path}")
+    before = f"before `{event.label}`" if event.label else "to an earlier checkpoint"
+    count = len(event.changes)
+    output.response(
+        f"Restored the workspace {before} (checkpoint {event.checkpoint_id[:8]}): {count} "
+        f"file{'' if count == 1 else 's'} changed. Undo this restore from the app's "
+        f"/checkpoints (checkpoint {event.undo_checkpoint_id[:8]})."
+    )
+    return ExitCode.FINISHED
+
+
+def _list_checkpoints(conversation: AnyConversation, output: _Output) -> int:
+    """Print the workspace's checkpoints, newest first: id prefix, time, files, label; the
+    one `--undo` restores marked `*` (--json: one object)."""
+    from ohtui.sdk import RemoteConversation
+
+    checkpoints = conversation.list_checkpoints()
+    undo = conversation.undo_checkpoint()
+    undo_id = undo.checkpoint_id if undo is not None else None
+    if output.json_output:
+        output.json_object(
+            {
+                "kind": "Checkpoints",
+                "conversation_id": conversation.id.hex,
+                "undo_checkpoint_id": undo_id,
+                "items": [c.model_dump(mode="json") for c in checkpoints],
+            }
+        )
+        return ExitCode.FINISHED
+    if not checkpoints:
+        keeps = not isinstance(conversation, RemoteConversation) or (
+            conversation.supports_checkpoints
+        )
+        output.problem(
+            f"conversation {conversation.id.hex} has no checkpoints"
+            + ("" if keeps else ": its server keeps none")
+        )
+        return ExitCode.FINISHED
+    for checkpoint in checkpoints:
+        mark = "*" if checkpoint.checkpoint_id == undo_id else " "
+        at = checkpoint.timestamp[:19].replace("T", " ")
+        output.response(
+            f"{mark} {(checkpoint.checkpoint_id or '')[:8]}  {at}  "
+            f"{checkpoint.files:>6} files  {checkpoint.label or '(a restore)'}"
+        )
+    return ExitCode.FINISHED
 
 
 def _needing_approval(conversation: AnyConversation) -> list[str] | None:

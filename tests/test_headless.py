@@ -617,6 +617,7 @@ def test_a_second_process_is_refused_until_the_first_dies_then_takes_over(
         "SystemPromptEvent",
         "MessageEvent",
         "ActionEvent",
+        "CheckpointEvent",  # taken before the command ran (the store is the conversation's)
         "AgentErrorEvent",
         "MessageEvent",
         "MessageEvent",
@@ -1041,3 +1042,76 @@ def test_ohtui_trust_trusts_the_project_servers_a_headless_run_then_uses(
     assert result.code == 0, result.err
     tool_results = [m for m in llm_server.requests[1]["messages"] if m["role"] == "tool"]
     assert tool_results and tool_results[0]["content"] in ("5", [{"type": "text", "text": "5"}])
+
+
+# --- checkpoints: --undo and --checkpoints -----------------------------------------------------
+
+
+def test_undo_walks_the_workspace_back_one_action_at_a_time(
+    ohtui: Run, llm_server: ScriptedLLMServer, home: Path
+) -> None:
+    project = home / "project"
+    (project / "keep.txt").write_text("kept\n", encoding="utf-8")
+    for command in ("echo one > a.txt", "echo two > a.txt", "echo new > b.txt"):
+        llm_server.reply_tool_call("terminal", {"command": command, "security_risk": "LOW"})
+    llm_server.reply_tool_call("finish", {"message": "Done."})
+    assert ohtui("-p", "write files").code == 0
+    requests = len(llm_server.requests)
+
+    listed = ohtui("--checkpoints", "--continue")
+    assert listed.code == 0, listed.err
+    lines = listed.out.splitlines()
+    assert len(lines) == 3 and lines[0].startswith("* ") and lines[0].endswith("echo new > b.txt")
+    assert lines[2].endswith("echo one > a.txt") and not lines[1].startswith("*")
+
+    first = ohtui("--undo", "--continue")
+    assert first.code == 0, first.err
+    assert first.out.splitlines()[0] == "deleted   b.txt"
+    assert "Restored the workspace before `echo new > b.txt`" in first.out
+    assert not (project / "b.txt").exists()
+    assert (project / "a.txt").read_text() == "two\n"
+
+    second = ohtui("--undo", "--continue", "--json")
+    assert second.code == 0, second.err
+    (restored,) = [json.loads(line) for line in second.out.splitlines()]
+    assert restored["kind"] == "CheckpointRestoreEvent" and restored["label"] == "echo two > a.txt"
+    assert restored["changes"] == [{"path": "a.txt", "status": "modified"}]
+    assert (project / "a.txt").read_text() == "one\n"
+
+    assert ohtui("--undo", "--continue").code == 0
+    assert not (project / "a.txt").exists()
+    nothing = ohtui("--undo", "--continue")
+    assert nothing.code == 7 and nothing.out == ""
+    assert "nothing to undo" in nothing.err
+    assert (project / "keep.txt").read_text() == "kept\n"  # never touched
+    assert len(llm_server.requests) == requests  # no agent turn
+
+
+def test_undo_with_nothing_done_exits_7(ohtui: Run, llm_server: ScriptedLLMServer) -> None:
+    llm_server.reply_text("Nothing to do.")
+    assert ohtui("-p", "hello").code == 0
+    result = ohtui("--undo", "--continue")
+    assert result.code == 7 and "nothing to undo" in result.err
+    listed = ohtui("--checkpoints", "--continue", "--json")
+    assert listed.code == 0
+    assert json.loads(listed.out)["items"] == []
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "message"),
+    [
+        (("--undo",), 2, "--undo needs the conversation: --resume ID or --continue"),
+        (("--undo", "--resume"), 2, "--undo needs the conversation"),
+        (("--undo", "-p", "x", "--continue"), 2, "--undo runs no agent turn"),
+        (("--undo", "--checkpoints", "--continue"), 2, "not allowed with argument"),
+        (("--undo", "--resume", "abc123"), 2, "No saved conversation has an id starting with"),
+        (("--checkpoints", "--continue"), 3, "No saved conversation in"),
+    ],
+)
+def test_undo_usage_and_unknown_conversations(
+    ohtui: Run, args: tuple[str, ...], code: int, message: str
+) -> None:
+    result = ohtui(*args)
+    assert result.code == code
+    assert message in result.err
+    assert result.out == ""

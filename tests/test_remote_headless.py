@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from fake_agent_server import FakeAgentServer
+from llm_server import ScriptedLLMServer
 
 from ohtui.cli import main
 
@@ -91,3 +92,52 @@ def test_an_unreachable_server_is_one_sentence(
     assert code == 3
     assert err.startswith(f"ohtui: Cannot reach the agent server at 127.0.0.1:{port}")
     assert "unexpected" not in err
+
+
+def test_undo_on_a_server_restores_its_workspace(
+    home: Path,
+    llm_server: ScriptedLLMServer,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from server.server_process import TEST_KEY, ServerProcess
+
+    monkeypatch.setenv("OHTUI_BASE_URL", llm_server.base_url)
+    monkeypatch.setenv("OHTUI_SERVER_API_KEY", TEST_KEY)
+    served = ServerProcess(home / "serve").start()
+    try:
+        url = served.url
+        write = {"command": "echo x > a.txt", "security_risk": "LOW"}
+        llm_server.reply_tool_call("terminal", write)
+        llm_server.reply_tool_call("finish", {"message": "Wrote it."})
+        assert main(["-p", "write a.txt", "--server", url]) == 0, capsys.readouterr().err
+        capsys.readouterr()
+        assert (home / "project" / "a.txt").read_text() == "x\n"
+
+        assert main(["--checkpoints", "--continue", "--server", url]) == 0
+        out, err = capsys.readouterr()
+        assert out.startswith("* ") and out.rstrip().endswith("echo x > a.txt"), err
+
+        assert main(["--undo", "--continue", "--server", url]) == 0
+        out, err = capsys.readouterr()
+        assert out.splitlines()[0] == "deleted   a.txt", err
+        assert "before `echo x > a.txt`" in out
+        assert not (home / "project" / "a.txt").exists()
+
+        assert main(["--undo", "--continue", "--server", url, "--json"]) == 7
+        out, err = capsys.readouterr()
+        assert out == "" and "nothing to undo" in err
+    finally:
+        served.stop()
+
+
+def test_undo_on_a_server_that_keeps_no_checkpoints_exits_3(
+    fake: FakeAgentServer, home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["-p", "Say hello", "--server", fake.url]) == 0
+    capsys.readouterr()
+    code = main(["--undo", "--continue", "--server", fake.url])
+    out, err = capsys.readouterr()
+    assert code == 3 and out == ""
+    assert "cannot undo: this server keeps no checkpoints" in err
+    assert "Traceback" not in err

@@ -68,15 +68,19 @@ class Hub:
             return len(self._subscribers.get(conversation_id, []))
 
     def publish(
-        self, conversation_id: uuid.UUID, frame: dict[str, Any], ours: dict[str, Any] | None = None
+        self,
+        conversation_id: uuid.UUID,
+        frame: dict[str, Any] | None,
+        ours: dict[str, Any] | None = None,
     ) -> None:
         """Send `frame` to the conversation's subscribers (`ours`, the same event with
-        ohtui's fields, to those that read them); callable from any thread."""
+        ohtui's fields, to those that read them; `frame` None: an event of ohtui's own
+        kinds, for those only); callable from any thread."""
         with self._lock:
             targets = list(self._subscribers.get(conversation_id, ()))
         if not targets or self._loop is None or self._loop.is_closed():
             return
-        text = json.dumps(frame)
+        text = json.dumps(frame) if frame is not None else None
         ours_text = json.dumps(ours) if ours is not None else text
         try:
             self._loop.call_soon_threadsafe(_deliver, targets, text, ours_text)
@@ -84,6 +88,8 @@ class Hub:
             return
 
 
-def _deliver(targets: list[Subscription], text: str, ours: str) -> None:
+def _deliver(targets: list[Subscription], text: str | None, ours: str | None) -> None:
     for subscription in targets:
-        subscription.queue.put_nowait(ours if subscription.ohtui_fields else text)
+        chosen = ours if subscription.ohtui_fields else text
+        if chosen is not None:
+            subscription.queue.put_nowait(chosen)

@@ -2,9 +2,13 @@
 
 Handlers are async and push every blocking call (the store, the engine, LLM calls) to
 Starlette's thread pool. Errors are JSON `{"detail": "..."}` with a sentence a user can act
-on: 403 a folder outside the server's roots, 404 unknown conversation or event, 409 a
-conflict with the conversation's state, 422 a payload we cannot use, 503 the server is
-stopping.
+on: 403 a folder outside the server's roots, 404 unknown conversation, event or checkpoint,
+409 a conflict with the conversation's state (a run going, nothing to undo, a read-only
+conversation), 422 a payload we cannot use, 503 the server is stopping.
+
+Beyond the OpenHands protocol (capability "checkpoints"): a conversation's checkpoints of its
+workspace, `GET .../checkpoints`, `GET .../checkpoints/{checkpoint_id}/changes` and
+`POST .../checkpoints/restore`.
 """
 
 from __future__ import annotations
@@ -21,7 +25,8 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from ohtui import __version__
-from ohtui.sdk.conversation.exceptions import PersistenceError
+from ohtui.sdk.conversation.exceptions import CheckpointError, PersistenceError
+from ohtui.sdk.event.checkpoint import CheckpointRestoreEvent, find_checkpoint
 from ohtui.sdk.wire.agent_in import (
     WireError,
     confirmation_policy_from_wire,
@@ -41,7 +46,7 @@ from ohtui.server.served import ConflictError, Served
 
 logger = logging.getLogger(__name__)
 
-CAPABILITIES = ["per_action_confirmation"]
+CAPABILITIES = ["per_action_confirmation", "checkpoints"]
 """ohtui extensions a client may use (see `GET /server_info`)."""
 PARSE_OFF_LOOP_BYTES = 64 * 1024
 """Bodies at least this large are parsed on the thread pool, not the event loop."""
@@ -82,6 +87,8 @@ def guarded(handler: Handler) -> Handler:
         except (WireError, ValueError) as exc:
             return error(422, str(exc))
         except PersistenceError as exc:  # locked by another ohtui, read-only, damaged
+            return error(409, str(exc))
+        except CheckpointError as exc:  # nothing to undo, a running agent, files gone
             return error(409, str(exc))
         except Exception as exc:
             logger.exception("%s %s failed", request.method, request.url.path)
@@ -346,6 +353,69 @@ class Api:
             raise
         return ok()
 
+    # --- checkpoints of the workspace (ohtui's own) ----------------------------------------
+
+    async def checkpoints(self, request: Request) -> Response:
+        served = await self.served(request)
+
+        def listing() -> dict[str, Any]:
+            conversation = served.live
+            undo = conversation.undo_checkpoint()
+            return {
+                "items": [
+                    c.model_dump(mode="json", exclude_none=True)
+                    for c in conversation.list_checkpoints()
+                ],
+                "undo_checkpoint_id": undo.checkpoint_id if undo is not None else None,
+            }
+
+        return JSONResponse(await run_in_threadpool(listing))
+
+    async def checkpoint_changes(self, request: Request) -> Response:
+        served = await self.served(request)
+        wanted = request.path_params["checkpoint_id"]
+        checkpoint_id = await run_in_threadpool(self.checkpoint_id, served, wanted)
+
+        def changes() -> dict[str, Any]:
+            conversation = served.live
+            listed = conversation.checkpoint_changes(checkpoint_id)
+            return {
+                "checkpoint_id": checkpoint_id,
+                "changes": [c.model_dump(mode="json") for c in listed],
+                "diff": conversation.checkpoint_diff(checkpoint_id),
+            }
+
+        return JSONResponse(await run_in_threadpool(changes))
+
+    async def restore_checkpoint(self, request: Request) -> Response:
+        served = await self.served(request)
+        wanted = (await self.body(request)).get("checkpoint_id")
+        if wanted is not None and (not isinstance(wanted, str) or not wanted.strip()):
+            raise WireError(
+                "'checkpoint_id' must be a checkpoint's id (or a prefix of 4 or more "
+                "characters), or null to undo the newest action not undone yet"
+            )
+
+        def restore() -> CheckpointRestoreEvent:
+            checkpoint_id = self.checkpoint_id(served, wanted) if wanted is not None else None
+            return served.restore_checkpoint(checkpoint_id)
+
+        event = await run_in_threadpool(restore)
+        return JSONResponse(event.model_dump(mode="json", exclude_none=True))
+
+    @staticmethod
+    def checkpoint_id(served: Served, wanted: str) -> str:
+        """The full id of the conversation's checkpoint `wanted` names (a prefix of 4 or
+        more characters is enough); NotFound when it names none."""
+        found = find_checkpoint(served.live.state.events, wanted)
+        if found is None or found.checkpoint_id is None:
+            raise NotFoundError(
+                f"Conversation {served.id.hex} has no checkpoint '{wanted}' (or the prefix "
+                "matches several): its checkpoints are listed at "
+                f"/api/conversations/{served.id.hex}/checkpoints."
+            )
+        return found.checkpoint_id
+
     # --- table ---------------------------------------------------------------------------
 
     def routes(self) -> list[Route]:
@@ -373,5 +443,8 @@ class Api:
             (one + "/secrets", self.secrets, ["POST"]),
             (one + "/ask_agent", self.ask_agent, ["POST"]),
             (one + "/condense", self.condense, ["POST"]),
+            (one + "/checkpoints", self.checkpoints, ["GET"]),
+            (one + "/checkpoints/restore", self.restore_checkpoint, ["POST"]),
+            (one + "/checkpoints/{checkpoint_id}/changes", self.checkpoint_changes, ["GET"]),
         ]
         return [Route(path, guarded(handler), methods=methods) for path, handler, methods in table]

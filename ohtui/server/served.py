@@ -17,6 +17,7 @@ from ohtui.sdk.conversation.exceptions import ConversationRunError
 from ohtui.sdk.conversation.impl.local_conversation import LocalConversation
 from ohtui.sdk.conversation.state import ConversationExecutionStatus
 from ohtui.sdk.event.base import Event
+from ohtui.sdk.event.checkpoint import CheckpointRestoreEvent
 from ohtui.sdk.event.conversation_state import ConversationStateUpdateEvent
 from ohtui.sdk.event.llm_convertible.message import MessageEvent
 from ohtui.sdk.event.user_action import InterruptEvent
@@ -36,10 +37,14 @@ logger = logging.getLogger(__name__)
 
 
 class Publish(Protocol):
-    """Hub.publish: a frame for the conversation's subscribers (`ours`: with ohtui's fields)."""
+    """Hub.publish: a frame for the conversation's subscribers (`ours`: with ohtui's fields;
+    `frame` None: for those only)."""
 
     def __call__(
-        self, conversation_id: uuid.UUID, frame: dict[str, Any], ours: dict[str, Any] | None = None
+        self,
+        conversation_id: uuid.UUID,
+        frame: dict[str, Any] | None,
+        ours: dict[str, Any] | None = None,
     ) -> None: ...
 
 
@@ -62,6 +67,7 @@ class Served:
         self._active = False
         self._again = False
         self._retired = False
+        self._restoring = False
         self.last_user_message_id: str | None = None
         self.sandbox: SandboxStatus | None = None
         """The sandbox in force (set before anything runs)."""
@@ -99,10 +105,8 @@ class Served:
                 self._publish(self.id, state_update_to_wire(key, wire))
             return
         frame_or_none = event_to_wire(event)
-        if frame_or_none is not None:
-            ours = (
-                event_to_wire(event, ohtui_fields=True) if event.kind in OHTUI_FIELD_KINDS else None
-            )
+        ours = event_to_wire(event, ohtui_fields=True) if event.kind in OHTUI_FIELD_KINDS else None
+        if frame_or_none is not None or ours is not None:
             self._publish(self.id, frame_or_none, ours)
         if isinstance(event, MessageEvent) and event.source == "user":
             self.last_user_message_id = event.id
@@ -164,6 +168,10 @@ class Served:
         """
         with self._run_lock:
             self._check_serving()
+            if self._restoring:
+                raise ConflictError(
+                    "The workspace is being restored to a checkpoint: try again in a moment."
+                )
             if self._active:
                 if conflict_ok:
                     self._again = True
@@ -250,6 +258,24 @@ class Served:
                     "or accept them too"
                 )
         self.start_run(conflict_ok=True)
+
+    def restore_checkpoint(self, checkpoint_id: str | None) -> CheckpointRestoreEvent:
+        """Restore the workspace to a checkpoint (None: undo the newest action not undone
+        yet); ConflictError while a run goes, and no run starts until it is done.
+        CheckpointError from the conversation when it cannot be restored."""
+        with self._run_lock:
+            self._check_serving()
+            if self._active:
+                raise ConflictError(
+                    "The agent is running: pause it, or wait for it to finish, before "
+                    "restoring a checkpoint."
+                )
+            self._restoring = True
+        try:
+            return self.live.restore_checkpoint(checkpoint_id)
+        finally:
+            with self._run_lock:
+                self._restoring = False
 
     def retire(self) -> None:
         """Close the conversation to reopen it another way; ConflictError while it runs

@@ -102,7 +102,9 @@ def history_ids(conversation: RemoteConversation) -> list[str]:
 
 def server_ids(conversation: RemoteConversation) -> list[str]:
     client = conversation.workspace.client  # type: ignore[attr-defined]
-    body = client.get(f"/api/conversations/{conversation.id}/events/search?limit=100").json()
+    body = client.get(
+        f"/api/conversations/{conversation.id}/events/search?limit=100&ohtui_fields=true"
+    ).json()
     return [item["id"] for item in body["items"]]
 
 

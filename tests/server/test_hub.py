@@ -46,3 +46,23 @@ def test_one_subscriber_too_many_is_refused() -> None:
         assert hub.subscribe(uuid.uuid4()) is not None  # others are not affected
 
     asyncio.run(scenario())
+
+
+def test_an_ohtui_only_frame_reaches_only_ohtui_subscribers() -> None:
+    async def scenario() -> tuple[list[str], list[str]]:
+        hub = Hub()
+        hub.bind(asyncio.get_running_loop())
+        cid = uuid.uuid4()
+        theirs, ours = hub.subscribe(cid), hub.subscribe(cid, ohtui_fields=True)
+        assert theirs is not None and ours is not None
+        hub.publish(cid, None, {"kind": "CheckpointEvent"})
+        hub.publish(cid, {"kind": "MessageEvent"})
+        await asyncio.sleep(0.05)
+        return (
+            [theirs.queue.get_nowait() for _ in range(theirs.queue.qsize())],
+            [ours.queue.get_nowait() for _ in range(ours.queue.qsize())],
+        )
+
+    theirs, ours = asyncio.run(scenario())
+    assert theirs == ['{"kind": "MessageEvent"}']
+    assert ours == ['{"kind": "CheckpointEvent"}', '{"kind": "MessageEvent"}']

@@ -77,7 +77,7 @@ def test_probes_answer_without_a_key(server: ServerProcess) -> None:
     assert httpx.get(server.url + "/ready").json() == {"status": "ready"}
     info = httpx.get(server.url + "/server_info", timeout=120).json()  # waits for the engine
     assert info["server"] == "ohtui"
-    assert info["capabilities"] == ["per_action_confirmation"]
+    assert info["capabilities"] == ["per_action_confirmation", "checkpoints"]
     assert {"terminal", "file_editor", "task_tracker"} <= set(info["usable_tools"])
 
 

@@ -308,3 +308,23 @@ def test_a_policy_the_client_cannot_read_asks_for_everything() -> None:
     assert isinstance(policy_from_wire({"kind": "SomethingNew"}), AlwaysConfirm)
     assert isinstance(policy_from_wire("garbage"), AlwaysConfirm)
     assert isinstance(policy_from_wire(None), NeverConfirm)  # none set: the protocol default
+
+
+def test_checkpoint_events_reach_only_a_client_that_reads_ohtui_kinds() -> None:
+    """An OpenHands client validates every frame against its own kinds: ohtui's checkpoint
+    events are left out for it, and cross whole to ours, typed again on arrival."""
+    from ohtui.sdk.event import CheckpointEvent, CheckpointRestoreEvent, FileChangeRecord
+    from ohtui.sdk.wire.events_in import event_from_wire
+
+    taken = CheckpointEvent(checkpoint_id="c0ffee12" * 5, action_id="a1", label="echo x", files=3)
+    restored = CheckpointRestoreEvent(
+        checkpoint_id=taken.checkpoint_id or "",
+        label="echo x",
+        undo_checkpoint_id="beef" * 10,
+        changes=[FileChangeRecord(path="a.txt", status="deleted")],
+    )
+    for event in (taken, restored):
+        assert event_to_wire(event) is None
+        frame = event_to_wire(event, ohtui_fields=True)
+        assert frame is not None and frame["kind"] == event.kind
+        assert event_from_wire(json.loads(json.dumps(frame))) == event

@@ -3,7 +3,8 @@
 An OpenHands client validates every frame with its own `Event` models, which forbid extra
 fields: ohtui-only fields are dropped here, a few are renamed or reshaped (a terminal
 observation's `timeout` is a bool there), and events with no OpenHands counterpart are not
-sent at all (`event_to_wire` returns None). Tools and actions OpenHands does not know travel
+sent at all (`event_to_wire` returns None), but for ohtui's own kinds (checkpoints), sent
+only to a client that asked for ohtui's fields. Tools and actions OpenHands does not know travel
 as its generic MCP tool shapes, so a client can still show them.
 """
 
@@ -46,15 +47,22 @@ SENT_KINDS = {
     "LLMCompletionLogEvent",
 }
 """Event kinds both sides have; any other of ours stays on this side of the wire."""
+OHTUI_KINDS = frozenset({"CheckpointEvent", "CheckpointRestoreEvent"})
+"""Event kinds only ohtui has: sent only to a client that reads ohtui's own fields (an
+OpenHands client validates every frame against its own kinds)."""
 _EVENT_EXTRAS = {"ActionEvent": {"security_risk_reason"}, "CondensationRequest": {"focus"}}
-OHTUI_FIELD_KINDS = frozenset(_EVENT_EXTRAS)
-"""Event kinds that have fields of ours: sent two ways (see `event_to_wire`)."""
+OHTUI_FIELD_KINDS = frozenset(_EVENT_EXTRAS) | OHTUI_KINDS
+"""Event kinds sent two ways: with ohtui's fields, and without (or not at all) for others
+(see `event_to_wire`)."""
 _FILE_EDITOR_EXTRAS = {"diff"}
 
 
 def event_to_wire(event: Event, *, ohtui_fields: bool = False) -> dict[str, Any] | None:
     """`event` as OpenHands JSON (None values left out), or None when it is not sent.
-    `ohtui_fields`: for a client that reads them (see wire.extensions), ours stay in."""
+    `ohtui_fields`: for a client that reads them (see wire.extensions), ours stay in, and
+    ohtui's own kinds are sent as they are."""
+    if event.kind in OHTUI_KINDS:
+        return event.model_dump(mode="json", exclude_none=True) if ohtui_fields else None
     if event.kind not in SENT_KINDS:
         return None
     if isinstance(event, ConversationStateUpdateEvent):

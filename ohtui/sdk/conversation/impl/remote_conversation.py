@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ohtui.sdk.conversation.base import BaseConversation
-from ohtui.sdk.conversation.exceptions import ConversationRunError
+from ohtui.sdk.conversation.exceptions import CheckpointError, ConversationRunError
 from ohtui.sdk.conversation.impl.remote_errors import (
     RemoteAuthenticationError,
     RemoteConnectionError,
@@ -26,7 +26,7 @@ from ohtui.sdk.conversation.impl.remote_errors import (
 )
 from ohtui.sdk.conversation.impl.remote_events import RemoteEventsList
 from ohtui.sdk.conversation.impl.remote_state import RemoteState
-from ohtui.sdk.conversation.impl.rest import error_for, request
+from ohtui.sdk.conversation.impl.rest import detail_of, error_for, request
 from ohtui.sdk.conversation.impl.websocket_client import (
     DEFAULT_BACKOFF_BASE,
     SocketStatus,
@@ -44,6 +44,14 @@ from ohtui.sdk.conversation.types import (
 from ohtui.sdk.conversation.visualizer.base import ConversationVisualizerBase
 from ohtui.sdk.conversation.visualizer.default import DefaultConversationVisualizer
 from ohtui.sdk.event.base import Event
+from ohtui.sdk.event.checkpoint import (
+    CheckpointEvent,
+    CheckpointRestoreEvent,
+    FileChangeRecord,
+    checkpoints_in,
+    find_checkpoint,
+    undo_target_in,
+)
 from ohtui.sdk.event.conversation_error import ConversationErrorEvent
 from ohtui.sdk.event.conversation_state import FULL_STATE_KEY, ConversationStateUpdateEvent
 from ohtui.sdk.llm.message import Message, TextContent
@@ -76,6 +84,11 @@ status) to say what went wrong."""
 """Seconds without a socket snapshot after which the REST status alone may end a run."""
 PARTIAL_REJECTION = "per_action_confirmation"
 """The server capability (ours has it) of deciding on each waiting action apart."""
+CHECKPOINTS = "checkpoints"
+"""The server capability (ours has it) of keeping checkpoints of the workspace."""
+CHECKPOINT_REFUSALS = (404, 405, 409, 422)
+"""Statuses of a checkpoint route told to the user as a CheckpointError, in the server's
+words (other failures stay RemoteServerErrors)."""
 ConnectionCallbackType = Callable[[SocketStatus, str], None]
 ACCEPTED_RUN_CONFLICT = 409
 
@@ -429,6 +442,14 @@ class RemoteConversation(BaseConversation):
         return PARTIAL_REJECTION in self._capabilities
 
     @property
+    def supports_checkpoints(self) -> bool:
+        """Whether the server keeps checkpoints of the workspace (ours does; OpenHands'
+        does not)."""
+        if self._capabilities is None:
+            self._capabilities = self._read_capabilities()
+        return CHECKPOINTS in self._capabilities
+
+    @property
     def confirmation_policy_active(self) -> bool:
         """Whether the policy may ask the user to confirm actions."""
         return self._state.confirmation_policy.is_active
@@ -694,6 +715,95 @@ class RemoteConversation(BaseConversation):
             if exc.status_code not in (404, 405, 422):
                 raise
         return title
+
+    # --- checkpoints of the workspace (kept by the server, listed from its events) -------
+
+    def list_checkpoints(self) -> list[CheckpointEvent]:
+        """The workspace's checkpoints, newest first, as the server's events record them."""
+        return checkpoints_in(list(self._state.events))
+
+    def undo_checkpoint(self) -> CheckpointEvent | None:
+        """The checkpoint an undo restores: from before the newest action not undone yet."""
+        return undo_target_in(list(self._state.events))
+
+    def checkpoint_changes(self, checkpoint_id: str) -> list[FileChangeRecord]:
+        """The files restoring the checkpoint would change now, as the server sees them."""
+        return self._checkpoint_changes(checkpoint_id)[0]
+
+    def checkpoint_diff(self, checkpoint_id: str) -> str:
+        """What restoring the checkpoint would change now, as a unified diff."""
+        return self._checkpoint_changes(checkpoint_id)[1]
+
+    def restore_checkpoint(self, checkpoint_id: str | None = None) -> CheckpointRestoreEvent:
+        """Restore the server's workspace to a checkpoint (None: undo the newest action not
+        undone yet). CheckpointError, in the server's words, when it cannot."""
+        self._open("restore a checkpoint")
+        if checkpoint_id is None:
+            target = self.undo_checkpoint()
+            if target is None or target.checkpoint_id is None:
+                self._check_keeps_checkpoints()
+                raise CheckpointError("nothing to undo: no action has changed the workspace")
+            checkpoint_id = target.checkpoint_id
+        else:
+            checkpoint_id = self._known_checkpoint(checkpoint_id)
+        body = self._checkpoint_call(
+            "POST", "/checkpoints/restore", json={"checkpoint_id": checkpoint_id}
+        )
+        event = event_from_wire(body) if isinstance(body, dict) else None
+        if not isinstance(event, CheckpointRestoreEvent):
+            raise CheckpointError(
+                f"The agent server at {self._remote.display_host} restored the checkpoint "
+                "but did not say what changed: list the workspace's files to see."
+            )
+        with self._deliver_lock:  # the socket brings it too: whichever comes first counts
+            if self._state.events.add_event(event):
+                self._notify(event)
+        return event
+
+    def _checkpoint_changes(self, checkpoint_id: str) -> tuple[list[FileChangeRecord], str]:
+        self._open("show a checkpoint")
+        full = self._known_checkpoint(checkpoint_id)
+        body = self._checkpoint_call("GET", f"/checkpoints/{full}/changes")
+        if not isinstance(body, dict) or not isinstance(body.get("changes"), list):
+            raise CheckpointError(
+                f"The agent server at {self._remote.display_host} did not list the changes."
+            )
+        changes = [FileChangeRecord.model_validate(c) for c in body["changes"]]
+        return changes, str(body.get("diff") or "")
+
+    def _known_checkpoint(self, checkpoint_id: str) -> str:
+        """The full id of the checkpoint the events record (a 4+ character prefix is enough)."""
+        found = find_checkpoint(list(self._state.events), checkpoint_id)
+        if found is None or found.checkpoint_id is None:
+            self._check_keeps_checkpoints()
+            raise CheckpointError(
+                f"this conversation has no checkpoint {checkpoint_id!r}: /checkpoints lists them"
+            )
+        return found.checkpoint_id
+
+    def _checkpoint_call(self, method: str, tail: str, json: Any = None) -> Any:
+        """A checkpoint route's JSON answer; its refusal as a CheckpointError."""
+        path = self._path(tail)
+        response = request(self._remote, method, path, json=json, allow=CHECKPOINT_REFUSALS)
+        if response.status_code in CHECKPOINT_REFUSALS:
+            if response.status_code in (404, 405):
+                self._check_keeps_checkpoints()
+            raise CheckpointError(detail_of(response))
+        try:
+            return response.json()
+        except ValueError as exc:
+            raise CheckpointError(
+                f"The agent server at {self._remote.display_host} answered {method} {path} "
+                "with something that is not JSON."
+            ) from exc
+
+    def _check_keeps_checkpoints(self) -> None:
+        if not self.supports_checkpoints:
+            raise CheckpointError(
+                f"this server keeps no checkpoints (the agent server at "
+                f"{self._remote.display_host} is not `ohtui serve`, or an older one): "
+                "its workspace cannot be restored from here"
+            )
 
     def execute_tool(self, tool_name: str, action: Action) -> Observation:
         """Not available: tools run on the server, in the agent loop."""

@@ -407,3 +407,16 @@ def test_close_is_idempotent_and_deletes_only_when_asked(
     wait(lambda: threading.active_count() <= before)
     with pytest.raises(RuntimeError, match="closed"):
         kept.send_message("late")
+
+
+def test_a_server_without_checkpoints_says_so_in_words(fake: FakeAgentServer, agent: Agent) -> None:
+    """An OpenHands agent server keeps no checkpoints and has no routes for them."""
+    from ohtui.sdk import CheckpointError
+
+    with connect(fake, agent) as conversation:
+        assert conversation.list_checkpoints() == [] and conversation.undo_checkpoint() is None
+        assert not conversation.supports_checkpoints
+        with pytest.raises(CheckpointError, match=r"^this server keeps no checkpoints \("):
+            conversation.restore_checkpoint()
+        with pytest.raises(CheckpointError, match="keeps no checkpoints"):
+            conversation.checkpoint_changes("abcd1234")

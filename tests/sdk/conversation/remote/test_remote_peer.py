@@ -260,3 +260,22 @@ def test_actions_have_our_types(peer: PeerServer, llm_server: ScriptedLLMServer)
         actions = [e for e in conversation.state.events if isinstance(e, ActionEvent)]
         assert actions and actions[0].action is not None
         assert actions[0].action.kind == "TerminalAction"
+
+
+def test_the_openhands_server_keeps_no_checkpoints_and_we_say_so(
+    peer: PeerServer, llm_server: ScriptedLLMServer
+) -> None:
+    from ohtui.sdk import CheckpointError
+
+    llm_server.reply_tool_call("terminal", {"command": "echo x > peer-undo.txt"})
+    llm_server.reply_text("Wrote it.")
+    with open_conversation(peer, llm_server) as conversation:
+        conversation.send_message("write a file")
+        conversation.run()
+        assert (peer.workspace / "peer-undo.txt").exists()
+        assert conversation.list_checkpoints() == [] and conversation.undo_checkpoint() is None
+        with pytest.raises(CheckpointError, match=r"^this server keeps no checkpoints \("):
+            conversation.restore_checkpoint()
+        with pytest.raises(CheckpointError, match="keeps no checkpoints"):
+            conversation.checkpoint_diff("abcd1234")
+        assert (peer.workspace / "peer-undo.txt").exists()
