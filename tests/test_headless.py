@@ -530,7 +530,8 @@ def test_the_agent_cannot_read_ohtuis_own_environment_from_proc(
     if not sys.platform.startswith("linux"):
         pytest.skip("/proc and prctl are Linux's")
     command = [sys.executable, "-m", "ohtui", "-p", "read the environment", "--json"]
-    command += ["--sandbox", sandbox]
+    # The probe is not shown to only read (`$PPID`): unconfined it would ask, so say yes.
+    command += ["--sandbox", sandbox, "--yes"]
     if os.geteuid() == 0:  # root reads every /proc file: run as nobody
         setpriv = shutil.which("setpriv")
         if setpriv is None:

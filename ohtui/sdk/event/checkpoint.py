@@ -51,7 +51,7 @@ class CheckpointEvent(Event):
 class FileChangeRecord(BaseModel):
     """One file a restore changed."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     path: str
     status: Literal["added", "modified", "deleted"]

@@ -31,6 +31,7 @@ from ohtui.sdk.mcp import MCPToolAction, MCPToolObservation
 from ohtui.sdk.security.approval_rules import ApprovalRule, ApprovalRulesPolicy
 from ohtui.sdk.security.confirmation_policy import ConfirmRisky, NeverConfirm
 from ohtui.sdk.security.pattern_analyzer import PatternSecurityAnalyzer
+from ohtui.sdk.security.risk import SecurityRisk
 
 T = TypeVar("T")
 Status = ConversationExecutionStatus
@@ -162,7 +163,8 @@ def test_read_only_tools_run_and_others_wait_under_confirm_risky(
     make: Any, llm_server: ScriptedLLMServer
 ) -> None:
     conversation = make({"t": ours()})
-    conversation.set_confirmation_policy(ConfirmRisky())
+    # ohtui's "risky": an MCP tool not marked read-only is MEDIUM, whatever it says.
+    conversation.set_confirmation_policy(ConfirmRisky(threshold=SecurityRisk.MEDIUM))
     conversation.set_security_analyzer(PatternSecurityAnalyzer())
     llm_server.reply_tool_call("t_add", {"a": 1, "b": 2})
     llm_server.reply_tool_call("t_sleep", {"seconds": 0})
@@ -178,7 +180,9 @@ def test_read_only_tools_run_and_others_wait_under_confirm_risky(
 def test_an_allow_rule_can_name_an_mcp_tool(make: Any, llm_server: ScriptedLLMServer) -> None:
     conversation = make({"t": ours()})
     rules = [ApprovalRule(tool="mcp:t/sleep"), ApprovalRule(tool="mcp:other/*")]
-    conversation.set_confirmation_policy(ApprovalRulesPolicy(rules=rules, fallback=ConfirmRisky()))
+    conversation.set_confirmation_policy(
+        ApprovalRulesPolicy(rules=rules, fallback=ConfirmRisky(threshold=SecurityRisk.MEDIUM))
+    )
     conversation.set_security_analyzer(PatternSecurityAnalyzer())
     llm_server.reply_tool_call("t_sleep", {"seconds": 0})
     llm_server.reply_tool_call("t_fail", {"msg": "x"})
@@ -321,7 +325,6 @@ def test_a_call_saved_under_its_old_name_resumes_and_runs_by_its_server(
     llm: LLM, workspace: Path, persistence_dir: Path, llm_server: ScriptedLLMServer
 ) -> None:
     from ohtui.sdk.llm import MessageToolCall
-    from ohtui.sdk.security.risk import SecurityRisk
 
     # Saved before MCP tools were named by server: the waiting call is called "sleep".
     first = LocalConversation(
