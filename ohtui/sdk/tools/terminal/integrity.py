@@ -35,7 +35,7 @@ class Preparation:
         """Why nothing is vouched for in that shell, in words."""
         return (
             f"an earlier command changed the shell (`{self.command}`: {self.reason}); "
-            "restart the terminal to trust allow rules again"
+            "a fresh shell (the terminal's reset) is trusted again"
         )
 
 
