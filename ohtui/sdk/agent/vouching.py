@@ -41,6 +41,8 @@ def unvouched(
     tools: Mapping[str, ToolDefinition], state: ConversationState, action: ActionEvent
 ) -> str | None:
     """Why a terminal action the policy allows must still wait; None when it need not."""
+    if action.tool_name != TERMINAL:
+        return None
     from ohtui.sdk.tools.terminal import TerminalAction, TerminalExecutor
 
     tool = tools.get(TERMINAL)
