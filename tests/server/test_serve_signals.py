@@ -223,6 +223,9 @@ def test_requests_during_the_stop_are_refused(
             assert time.monotonic() < deadline, server.log()
             time.sleep(0.05)
         assert server.process is not None
+        # A connection idle past the server's keep-alive is closed, and a stopping server
+        # takes no new one: use it just before the signal.
+        assert client.get(f"/api/conversations/{idle_id}").status_code == 200
         server.process.send_signal(signal.SIGTERM)
         while "stopping: closing" not in server.log():
             time.sleep(0.01)
