@@ -46,8 +46,9 @@ checkpoints of the workspace (no agent turn; with --resume ID or --continue, and
   ohtui --undo --continue                restore the workspace to before the newest action
                                          not undone yet; prints each file changed
   ohtui --checkpoints --resume 1c37      list them, newest first (* marks what --undo restores)
+  ohtui --restore 9f2e --resume 1c37     restore one of them (e.g. to take a restore back)
   exit codes: 0 restored (or listed) · 1 the restore failed (the agent runs on the server,
-              the checkpoint's files are gone) · 2 usage, unknown conversation ·
+              the checkpoint's files are gone) · 2 usage, unknown conversation or checkpoint ·
               3 configuration (and a server that keeps no checkpoints) · 6 in use ·
               7 nothing to undo
 
@@ -154,6 +155,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="list that conversation's checkpoints of its workspace, and run nothing",
     )
+    checkpoints.add_argument(
+        "--restore",
+        metavar="CHECKPOINT",
+        help="restore that conversation's workspace to one of its checkpoints (an id or a "
+        "prefix of 4+ characters, as --checkpoints lists them; e.g. to take a restore back)",
+    )
     return parser
 
 
@@ -212,7 +219,7 @@ def main(argv: list[str] | None = None) -> int:
         except SetupError as exc:
             _say(f"ohtui: {exc}", sys.stderr)
             return 3
-    if args.undo or args.checkpoints:
+    if args.undo or args.checkpoints or args.restore is not None:
         return _checkpoints(parser, args)
     if args.prompt is not None:
         return _headless(parser, args)
@@ -239,15 +246,21 @@ def _say(text: str, stream: TextIO) -> None:
 
 
 def _checkpoints(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
-    """--undo or --checkpoints: a saved conversation's checkpoints, and no agent turn."""
-    flag = "--undo" if args.undo else "--checkpoints"
+    """--undo, --restore or --checkpoints: a saved conversation's checkpoints, and no agent
+    turn."""
+    flag = "--undo" if args.undo else "--checkpoints" if args.checkpoints else "--restore"
     if args.prompt is not None or args.yes:
         parser.error(f"{flag} runs no agent turn: run it alone, then -p with --continue")
     if args.resume in (None, PICK) and not args.continue_latest:
         parser.error(f"{flag} needs the conversation: --resume ID or --continue")
     from ohtui.headless import Command
 
-    return _run_headless(args, "", Command.UNDO if args.undo else Command.CHECKPOINTS)
+    if args.restore is not None and not args.restore.strip():
+        parser.error("--restore needs a checkpoint id: --checkpoints lists them")
+    command = (
+        Command.UNDO if args.undo else Command.CHECKPOINTS if args.checkpoints else Command.RESTORE
+    )
+    return _run_headless(args, "", command)
 
 
 def _headless(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
@@ -286,5 +299,6 @@ def _run_headless(args: argparse.Namespace, task: str, command: Command) -> int:
             resume_id=args.resume,
             continue_latest=args.continue_latest,
             command=command,
+            checkpoint_id=(args.restore or "").strip() or None,
         )
     )

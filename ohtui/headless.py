@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from ohtui.settings.overrides import Key, Override
 
 if TYPE_CHECKING:
-    from ohtui.sdk import Event, LocalConversation, RemoteConversation
+    from ohtui.sdk import CheckpointRestoreEvent, Event, LocalConversation, RemoteConversation
     from ohtui.sdk.conversation import SecretRegistry
 
     AnyConversation = LocalConversation | RemoteConversation
@@ -59,6 +59,8 @@ class Command(Enum):
     """Restore the workspace to before the newest action not undone yet (--undo)."""
     CHECKPOINTS = "checkpoints"
     """List the workspace's checkpoints (--checkpoints)."""
+    RESTORE = "restore"
+    """Restore the workspace to one checkpoint (--restore ID), e.g. to undo a restore."""
 
 
 @dataclass
@@ -77,6 +79,8 @@ class HeadlessOptions:
     use_keyring: bool = True
     persistence_dir: Path | None = None
     command: Command = Command.RUN
+    checkpoint_id: str | None = None
+    """With Command.RESTORE: the checkpoint (an id or a prefix of 4+ characters)."""
 
 
 class _Output:
@@ -157,6 +161,8 @@ def run_headless(
         try:
             if options.command is Command.UNDO:
                 return _undo(opened, output)
+            if options.command is Command.RESTORE:
+                return _undo(opened, output, options.checkpoint_id)
             if options.command is Command.CHECKPOINTS:
                 return _list_checkpoints(opened, output)
             return _run(opened, options, output)
@@ -295,11 +301,27 @@ def _run(conversation: AnyConversation, options: HeadlessOptions, output: _Outpu
     return _finish(conversation, output)
 
 
-def _undo(conversation: AnyConversation, output: _Output) -> int:
-    """Restore the workspace to before the newest action not undone yet; print the files
-    changed and the checkpoint gone back to (--json: the restore event, one object)."""
+def _undo(conversation: AnyConversation, output: _Output, checkpoint_id: str | None = None) -> int:
+    """Restore the workspace to before the newest action not undone yet (or to the
+    checkpoint named); print the files changed and the checkpoint gone back to (--json:
+    the restore event, one object)."""
     from ohtui.sdk import CheckpointError, RemoteConversation, RemoteServerError
 
+    if checkpoint_id is not None:
+        from ohtui.sdk.event.checkpoint import find_checkpoint
+
+        if find_checkpoint(conversation.list_checkpoints(), checkpoint_id) is None:
+            output.problem(
+                f"conversation {conversation.id.hex} has no checkpoint {checkpoint_id!r} (an id "
+                "or a prefix of 4+ characters naming only one): --checkpoints lists them"
+            )
+            return ExitCode.USAGE
+        try:
+            event = conversation.restore_checkpoint(checkpoint_id)
+        except (CheckpointError, RemoteServerError) as exc:
+            output.problem(f"cannot restore: {exc}")
+            return ExitCode.RUN_ERROR
+        return _restored(conversation, event, output)
     try:
         if conversation.undo_checkpoint() is None:
             if isinstance(conversation, RemoteConversation) and not (
@@ -319,6 +341,11 @@ def _undo(conversation: AnyConversation, output: _Output) -> int:
     except (CheckpointError, RemoteServerError) as exc:  # a server that fails: said, too
         output.problem(f"cannot undo: {exc}")
         return ExitCode.RUN_ERROR
+    return _restored(conversation, event, output)
+
+
+def _restored(conversation: AnyConversation, event: CheckpointRestoreEvent, output: _Output) -> int:
+    """Say what a restore changed: each file, then the checkpoint and how to take it back."""
     if output.json_output:
         output.json_object(
             {**event.model_dump(mode="json"), "conversation_id": conversation.id.hex}
@@ -330,8 +357,8 @@ def _undo(conversation: AnyConversation, output: _Output) -> int:
     count = len(event.changes)
     output.response(
         f"Restored the workspace {before} (checkpoint {event.checkpoint_id[:8]}): {count} "
-        f"file{'' if count == 1 else 's'} changed. Undo this restore from the app's "
-        f"/checkpoints (checkpoint {event.undo_checkpoint_id[:8]})."
+        f"file{'' if count == 1 else 's'} changed. To take it back: "
+        f"{_resume_command(conversation)} --restore {event.undo_checkpoint_id[:8]}"
     )
     return ExitCode.FINISHED
 

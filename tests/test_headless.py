@@ -1072,6 +1072,17 @@ def test_undo_walks_the_workspace_back_one_action_at_a_time(
     assert not (project / "b.txt").exists()
     assert (project / "a.txt").read_text() == "two\n"
 
+    # The restore is taken back with the command it prints, then undone again.
+    take_back = first.out.rsplit("To take it back: ", 1)[1].split()
+    assert take_back[0] == "ohtui" and "--restore" in take_back
+    again = ohtui(*take_back[1:])
+    assert again.code == 0, again.err
+    assert (project / "b.txt").read_text() == "new\n"
+    unknown = ohtui("--restore", "ffff", "--continue")
+    assert unknown.code == 2 and "no checkpoint 'ffff'" in unknown.err
+    assert ohtui("--undo", "--continue").code == 0
+    assert not (project / "b.txt").exists()
+
     second = ohtui("--undo", "--continue", "--json")
     assert second.code == 0, second.err
     (restored,) = [json.loads(line) for line in second.out.splitlines()]
@@ -1105,6 +1116,8 @@ def test_undo_with_nothing_done_exits_7(ohtui: Run, llm_server: ScriptedLLMServe
         (("--undo", "--resume"), 2, "--undo needs the conversation"),
         (("--undo", "-p", "x", "--continue"), 2, "--undo runs no agent turn"),
         (("--undo", "--checkpoints", "--continue"), 2, "not allowed with argument"),
+        (("--restore", " ", "--continue"), 2, "--restore needs a checkpoint id"),
+        (("--restore", "abcd"), 2, "--restore needs the conversation"),
         (("--undo", "--resume", "abc123"), 2, "No saved conversation has an id starting with"),
         (("--checkpoints", "--continue"), 3, "No saved conversation in"),
     ],
