@@ -9,17 +9,14 @@ from __future__ import annotations
 
 import pytest
 from fail_closed_corpus import CLASSES, EVERYDAY
+from terminal_actions import terminal_call
 
 from ohtui.sdk import (
-    ActionEvent,
     AlwaysConfirm,
     ApprovalRule,
     ApprovalRulesPolicy,
-    MessageToolCall,
-    SecurityRisk,
 )
 from ohtui.sdk.security.shell import is_read_only, parse_command
-from ohtui.sdk.tools.terminal import TerminalAction
 
 WS = "/work/project"
 _ALLOWED_PROGRAMS = (
@@ -30,17 +27,6 @@ _ALLOWED_PROGRAMS = (
     "builtin command let stat df pwd which basename realpath tr nl ps uname sha256sum"
 )
 ALLOWED_PROGRAMS = _ALLOWED_PROGRAMS.split()
-
-
-def terminal(command: str) -> ActionEvent:
-    return ActionEvent(
-        action=TerminalAction(command=command),
-        tool_name="terminal",
-        tool_call_id="c1",
-        tool_call=MessageToolCall(id="c1", name="terminal", arguments="{}"),
-        llm_response_id="r1",
-        security_risk=SecurityRisk.LOW,
-    )
 
 
 POLICY = ApprovalRulesPolicy(
@@ -62,7 +48,7 @@ def proven_read_only(command: str) -> bool:
 
 def allowed(command: str) -> bool:
     """Whether allow rules for every program in the line wave it through."""
-    return POLICY.decide(terminal(command), WS).verdict == "allow"
+    return POLICY.decide(terminal_call(command), WS).verdict == "allow"
 
 
 def got_through(command: str) -> bool:
@@ -86,7 +72,7 @@ def test_a_try_is_not_proven_read_only(kind: str, command: str) -> None:
 
 @pytest.mark.parametrize(("kind", "command"), TRIES)
 def test_a_try_is_not_covered_by_allow_rules(kind: str, command: str) -> None:
-    decision = POLICY.decide(terminal(command), WS)
+    decision = POLICY.decide(terminal_call(command), WS)
     assert decision.verdict != "allow", (kind, decision.reason)
 
 
@@ -98,7 +84,7 @@ def test_everyday_commands_stay_proven_read_only(command: str) -> None:
 
 @pytest.mark.parametrize("command", EVERYDAY)
 def test_everyday_commands_stay_covered_by_their_allow_rules(command: str) -> None:
-    decision = POLICY.decide(terminal(command), WS)
+    decision = POLICY.decide(terminal_call(command), WS)
     assert decision.verdict == "allow", decision.reason
 
 
@@ -161,3 +147,51 @@ def test_checking_the_corpus_stays_fast() -> None:
     for command in commands:
         all(map(is_read_only, read_command_line(command).commands))
     assert (time.perf_counter() - start) / len(commands) < 0.005
+
+
+# Tried after the fix, in the same classes, written without looking at how it works.
+TRIED_AFTER = [
+    "sed -n '1p;w out' notes.txt",
+    "awk 'BEGIN { while ((\"id\" | getline l) > 0) print l }'",
+    "git --no-pager log --ext-diff -p",
+    "find . -newer a.txt -fprint out.txt",
+    "sort --compress-prog=sh -S 1 data.csv",
+    "ls >| listing.txt",
+    "cat notes.txt 3<>out.txt",
+    "printf -vx '%s' y",
+    "rg --pre=./x.sh pattern",
+    "git diff --outp=patch.diff",
+    "xxd notes.txt out.bin",
+    "env -S 'rm notes.txt'",
+    "tree -o listing.txt",
+    "grep -r pattern --exclude-from=<(id) .",
+    "$'\\143at' notes.txt > /etc/x",
+]
+
+
+@pytest.mark.parametrize("command", TRIED_AFTER)
+def test_a_later_try_is_neither_read_only_nor_allowed(command: str) -> None:
+    assert not proven_read_only(command)
+    assert POLICY.decide(terminal_call(command), WS).verdict != "allow"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "function cat { id; }",
+        "ls () ( id )",
+        "builtin alias ls=id",
+        "command alias ls=id",
+        "exec 3>f",
+        "complete -C id ls",
+        "enable -n echo",
+        "typeset -fx f",
+        "PROMPT_COMMAND=id",
+        "IFS=/",
+        "readonly PATH",
+        "$(printf alias) ls=id",
+    ],
+)
+def test_a_later_way_to_prepare_the_shell_is_seen(command: str) -> None:
+    line = parse_command(command)
+    assert line.changes_shell or line.unresolved

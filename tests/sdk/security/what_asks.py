@@ -5,17 +5,16 @@ from __future__ import annotations
 
 from enum import Enum
 
+from terminal_actions import terminal_call
+
 from ohtui.sdk import (
-    ActionEvent,
     ConfirmRisky,
     EnsembleSecurityAnalyzer,
     LLMSecurityAnalyzer,
     PatternSecurityAnalyzer,
     SecurityRisk,
 )
-from ohtui.sdk.llm import MessageToolCall
 from ohtui.sdk.security.undo import changes_workspace
-from ohtui.sdk.tools.terminal import TerminalAction
 
 
 class Outcome(str, Enum):
@@ -31,14 +30,7 @@ DEFAULT_POLICY = ConfirmRisky(threshold=SecurityRisk.MEDIUM)
 
 def outcome(command: str, workspace: str, *, undoable: bool) -> Outcome:
     """The default policy's answer for `command` rated LOW by the model."""
-    action = ActionEvent(
-        action=TerminalAction(command=command),
-        tool_name="terminal",
-        tool_call_id="c1",
-        tool_call=MessageToolCall(id="c1", name="terminal", arguments="{}"),
-        llm_response_id="r1",
-        security_risk=SecurityRisk.LOW,
-    )
+    action = terminal_call(command)
     analyzer = EnsembleSecurityAnalyzer(
         analyzers=[LLMSecurityAnalyzer(), PatternSecurityAnalyzer()]
     ).with_workspace(workspace)

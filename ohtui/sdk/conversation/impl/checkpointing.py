@@ -23,9 +23,7 @@ from ohtui.sdk.event.checkpoint import (
     CheckpointEvent,
     CheckpointRestoreEvent,
     FileChangeRecord,
-    checkpoints_in,
     find_checkpoint,
-    undo_target_in,
 )
 
 if TYPE_CHECKING:
@@ -118,14 +116,6 @@ class Checkpointing:
         )
         self._on_event(event)
         return event
-
-    def checkpoints(self) -> list[CheckpointEvent]:
-        """Every checkpoint taken, newest first."""
-        return checkpoints_in(self._events())
-
-    def undo_target(self) -> CheckpointEvent | None:
-        """The checkpoint `/undo` restores (see `undo_target_in`)."""
-        return undo_target_in(self._events())
 
     def changes(self, checkpoint_id: str) -> list[FileChangeRecord]:
         """What restoring the checkpoint would change in the workspace now."""
