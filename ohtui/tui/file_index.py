@@ -115,6 +115,7 @@ def index_workspace(
         except OSError:
             continue  # unreadable directory: offer what we can read
         rules = outer.entering(directory, prefix)
+        listed: list[tuple[str, str, bool]] = []  # (name, path, descend)
         for entry in entries:
             if entry.name.startswith(".") or entry.name in SKIPPED_DIRS:
                 continue
@@ -123,13 +124,15 @@ def index_workspace(
                 descend = is_dir and not entry.is_symlink()  # links could loop
             except OSError:
                 is_dir = descend = False
-            name = f"{entry.name}/" if is_dir else entry.name
+            listed.append((f"{entry.name}/" if is_dir else entry.name, entry.path, descend))
+        check = rules.may_ignore(prefix, [name for name, _, _ in listed])
+        for name, path, descend in listed:
             relative = f"{prefix}{name}"
-            if rules.layers and rules.ignores(relative, name):
+            if check and rules.ignores(relative, name):
                 continue
             paths.append(relative)
             if descend:
-                pending.append((entry.path, relative, rules))
+                pending.append((path, relative, rules))
             if len(paths) >= limit:
                 break
     return FileIndex(paths, time.monotonic())

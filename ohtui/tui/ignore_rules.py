@@ -41,6 +41,8 @@ class _Layer:
     anywhere in the last part (many such expressions, searched at once, cost one scan)."""
     anchored: Finder | None
     """Finds where one of the other patterns may match the path (None: there are none)."""
+    anchored_listing: re.Pattern[str] | None
+    """Finds, in a folder's paths one a line, where one of those patterns may match."""
 
     def path(self, relative: str) -> str:
         """The workspace path `relative` as this file's patterns read it."""
@@ -62,6 +64,11 @@ class IgnoreRules:
     """Finds where such a pattern starting with `*` may match a last part."""
     anchored: tuple[_Layer, ...] = ()
     """The layers with patterns that do not apply at any level."""
+    names_listing: re.Pattern[str] | None = None
+    """Finds, in a folder's entry names one a line, where a pattern that applies at any
+    level may match the start of one of them."""
+    endings_listing: re.Pattern[str] | None = None
+    """The same for the patterns starting with `*`, anywhere in a name."""
 
     @classmethod
     def at_top(cls, root: Path) -> IgnoreRules:
@@ -73,6 +80,23 @@ class IgnoreRules:
         """The rules inside `directory` (workspace path `prefix`, ending with `/` or empty):
         these, plus its own `.gitignore` if it has one."""
         return self._with(Path(directory, IGNORE_FILE), strip=len(prefix))
+
+    def may_ignore(self, prefix: str, names: list[str]) -> bool:
+        """Whether a pattern may match one of the entries `names` of the folder at
+        workspace path `prefix`: a search or two over all of them at C speed, so a folder
+        that nothing ignores costs little more than it did without rules."""
+        if not self.layers:
+            return False
+        listing = "\n".join(names)
+        for names_listing in (self.names_listing, self.endings_listing):
+            if names_listing is not None and names_listing.search(listing):
+                return True
+        for layer in self.anchored:
+            base = prefix[layer.strip :]
+            paths = "\n".join(base + name for name in names) if base else listing
+            if layer.anchored_listing is not None and layer.anchored_listing.search(paths):
+                return True
+        return False
 
     def ignores(self, relative: str, name: str) -> bool:
         """Whether the workspace path `relative`, whose last part is `name`, is ignored (a
@@ -104,7 +128,15 @@ class IgnoreRules:
         names = [source for layer in layers for source in layer.any_level]
         endings = [source for layer in layers for source in layer.endings]
         anchored = tuple(layer for layer in layers if layer.anchored is not None)
-        return IgnoreRules(layers, _finder(names), _finder(endings), anchored)
+        starts = _listing([source.removeprefix("^") for source in names], at_line_start=True)
+        return IgnoreRules(
+            layers,
+            _finder(names),
+            _finder(endings),
+            anchored,
+            starts,
+            _listing(endings),
+        )
 
 
 _ANY_LEVEL = "^(?:.+/)?"
@@ -133,7 +165,11 @@ def _layer(spec: GitIgnoreSpec, strip: int) -> _Layer:
             any_level.append("^" + source.removeprefix(_ANY_LEVEL))
         else:
             others.append(source)
-    return _Layer(spec, strip, tuple(any_level), tuple(endings), _finder(others))
+    if all(source.startswith("^") for source in others):
+        listing = _listing([source[1:] for source in others], at_line_start=True)
+    else:
+        listing = _listing(others)
+    return _Layer(spec, strip, tuple(any_level), tuple(endings), _finder(others), listing)
 
 
 def _finder(sources: list[str]) -> Finder | None:
@@ -150,6 +186,21 @@ def _finder(sources: list[str]) -> Finder | None:
     except re.error:
         expression = re.compile(_ANYTHING)  # every path is asked about
     return expression.match if anchored else expression.search
+
+
+def _listing(sources: list[str], *, at_line_start: bool = False) -> re.Pattern[str] | None:
+    """One expression finding, in names or paths one a line, where any of `sources` (at
+    the start of a line, with `at_line_start`) may match one of them (`^` and `$` at each
+    line; a match running over two lines only asks about more); None for no sources."""
+    if not sources:
+        return None
+    if any("\\A" in source or "\\Z" in source for source in sources):
+        return re.compile("")  # they would miss a line in the middle: ask about every one
+    try:
+        joined = "|".join(f"(?:{source})" for source in sources)
+        return re.compile(f"^(?:{joined})" if at_line_start else joined, re.MULTILINE)
+    except re.error:
+        return re.compile("")
 
 
 def _git_dir(top: Path) -> Path:

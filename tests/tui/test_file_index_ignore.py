@@ -183,3 +183,12 @@ async def test_at_completion_does_not_offer_ignored_files(repository: Path) -> N
         await pilot.press(*".log")
         await pilot.pause(0.3)  # a substring search would run off the UI thread
         assert not any(label.endswith(".log") for label in labels(app))
+
+
+def test_a_folder_nothing_ignores_is_told_at_once(tmp_path: Path) -> None:
+    (tmp_path / ".gitignore").write_text("*.log\nbuild/\n/top.txt\n", encoding="utf-8")
+    rules = IgnoreRules.at_top(tmp_path).entering(str(tmp_path), "")
+    assert not rules.may_ignore("src/", ["a.py", "b.txt", "top.txt", "logs/"])
+    assert rules.may_ignore("src/", ["a.py", "x.log", "b.py"])  # a name in the middle
+    assert rules.may_ignore("src/", ["a.py", "build/"])
+    assert rules.may_ignore("", ["a.py", "top.txt"])
