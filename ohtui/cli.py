@@ -15,14 +15,13 @@ from ohtui import __version__
 from ohtui.hardening import make_process_private
 from ohtui.settings.choices import ConfirmationPolicy
 from ohtui.settings.overrides import ENV_VARS, run_overrides
+from ohtui.settings.sandbox_modes import SANDBOX_MODES
 from ohtui.tui.options import AppOptions
 
 if TYPE_CHECKING:
     from ohtui.headless import Command
 
 DESCRIPTION = "A terminal chat app for an AI coding agent that works in your project."
-SANDBOX_MODES = ("workspace-write", "read-only", "off")
-"""The sandbox modes (the engine's SandboxMode values; not imported: --help stays light)."""
 PICK = "\0pick"
 """--resume given without an id: open the picker."""
 EPILOG = """\

@@ -22,7 +22,8 @@ class QueryError(ValueError):
 
 @dataclass(frozen=True)
 class EventQuery:
-    """The filters of events/search and events/count."""
+    """The filters of events/search and events/count (read from the query parameters by
+    `ohtui.server.requests.EventSearchRequest`)."""
 
     kind: str | None = None
     source: str | None = None
@@ -33,22 +34,6 @@ class EventQuery:
     ohtui_fields: bool = False
     """Events keep ohtui's own fields (the client asked: see wire.extensions)."""
 
-    @classmethod
-    def parse(cls, params: Mapping[str, str]) -> EventQuery:
-        """From query parameters; QueryError for a bad one."""
-        order = params.get("sort_order", "TIMESTAMP")
-        if order not in SORT_ORDERS:
-            raise QueryError(f"sort_order must be one of {', '.join(SORT_ORDERS)}, not '{order}'")
-        return cls(
-            kind=params.get("kind") or None,
-            source=params.get("source") or None,
-            body=(params.get("body") or None),
-            gte=_time(params, "timestamp__gte"),
-            lt=_time(params, "timestamp__lt"),
-            descending=order == "TIMESTAMP_DESC",
-            ohtui_fields=wants_ohtui_fields(params),
-        )
-
     def matches(self, event: Event, frame: dict[str, Any]) -> bool:
         """Whether the event passes every filter."""
         if self.kind is not None and event.kind != self.kind:
@@ -58,7 +43,7 @@ class EventQuery:
         if self.body is not None and self.body.lower() not in _text_of(frame).lower():
             return False
         if self.gte is not None or self.lt is not None:
-            at = _naive(datetime.fromisoformat(event.timestamp))
+            at = naive(datetime.fromisoformat(event.timestamp))
             if self.gte is not None and at < self.gte:
                 return False
             if self.lt is not None and at >= self.lt:
@@ -129,17 +114,7 @@ def parse_limit(value: str | None) -> int:
     return limit
 
 
-def _time(params: Mapping[str, str], name: str) -> datetime | None:
-    value = params.get(name)
-    if not value:
-        return None
-    try:
-        return _naive(datetime.fromisoformat(value))
-    except ValueError as exc:
-        raise QueryError(f"{name} must be an ISO 8601 time, not '{value}'") from exc
-
-
-def _naive(at: datetime) -> datetime:
+def naive(at: datetime) -> datetime:
     """Local naive time (OpenHands sends naive local times; ours carry an offset)."""
     return at.astimezone().replace(tzinfo=None) if at.tzinfo is not None else at
 

@@ -17,7 +17,6 @@ import json
 import logging
 import threading
 import uuid
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,22 +28,14 @@ from ohtui.sdk.conversation.listing import delete_conversation
 from ohtui.sdk.conversation.store import ConversationStore
 from ohtui.sdk.conversation.summary import ConversationSummary
 from ohtui.sdk.llm.llm import LLM, same_llm
-from ohtui.sdk.llm.message import Message
 from ohtui.sdk.utils.cipher import Cipher
-from ohtui.sdk.wire.agent_in import (
-    WireError,
-    agent_from_wire,
-    confirmation_policy_from_wire,
-    llm_from_wire,
-    redacted,
-    secrets_from_wire,
-    security_analyzer_from_wire,
-)
+from ohtui.sdk.wire.agent_in import WireError, agent_from_wire, redacted
 from ohtui.sdk.wire.agent_out import agent_to_wire
 from ohtui.server.confinement import Confinement
 from ohtui.server.errors import StoppingError
 from ohtui.server.hub import Hub
 from ohtui.server.info import RECORD_KEY, ServerRecord, agent_echo, state_to_wire
+from ohtui.server.requests import StartConversationRequest
 from ohtui.server.served import Served
 
 logger = logging.getLogger(__name__)
@@ -197,14 +188,13 @@ class Registry:
 
     # --- switch the LLM ------------------------------------------------------------------
 
-    def switch_llm(self, conversation_id: uuid.UUID, payload: Any) -> Served | None:
+    def switch_llm(self, conversation_id: uuid.UUID, asked: LLM) -> Served | None:
         """Think with another LLM from the next call on (OpenHands' `switch_llm`): as a
         local resume with another model, the conversation is reopened with its agent's LLM
         (and the summarizer that copies it) switched, and its saved agent too, so a restart
         keeps it; None for an unknown conversation. An LLM sent back as shown (its key
         redacted, or none) keeps the old key when its address is the same (never sent to
-        another). ConflictError while it runs; WireError for an LLM we cannot use."""
-        asked = llm_from_wire(payload, "llm")
+        another). ConflictError while it runs."""
         with self._lock:
             # Under the lock: a switch that just ended has put its replacement here.
             served = self.get(conversation_id)
@@ -239,35 +229,26 @@ class Registry:
 
     # --- create --------------------------------------------------------------------------
 
-    def create(self, request: Mapping[str, Any]) -> tuple[Served, bool]:
+    def create(self, request: StartConversationRequest) -> tuple[Served, bool]:
         """Create from an OpenHands StartConversationRequest; (served, created).
 
         A `conversation_id` that exists returns that conversation, untouched. WireError
-        for a payload we cannot run.
+        for an agent we cannot run, OutsideRootsError for a folder outside the roots.
         """
-        conversation_id = _conversation_id(request.get("conversation_id"))
+        conversation_id = request.conversation_id
         if conversation_id is not None:
             existing = self.get(conversation_id)
             if existing is not None:
                 return existing, False
-        agent_payload = request.get("agent")
-        if agent_payload is None:
-            raise WireError(
-                "send the agent as 'agent' (agent_settings and agent_profile_id are not "
-                "supported here)"
-            )
+        agent_payload = request.agent
         agent = agent_from_wire(agent_payload)
-        working_dir = str(self._confinement.roots.check(_working_dir(request.get("workspace"))))
-        policy = request.get("confirmation_policy")
-        analyzer = request.get("security_analyzer")
-        secrets = secrets_from_wire(request.get("secrets"))
+        working_dir = str(self._confinement.roots.check(request.working_dir))
         record = ServerRecord(
             agent=redacted(dict(agent_payload)),
             sealed_agent=self._cipher.encrypt(json.dumps(agent_payload)),
-            tags={str(k): str(v) for k, v in (request.get("tags") or {}).items()},
-            autotitle=bool(request.get("autotitle", True)),
+            tags=request.tags,
+            autotitle=request.autotitle,
         )
-        initial = _initial_message(request.get("initial_message"))
         served = Served(record, self._hub.publish)
         with self._lock:
             self._check_open()
@@ -278,10 +259,10 @@ class Registry:
                 conversation_id=conversation_id or uuid.uuid4(),
                 callbacks=[served.on_event],
                 token_callbacks=[served.on_token],
-                max_iteration_per_run=_positive_int(request.get("max_iterations"), 500),
-                stuck_detection=bool(request.get("stuck_detection", True)),
-                stuck_detection_thresholds=request.get("stuck_detection_thresholds") or None,
-                secrets=secrets or None,
+                max_iteration_per_run=request.max_iterations or 500,
+                stuck_detection=request.stuck_detection,
+                stuck_detection_thresholds=request.stuck_detection_thresholds or None,
+                secrets=request.secrets or None,
                 visualizer=None,
                 cipher=self._cipher,
                 checkpoints=True,
@@ -291,19 +272,19 @@ class Registry:
                 self._confine(conversation, served)
                 state = conversation.state
                 state.agent_state = {**state.agent_state, RECORD_KEY: record.to_json()}
-                if policy is not None:
-                    conversation.set_confirmation_policy(confirmation_policy_from_wire(policy))
-                if analyzer is not None:
-                    conversation.set_security_analyzer(security_analyzer_from_wire(analyzer))
+                if request.confirmation_policy is not None:
+                    conversation.set_confirmation_policy(request.confirmation_policy)
+                if request.security_analyzer is not None:
+                    conversation.set_security_analyzer(request.security_analyzer)
             except BaseException:
                 conversation.delete_on_close = True
                 conversation.close()
                 raise
             served.attach(conversation)
             self._live[conversation.id] = served
+        initial = request.initial_message
         if initial is not None:
-            message, run = initial
-            served.send_message(message, run)
+            served.send_message(initial.message, initial.run)
         return served, True
 
     # --- listing -------------------------------------------------------------------------
@@ -392,58 +373,3 @@ def _keeping_key(llm: LLM, old: LLM) -> LLM:
     if llm.api_key is not None or old.api_key is None or llm.base_url != old.base_url:
         return llm
     return llm.model_copy(update={"api_key": old.api_key})
-
-
-def _conversation_id(value: Any) -> uuid.UUID | None:
-    if value is None:
-        return None
-    try:
-        return uuid.UUID(str(value))
-    except ValueError as exc:
-        raise WireError(f"conversation_id '{value}' is not a UUID") from exc
-
-
-def _working_dir(workspace: Any) -> str:
-    if isinstance(workspace, Mapping) and isinstance(workspace.get("working_dir"), str):
-        path = workspace["working_dir"].strip()
-        if path:
-            return path
-    raise WireError("'workspace' must be an object with a 'working_dir' path")
-
-
-def _positive_int(value: Any, default: int) -> int:
-    if value is None:
-        return default
-    if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
-        raise WireError(f"max_iterations must be a positive integer, not {value!r}")
-    return value
-
-
-def _initial_message(payload: Any) -> tuple[Message, bool] | None:
-    if payload is None:
-        return None
-    return message_from_wire(payload)
-
-
-def message_from_wire(payload: Any) -> tuple[Message, bool]:
-    """A SendMessageRequest: (the user message, whether to run)."""
-    if not isinstance(payload, Mapping):
-        raise WireError("the message must be an object with 'role' and 'content'")
-    role = payload.get("role", "user")
-    if role != "user":
-        raise WireError(f"only user messages can be sent, not '{role}' ones")
-    content = payload.get("content")
-    if isinstance(content, str):
-        content = [{"type": "text", "text": content}]
-    if not isinstance(content, list) or not content:
-        raise WireError("'content' must be a non-empty list of {'type': 'text', 'text': ...}")
-    parts = []
-    for index, part in enumerate(content):
-        if not isinstance(part, Mapping) or part.get("type") not in ("text", "image"):
-            raise WireError(f"content[{index}] must be a text or image part")
-        parts.append({k: v for k, v in part.items() if k in ("type", "text", "image_urls")})
-    try:
-        message = Message.model_validate({"role": "user", "content": parts})
-    except ValueError as exc:
-        raise WireError(f"the message cannot be read: {exc}") from exc
-    return message, bool(payload.get("run", False))

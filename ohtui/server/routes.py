@@ -17,7 +17,7 @@ import logging
 import time
 import uuid
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -27,12 +27,7 @@ from starlette.routing import Route
 from ohtui import __version__
 from ohtui.sdk.conversation.exceptions import CheckpointError, PersistenceError
 from ohtui.sdk.event.checkpoint import CheckpointRestoreEvent, find_checkpoint
-from ohtui.sdk.wire.agent_in import (
-    WireError,
-    confirmation_policy_from_wire,
-    secrets_from_wire,
-    security_analyzer_from_wire,
-)
+from ohtui.sdk.wire.agent_in import WireError
 from ohtui.sdk.wire.events_out import event_to_wire
 from ohtui.sdk.wire.extensions import SANDBOX_FIELD
 from ohtui.server import event_search
@@ -40,7 +35,21 @@ from ohtui.server.confinement import Confinement
 from ohtui.server.errors import StoppingError
 from ohtui.server.info import RECORD_KEY
 from ohtui.server.limits import parse_json
-from ohtui.server.registry import Page, Registry, message_from_wire
+from ohtui.server.registry import Page, Registry
+from ohtui.server.requests import (
+    AskAgentRequest,
+    ConfirmationResponseRequest,
+    EventSearchRequest,
+    RequestModel,
+    RestoreCheckpointRequest,
+    SendMessageRequest,
+    SetConfirmationPolicyRequest,
+    SetSecurityAnalyzerRequest,
+    StartConversationRequest,
+    SwitchLLMRequest,
+    UpdateConversationRequest,
+    UpdateSecretsRequest,
+)
 from ohtui.server.roots import OutsideRootsError
 from ohtui.server.served import ConflictError, Served
 
@@ -52,6 +61,7 @@ PARSE_OFF_LOOP_BYTES = 64 * 1024
 """Bodies at least this large are parsed on the thread pool, not the event loop."""
 CONVERSATION_SORTS = ("CREATED_AT", "UPDATED_AT", "CREATED_AT_DESC", "UPDATED_AT_DESC")
 Handler = Callable[[Request], Awaitable[Response]]
+R = TypeVar("R", bound=RequestModel)
 
 
 class NotFoundError(Exception):
@@ -138,6 +148,11 @@ class Api:
             raise WireError("the request body must be a JSON object")
         return data
 
+    @classmethod
+    async def parsed(cls, request: Request, model: type[R]) -> R:
+        """The body as `model`; WireError (422) saying what is wrong with it."""
+        return model.parse(await cls.body(request))
+
     # --- open probes ---------------------------------------------------------------------
 
     async def server_info(self, request: Request) -> Response:
@@ -160,7 +175,7 @@ class Api:
     # --- conversations -------------------------------------------------------------------
 
     async def create(self, request: Request) -> Response:
-        payload = await self.body(request)
+        payload = await self.parsed(request, StartConversationRequest)
         served, created = await run_in_threadpool(self.registry.create, payload)
         info = await run_in_threadpool(served.info)
         return JSONResponse(info, status_code=201 if created else 200)
@@ -171,19 +186,13 @@ class Api:
 
     async def patch(self, request: Request) -> Response:
         served = await self.served(request)
-        payload = await self.body(request)
+        update = await self.parsed(request, UpdateConversationRequest)
 
         def apply() -> None:
-            if "title" in payload:
-                title = payload["title"]
-                if not isinstance(title, str):
-                    raise WireError("'title' must be a string")
-                served.live.set_title(title)
-            if "tags" in payload:
-                tags = payload["tags"]
-                if not isinstance(tags, dict):
-                    raise WireError("'tags' must be an object of string values")
-                served.record.tags = {str(k): str(v) for k, v in tags.items()}
+            if update.title is not None:
+                served.live.set_title(update.title)
+            if update.tags is not None:
+                served.record.tags = update.tags
                 state = served.live.state
                 state.agent_state = {**state.agent_state, RECORD_KEY: served.record.to_json()}
 
@@ -232,23 +241,25 @@ class Api:
 
     async def send_event(self, request: Request) -> Response:
         served = await self.served(request)
-        message, run = message_from_wire(await self.body(request))
-        await run_in_threadpool(served.send_message, message, run)
+        sent = await self.parsed(request, SendMessageRequest)
+        await run_in_threadpool(served.send_message, sent.message, sent.run)
         return ok()
 
     async def events_search(self, request: Request) -> Response:
         served = await self.served(request)
-        params = request.query_params
-        query = event_search.EventQuery.parse(params)
-        limit = event_search.parse_limit(params.get("limit"))
+        asked = EventSearchRequest.from_params(request.query_params)
         page = await run_in_threadpool(
-            event_search.search, served.live.state.events, query, params.get("page_id"), limit
+            event_search.search,
+            served.live.state.events,
+            asked.query(),
+            asked.page_id,
+            asked.limit,
         )
         return JSONResponse(page)
 
     async def events_count(self, request: Request) -> Response:
         served = await self.served(request)
-        query = event_search.EventQuery.parse(request.query_params)
+        query = EventSearchRequest.from_params(request.query_params).query()
         return JSONResponse(
             await run_in_threadpool(event_search.count, served.live.state.events, query)
         )
@@ -272,17 +283,13 @@ class Api:
 
     async def respond_to_confirmation(self, request: Request) -> Response:
         served = await self.served(request)
-        payload = await self.body(request)
-        accept = payload.get("accept")
-        if not isinstance(accept, bool):
-            raise WireError("'accept' must be true or false")
-        reason = payload.get("reason") or "User rejected the action."
-        action_ids = payload.get("action_ids")
-        if action_ids is not None and (
-            not isinstance(action_ids, list) or not all(isinstance(a, str) for a in action_ids)
-        ):
-            raise WireError("'action_ids' must be a list of action event ids")
-        await run_in_threadpool(served.respond_to_confirmation, accept, str(reason), action_ids)
+        answer = await self.parsed(request, ConfirmationResponseRequest)
+        await run_in_threadpool(
+            served.respond_to_confirmation,
+            answer.accept,
+            answer.rejection_reason,
+            answer.action_ids,
+        )
         return ok()
 
     # --- run controls --------------------------------------------------------------------
@@ -304,13 +311,13 @@ class Api:
 
     async def confirmation_policy(self, request: Request) -> Response:
         served = await self.served(request)
-        policy = confirmation_policy_from_wire((await self.body(request)).get("policy"))
+        policy = (await self.parsed(request, SetConfirmationPolicyRequest)).policy
         await run_in_threadpool(served.live.set_confirmation_policy, policy)
         return ok()
 
     async def switch_llm(self, request: Request) -> Response:
         served = await self.served(request)
-        llm = (await self.body(request)).get("llm")
+        llm = (await self.parsed(request, SwitchLLMRequest)).llm
         # By id: a switch that ended meanwhile replaced `served` with another object.
         if await run_in_threadpool(self.registry.switch_llm, served.id, llm) is None:
             raise NotFoundError("Not Found")
@@ -318,22 +325,19 @@ class Api:
 
     async def security_analyzer(self, request: Request) -> Response:
         served = await self.served(request)
-        payload = await self.body(request)
-        analyzer = security_analyzer_from_wire(payload.get("security_analyzer"))
+        analyzer = (await self.parsed(request, SetSecurityAnalyzerRequest)).security_analyzer
         await run_in_threadpool(served.live.set_security_analyzer, analyzer)
         return ok()
 
     async def secrets(self, request: Request) -> Response:
         served = await self.served(request)
-        secrets = secrets_from_wire((await self.body(request)).get("secrets"))
+        secrets = (await self.parsed(request, UpdateSecretsRequest)).secrets
         await run_in_threadpool(served.live.update_secrets, secrets)
         return ok()
 
     async def ask_agent(self, request: Request) -> Response:
         served = await self.served(request)
-        question = (await self.body(request)).get("question")
-        if not isinstance(question, str) or not question.strip():
-            raise WireError("'question' must be a non-empty string")
+        question = (await self.parsed(request, AskAgentRequest)).question
         try:
             answer = await run_in_threadpool(served.live.ask_agent, question)
         except Exception as exc:  # noqa: BLE001 -- the LLM's failure, told as a 500 like OpenHands
@@ -389,12 +393,7 @@ class Api:
 
     async def restore_checkpoint(self, request: Request) -> Response:
         served = await self.served(request)
-        wanted = (await self.body(request)).get("checkpoint_id")
-        if wanted is not None and (not isinstance(wanted, str) or not wanted.strip()):
-            raise WireError(
-                "'checkpoint_id' must be a checkpoint's id (or a prefix of 4 or more "
-                "characters), or null to undo the newest action not undone yet"
-            )
+        wanted = (await self.parsed(request, RestoreCheckpointRequest)).checkpoint_id
 
         def restore() -> CheckpointRestoreEvent:
             checkpoint_id = self.checkpoint_id(served, wanted) if wanted is not None else None

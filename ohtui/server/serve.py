@@ -12,7 +12,6 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ohtui.cli import SANDBOX_MODES
 from ohtui.server.auth import (
     DEFAULT_KEY_ENV,
     HEADER,
@@ -21,6 +20,7 @@ from ohtui.server.auth import (
     session_key,
 )
 from ohtui.server.roots import RootError, Roots
+from ohtui.settings.sandbox_modes import SANDBOX_MODES
 
 if TYPE_CHECKING:
     from ohtui.server.app import ServerConfig

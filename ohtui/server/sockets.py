@@ -31,7 +31,8 @@ from ohtui.server.errors import StoppingError
 from ohtui.server.event_search import wants_ohtui_fields
 from ohtui.server.hub import Hub
 from ohtui.server.limits import JSONBodyError, parse_json
-from ohtui.server.registry import Registry, message_from_wire
+from ohtui.server.registry import Registry
+from ohtui.server.requests import message_from_wire
 from ohtui.server.roots import OutsideRootsError
 
 logger = logging.getLogger(__name__)

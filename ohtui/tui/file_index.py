@@ -99,16 +99,23 @@ def index_workspace(
     limit: int = INDEX_LIMIT,
     should_stop: Callable[[], bool] = lambda: False,
 ) -> FileIndex:
-    """Walk `root` breadth first (blocking I/O), skipping hidden entries and build or tool dirs."""
+    """Walk `root` breadth first (blocking I/O), skipping hidden entries, build or tool dirs
+    and what `.gitignore` files (nested ones and the repository's exclude file too) ignore."""
+    from ohtui.tui.ignore_rules import IgnoreRules  # pathspec: off the first frame
+
     paths: list[str] = []
-    pending: deque[tuple[str, str]] = deque([(str(root), "")])
+    pending: deque[tuple[str, str, IgnoreRules]] = deque(
+        [(str(root), "", IgnoreRules.at_top(root))]
+    )
     while pending and len(paths) < limit and not should_stop():
-        directory, prefix = pending.popleft()
+        directory, prefix, outer = pending.popleft()
         try:
             with os.scandir(directory) as scan:
                 entries = sorted(scan, key=lambda entry: entry.name)
         except OSError:
             continue  # unreadable directory: offer what we can read
+        rules = outer.entering(directory, prefix)
+        listed: list[tuple[str, str, bool]] = []  # (name, path, descend)
         for entry in entries:
             if entry.name.startswith(".") or entry.name in SKIPPED_DIRS:
                 continue
@@ -117,10 +124,15 @@ def index_workspace(
                 descend = is_dir and not entry.is_symlink()  # links could loop
             except OSError:
                 is_dir = descend = False
-            relative = f"{prefix}{entry.name}"
-            paths.append(f"{relative}/" if is_dir else relative)
+            listed.append((f"{entry.name}/" if is_dir else entry.name, entry.path, descend))
+        check = rules.may_ignore(prefix, [name for name, _, _ in listed])
+        for name, path, descend in listed:
+            relative = f"{prefix}{name}"
+            if check and rules.ignores(relative, name):
+                continue
+            paths.append(relative)
             if descend:
-                pending.append((entry.path, f"{relative}/"))
+                pending.append((path, relative, rules))
             if len(paths) >= limit:
                 break
     return FileIndex(paths, time.monotonic())

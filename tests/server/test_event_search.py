@@ -11,6 +11,7 @@ from ohtui.sdk.conversation.store import ConversationStore
 from ohtui.sdk.event import MessageEvent, PauseEvent, TokenEvent
 from ohtui.sdk.llm import Message, TextContent
 from ohtui.server.event_search import EventQuery, QueryError, count, parse_limit, search
+from ohtui.server.requests import EventSearchRequest
 
 
 def message(text: str, source: str = "user") -> MessageEvent:
@@ -72,7 +73,9 @@ def test_bad_parameters() -> None:
     with pytest.raises(QueryError, match="limit must be from 1 to 100, not 0"):
         parse_limit("0")
     with pytest.raises(QueryError, match="timestamp__gte must be an ISO 8601 time"):
-        EventQuery.parse({"timestamp__gte": "yesterday"})
-    naive = EventQuery.parse({"timestamp__gte": "2026-01-01T00:00:00"})
-    aware = EventQuery.parse({"timestamp__gte": "2026-01-01T00:00:00+00:00"})
+        EventSearchRequest.parse({"timestamp__gte": "yesterday"})
+    with pytest.raises(QueryError, match="sort_order must be one of TIMESTAMP, TIMESTAMP_DESC"):
+        EventSearchRequest.parse({"sort_order": "SIDEWAYS"})
+    naive = EventSearchRequest.parse({"timestamp__gte": "2026-01-01T00:00:00"}).query()
+    aware = EventSearchRequest.parse({"timestamp__gte": "2026-01-01T00:00:00+00:00"}).query()
     assert naive.gte is not None and aware.gte is not None and aware.gte.tzinfo is None
