@@ -18,7 +18,15 @@ from typing import TYPE_CHECKING, Any
 from textual.message import Message
 from textual.message_pump import MessagePump
 
-from ohtui.opening import Callbacks, NoModelError, Target, find_target, install_safety, start
+from ohtui.opening import Callbacks, NoModelError, Target, start
+from ohtui.opening.local import find_target
+from ohtui.opening.safety import (
+    ConversationSafety,
+    RuleRow,
+    install_safety,
+    policy_for,
+    policy_of,
+)
 from ohtui.settings.approval_rules import ApprovalRuleStore
 from ohtui.settings.choices import ConfirmationPolicy
 from ohtui.settings.mcp_trust import (
@@ -31,11 +39,10 @@ from ohtui.settings.mcp_trust import (
 )
 from ohtui.settings.plugin_trust import review_plugin, trust_plugin
 from ohtui.tui import messages as msg
-from ohtui.tui.approval_types import ApprovalDecision, PendingActionView, RuleRow
+from ohtui.tui.approval_types import ApprovalDecision, PendingActionView
 from ohtui.tui.checkpoint_types import CheckpointRow, FileChange, RestorePreview
 from ohtui.tui.options import AppOptions
 from ohtui.tui.preload import load_engine
-from ohtui.tui.safety import ConversationSafety, policy_of
 from ohtui.tui.status import RunStatus
 
 if TYPE_CHECKING:
@@ -400,9 +407,7 @@ class Session:
         """Rate actions and apply the policy: a resumed conversation keeps its own unless
         this run chose one."""
         self._safety = ConversationSafety(conversation, self._rule_store)
-        chosen = ("confirmation", "policy") in profile.overrides
-        saved = policy_of(conversation)
-        policy = saved if resumed and not chosen else profile.settings.confirmation.policy
+        policy = policy_for(profile, resumed, conversation.state.confirmation_policy)
         problem = install_safety(conversation, policy, self._rule_store)
         if problem:
             self._post(msg.Notice(problem, "warning"))
@@ -738,7 +743,7 @@ class Session:
             return
 
         def switch() -> None:
-            from ohtui.opening import install_sandbox
+            from ohtui.opening.sandbox import install_sandbox
             from ohtui.sdk.sandbox import SandboxMode
 
             config = self.profile.settings.sandbox.config()
@@ -808,7 +813,7 @@ class Session:
 
         The summary is written on a thread (after a running step ends); the chat shows
         progress from Condensing messages, and the result as the Condensation event."""
-        from ohtui.context_strategy import HOW_TO_CONDENSE
+        from ohtui.opening.context import HOW_TO_CONDENSE
 
         conversation = self._conversation
         if conversation is None:
