@@ -82,7 +82,7 @@ def policy_for(
     profile: Profile, resumed: bool, saved: ConfirmationPolicyBase
 ) -> ConfirmationPolicy:
     """The policy a conversation opens with: a resumed one keeps the policy it was saved with
-    (`saved`), unless this run chose one (`--policy`, the environment); a new one takes the
+    (`saved`), unless this run chose one (`--confirm`, OHTUI_CONFIRM); a new one takes the
     settings'."""
     if resumed and ("confirmation", "policy") not in profile.overrides:
         return ConfirmationPolicy.from_engine(saved)
