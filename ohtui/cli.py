@@ -211,7 +211,8 @@ def main(argv: list[str] | None = None) -> int:
     # The agent's commands run as the user: keep them out of this process's keys.
     make_process_private()
     if args.workspace is not None and not args.workspace.expanduser().is_dir():
-        from ohtui.opening import SetupError, check_workspace
+        from ohtui.opening import SetupError
+        from ohtui.opening.local import check_workspace
 
         try:
             check_workspace(args.workspace.expanduser().absolute())

@@ -419,7 +419,7 @@ def _needing_approval(conversation: AnyConversation) -> list[str] | None:
 
 def _resume_command(conversation: AnyConversation) -> str:
     """`ohtui --resume ID`, with `--server URL` for a conversation on an agent server."""
-    from ohtui.remote_opening import resume_command
+    from ohtui.opening.remote import resume_command
     from ohtui.sdk import RemoteConversation
 
     server = conversation.workspace.host if isinstance(conversation, RemoteConversation) else None

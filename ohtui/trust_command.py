@@ -106,7 +106,7 @@ def _project(profile: Profile, workspace: Path, out: TextIO, ask: Ask) -> list[s
 def _plugins(profile: Profile, workspace: Path, out: TextIO, ask: Ask) -> list[str]:
     """Review and trust the configured plugins (fetched as a new conversation would); one
     inside the workspace is refused, as a run would."""
-    from ohtui.opening import plugin_sources
+    from ohtui.opening.agent import plugin_sources
     from ohtui.sdk.plugins import PluginFetchError, PluginLoadError, load_plugins
     from ohtui.settings import paths
     from ohtui.settings.mcp_trust import TrustStore, confinement

@@ -75,7 +75,7 @@ class Confinement:
     def install(self, conversation: BaseConversation) -> SandboxStatus:
         """Confine `conversation` as the settings say; where the sandbox cannot start, it
         runs with `off` and the status says why."""
-        from ohtui.opening import install_sandbox
+        from ohtui.opening.sandbox import install_sandbox
 
         problem = install_sandbox(conversation, self.sandbox, self.config_file)
         current = getattr(conversation, "sandbox", None)

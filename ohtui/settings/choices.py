@@ -2,13 +2,17 @@
 
 Enums whose members carry their labels, as httpx's `codes` carry their phrase; a member is
 its config.toml value (a `str`). Standard library only: `ohtui --help` and the TUI's first
-frame use them without loading pydantic or the engine.
+frame use them without loading pydantic or the engine (a policy's mapping to the engine's
+objects imports it on use).
 """
 
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Self
+from typing import TYPE_CHECKING, Self
+
+if TYPE_CHECKING:
+    from ohtui.sdk import ConfirmationPolicyBase
 
 
 class LabelledEnum(StrEnum):
@@ -49,6 +53,31 @@ class ConfirmationPolicy(LabelledEnum):
         except ValueError:
             names = ", ".join(member.value for member in cls)
             raise ValueError(f"unknown confirmation policy {text!r}; use {names}") from None
+
+    def to_engine(self) -> ConfirmationPolicyBase:
+        """The engine's policy: "risky" asks for MEDIUM risk and up, and for actions no
+        analyzer could rate."""
+        from ohtui.sdk import AlwaysConfirm, ConfirmRisky, NeverConfirm, SecurityRisk
+
+        if self is ConfirmationPolicy.ALWAYS:
+            return AlwaysConfirm()
+        if self is ConfirmationPolicy.NEVER:
+            return NeverConfirm()
+        return ConfirmRisky(threshold=SecurityRisk.MEDIUM)
+
+    @classmethod
+    def from_engine(cls, policy: ConfirmationPolicyBase) -> ConfirmationPolicy:
+        """The user's policy for an engine policy (an approval-rules policy: its fallback;
+        one of no other kind: RISKY)."""
+        from ohtui.sdk import AlwaysConfirm, ApprovalRulesPolicy, NeverConfirm
+
+        if isinstance(policy, ApprovalRulesPolicy):
+            policy = policy.fallback
+        if isinstance(policy, AlwaysConfirm):
+            return cls.ALWAYS
+        if isinstance(policy, NeverConfirm):
+            return cls.NEVER
+        return cls.RISKY
 
 
 class RuleScope(LabelledEnum):

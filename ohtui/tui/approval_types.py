@@ -6,30 +6,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from ohtui.settings.choices import ConfirmationPolicy, RuleScope
+from ohtui.opening.safety import RuleDraft
+from ohtui.settings.choices import ConfirmationPolicy
 
 Risk = Literal["UNKNOWN", "LOW", "MEDIUM", "HIGH"]
-
-
-@dataclass(frozen=True)
-class RuleDraft:
-    """An approval rule being proposed or edited: tool plus command prefix or path glob."""
-
-    tool: str
-    command_prefix: str | None = None
-    path_glob: str | None = None
-    scope: RuleScope = RuleScope.SESSION
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "scope", RuleScope(self.scope))  # also from plain text
-
-    def describe(self) -> str:
-        """E.g. "terminal commands starting with `git status`"."""
-        if self.command_prefix:
-            return f"{self.tool} commands starting with `{self.command_prefix}`"
-        if self.path_glob:
-            return f"{self.tool} on paths matching `{self.path_glob}`"
-        return f"every {self.tool} action"
 
 
 def describe_rules(drafts: Sequence[RuleDraft]) -> str:
@@ -78,16 +58,3 @@ class ApprovalDecision:
     """Approved actions that run outside the sandbox, once."""
     later: bool = False
     """Nothing was decided (the actions keep waiting); only `policy` applies."""
-
-
-@dataclass(frozen=True)
-class RuleRow:
-    """A saved approval rule, as the rules list shows it."""
-
-    rule_id: str
-    description: str
-    scope: RuleScope
-    decision: Literal["allow", "deny"] = "allow"
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "scope", RuleScope(self.scope))  # also from plain text

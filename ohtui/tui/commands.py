@@ -46,10 +46,10 @@ def _rules(screen: ChatScreen, argument: str) -> None:
 
     def closed(removed: list[str] | None) -> None:
         if removed:
-            screen.session.remove_rules(removed)
+            screen.session.approvals.remove_rules(removed)
             screen.notify(f"Removed {plural(len(removed), 'rule')}.", timeout=3)
 
-    screen.app.push_screen(RulesScreen(screen.session.rules()), closed)
+    screen.app.push_screen(RulesScreen(screen.session.approvals.rules()), closed)
 
 
 def _sandbox(screen: ChatScreen, argument: str) -> None:
@@ -79,15 +79,15 @@ def _ask(screen: ChatScreen, argument: str) -> None:
         screen.notify("Usage: /ask <question>. The answer is not added to the conversation.")
         return
     screen.show_side_answer(argument, "thinking…")
-    screen.session.ask(argument)
+    screen.session.side.ask(argument)
 
 
 def _condense(screen: ChatScreen, argument: str) -> None:
-    screen.session.condense(argument or None)
+    screen.session.side.condense(argument or None)
 
 
 def _title(screen: ChatScreen, argument: str) -> None:
-    screen.session.set_title(argument or None)
+    screen.session.titles.set_title(argument or None)
 
 
 def _mcp(screen: ChatScreen, argument: str) -> None:
@@ -95,11 +95,11 @@ def _mcp(screen: ChatScreen, argument: str) -> None:
 
 
 def _undo(screen: ChatScreen, argument: str) -> None:
-    screen.session.preview_restore(None)
+    screen.session.checkpoints.preview_restore(None)
 
 
 def _checkpoints(screen: ChatScreen, argument: str) -> None:
-    screen.session.list_checkpoints()
+    screen.session.checkpoints.post_list()
 
 
 def _help(screen: ChatScreen, argument: str) -> None:

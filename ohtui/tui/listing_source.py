@@ -170,7 +170,7 @@ class RemoteListing:
     ) -> list[ConversationSummary]:
         """Every row the listing holds, newest first: in `workspace`, with every word of
         `query` in the title or id, something said in it (or `keep`)."""
-        from ohtui.remote_opening import list_remote
+        from ohtui.opening.remote import list_remote
 
         words = query.lower().split()
         rows = []

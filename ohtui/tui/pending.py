@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ohtui.tui.approval_types import PendingActionView, RuleDraft
+from ohtui.opening.safety import RuleDraft
+from ohtui.tui.approval_types import PendingActionView
 from ohtui.tui.render import action_summary, edit_preview
 
 if TYPE_CHECKING:

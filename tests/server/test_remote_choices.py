@@ -6,10 +6,11 @@ profile like the user's), new, resumed, and resumed after the server restarted.
 
 - The confirmation policy: policy (always, risky, never) x where x when. The agent runs a
   MEDIUM action (`rm -rf junk`): it must wait for approval exactly when the policy asks for
-  MEDIUM risk (always, risky); the policy the UI shows (`policy_name` of the conversation's
-  state) and the one the server reports (its ConversationInfo) must be that same policy. A
-  resume runs with a config whose default policy differs, as a user's would after switching
-  in the session: the conversation's saved policy wins, unless `--confirm` chose one now.
+  MEDIUM risk (always, risky); the policy the UI shows (`ConfirmationPolicy.from_engine` of
+  the conversation's state) and the one the server reports (its ConversationInfo) must be
+  that same policy. A resume runs with a config whose default policy differs, as a user's
+  would after switching in the session: the conversation's saved policy wins, unless
+  `--confirm` chose one now.
 - The model: a resume with `--model`/`--base-url` thinks with them, also once the old
   address is gone, as a local `--continue` does.
 """
@@ -28,8 +29,9 @@ from llm_server import ScriptedLLMServer
 from peer_agent_server import PEER_ENV, peer_agent_server
 from server_process import TEST_KEY, ServerProcess
 
-from ohtui.opening import Started, Target, policy_name, start
+from ohtui.opening import Started, Target, start
 from ohtui.sdk import ConversationExecutionStatus, MessageEvent, RemoteConversation
+from ohtui.settings.choices import ConfirmationPolicy
 from ohtui.settings.overrides import Override
 from ohtui.settings.profile import Profile
 
@@ -195,7 +197,9 @@ def check_cell(
     label = f"{where.name}/{cell}/{policy}"
     assert isinstance(conversation, RemoteConversation) == (where.url is not None)
     for moment in ("before", "after"):
-        assert policy_name(conversation.state.confirmation_policy) == policy, f"{label}: shown"
+        assert ConfirmationPolicy.from_engine(conversation.state.confirmation_policy) == policy, (
+            f"{label}: shown"
+        )
         if where.url is not None:
             reported = where.info(conversation.id)["confirmation_policy"]["kind"]
             assert reported == WIRE_KIND[policy], f"{label}: reported {moment}"

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from ohtui.context_strategy import agent_context_options
-from ohtui.opening import plugin_sources
+from ohtui.opening.agent import plugin_sources
+from ohtui.opening.context import agent_context_options
 from ohtui.sdk import (
     LLM,
     LLMSummarizingCondenser,

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from mcp_servers import TEST_SERVER
 
-from ohtui.opening import open_conversation
+from ohtui.opening.local import open_conversation
 from ohtui.sdk.mcp import MCPClientManager, ServerStatus
 from ohtui.settings.profile import Profile
 

@@ -13,7 +13,8 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input, OptionList, RadioButton, Static
 
-from ohtui.tui.approval_types import ApprovalDecision, PendingActionView, RuleDraft, RuleRow
+from ohtui.opening.safety import RuleDraft, RuleRow
+from ohtui.tui.approval_types import ApprovalDecision, PendingActionView
 from ohtui.tui.render import diff_content
 from ohtui.tui.screens.approval import (
     UNDECIDED_MESSAGE,

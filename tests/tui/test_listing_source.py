@@ -11,7 +11,7 @@ from fake_agent_server import FakeAgentServer
 from pydantic import SecretStr
 
 from ohtui.opening import Target
-from ohtui.remote_opening import find_remote_target
+from ohtui.opening.remote import find_remote_target
 from ohtui.sdk import LLM, Agent, Conversation, RemoteWorkspace, Tool
 from ohtui.sdk.conversation import ConversationSummary
 from ohtui.tui.listing_source import RemoteListing

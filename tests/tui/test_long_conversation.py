@@ -30,7 +30,7 @@ from llm_server import Reply, ScriptedLLMServer
 from ohtui.tui import messages as msg
 from ohtui.tui.app import OhtuiApp
 from ohtui.tui.options import AppOptions
-from ohtui.tui.session import HISTORY_TAIL
+from ohtui.tui.session.paging import HISTORY_TAIL
 from ohtui.tui.widgets.cells import ActionCell
 from ohtui.tui.widgets.conversation_view import MAX_MOUNTED, MAX_ORPHANS, ConversationView
 

@@ -623,7 +623,7 @@ class ChatScreen(Screen[None]):
         if isinstance(conversation, RemoteConversation):
             return RemoteListing(conversation.workspace)
         if self.profile.settings.server.url:
-            from ohtui.remote_opening import server_workspace
+            from ohtui.opening.remote import server_workspace
 
             profile, folder = self.profile, self.options.workspace
             return RemoteListing(lambda: server_workspace(profile, folder))  # keyring: later
@@ -729,7 +729,7 @@ class ChatScreen(Screen[None]):
         conversation_id = self.session.conversation_id
         if conversation_id is None or empty or self.session.held_by is not None:
             return None
-        from ohtui.remote_opening import resume_command
+        from ohtui.opening.remote import resume_command
 
         command = resume_command(conversation_id, self.session.server_url)
         return f"Conversation {conversation_id} saved. Resume it with: {command}"

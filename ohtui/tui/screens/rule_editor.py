@@ -14,8 +14,9 @@ from textual.reactive import reactive
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, RadioSet, Static
 
+from ohtui.opening.safety import RuleDraft
 from ohtui.settings.choices import RuleScope
-from ohtui.tui.approval_types import RuleDraft, describe_rules
+from ohtui.tui.approval_types import describe_rules
 from ohtui.tui.widgets.marked import MarkedRadioButton
 
 PatternKind = Literal["prefix", "glob"]

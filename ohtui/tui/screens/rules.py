@@ -13,8 +13,8 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from ohtui.opening.safety import RuleRow
 from ohtui.settings.choices import RuleScope
-from ohtui.tui.approval_types import RuleRow
 from ohtui.tui.widgets.marked import MarkedOptionList
 
 EMPTY_TEXT = "No approval rules yet. Press `a` in the approval dialog to add one."

@@ -268,7 +268,7 @@ def test_a_real_ssh_agent_lists_no_key_inside(
 def test_an_old_kernel_with_the_network_on_is_said(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from ohtui.opening import install_sandbox
+    from ohtui.opening.sandbox import install_sandbox
     from ohtui.sdk import LLM, Agent, Conversation
     from ohtui.sdk.sandbox import SandboxConfig, landlock
 

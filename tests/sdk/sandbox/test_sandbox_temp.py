@@ -166,7 +166,7 @@ def test_a_slow_machine_does_not_lose_the_sandbox(slow_bwrap: None) -> None:
 def test_a_sandbox_that_cannot_start_says_why_and_is_not_claimed(
     project: Path, outside_tmp: Path, monkeypatch: pytest.MonkeyPatch, llm_server: object
 ) -> None:
-    from ohtui.opening import install_sandbox
+    from ohtui.opening.sandbox import install_sandbox
     from ohtui.sdk import LLM, Agent, Conversation
     from ohtui.sdk.sandbox import SandboxConfig, SandboxMode, probe
 

@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from ohtui.opening import NoModelError, SetupError, Target, open_conversation, policy_name, start
+from ohtui.opening import NoModelError, SetupError, Target, start
+from ohtui.opening.local import open_conversation
+from ohtui.settings.choices import ConfirmationPolicy
 from ohtui.settings.profile import Profile
 from ohtui.settings.secrets import SecretStore, probe_keyring
 
@@ -141,7 +143,7 @@ def test_start_installs_the_safety_and_keeps_a_resumed_conversations_policy(
         Target(resume_id=conversation_id),
     )
     assert again.opened.resumed
-    assert policy_name(again.conversation.state.confirmation_policy) == "never"
+    assert ConfirmationPolicy.from_engine(again.conversation.state.confirmation_policy) == "never"
     again.conversation.close()
 
     chosen = Profile(
@@ -152,7 +154,9 @@ def test_start_installs_the_safety_and_keeps_a_resumed_conversations_policy(
     ).load()
     third = start(chosen, workspace, persistence_dir, Target(resume_id=conversation_id))
     try:
-        assert policy_name(third.conversation.state.confirmation_policy) == "always"
+        assert (
+            ConfirmationPolicy.from_engine(third.conversation.state.confirmation_policy) == "always"
+        )
     finally:
         third.conversation.close()
 

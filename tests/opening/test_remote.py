@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ohtui.remote_opening import resume_command
+from ohtui.opening.remote import resume_command
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,5 @@
 """Opening a conversation on an agent server ([server] url, `--server`): the remote half of
-`opening.start`, for the TUI and headless runs alike.
+`ohtui.opening.start`, for the TUI and headless runs alike.
 
 The agent is built from the settings as for a local run and sent to the server, which runs
 it there; `-w` names the folder on the server. Conversations are found on the server (a
@@ -13,23 +13,15 @@ import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ohtui.opening import (
-    Callbacks,
-    NoModelError,
-    Opened,
-    SetupError,
-    Started,
-    Target,
-    build_agent,
-    fallback_policy,
-    install_safety,
-    missing_key,
-    policy_name,
-)
+from ohtui.opening.agent import build_agent, missing_key
+from ohtui.opening.errors import NoModelError, SetupError
+from ohtui.opening.records import Callbacks, Opened, Started, Target
+from ohtui.opening.safety import install_safety, policy_for
 
 if TYPE_CHECKING:
     from ohtui.sdk import ConfirmationPolicyBase, RemoteConversation, RemoteWorkspace
     from ohtui.settings.approval_rules import ApprovalRuleStore
+    from ohtui.settings.choices import ConfirmationPolicy
     from ohtui.settings.profile import Profile
 
 logger = logging.getLogger(__name__)
@@ -55,9 +47,7 @@ def start_remote(
     conversation = opened.conversation
     assert isinstance(conversation, RemoteConversation)
     mask_in_logs(conversation)
-    chosen = ("confirmation", "policy") in profile.overrides
-    saved = policy_name(saved_policy(conversation))
-    policy = saved if opened.resumed and not chosen else profile.settings.confirmation.policy
+    policy = policy_for(profile, opened.resumed, saved_policy(conversation))
     notices = [
         missing_key(profile, opened),
         use_settings_llm(conversation) if opened.resumed else None,
@@ -157,7 +147,7 @@ def open_remote(
         autotitle=False,  # ohtui titles its conversations itself ([ui] auto_title)
         # A new one is created with the policy the server is to keep (start_remote then
         # adds ohtui's rules where the server takes them).
-        confirmation_policy=fallback_policy(settings.confirmation.policy),
+        confirmation_policy=settings.confirmation.policy.to_engine(),
         security_analyzer=LLMSecurityAnalyzer(),
         connection_callbacks=(
             [lambda status, why: on_connection(status.label, why)] if on_connection else None
@@ -229,7 +219,7 @@ def saved_policy(conversation: RemoteConversation) -> ConfirmationPolicyBase:
 
 
 def install_remote_safety(
-    conversation: RemoteConversation, policy: str, rules: ApprovalRuleStore | None
+    conversation: RemoteConversation, policy: ConfirmationPolicy, rules: ApprovalRuleStore | None
 ) -> str | None:
     """ohtui's safety (analyzers, rules) where the server takes it (`ohtui serve`); on a
     server that does not (OpenHands'), the plain policy, saying that rules stay unused."""
@@ -243,7 +233,7 @@ def install_remote_safety(
         conversation.set_security_analyzer(LLMSecurityAnalyzer())
     except RemoteServerError as exc:
         logger.info("the server refused the LLM security analyzer: %s", exc)
-    conversation.set_confirmation_policy(fallback_policy(policy))
+    conversation.set_confirmation_policy(policy.to_engine())
     return (
         f"The agent server at {conversation.workspace.display_host} does not take ohtui's "
         f"approval rules: it asks as the '{policy}' policy says, without them."

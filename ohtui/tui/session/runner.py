@@ -1,0 +1,180 @@
+"""Runner: sending the user's messages and running the conversation on a daemon thread.
+
+A message sent while a run goes on (or before the conversation opens) is queued and handed
+to the engine at the next step boundary; a run asked for while one goes on runs again after
+it."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from ohtui.tui import messages as msg
+from ohtui.tui.session.words import describe
+from ohtui.tui.status import RunStatus
+
+if TYPE_CHECKING:
+    from ohtui.sdk import BaseConversation
+    from ohtui.tui.session.link import Link
+
+logger = logging.getLogger(__name__)
+
+NOT_APPROVED = "Not approved: the user answered with a new message instead (read it)."
+
+
+def run_status(conversation: BaseConversation) -> RunStatus:
+    """The conversation's execution status, in the UI's terms."""
+    return RunStatus(conversation.state.execution_status.value)
+
+
+class Runner:
+    """Sends messages to one conversation and runs it."""
+
+    def __init__(
+        self,
+        link: Link,
+        call_failed: Callable[[BaseException], None],
+        finished: Callable[[BaseConversation, RunStatus], None],
+    ) -> None:
+        """`call_failed`: a run's LLM call failed for good; `finished`: a run ended, with
+        this status (after RunFinished is posted)."""
+        self._link = link
+        self._call_failed = call_failed
+        self._finished = finished
+        self._running = False
+        self._rerun = False
+        self._queue: list[str] = []
+        self._delivering = False
+
+    @property
+    def running(self) -> bool:
+        """Whether a run is going on."""
+        return self._running
+
+    @property
+    def queued(self) -> bool:
+        """Whether messages wait to be handed to the conversation."""
+        with self._link.lock:
+            return bool(self._queue)
+
+    def submit(self, text: str) -> None:
+        """Send a message; while a run goes on (or before opening) it is queued."""
+        link = self._link
+        with link.lock:
+            busy = self._running or link.conversation is None
+            if busy:
+                self._queue.append(text)
+                queued = list(self._queue)
+        if busy:
+            link.post(msg.QueueChanged(queued))
+            if link.conversation is not None:
+                self.deliver_queue()
+            return
+        link.spawn(lambda: self._send_then_run(text), "ohtui-send")
+
+    def take_queue(self) -> list[str]:
+        """Take back the messages queued for the conversation (it will not get them)."""
+        with self._link.lock:
+            queued, self._queue = self._queue, []
+        return queued
+
+    def _send_then_run(self, text: str) -> None:
+        conversation = self._link.conversation
+        if conversation is None:
+            return
+        try:
+            if run_status(conversation) is RunStatus.WAITING_FOR_CONFIRMATION:
+                # run() would take the waiting actions as approved: a reply is not a yes.
+                conversation.reject_pending_actions(NOT_APPROVED)
+                self._link.post(
+                    msg.Notice("The waiting actions were not run: you replied instead.")
+                )
+            conversation.send_message(text)
+        except Exception as exc:  # shown to the user; the conversation stays usable
+            logger.exception("sending a message failed")
+            self._link.post(msg.SessionFailed(describe(exc)))
+            return
+        self.start_run()
+
+    def deliver_queue(self) -> None:
+        """Hand queued messages to the engine, in order, each at the next step boundary."""
+        with self._link.lock:
+            if self._delivering:
+                return
+            self._delivering = True
+        self._link.spawn(self._deliver_loop, "ohtui-deliver")
+
+    def _deliver_loop(self) -> None:
+        from ohtui.sdk import ConversationExecutionStatus
+
+        link = self._link
+        conversation = link.conversation
+        assert conversation is not None
+        while True:
+            with link.lock:
+                if not self._queue or link.closed:
+                    self._delivering = False
+                    return
+                text = self._queue[0]
+            try:
+                conversation.send_message(text)  # waits for the current step to end
+            except Exception as exc:  # shown to the user; the rest stays queued
+                logger.exception("delivering a queued message failed")
+                link.post(msg.SessionFailed(describe(exc)))
+                with link.lock:
+                    self._delivering = False
+                return
+            with link.lock:
+                self._queue.pop(0)
+                queued = list(self._queue)
+            link.post(msg.QueueChanged(queued))
+            if conversation.state.execution_status is not ConversationExecutionStatus.RUNNING:
+                self.start_run()  # the run had ended: start one for this message
+
+    def start_run(self) -> None:
+        """Run the conversation (again); a run already going picks the new input up."""
+        with self._link.lock:
+            if self._running:
+                self._rerun = True
+                return
+            self._running = True
+        self._link.spawn(self._run_loop, "ohtui-run")
+
+    def _run_loop(self) -> None:
+        from ohtui.sdk import ConversationRunError, get_agent_final_response
+
+        link = self._link
+        conversation = link.conversation
+        assert conversation is not None
+        while True:
+            try:
+                conversation.run()
+            except ConversationRunError as exc:
+                logger.warning("run failed: %s", exc)  # its ConversationErrorEvent is on screen
+                self._call_failed(exc.original_exception)
+            except Exception as exc:  # never let the worker die silently
+                logger.exception("run crashed")
+                link.post(msg.SessionFailed(describe(exc)))
+            with link.lock:
+                if self._rerun and not link.closed:
+                    self._rerun = False
+                    continue
+                self._running = False
+            break
+        status = run_status(conversation)
+        final = ""
+        if status is RunStatus.FINISHED:
+            final = get_agent_final_response(conversation.state.events[-20:])
+        link.post(msg.RunFinished(status, final))
+        self._finished(conversation, status)
+
+    def pause(self) -> None:
+        """Pause between steps (Esc)."""
+        if self._link.conversation is not None:
+            self._link.conversation.pause()
+
+    def interrupt(self) -> None:
+        """Stop now: abandon the LLM call, kill the running command."""
+        if self._link.conversation is not None:
+            self._link.conversation.interrupt()
