@@ -10,43 +10,18 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
+from ohtui.sdk.hooks.agent_runner import UsageSink
 from ohtui.sdk.hooks.config import HookDefinition, HookType
 from ohtui.sdk.hooks.result import HookResult
 from ohtui.sdk.hooks.types import HookDecision, HookEvent
 from ohtui.sdk.llm.message import Message, TextContent
 
 if TYPE_CHECKING:
-    from ohtui.sdk.conversation.visualizer.base import ConversationVisualizerBase
     from ohtui.sdk.llm.llm import LLM
-    from ohtui.sdk.llm.metrics import Metrics
-    from ohtui.sdk.sandbox import Sandbox
 
 logger = logging.getLogger(__name__)
-
-UsageSink = Callable[[dict[str, "Metrics"]], None]
-"""Told the metrics a hook's LLM calls ran up, by usage_id."""
-
-
-class AgentHookRunner(Protocol):
-    """Runs an agent hook: a small agent with the hook's tools looks into the event and
-    decides. The conversation gives one (it builds conversations; the hooks cannot)."""
-
-    def __call__(
-        self,
-        hook: HookDefinition,
-        event: HookEvent,
-        llm: LLM,
-        working_dir: str,
-        visualizer: type[ConversationVisualizerBase] | ConversationVisualizerBase | None,
-        sandbox: Sandbox | None,
-        record_usage: UsageSink,
-    ) -> HookResult:
-        """The hook's result; never raises (a hook that cannot decide allows)."""
-        ...
-
 
 ANSWER_FORMAT = (
     'Answer with exactly one JSON object, {"decision": "allow" or "deny", "reason": "<why, '

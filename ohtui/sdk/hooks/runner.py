@@ -8,8 +8,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ohtui.sdk.event.hook import HookExecutionEvent
+from ohtui.sdk.hooks.agent_runner import AgentHookRunner, provided_agent_hook_runner
 from ohtui.sdk.hooks.config import HookConfig, HookDefinition, HookType
-from ohtui.sdk.hooks.llm_hooks import AgentHookRunner, fall_open, hook_llm, run_prompt_hook
+from ohtui.sdk.hooks.llm_hooks import fall_open, hook_llm, run_prompt_hook
 from ohtui.sdk.hooks.processes import (
     AsyncProcessManager,
     hook_environment,
@@ -48,8 +49,8 @@ class HookExecutor:
     An agent hook's tools run in the sandbox `sandbox_getter()` gives (the conversation's),
     and a command hook in the one `command_sandbox()` gives: a hook may run what the agent
     wrote in the workspace (a lint script, a package.json script), so never with more
-    rights than the agent's own commands. An agent hook runs through `agent_runner` (the
-    conversation's: the hooks cannot build a conversation); without one it allows.
+    rights than the agent's own commands. An agent hook runs through `agent_runner`, by
+    default the one the conversation provides (see `agent_runner`); without one it allows.
     """
 
     def __init__(
@@ -127,9 +128,10 @@ class HookExecutor:
         llm = self.llm
         if llm is None:
             return fall_open(hook, "no LLM for the hook's agent, so the event was allowed")
-        if self._agent_runner is None:
+        runner = self._agent_runner or provided_agent_hook_runner()
+        if runner is None:
             return fall_open(hook, "nothing to run the hook's agent, so the event was allowed")
-        return self._agent_runner(
+        return runner(
             hook,
             event,
             hook_llm(llm, hook),

@@ -7,7 +7,6 @@ import json
 import os
 import subprocess
 import time
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -15,8 +14,6 @@ import pytest
 from llm_server import Reply
 
 from ohtui.sdk import LLM
-from ohtui.sdk.conversation.agent_hook import run_agent_hook
-from ohtui.sdk.conversation.impl.local_conversation import LocalConversation
 from ohtui.sdk.conversation.stats import ConversationStats
 from ohtui.sdk.hooks import (
     AsyncProcessManager,
@@ -453,10 +450,6 @@ def agent_hook(**fields: Any) -> HookDefinition:
     return HookDefinition.model_validate({"type": HookType.AGENT, **fields})
 
 
-AGENT_RUNNER = partial(run_agent_hook, LocalConversation)
-"""What a local conversation hands its hooks to run an agent hook."""
-
-
 def test_an_agent_hook_looks_around_with_its_tools_then_decides(
     tmp_path: Path, llm: LLM, llm_server: Any, event: HookEvent
 ) -> None:
@@ -467,10 +460,7 @@ def test_an_agent_hook_looks_around_with_its_tools_then_decides(
     )
     stats = ConversationStats()
     executor = HookExecutor(
-        working_dir=str(tmp_path),
-        llm=llm.model_copy(update=PRICED),
-        conversation_stats=stats,
-        agent_runner=AGENT_RUNNER,
+        working_dir=str(tmp_path), llm=llm.model_copy(update=PRICED), conversation_stats=stats
     )
     hook = agent_hook(
         name="checker", system_prompt="Deny when REPORT.md exists", tools=["terminal"]
@@ -491,8 +481,7 @@ def test_an_agent_hook_answering_in_a_message_is_read(
     tmp_path: Path, llm: LLM, llm_server: Any, event: HookEvent
 ) -> None:
     llm_server.reply_text('Checked.\n```json\n{"decision": "allow", "reason": "fine"}\n```')
-    executor = HookExecutor(working_dir=str(tmp_path), llm=llm, agent_runner=AGENT_RUNNER)
-    result = executor.execute(agent_hook(), event)
+    result = HookExecutor(working_dir=str(tmp_path), llm=llm).execute(agent_hook(), event)
     assert (result.success, result.decision, result.reason) == (True, HookDecision.ALLOW, "fine")
 
 
@@ -502,8 +491,9 @@ def test_an_agent_hook_that_cannot_decide_allows_and_says_why(
     llm_server.reply_tool_call("terminal", {"command": "true"})
     llm_server.reply_tool_call("terminal", {"command": "true"})
     # No decision within max_iterations.
-    executor = HookExecutor(working_dir=str(tmp_path), llm=llm, agent_runner=AGENT_RUNNER)
-    result = executor.execute(agent_hook(tools=["terminal"], max_iterations=2), event)
+    result = HookExecutor(working_dir=str(tmp_path), llm=llm).execute(
+        agent_hook(tools=["terminal"], max_iterations=2), event
+    )
     assert (result.success, result.decision, result.blocked) == (False, HookDecision.ALLOW, False)
     assert result.error
     assert len(llm_server.requests) == 2
@@ -512,16 +502,9 @@ def test_an_agent_hook_that_cannot_decide_allows_and_says_why(
 def test_an_agent_hook_with_an_unknown_tool_allows_and_says_why(
     tmp_path: Path, llm: LLM, llm_server: Any, event: HookEvent
 ) -> None:
-    executor = HookExecutor(working_dir=str(tmp_path), llm=llm, agent_runner=AGENT_RUNNER)
-    result = executor.execute(agent_hook(tools=["no_such_tool"]), event)
+    result = HookExecutor(working_dir=str(tmp_path), llm=llm).execute(
+        agent_hook(tools=["no_such_tool"]), event
+    )
     assert (result.success, result.decision, result.blocked) == (False, HookDecision.ALLOW, False)
     assert result.error and "no_such_tool" in result.error
-    assert llm_server.requests == []
-
-
-def test_an_agent_hook_without_a_runner_allows_and_says_why(
-    tmp_path: Path, llm: LLM, llm_server: Any, event: HookEvent
-) -> None:
-    result = HookExecutor(working_dir=str(tmp_path), llm=llm).execute(agent_hook(), event)
-    assert (result.success, result.decision, result.blocked) == (False, HookDecision.ALLOW, False)
     assert llm_server.requests == []

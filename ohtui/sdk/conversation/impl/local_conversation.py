@@ -13,7 +13,6 @@ import logging
 import threading
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -252,7 +251,6 @@ class LocalConversation(LocalBoundary):
         """What runs the hooks, if there are any (the hook runner loads only then)."""
         if hook_config is None or hook_config.is_empty():
             return None
-        from ohtui.sdk.conversation.agent_hook import run_agent_hook
         from ohtui.sdk.hooks.runner import HookManager
 
         return HookManager(
@@ -264,7 +262,6 @@ class LocalConversation(LocalBoundary):
             conversation_stats=self._state.stats,
             sandbox_getter=self._hook_sandbox,
             command_sandbox=lambda: self._state.sandbox,
-            agent_runner=partial(run_agent_hook, LocalConversation),
             on_event=self._on_event,
         )
 
