@@ -1,4 +1,12 @@
-"""Agent: the standard tool-calling agent, one LLM call per step."""
+"""Agent: the standard tool-calling agent, one LLM call per step.
+
+A little over 600 lines, on purpose: a step is one pipeline (ask the model, read its tool
+calls into actions, apply the confirmation policy, run them between the hooks), whose
+methods share the agent's state and read best in order. What stands alone lives apart:
+the chat history (`history`), condensation (`condensation`), the prompts (`prompts`),
+the terminal's vouching (`vouching`) and the contract with the conversation
+(`conversation_contract`).
+"""
 
 from __future__ import annotations
 
