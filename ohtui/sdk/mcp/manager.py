@@ -16,14 +16,13 @@ import concurrent.futures
 import contextlib
 import logging
 import math
-import os
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TextIO, cast
+from typing import TYPE_CHECKING, Any, cast
 
-from ohtui.sdk.mcp.config import SECRET_REFERENCE, MCPServerSpec
+from ohtui.sdk.mcp.config import MCPServerSpec
 from ohtui.sdk.mcp.definition import (
     MCPToolDefinition,
     MCPToolExecutor,
@@ -41,9 +40,9 @@ from ohtui.sdk.mcp.failures import (
     stderr_file,
     stderr_tail,
 )
+from ohtui.sdk.mcp.launching import ServerLauncher
 from ohtui.sdk.mcp.requests import (
     call_tool,
-    http_streams,
     list_tools,
 )
 from ohtui.sdk.mcp.status import (
@@ -61,9 +60,6 @@ logger = logging.getLogger(__name__)
 
 CLOSE_TIMEOUT = 8.0
 """Seconds `close` waits for the sessions to end (the SDK gives a child 2 s, then kills it)."""
-NEUTRAL_FOLDER = "/"
-"""Where a stdio server without `cwd` starts, unless it is sandboxed: a folder the agent
-cannot write (as Claude Desktop starts its servers)."""
 SETTLE_MARGIN = 5.0
 """Seconds `wait_settled` adds to the longest startup timeout (the SDK's own import)."""
 
@@ -119,9 +115,7 @@ class MCPClientManager:
         the conversation's sandbox, which `sandboxed` stdio servers start in; `check`, asked
         before every start of a server (reconnects and /mcp included), says why it may not
         start (the front end's trust: what it runs changed)."""
-        self._working_dir = working_dir
-        self._secret = secret
-        self._sandbox = sandbox
+        self._launcher = ServerLauncher(working_dir, secret, sandbox)
         self._check = check
         self._lock = threading.RLock()
         self._slots: dict[str, _Slot] = {}
@@ -243,7 +237,7 @@ class MCPClientManager:
         try:
             from mcp import ClientSession
 
-            confined = self._confinement(spec)
+            confined = self._launcher.confinement(spec)
             if self._check is not None:
                 refused = await anyio.to_thread.run_sync(self._check, slot.name)
                 if refused:
@@ -256,7 +250,7 @@ class MCPClientManager:
             with anyio.fail_after(spec.startup_timeout) as scope:
                 async with contextlib.AsyncExitStack() as stack:
                     read, write = await stack.enter_async_context(
-                        self._transport(spec, errlog, confined)
+                        self._launcher.transport(spec, errlog, confined)
                     )
                     session = await stack.enter_async_context(
                         ClientSession(read, write, message_handler=cast(Any, self._handler(slot)))
@@ -298,92 +292,6 @@ class MCPClientManager:
             if errlog is not None:
                 errlog.close()
         return False
-
-    def _confinement(self, spec: MCPServerSpec) -> Sandbox | None:
-        """The sandbox a server starts in: the conversation's, for a `sandboxed` stdio server.
-
-        Such a server (a project's, trusted to run confined) never runs unconfined: with the
-        conversation's sandbox off, or bubblewrap unable to run, `SettingError` says why it
-        is not started and what to do. Asked at every start, reconnects and /mcp included.
-        """
-        if spec.transport != "stdio" or not spec.sandboxed or self._sandbox is None:
-            return None
-        sandbox = self._sandbox()
-        if sandbox is None or not sandbox.active:
-            raise SettingError(
-                "not started: it runs only in the sandbox (as it was trusted), and the "
-                "sandbox is off; turn it on with /sandbox, then start the server in /mcp"
-            )
-        from ohtui.sdk.sandbox import probe
-
-        availability = probe()
-        if not availability.available:
-            raise SettingError(
-                "not started: it runs only in the sandbox (as it was trusted), and "
-                f"{availability.problem}. {availability.fix}".strip()
-            )
-        return sandbox
-
-    def _transport(
-        self, spec: MCPServerSpec, errlog: TextIO | None, sandbox: Sandbox | None = None
-    ) -> Any:
-        """The SDK's transport context for a server: stdio (in `sandbox`, if given),
-        streamable HTTP or SSE."""
-        if spec.transport == "stdio":
-            from mcp import StdioServerParameters
-            from mcp.client.stdio import get_default_environment, stdio_client
-
-            env = {**get_default_environment(), **self._filled(spec, "env", spec.env)}
-            cwd = self._folder(spec)
-            argv = [spec.command or "", *spec.args]
-            if sandbox is not None:
-                # Sockets are named by the server's variables and by ours (where its runtime
-                # folder is); what the launch changes applies to the server's.
-                launch = sandbox.launch(
-                    _in_folder(argv, cwd, sandbox.workspace), {**os.environ, **env}
-                )
-                # The SDK starts it through anyio, which runs nothing of ours before exec:
-                # the launch's kernel restriction is taken on by a wrapper instead.
-                argv, env = launch.wrapped_argv(), launch.environment(env)
-            params = StdioServerParameters(command=argv[0], args=argv[1:], env=env, cwd=cwd)
-            return stdio_client(params, errlog=errlog) if errlog else stdio_client(params)
-        headers = self._filled(spec, "headers", spec.headers)
-        if spec.transport == "sse":
-            from mcp.client.sse import sse_client
-
-            return sse_client(spec.url or "", headers=headers)
-        return http_streams(spec.url or "", headers)
-
-    def _folder(self, spec: MCPServerSpec) -> str | None:
-        """The folder a stdio server starts in: its `cwd` (a relative one within the
-        workspace); without one, the workspace for a `sandboxed` server, else NEUTRAL_FOLDER:
-        started in the workspace, `python -m name` or `npx name` would run a file the agent
-        may have written there, with the user's rights."""
-        cwd = spec.cwd
-        if cwd is None:
-            return self._working_dir if spec.sandboxed else NEUTRAL_FOLDER
-        if self._working_dir and not os.path.isabs(cwd):
-            return os.path.join(self._working_dir, cwd)
-        return cwd
-
-    def _filled(self, spec: MCPServerSpec, key: str, values: dict[str, str]) -> dict[str, str]:
-        """`env` or `headers` with the secrets they name filled in; ValueError names the
-        missing one."""
-        out: dict[str, str] = {}
-        for name, value in values.items():
-
-            def fill(match: Any, name: str = name) -> str:
-                secret = match.group(1) or match.group(2)
-                found = self._secret(secret) if self._secret else None
-                if found is None:
-                    raise SettingError(
-                        f"`{key}.{name}` names the secret '{secret}', which is not set: add it "
-                        "under Secrets in /settings (it is kept in the keyring)"
-                    )
-                return found
-
-            out[name] = SECRET_REFERENCE.sub(fill, value)
-        return out
 
     def _handler(self, slot: _Slot) -> Callable[[Any], Any]:
         """Re-list the tools when the server says they changed."""
@@ -667,10 +575,3 @@ def _claimable(server: str, tool: str, prefixes: list[str]) -> bool:
     `server`'s `tool` is named."""
     name = mcp_tool_name(server, tool)
     return any(name.startswith(prefix) for prefix in prefixes)
-
-
-def _in_folder(argv: list[str], cwd: str | None, workspace: str) -> list[str]:
-    """`argv` run in `cwd` (the sandbox starts its command in the workspace)."""
-    if cwd is None or os.path.realpath(cwd) == os.path.realpath(workspace):
-        return argv
-    return ["/bin/sh", "-c", 'cd -- "$1" && shift && exec "$@"', "sh", cwd, *argv]
