@@ -21,7 +21,12 @@ NOT_ON_IMPORT = [
     "ohtui.sdk.security.shell",  # the approval rules load it when they first read a command
     "ohtui.sdk.conversation.impl.remote_conversation",
     "ohtui.sdk.conversation.impl.websocket_client",
-    "ohtui.sdk.hooks",  # a conversation loads the hook runner when it has hooks to run
+    # A conversation loads the hook runner when it has hooks to run (the package itself,
+    # and the agent hook's port the conversation provides a runner to, load on import).
+    "ohtui.sdk.hooks.runner",
+    "ohtui.sdk.hooks.config",
+    "ohtui.sdk.hooks.processes",
+    "ohtui.sdk.hooks.llm_hooks",
 ]
 
 

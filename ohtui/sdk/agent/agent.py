@@ -1,4 +1,12 @@
-"""Agent: the standard tool-calling agent, one LLM call per step."""
+"""Agent: the standard tool-calling agent, one LLM call per step.
+
+A little over 600 lines, on purpose: a step is one pipeline (ask the model, read its tool
+calls into actions, apply the confirmation policy, run them between the hooks), whose
+methods share the agent's state and read best in order. What stands alone lives apart:
+the chat history (`history`), condensation (`condensation`), the prompts (`prompts`),
+the terminal's vouching (`vouching`) and the contract with the conversation
+(`conversation_contract`).
+"""
 
 from __future__ import annotations
 
@@ -12,6 +20,11 @@ from pydantic import Field, PrivateAttr, model_validator
 
 from ohtui.sdk.agent.base import AgentBase, EventCallback
 from ohtui.sdk.agent.condensation import CondensedHistory, overflow_error
+from ohtui.sdk.agent.conversation_contract import (
+    EMPTY_REPLY_SENDER,
+    ContextUsage,
+    ConversationExecutionStatus,
+)
 from ohtui.sdk.agent.history import ChatHistory
 from ohtui.sdk.agent.prompts import render_secrets_context, render_system_prompt
 from ohtui.sdk.agent.vouching import unvouched
@@ -19,8 +32,6 @@ from ohtui.sdk.context.condenser.base import NoCondensationAvailableException
 from ohtui.sdk.context.conversation_manager.config import ManagerField
 from ohtui.sdk.context.conversation_manager.view import ManagedView
 from ohtui.sdk.context.view import View
-from ohtui.sdk.conversation.stats import ContextUsage
-from ohtui.sdk.conversation.stuck_detector import EMPTY_REPLY_SENDER
 from ohtui.sdk.event.condenser import Condensation
 from ohtui.sdk.event.llm_convertible.action import ActionEvent
 from ohtui.sdk.event.llm_convertible.message import MessageEvent
@@ -35,9 +46,9 @@ from ohtui.sdk.llm.llm import LLM, LLMResponse
 from ohtui.sdk.llm.message import Message, MessageToolCall, TextContent
 from ohtui.sdk.llm.streaming import TokenCallbackType
 from ohtui.sdk.mcp.availability import missing_mcp_tool
-from ohtui.sdk.security.risk import SecurityRisk
 from ohtui.sdk.security.undo import changes_workspace
 from ohtui.sdk.tool.context import running_action_id
+from ohtui.sdk.tool.risk import SecurityRisk
 from ohtui.sdk.tool.schema import Action, Observation
 from ohtui.sdk.tool.tool import ToolArgumentError, ToolDefinition
 from ohtui.sdk.utils.valid_text import valid_data
@@ -169,8 +180,6 @@ class Agent(AgentBase):
             if not response.message.text.strip():  # nothing said, nothing done: not an answer
                 on_event(MessageEvent.from_environment(EMPTY_REPLY, EMPTY_REPLY_SENDER))
                 return
-            from ohtui.sdk.conversation.state import ConversationExecutionStatus
-
             state.execution_status = ConversationExecutionStatus.FINISHED
             return
         actions = self._actions_from(response, state, on_event, conversation.undoable)
@@ -319,8 +328,6 @@ class Agent(AgentBase):
         terminal cannot vouch for a command that would run unasked and is not undoable;
         `finish` and `think` never need it.
         """
-        from ohtui.sdk.conversation.state import ConversationExecutionStatus
-
         policy = state.confirmation_policy
         working_dir = state.workspace.working_dir
         runnable: list[ActionEvent] = []
@@ -462,8 +469,6 @@ class Agent(AgentBase):
         checkpoint can be taken for an action that ran unasked only because it was undoable
         (not `confirmed` by the user), it and the rest wait for the user instead.
         """
-        from ohtui.sdk.conversation.state import ConversationExecutionStatus
-
         state = conversation.state
         hooks: HookManager | None = getattr(conversation, "hooks", None)
         for event in actions:

@@ -33,7 +33,27 @@ BUILT_IN_TOOL_CLASSES = {cls.__name__: cls for cls in BUILT_IN_TOOLS}
 
 
 class AgentBase(DiscriminatedUnionMixin, ABC):
-    """An agent: the LLM it thinks with and the tools it may call."""
+    """An agent: the LLM it thinks with and the tools it may call.
+
+    What a conversation asks of its agent, all of it declared here:
+
+    - its settings, read and copied: `llm` (`switch_llm` makes a `model_copy` with another),
+      `tools`, `include_default_tools`, `agent_context` (skills and plugins add to it),
+      `mcp_config` and `condenser` (`condense` and the condenser's own LLM's stats);
+    - `verify(persisted)` / `check_resumable`: whether it may take over a saved conversation;
+    - `start_mcp(...)` and `mcp` (its MCP servers' manager: started, listed, closed);
+    - `init_state(state, on_event)` once before the first step, then `step(conversation,
+      on_event, on_token)` for each step of a run and `end_run(conversation)` when the run
+      ends, however it ends;
+    - `tools_map` and `tool_for(action)`: the resolved tools (to run a confirmed action, to
+      tell what a pending action's tool is);
+    - `close()` when the conversation closes.
+
+    Two capabilities are optional, looked up by name, and `Agent` has both:
+    `ask(question, state, llm=...) -> str` answers a side question (`ask_agent`), and
+    `condense_now(state, on_event, focus=...)` condenses at once (`condense`). An agent
+    without one makes the conversation's method say so (NotImplementedError, ValueError).
+    """
 
     model_config = ConfigDict(
         defer_build=True, frozen=True, extra="forbid", arbitrary_types_allowed=True

@@ -1,5 +1,7 @@
 """Conversations: running an agent, its state, its event log, persistence and listing."""
 
+# Imported for what it does on import: it gives the hooks the runner of agent hooks.
+from ohtui.sdk.conversation import agent_hook  # noqa: F401
 from ohtui.sdk.conversation.base import BaseConversation, ConversationStateProtocol
 from ohtui.sdk.conversation.conversation import Conversation
 from ohtui.sdk.conversation.event_store import EventLog, EventsListBase

@@ -22,11 +22,21 @@ fit; older ones are read again, by page, when asked for."""
 
 
 class EventsListBase(Sequence[Event], ABC):
-    """A sequence of events that can be appended to (local or remote)."""
+    """A sequence of events that can be appended to (local or remote), indexed by id."""
 
     @abstractmethod
     def append(self, event: Event) -> None:
         """Add a new event to the end."""
+
+    @abstractmethod
+    def get_index(self, event_id: EventID) -> int:
+        """The index of the event with this id, from the list's index (KeyError if none)."""
+
+    def index_of(self, event_id: EventID) -> int:
+        """Where the event with this id is in the list, looked up by id, never by a scan of
+        the events (KeyError naming the id when the list has no such event). The SDK's
+        `get_index` is the same lookup."""
+        return self.get_index(event_id)
 
 
 class EventLog(EventsListBase):

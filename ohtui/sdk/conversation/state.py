@@ -9,13 +9,13 @@ import shutil
 import threading
 import uuid
 from collections.abc import Iterable, Sequence
-from enum import Enum
 from pathlib import Path
 from typing import Any, Self
 
 from pydantic import ConfigDict, Field, PrivateAttr, SerializeAsAny, ValidationError
 
 from ohtui.sdk.agent.base import BUILT_IN_TOOL_CLASSES, AgentBase, check_resumable
+from ohtui.sdk.agent.conversation_contract import ConversationExecutionStatus
 from ohtui.sdk.conversation.event_store import EventLog
 from ohtui.sdk.conversation.exceptions import (
     ConversationNotFoundError,
@@ -51,27 +51,6 @@ logger = logging.getLogger(__name__)
 
 CLOSE_FLUSH_TIMEOUT = LOCK_TIMEOUT_SECONDS
 """Seconds `close` waits for the events still being written."""
-
-
-class ConversationExecutionStatus(str, Enum):
-    """Where a conversation's run stands."""
-
-    IDLE = "idle"
-    RUNNING = "running"
-    PAUSED = "paused"
-    WAITING_FOR_CONFIRMATION = "waiting_for_confirmation"
-    FINISHED = "finished"
-    ERROR = "error"
-    STUCK = "stuck"
-    DELETING = "deleting"
-
-    def is_terminal(self) -> bool:
-        """FINISHED, ERROR and STUCK end a run; IDLE (never run) does not."""
-        return self in (
-            ConversationExecutionStatus.FINISHED,
-            ConversationExecutionStatus.ERROR,
-            ConversationExecutionStatus.STUCK,
-        )
 
 
 class ConversationState(FastPrivateModel):

@@ -6,33 +6,11 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ohtui.sdk.agent.conversation_contract import ContextUsage
 from ohtui.sdk.llm.metrics import Metrics
 
 if TYPE_CHECKING:
     from ohtui.sdk.llm.registry import RegistryEvent
-
-
-class ContextUsage(BaseModel):
-    """How full the agent model's context is after its latest call."""
-
-    model_config = ConfigDict(defer_build=True, extra="forbid", frozen=True)
-
-    tokens: int = Field(
-        description="Tokens in context: the last request's input plus its answer (what the "
-        "next request starts from), as the provider reported them or counted offline. Not "
-        "cumulative usage."
-    )
-    window: int | None = Field(
-        default=None,
-        description="The model's context window in tokens (LLM.max_input_tokens, else "
-        "litellm's model map); None when unknown.",
-    )
-    model: str = Field(default="", description="The model the tokens were counted for.")
-
-    @property
-    def fraction(self) -> float | None:
-        """tokens / window, or None without a known window."""
-        return self.tokens / self.window if self.window else None
 
 
 class ConversationStats(BaseModel):

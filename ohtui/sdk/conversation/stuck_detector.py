@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ohtui.sdk.agent.conversation_contract import EMPTY_REPLY_SENDER
 from ohtui.sdk.event.base import Event
 from ohtui.sdk.event.condenser import Condensation
 from ohtui.sdk.event.llm_convertible.action import ActionEvent
@@ -26,7 +27,6 @@ MAX_EVENTS_TO_SCAN_FOR_STUCK_DETECTION = 60
 CONDENSATION_LOOP_THRESHOLD = 3
 NUDGE_SENDER = "stuck-detector"
 """The `sender` of the message that tells the agent it is repeating itself."""
-EMPTY_REPLY_SENDER = "empty-reply"
 """The `sender` of the message that tells the agent its reply had nothing in it."""
 _ENGINE_SENDERS = frozenset({NUDGE_SENDER, EMPTY_REPLY_SENDER})
 ERROR_PREVIEW_CHARS = 500

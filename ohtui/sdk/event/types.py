@@ -1,7 +1,5 @@
-"""Type aliases shared by the events."""
+"""Type aliases shared by the events, at the path the SDK names them (see `event.base.types`)."""
 
-from typing import Literal
+from ohtui.sdk.event.base.types import EventID, SourceType, ToolCallID
 
-EventID = str
-ToolCallID = str
-SourceType = Literal["agent", "user", "environment"]
+__all__ = ["EventID", "SourceType", "ToolCallID"]

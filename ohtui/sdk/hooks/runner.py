@@ -8,8 +8,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ohtui.sdk.event.hook import HookExecutionEvent
+from ohtui.sdk.hooks.agent_runner import AgentHookRunner, provided_agent_hook_runner
 from ohtui.sdk.hooks.config import HookConfig, HookDefinition, HookType
-from ohtui.sdk.hooks.llm_hooks import fall_open, hook_llm, run_agent_hook, run_prompt_hook
+from ohtui.sdk.hooks.llm_hooks import fall_open, hook_llm, run_prompt_hook
 from ohtui.sdk.hooks.processes import (
     AsyncProcessManager,
     hook_environment,
@@ -48,7 +49,8 @@ class HookExecutor:
     An agent hook's tools run in the sandbox `sandbox_getter()` gives (the conversation's),
     and a command hook in the one `command_sandbox()` gives: a hook may run what the agent
     wrote in the workspace (a lint script, a package.json script), so never with more
-    rights than the agent's own commands.
+    rights than the agent's own commands. An agent hook runs through `agent_runner`, by
+    default the one the conversation provides (see `agent_runner`); without one it allows.
     """
 
     def __init__(
@@ -61,6 +63,7 @@ class HookExecutor:
         conversation_stats: ConversationStats | None = None,
         sandbox_getter: Callable[[], Sandbox | None] | None = None,
         command_sandbox: Callable[[], Sandbox | None] | None = None,
+        agent_runner: AgentHookRunner | None = None,
     ) -> None:
         self.working_dir = working_dir or os.getcwd()
         self.async_process_manager = async_process_manager or AsyncProcessManager()
@@ -70,6 +73,7 @@ class HookExecutor:
         self.conversation_stats = conversation_stats
         self._sandbox_getter = sandbox_getter
         self._command_sandbox = command_sandbox
+        self._agent_runner = agent_runner
 
     @property
     def llm(self) -> LLM | None:
@@ -124,7 +128,10 @@ class HookExecutor:
         llm = self.llm
         if llm is None:
             return fall_open(hook, "no LLM for the hook's agent, so the event was allowed")
-        return run_agent_hook(
+        runner = self._agent_runner or provided_agent_hook_runner()
+        if runner is None:
+            return fall_open(hook, "nothing to run the hook's agent, so the event was allowed")
+        return runner(
             hook,
             event,
             hook_llm(llm, hook),
@@ -166,6 +173,7 @@ class HookManager:
         conversation_stats: ConversationStats | None = None,
         sandbox_getter: Callable[[], Sandbox | None] | None = None,
         command_sandbox: Callable[[], Sandbox | None] | None = None,
+        agent_runner: AgentHookRunner | None = None,
         on_event: Callable[[Event], None] | None = None,
     ) -> None:
         self.config = config if config is not None else HookConfig()
@@ -177,6 +185,7 @@ class HookManager:
             conversation_stats=conversation_stats,
             sandbox_getter=sandbox_getter,
             command_sandbox=command_sandbox,
+            agent_runner=agent_runner,
         )
         self.working_dir = self.executor.working_dir
         self.session_id = session_id

@@ -1,4 +1,10 @@
-"""LLM: one configured model, called through litellm with retries, streaming and metrics."""
+"""LLM: one configured model, called through litellm with retries, streaming and metrics.
+
+One module, over 600 lines, on purpose: code written against the SDK (its tests among it)
+patches `litellm`, `logger` and the token and model-info helpers at this module's path
+(`openhands.sdk.llm.llm.X`), so the calls that look them up stay here. What does not (the
+wire formats, counting, prompt caching, prompted tools, errors) lives in its own modules.
+"""
 
 from __future__ import annotations
 

@@ -16,16 +16,13 @@ import concurrent.futures
 import contextlib
 import logging
 import math
-import os
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from enum import StrEnum
-from typing import TYPE_CHECKING, Any, TextIO, cast
+from typing import TYPE_CHECKING, Any, cast
 
-from ohtui.sdk.mcp.config import SECRET_REFERENCE, MCPServerSpec
+from ohtui.sdk.mcp.config import MCPServerSpec
 from ohtui.sdk.mcp.definition import (
     MCPToolDefinition,
     MCPToolExecutor,
@@ -34,7 +31,25 @@ from ohtui.sdk.mcp.definition import (
     schema_problems,
     tool_name_prefix,
 )
-from ohtui.sdk.tool.tool import ToolAnnotations
+from ohtui.sdk.mcp.failures import (
+    SettingError,
+    error_observation,
+    reason_of,
+    session_gone,
+    startup_error,
+    stderr_file,
+    stderr_tail,
+)
+from ohtui.sdk.mcp.launching import ServerLauncher
+from ohtui.sdk.mcp.requests import (
+    call_tool,
+    list_tools,
+)
+from ohtui.sdk.mcp.status import (
+    ServerInfo,
+    ServerStatus,
+    ToolInfo,
+)
 
 if TYPE_CHECKING:
     from mcp import ClientSession
@@ -43,73 +58,10 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-STDERR_TAIL = 800
-"""Characters of a failed server's stderr shown to the user."""
 CLOSE_TIMEOUT = 8.0
 """Seconds `close` waits for the sessions to end (the SDK gives a child 2 s, then kills it)."""
-NEUTRAL_FOLDER = "/"
-"""Where a stdio server without `cwd` starts, unless it is sandboxed: a folder the agent
-cannot write (as Claude Desktop starts its servers)."""
 SETTLE_MARGIN = 5.0
 """Seconds `wait_settled` adds to the longest startup timeout (the SDK's own import)."""
-
-
-class ServerStatus(StrEnum):
-    """Where a server is (its value is the word the user sees)."""
-
-    STARTING = "starting"
-    READY = "ready"
-    FAILED = "failed"
-    DISABLED = "disabled"
-
-    @property
-    def settled(self) -> bool:
-        """Whether the server is done starting (ready, failed or off)."""
-        return self is not ServerStatus.STARTING
-
-
-@dataclass(frozen=True)
-class ToolInfo:
-    """One tool a server offers, as it described it."""
-
-    name: str
-    description: str
-    input_schema: dict[str, Any]
-    output_schema: dict[str, Any] | None = None
-    annotations: ToolAnnotations | None = None
-
-    @property
-    def read_only(self) -> bool:
-        """Whether the server marks it read-only."""
-        return bool(self.annotations and self.annotations.readOnlyHint)
-
-
-@dataclass(frozen=True)
-class ServerInfo:
-    """What the user sees of a server: its status, why it failed, its tools."""
-
-    name: str
-    spec: MCPServerSpec | None
-    status: ServerStatus
-    tools: tuple[ToolInfo, ...] = ()
-    error: str | None = None
-    server_version: str | None = None
-    initialized_at: float | None = None
-    """When `initialize` was answered (time.monotonic)."""
-    ready_at: float | None = None
-    """When its tools were listed and offered (time.monotonic)."""
-    confined: str = ""
-    """The sandbox it runs in ("workspace-write, no network"); "" for none."""
-
-    @property
-    def summary(self) -> str:
-        """One line: `ready, 2 tools`, `failed: why`, `starting`, `disabled`."""
-        if self.status is ServerStatus.READY:
-            n = len(self.tools)
-            return f"ready, {n} tool{'s' if n != 1 else ''}"
-        if self.status is ServerStatus.FAILED:
-            return f"failed: {(self.error or 'unknown error').splitlines()[0]}"
-        return self.status.value
 
 
 @dataclass
@@ -163,9 +115,7 @@ class MCPClientManager:
         the conversation's sandbox, which `sandboxed` stdio servers start in; `check`, asked
         before every start of a server (reconnects and /mcp included), says why it may not
         start (the front end's trust: what it runs changed)."""
-        self._working_dir = working_dir
-        self._secret = secret
-        self._sandbox = sandbox
+        self._launcher = ServerLauncher(working_dir, secret, sandbox)
         self._check = check
         self._lock = threading.RLock()
         self._slots: dict[str, _Slot] = {}
@@ -281,17 +231,17 @@ class MCPClientManager:
 
         spec = slot.spec
         assert spec is not None
-        errlog = _stderr_file() if spec.transport == "stdio" else None
+        errlog = stderr_file() if spec.transport == "stdio" else None
         ready = False
         confined: Sandbox | None = None
         try:
             from mcp import ClientSession
 
-            confined = self._confinement(spec)
+            confined = self._launcher.confinement(spec)
             if self._check is not None:
                 refused = await anyio.to_thread.run_sync(self._check, slot.name)
                 if refused:
-                    raise _SettingError(refused)
+                    raise SettingError(refused)
             with self._lock:
                 slot.confined = confined.config.describe() if confined is not None else ""
 
@@ -300,14 +250,14 @@ class MCPClientManager:
             with anyio.fail_after(spec.startup_timeout) as scope:
                 async with contextlib.AsyncExitStack() as stack:
                     read, write = await stack.enter_async_context(
-                        self._transport(spec, errlog, confined)
+                        self._launcher.transport(spec, errlog, confined)
                     )
                     session = await stack.enter_async_context(
                         ClientSession(read, write, message_handler=cast(Any, self._handler(slot)))
                     )
                     result = await session.initialize()
                     initialized = time.monotonic()
-                    tools = await _list_tools(session)
+                    tools = await list_tools(session)
                     scope.deadline = math.inf  # started: the session lives until stopped
                     with self._lock:
                         if slot.stop is not stop:
@@ -324,8 +274,8 @@ class MCPClientManager:
         except BaseException as exc:
             if isinstance(exc, asyncio.CancelledError) and self._closed:
                 raise
-            why = _startup_error(exc, spec) if not ready else f"session ended: {_reason(exc)}"
-            tail = _tail(errlog)
+            why = startup_error(exc, spec) if not ready else f"session ended: {reason_of(exc)}"
+            tail = stderr_tail(errlog)
             setup_failed = tail.startswith("stderr: bwrap: ")  # bubblewrap's own, before exec
             if confined is not None and not ready and not last and setup_failed:
                 logger.info("MCP server %s: the sandbox did not set up (%s)", slot.name, tail)
@@ -343,92 +293,6 @@ class MCPClientManager:
                 errlog.close()
         return False
 
-    def _confinement(self, spec: MCPServerSpec) -> Sandbox | None:
-        """The sandbox a server starts in: the conversation's, for a `sandboxed` stdio server.
-
-        Such a server (a project's, trusted to run confined) never runs unconfined: with the
-        conversation's sandbox off, or bubblewrap unable to run, `_SettingError` says why it
-        is not started and what to do. Asked at every start, reconnects and /mcp included.
-        """
-        if spec.transport != "stdio" or not spec.sandboxed or self._sandbox is None:
-            return None
-        sandbox = self._sandbox()
-        if sandbox is None or not sandbox.active:
-            raise _SettingError(
-                "not started: it runs only in the sandbox (as it was trusted), and the "
-                "sandbox is off; turn it on with /sandbox, then start the server in /mcp"
-            )
-        from ohtui.sdk.sandbox import probe
-
-        availability = probe()
-        if not availability.available:
-            raise _SettingError(
-                "not started: it runs only in the sandbox (as it was trusted), and "
-                f"{availability.problem}. {availability.fix}".strip()
-            )
-        return sandbox
-
-    def _transport(
-        self, spec: MCPServerSpec, errlog: TextIO | None, sandbox: Sandbox | None = None
-    ) -> Any:
-        """The SDK's transport context for a server: stdio (in `sandbox`, if given),
-        streamable HTTP or SSE."""
-        if spec.transport == "stdio":
-            from mcp import StdioServerParameters
-            from mcp.client.stdio import get_default_environment, stdio_client
-
-            env = {**get_default_environment(), **self._filled(spec, "env", spec.env)}
-            cwd = self._folder(spec)
-            argv = [spec.command or "", *spec.args]
-            if sandbox is not None:
-                # Sockets are named by the server's variables and by ours (where its runtime
-                # folder is); what the launch changes applies to the server's.
-                launch = sandbox.launch(
-                    _in_folder(argv, cwd, sandbox.workspace), {**os.environ, **env}
-                )
-                # The SDK starts it through anyio, which runs nothing of ours before exec:
-                # the launch's kernel restriction is taken on by a wrapper instead.
-                argv, env = launch.wrapped_argv(), launch.environment(env)
-            params = StdioServerParameters(command=argv[0], args=argv[1:], env=env, cwd=cwd)
-            return stdio_client(params, errlog=errlog) if errlog else stdio_client(params)
-        headers = self._filled(spec, "headers", spec.headers)
-        if spec.transport == "sse":
-            from mcp.client.sse import sse_client
-
-            return sse_client(spec.url or "", headers=headers)
-        return _http_streams(spec.url or "", headers)
-
-    def _folder(self, spec: MCPServerSpec) -> str | None:
-        """The folder a stdio server starts in: its `cwd` (a relative one within the
-        workspace); without one, the workspace for a `sandboxed` server, else NEUTRAL_FOLDER:
-        started in the workspace, `python -m name` or `npx name` would run a file the agent
-        may have written there, with the user's rights."""
-        cwd = spec.cwd
-        if cwd is None:
-            return self._working_dir if spec.sandboxed else NEUTRAL_FOLDER
-        if self._working_dir and not os.path.isabs(cwd):
-            return os.path.join(self._working_dir, cwd)
-        return cwd
-
-    def _filled(self, spec: MCPServerSpec, key: str, values: dict[str, str]) -> dict[str, str]:
-        """`env` or `headers` with the secrets they name filled in; ValueError names the
-        missing one."""
-        out: dict[str, str] = {}
-        for name, value in values.items():
-
-            def fill(match: Any, name: str = name) -> str:
-                secret = match.group(1) or match.group(2)
-                found = self._secret(secret) if self._secret else None
-                if found is None:
-                    raise _SettingError(
-                        f"`{key}.{name}` names the secret '{secret}', which is not set: add it "
-                        "under Secrets in /settings (it is kept in the keyring)"
-                    )
-                return found
-
-            out[name] = SECRET_REFERENCE.sub(fill, value)
-        return out
-
     def _handler(self, slot: _Slot) -> Callable[[Any], Any]:
         """Re-list the tools when the server says they changed."""
 
@@ -440,7 +304,7 @@ class MCPClientManager:
                 session = slot.session
                 if session is None:
                     return
-                tools = await _list_tools(session)
+                tools = await list_tools(session)
                 with self._lock:
                     slot.tools = tools
                     self._check_conflicts()
@@ -461,7 +325,9 @@ class MCPClientManager:
             if problem is None and slot is not None and slot.spec is not None:
                 timeout = timeout or slot.spec.timeout
         if problem is not None or slot is None or loop is None:
-            return _error(server, tool, problem or f"MCP server '{server}' is not running.")
+            return error_observation(
+                server, tool, problem or f"MCP server '{server}' is not running."
+            )
         future = asyncio.run_coroutine_threadsafe(
             self._call(slot, tool, arguments, timeout or 300.0), loop
         )
@@ -470,7 +336,9 @@ class MCPClientManager:
         try:
             return future.result()
         except concurrent.futures.CancelledError:
-            return _error(server, tool, "The user interrupted this call before it finished.")
+            return error_observation(
+                server, tool, "The user interrupted this call before it finished."
+            )
         finally:
             with self._lock:
                 slot.calls.discard(future)
@@ -496,22 +364,22 @@ class MCPClientManager:
 
         session = slot.session
         if session is None:
-            return _error(slot.name, tool, f"MCP server '{slot.name}' is not running.")
+            return error_observation(slot.name, tool, f"MCP server '{slot.name}' is not running.")
         try:
             with anyio.fail_after(timeout):
-                result = await _call_tool(session, tool, arguments)
+                result = await call_tool(session, tool, arguments)
         except TimeoutError:
-            return _error(
+            return error_observation(
                 slot.name, tool, f"The call timed out after {timeout:g} s; it may still be running."
             )
         except (McpError, anyio.ClosedResourceError, anyio.BrokenResourceError) as exc:
-            reason = _reason(exc)
-            if isinstance(exc, McpError) and not _session_gone(exc):
-                return _error(slot.name, tool, f"The server refused the call: {reason}")
-            return _error(slot.name, tool, self._lost(slot, reason))
+            reason = reason_of(exc)
+            if isinstance(exc, McpError) and not session_gone(exc):
+                return error_observation(slot.name, tool, f"The server refused the call: {reason}")
+            return error_observation(slot.name, tool, self._lost(slot, reason))
         except Exception as exc:
             logger.warning("MCP call %s/%s failed", slot.name, tool, exc_info=True)
-            return _error(slot.name, tool, f"The call failed: {_reason(exc)}")
+            return error_observation(slot.name, tool, f"The call failed: {reason_of(exc)}")
         from ohtui.sdk.mcp.results import observation_from_result
 
         info = next((t for t in slot.tools if t.name == tool), None)
@@ -707,141 +575,3 @@ def _claimable(server: str, tool: str, prefixes: list[str]) -> bool:
     `server`'s `tool` is named."""
     name = mcp_tool_name(server, tool)
     return any(name.startswith(prefix) for prefix in prefixes)
-
-
-def _in_folder(argv: list[str], cwd: str | None, workspace: str) -> list[str]:
-    """`argv` run in `cwd` (the sandbox starts its command in the workspace)."""
-    if cwd is None or os.path.realpath(cwd) == os.path.realpath(workspace):
-        return argv
-    return ["/bin/sh", "-c", 'cd -- "$1" && shift && exec "$@"', "sh", cwd, *argv]
-
-
-class _SettingError(Exception):
-    """A server's settings cannot be used as they are (a missing secret)."""
-
-
-@contextlib.asynccontextmanager
-async def _http_streams(url: str, headers: dict[str, str]) -> Any:
-    """Streamable HTTP as (read, write), with the settings' headers on every request."""
-    from mcp.client.streamable_http import streamable_http_client
-    from mcp.shared._httpx_utils import create_mcp_http_client
-
-    async with (
-        create_mcp_http_client(headers=headers or None) as client,
-        streamable_http_client(url, http_client=client) as (read, write, _),
-    ):
-        yield read, write
-
-
-async def _call_tool(session: ClientSession, tool: str, arguments: dict[str, Any]) -> Any:
-    """`tools/call`, sent as a plain request: `ClientSession.call_tool` also checks the
-    structured result against the output schema by recompiling the schema on every call
-    (~9 ms a call here); `_call` checks it with a cached validator instead."""
-    from mcp import types
-
-    params = types.CallToolRequestParams(name=tool, arguments=arguments)
-    request = types.ClientRequest(types.CallToolRequest(params=params))
-    return await session.send_request(request, types.CallToolResult)
-
-
-async def _list_tools(session: ClientSession) -> tuple[ToolInfo, ...]:
-    """Every tool of the server, page by page."""
-    from mcp import types
-
-    tools: list[ToolInfo] = []
-    cursor: str | None = None
-    while True:
-        params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
-        page = await session.list_tools(params=params)
-        for tool in page.tools:
-            annotations = (
-                ToolAnnotations.model_validate(tool.annotations.model_dump(exclude_none=True))
-                if tool.annotations is not None
-                else None
-            )
-            tools.append(
-                ToolInfo(
-                    name=tool.name,
-                    description=tool.description or "",
-                    input_schema=dict(tool.inputSchema),
-                    output_schema=dict(tool.outputSchema) if tool.outputSchema else None,
-                    annotations=annotations,
-                )
-            )
-        cursor = page.nextCursor
-        if not cursor:
-            return tuple(tools)
-
-
-def _stderr_file() -> TextIO:
-    """Where a stdio server's stderr goes (never the terminal): a temporary file."""
-    return tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
-
-
-def _tail(errlog: TextIO | None) -> str:
-    """The last lines the server wrote to stderr, for the user."""
-    if errlog is None:
-        return ""
-    try:
-        errlog.flush()
-        errlog.seek(0)
-        text = errlog.read().strip()
-    except (OSError, ValueError):
-        return ""
-    if not text:
-        return ""
-    return "stderr: " + (text[-STDERR_TAIL:] if len(text) > STDERR_TAIL else text)
-
-
-def _startup_error(exc: BaseException, spec: MCPServerSpec) -> str:
-    """Why a server did not start, in words."""
-    leaf = _leaf(exc)
-    if isinstance(leaf, TimeoutError):
-        return f"did not answer `initialize` within {spec.startup_timeout:g} s"
-    if isinstance(leaf, _SettingError):
-        return str(leaf)
-    if isinstance(leaf, FileNotFoundError):
-        return f"`command` {spec.command!r} was not found: install it or fix the path"
-    if isinstance(leaf, PermissionError):
-        return f"`command` {spec.command!r} cannot be run: {leaf.strerror or leaf}"
-    if spec.transport != "stdio" and type(leaf).__module__.startswith("httpx"):
-        return f"cannot reach `url` {spec.url}: {_reason(leaf)}"
-    if isinstance(leaf, asyncio.CancelledError):
-        return "stopped while starting"
-    if "connection closed" in str(leaf).lower():
-        return "exited before answering `initialize`"
-    return f"failed to start: {_reason(leaf)}"
-
-
-def _leaf(exc: BaseException) -> BaseException:
-    """The first real error inside (nested) exception groups."""
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
-    return exc
-
-
-SESSION_TERMINATED = 32600
-"""The code the SDK's HTTP client gives a call when the server no longer knows the session
-(HTTP 404: it restarted, or let the session expire)."""
-
-
-def _session_gone(error: Any) -> bool:
-    """Whether an McpError says the session is over, rather than refusing this call."""
-    data = getattr(error, "error", None)
-    if getattr(data, "code", None) == SESSION_TERMINATED:
-        return True
-    return "closed" in str(getattr(data, "message", error)).lower()
-
-
-def _reason(exc: BaseException) -> str:
-    leaf = _leaf(exc)
-    text = str(leaf).strip()
-    if not text:
-        return type(leaf).__name__
-    if type(leaf).__module__.startswith(("builtins", "ohtui")):
-        return text
-    return f"{type(leaf).__name__}: {text}"
-
-
-def _error(server: str, tool: str, text: str) -> MCPToolObservation:
-    return MCPToolObservation.from_text(text, is_error=True, server=server, tool=tool)

@@ -4,48 +4,16 @@ agent's own tools (the file editor, the task tracker) make against the same boun
 from __future__ import annotations
 
 import os
-import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ohtui.sdk.sandbox.config import SandboxConfig, SandboxMode
+from ohtui.sdk.sandbox.launch import Launch, within
 
 SETUP_TRIES = 3
 """Starts of a program whose sandbox did not set up before its failure is reported: what the
 sandbox covers is listed just before it starts, and a path gone in between (another
 program's socket removed) fails that one start."""
-
-
-@dataclass(frozen=True)
-class Launch:
-    """How to start a program in the sandbox."""
-
-    argv: list[str]
-    env: Mapping[str, str | None] = field(default_factory=dict)
-    """Variables to set in the program's environment, or (None) to remove from it."""
-    before_exec: Callable[[], None] | None = None
-    """To run in the new process before it execs (a kernel restriction to take on)."""
-
-    def environment(self, base: Mapping[str, str]) -> dict[str, str]:
-        """`base` with this launch's changes."""
-        env = dict(base)
-        for name, value in self.env.items():
-            if value is None:
-                env.pop(name, None)
-            else:
-                env[name] = value
-        return env
-
-    def wrapped_argv(self) -> list[str]:
-        """`argv` taking on `before_exec` itself, for a starter that runs no code of ours
-        between fork and exec (the MCP SDK's, through anyio): a small interpreter makes the
-        Landlock restriction (the only one a launch carries), then execs `argv`."""
-        if self.before_exec is None:
-            return list(self.argv)
-        from ohtui.sdk.sandbox import landlock
-
-        # -I: no PYTHON* variable, user site or folder of the caller's decides what it runs.
-        return [sys.executable, "-I", landlock.__file__, *self.argv]
 
 
 @dataclass(frozen=True)
@@ -199,14 +167,6 @@ class Sandbox:
         """`path` ('~' expanded, relative to the workspace) with every link resolved."""
         expanded = self.home + path[1:] if path == "~" or path.startswith("~/") else path
         return os.path.realpath(os.path.join(self.workspace, expanded))
-
-
-def within(path: str, roots: Sequence[str]) -> str | None:
-    """The first of `roots` that is `path` or holds it, if any."""
-    for root in roots:
-        if path == root or path.startswith(root.rstrip("/") + "/"):
-            return root
-    return None
 
 
 def _identity(path: str) -> tuple[int, int] | None:

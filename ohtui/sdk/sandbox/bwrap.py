@@ -15,10 +15,14 @@ import glob
 import os
 import shutil
 from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from ohtui.sdk.sandbox import git, landlock, sockets
-from ohtui.sdk.sandbox.boundary import Launch, Sandbox, within
 from ohtui.sdk.sandbox.config import SandboxMode
+from ohtui.sdk.sandbox.launch import Launch, within
+
+if TYPE_CHECKING:
+    from ohtui.sdk.sandbox.boundary import Sandbox
 
 TEMP_ROOTS = ("/tmp", "/var/tmp", "/dev/shm")
 """Replaced by private, empty ones."""

@@ -28,7 +28,7 @@ from ohtui.sdk.security.command_rules import (
     is_outside,
 )
 from ohtui.sdk.security.risk import SecurityRisk
-from ohtui.sdk.security.shell import CommandLine, is_read_only, parse_command
+from ohtui.sdk.security.shell import CommandLine, is_read_only, only_reads, parse_command
 from ohtui.sdk.security.shell_scan import scan_shell_command
 from ohtui.sdk.security.undo import CONVERSATION_ONLY
 
@@ -339,17 +339,6 @@ class PatternSecurityAnalyzer(SecurityAnalyzerBase):
 
 _UNPROVEN = "not-shown-harmless"
 _UNDOABLE = "confined to the workspace and undoable (a checkpoint is taken first)"
-
-
-def only_reads(line: CommandLine) -> bool:
-    """Whether ohtui can show the command line only reads: every part is a program and
-    options of the read-only table, with no write redirection and nothing unresolved."""
-    return (
-        bool(line.commands)
-        and not line.writes_files
-        and not line.unresolved
-        and all(map(is_read_only, line.commands))
-    )
 
 
 def _not_undoable(line: CommandLine) -> str:

@@ -20,8 +20,7 @@ def changes_workspace(action: ActionEvent, read_only_tool: bool) -> bool:
     if action.tool_name == "file_editor":
         return command != "view"
     if action.tool_name == "terminal" and isinstance(command, str):
-        from ohtui.sdk.security.pattern_analyzer import only_reads
-        from ohtui.sdk.security.shell import parse_command
+        from ohtui.sdk.security.shell import only_reads, parse_command
 
         return not only_reads(parse_command(command))
     return True

@@ -329,6 +329,30 @@ def test_get_index_after_reopen_reads_no_events(reopened_big: EventLog, big_log:
         reopened_big.get_index("nope")
 
 
+def test_index_of_finds_an_event_by_id_without_reading_events(
+    reopened_big: EventLog, big_log: BigLog
+) -> None:
+    for i in (0, PAGE_SIZE, BIG - 1):
+        assert reopened_big.index_of(big_log.ids[i]) == i
+    assert parsed_count(reopened_big) == 0  # the store's index answered, no page was read
+    with pytest.raises(KeyError, match="no event with id 'nope'"):
+        reopened_big.index_of("nope")
+
+
+def test_index_of_in_memory_and_before_the_write(subject: Subject) -> None:
+    first, second = message("one"), message("two")
+    subject.log.append(first)
+    subject.log.append(second)
+    assert [subject.log.index_of(first.id), subject.log.index_of(second.id)] == [0, 1]
+    with pytest.raises(KeyError, match="no event with id 'missing'"):
+        subject.log.index_of("missing")
+
+
+def test_index_of_is_declared_by_every_events_list() -> None:
+    assert "index_of" in vars(event_store.EventsListBase)
+    assert "get_index" in event_store.EventsListBase.__abstractmethods__
+
+
 # --- duplicates across instances, lock timeouts --------------------------------------------
 
 

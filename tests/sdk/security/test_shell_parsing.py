@@ -7,7 +7,8 @@ import time
 import pytest
 
 from ohtui.sdk.security.shell import Command, parse_command
-from ohtui.sdk.security.shell.reader import _Budget, read_command_line
+from ohtui.sdk.security.shell.grammar import Budget as _Budget
+from ohtui.sdk.security.shell.reader import read_command_line
 
 
 def parts(command: str) -> list[list[str]]:

@@ -3,6 +3,11 @@
 It speaks the OpenHands agent-server protocol (REST under /api, events on
 /sockets/events/{id}); `ohtui serve` speaks it too. httpx and websockets are imported when
 the first conversation is made, never by importing this module.
+
+One module, over 600 lines, on purpose: code written against the SDK (its tests among it)
+patches `WebSocketCallbackClient`, `generate_conversation_title`, `time` and `logger` at
+this module's path, so the methods that look them up stay here; the socket client, the
+REST helpers, the state, the event list and the errors are modules of their own.
 """
 
 from __future__ import annotations

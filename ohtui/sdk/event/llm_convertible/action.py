@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 
 from pydantic import Field, SerializeAsAny
 
-from ohtui.sdk.event.base import LLMConvertibleEvent, action_batch_to_message
-from ohtui.sdk.event.types import SourceType, ToolCallID
+from ohtui.sdk.event.base import LLMConvertibleEvent
+from ohtui.sdk.event.base.types import SourceType, ToolCallID
 from ohtui.sdk.llm.message import (
     Message,
     MessageToolCall,
@@ -18,7 +18,7 @@ from ohtui.sdk.llm.message import (
     ThinkingBlock,
     text_of,
 )
-from ohtui.sdk.security.risk import SecurityRisk
+from ohtui.sdk.tool.risk import SecurityRisk
 from ohtui.sdk.tool.schema import Action
 
 if TYPE_CHECKING:
@@ -81,3 +81,32 @@ class ActionEvent(LLMConvertibleEvent):
     def to_llm_message(self) -> Message:
         """This call alone; `events_to_messages` merges the calls of one response."""
         return action_batch_to_message([self])
+
+    def llm_batch_id(self) -> str:
+        """The response this call came from: its calls are one assistant message."""
+        return self.llm_response_id
+
+    def batch_to_llm_message(self, batch: list[LLMConvertibleEvent]) -> Message:
+        """One assistant message carrying every tool call of the response."""
+        return action_batch_to_message([e for e in batch if isinstance(e, ActionEvent)])
+
+
+def action_batch_to_message(batch: list[ActionEvent]) -> Message:
+    """One assistant message carrying every tool call of a batch."""
+    first = batch[0]
+    for later in batch[1:]:
+        if later.thought:
+            # The wording's start is the SDK's, which callers may match on.
+            raise AssertionError(
+                "Expected empty thought for multi-action events after the first one: "
+                f"action {later.tool_call_id} of response {later.llm_response_id} has one, "
+                "but only the first call of a response carries its text"
+            )
+    return Message(
+        role="assistant",
+        content=list(first.thought),
+        tool_calls=[a.tool_call for a in batch],
+        reasoning_content=first.reasoning_content,
+        thinking_blocks=list(first.thinking_blocks),
+        responses_reasoning_item=first.responses_reasoning_item,
+    )

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import Field, SerializeAsAny
 
 from ohtui.sdk.event.base import LLMConvertibleEvent
-from ohtui.sdk.event.types import EventID, SourceType, ToolCallID
+from ohtui.sdk.event.base.types import EventID, SourceType, ToolCallID
 from ohtui.sdk.llm.message import Message, TextContent
 from ohtui.sdk.tool.schema import Observation
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 from pydantic import Field, PlainSerializer, PlainValidator
 
 from ohtui.sdk.event.base import LLMConvertibleEvent
-from ohtui.sdk.event.types import SourceType
+from ohtui.sdk.event.base.types import SourceType
 from ohtui.sdk.llm.message import Message, TextContent
 from ohtui.sdk.tool.schema import Action, Observation
 from ohtui.sdk.tool.tool import ToolDefinition

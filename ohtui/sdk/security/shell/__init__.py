@@ -29,12 +29,24 @@ def _cached(command: str) -> CommandLine:
     return read_command_line(command)
 
 
+def only_reads(line: CommandLine) -> bool:
+    """Whether ohtui can show the command line only reads: every part is a program and
+    options of the read-only table, with no write redirection and nothing unresolved."""
+    return (
+        bool(line.commands)
+        and not line.writes_files
+        and not line.unresolved
+        and all(map(is_read_only, line.commands))
+    )
+
+
 __all__ = [
     "Command",
     "CommandLine",
     "Redirection",
     "command_name",
     "is_read_only",
+    "only_reads",
     "parse_command",
     "risky_options",
 ]

@@ -5,40 +5,53 @@ could disagree with bash (a parse error, a keyword glued to a word, words the gr
 apart), the line is marked as not reliably readable, which fails closed: no allow rule
 covers it, every deny rule applies, and it rates at least MEDIUM. The commands found are
 still collected, best effort, for the risk rules.
+
+Parsing within a budget (and the syntax tree's helpers) is `grammar`'s; what a simple
+command runs (wrappers, shells and interpreters given code) is `running`'s.
 """
 
 from __future__ import annotations
 
 import re
-import secrets
-import threading
-import time
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ohtui.sdk.security.shell import programs
-from ohtui.sdk.security.shell.model import Command, CommandLine, Redirection, command_name
+from ohtui.sdk.security.shell.grammar import (
+    PARSE_SECONDS,
+    Budget,
+    Heredoc,
+    Input,
+    TooLongError,
+    adjacent_groups,
+    bash_parser,
+    child_of_kind,
+    descendants_of_kind,
+    excerpt,
+    parse_within,
+    plain_body,
+    recover_heredocs,
+    redirect_operator,
+    unquote,
+    unread_expansion,
+    work_clock,
+)
+from ohtui.sdk.security.shell.model import CommandLine, Redirection
+from ohtui.sdk.security.shell.running import CommandRunner
 from ohtui.sdk.security.shell.words import (
     Word,
     ansi_c,
     double_quoted,
     finish,
-    has_control,
     protect,
     unquoted_word,
 )
 
 if TYPE_CHECKING:
-    from tree_sitter import Node, Parser, Tree
+    from tree_sitter import Node
 
-PARSE_SECONDS = 0.03
-"""Time to read one command line; a longer one is not vetted (it fails closed)."""
-MAX_NODES = 20_000
-"""Syntax nodes in one command line; more are not vetted (it fails closed)."""
 MAX_NESTING = 8
 """Shells within shells (`bash -c "eval '...'"`) followed before giving up."""
 _MAX_RECURSION = 150
-_CHUNK = 16 * 1024
 _METACHARS = " \t\n;&|<>()"
 _ESCAPED = re.compile(r"\\.", re.DOTALL)
 _RESERVED = frozenset(
@@ -106,63 +119,28 @@ _ARITHMETIC_OPERANDS = frozenset(
         "concatenation",
     }
 )
-_ASSIGNMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*(?:\[[^]]*\])?)\+?=(.*)$", re.DOTALL)
-_IDENTIFIER = re.compile(r"[A-Za-z_]")
 
 
-class _TooLongError(Exception):
-    """The line is too long or too dense to read within the budget."""
-
-
-@dataclass
-class _Budget:
-    deadline: float
-    nodes: int = MAX_NODES
-
-
-@dataclass(frozen=True)
-class _Input:
-    """Where a command's standard input comes from."""
-
-    kind: str  # "pipe", "file" or "text"
-    text: str = ""
-    literal: bool = True
-
-
-@dataclass(frozen=True)
-class _Heredoc:
-    """A heredoc taken out of the line to work around the grammar (see `_recover`)."""
-
-    body: str
-    literal: bool
-    node: Node | None
-    source: bytes
-
-
-_parser: Parser | None = None
-_parser_lock = threading.Lock()
-
-
-def read_command_line(command: str, depth: int = 0, budget: _Budget | None = None) -> CommandLine:
+def read_command_line(command: str, depth: int = 0, budget: Budget | None = None) -> CommandLine:
     """What `command` would run, as far as it can be told before running it."""
     if budget is None:
-        _grammar()  # loading it is not reading the command: never counted
-        budget = _Budget(_work_clock() + PARSE_SECONDS)
+        bash_parser()  # loading it is not reading the command: never counted
+        budget = Budget(work_clock() + PARSE_SECONDS)
     line = CommandLine()
     if depth > MAX_NESTING:
         line.resolve_fail("it nests shells too deeply to check", open_ended=True)
         return line
     source = command.encode("utf-8", "replace")
     try:
-        tree = _parse(source, budget)
-        heredocs: dict[str, _Heredoc] = {}
+        tree = parse_within(source, budget)
+        heredocs: dict[str, Heredoc] = {}
         if tree.root_node.has_error:
-            recovered = _recover(source, tree, budget)
+            recovered = recover_heredocs(source, tree, budget)
             if recovered is not None:
                 source, tree, heredocs = recovered
         reader = _Reader(source, line, budget, depth, heredocs)
         reader.statement(tree.root_node, None)
-    except _TooLongError as exc:
+    except TooLongError as exc:
         line.resolve_fail(f"it is too long to check ({exc})", open_ended=True)
         return line
     if tree.root_node.has_error and not reader.problems:
@@ -172,117 +150,17 @@ def read_command_line(command: str, depth: int = 0, budget: _Budget | None = Non
     return line
 
 
-def _work_clock() -> float:
-    """The reading thread's own CPU time: the budget bounds the work of reading a command,
-    which a busy machine must not turn into a refusal."""
-    return time.thread_time()
-
-
-def _grammar() -> Parser:
-    """The bash parser, made on first use."""
-    global _parser
-    with _parser_lock:
-        if _parser is None:
-            import tree_sitter
-            import tree_sitter_bash
-
-            _parser = tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
-        return _parser
-
-
-def _parse(source: bytes, budget: _Budget) -> Tree:
-    cut = False
-
-    def read(offset: int, _point: object) -> bytes:
-        nonlocal cut
-        if _work_clock() > budget.deadline:
-            cut = True
-            return b""
-        return source[offset : offset + _CHUNK]
-
-    parser = _grammar()
-    with _parser_lock:
-        tree = parser.parse(read)
-    if cut:
-        raise _TooLongError(f"more than {PARSE_SECONDS * 1000:.0f} ms to parse")
-    budget.nodes -= tree.root_node.descendant_count
-    if budget.nodes < 0:
-        raise _TooLongError(f"more than {MAX_NODES} syntax nodes")
-    return tree
-
-
-def _recover(
-    source: bytes, tree: Tree, budget: _Budget
-) -> tuple[bytes, Tree, dict[str, _Heredoc]] | None:
-    """Re-read a line whose only parse errors follow a heredoc on its first line.
-
-    The grammar fails on `python - <<'EOF' 2>&1 | tail` (a common form); bash does not. Each
-    heredoc becomes a here-string placeholder and the line is parsed again; the body stays
-    known to the reader. Any other error leaves the line unreadable.
-    """
-    heredocs = _descendants(tree.root_node, "heredoc_redirect")
-    if not heredocs:
-        return None
-    spans = []
-    for node in heredocs:
-        start = _child(node, "heredoc_start")
-        body_start = _child(node, "heredoc_body") or _child(node, "heredoc_end")
-        if start is None or body_start is None:
-            return None
-        spans.append((start.end_byte, body_start.start_byte))
-    for error in _errors(tree.root_node):
-        if not any(a <= error.start_byte and error.end_byte <= b for a, b in spans):
-            return None
-    nonce = secrets.token_hex(6)
-    pieces: list[bytes] = []
-    position = 0
-    found: dict[str, _Heredoc] = {}
-    for index, node in enumerate(sorted(heredocs, key=lambda n: n.start_byte)):
-        start, end, body = (
-            _child(node, "heredoc_start"),
-            _child(node, "heredoc_end"),
-            _child(node, "heredoc_body"),
-        )
-        if start is None or end is None or node.start_byte < position:
-            return None
-        line_end = source.find(b"\n", start.end_byte)
-        if line_end < 0 or line_end > end.start_byte:
-            return None
-        placeholder = f"__ohtui_heredoc_{nonce}_{index}__"
-        pieces += [source[position : node.start_byte], b"<<<" + placeholder.encode()]
-        pieces.append(source[start.end_byte : line_end + 1])  # `2>&1 | tail`, read again
-        position = end.end_byte
-        delimiter = source[start.start_byte : start.end_byte]
-        quoted = any(c in delimiter for c in b"'\"\\")
-        text = source[body.start_byte : body.end_byte].decode("utf-8", "replace") if body else ""
-        found[placeholder] = _Heredoc(
-            text, quoted or _plain_body(body), None if quoted else body, source
-        )
-    pieces.append(source[position:])
-    rewritten = b"".join(pieces)
-    tree = _parse(rewritten, budget)
-    if tree.root_node.has_error:
-        return None
-    return rewritten, tree, found
-
-
-def _plain_body(body: Node | None) -> bool:
-    """Whether a heredoc body has no expansions in it."""
-    return body is None or not any(
-        c.is_named and c.type != "heredoc_content" for c in body.children
-    )
-
-
-class _Reader:
-    """Walks a syntax tree, adding what it runs to a CommandLine."""
+class _Reader(CommandRunner):
+    """Walks a syntax tree, adding what it runs to a CommandLine (what a simple command
+    runs is `CommandRunner`'s part)."""
 
     def __init__(
         self,
         source: bytes,
         line: CommandLine,
-        budget: _Budget,
+        budget: Budget,
         depth: int,
-        heredocs: dict[str, _Heredoc],
+        heredocs: dict[str, Heredoc],
     ) -> None:
         self.source = source
         self.line = line
@@ -294,7 +172,7 @@ class _Reader:
 
     # --- statements ----------------------------------------------------------------------
 
-    def statement(self, node: Node, stdin: _Input | None) -> None:
+    def statement(self, node: Node, stdin: Input | None) -> None:
         """Read one statement (and what it contains)."""
         self._recursion += 1
         try:
@@ -305,7 +183,7 @@ class _Reader:
         finally:
             self._recursion -= 1
 
-    def _statement(self, node: Node, stdin: _Input | None) -> None:
+    def _statement(self, node: Node, stdin: Input | None) -> None:
         kind = node.type
         if node.is_missing:
             self._problem(f"a missing `{kind}`")
@@ -317,7 +195,7 @@ class _Reader:
             self._compound(node, stdin)
         elif kind == "pipeline":
             for index, child in enumerate(node.named_children):
-                self.statement(child, stdin if index == 0 else _Input("pipe"))
+                self.statement(child, stdin if index == 0 else Input("pipe"))
         elif kind == "redirected_statement":
             self._redirected(node, stdin)
         elif kind == "command":
@@ -349,7 +227,7 @@ class _Reader:
                 if child.type in _STATEMENTS:
                     self.statement(child, stdin)
         elif kind == "ERROR":
-            self._problem(f"a syntax error near `{_excerpt(self.text(node))}`")
+            self._problem(f"a syntax error near `{excerpt(self.text(node))}`")
             for child in node.named_children:
                 if child.type in _STATEMENTS:
                     self.statement(child, stdin)
@@ -361,7 +239,7 @@ class _Reader:
             self.nested(node)
             self._problem(f"`{kind}` where a command was expected")
 
-    def _compound(self, node: Node, stdin: _Input | None) -> None:
+    def _compound(self, node: Node, stdin: Input | None) -> None:
         children = node.children
         if children and children[0].type == "((":
             self.arithmetic(node)
@@ -373,7 +251,7 @@ class _Reader:
         for child in node.named_children:
             self.statement(child, stdin)
 
-    def _redirected(self, node: Node, stdin: _Input | None) -> None:
+    def _redirected(self, node: Node, stdin: Input | None) -> None:
         body = node.child_by_field_name("body")
         redirects: list[Node] = []
         after: list[tuple[Node, bool]] = []
@@ -390,7 +268,7 @@ class _Reader:
                     piped = part.type == "pipeline" and part.children[0].type in ("|", "|&")
                     after.append((part, piped))
                 elif part.type == "ERROR":
-                    self._problem(f"a syntax error near `{_excerpt(self.text(part))}`")
+                    self._problem(f"a syntax error near `{excerpt(self.text(part))}`")
         if body is not None and body.type == "command":
             self._command(body, stdin, redirects)
         else:
@@ -400,11 +278,11 @@ class _Reader:
             if body is not None:
                 self.statement(body, stdin)
         for statement, piped in after:
-            self.statement(statement, _Input("pipe") if piped else None)
+            self.statement(statement, Input("pipe") if piped else None)
 
     def _test(self, node: Node) -> None:
         self.nested(node)
-        for operator in _descendants(node, "test_operator"):
+        for operator in descendants_of_kind(node, "test_operator"):
             if self.text(operator) in ("-eq", "-ne", "-lt", "-le", "-gt", "-ge", "-v"):
                 expression = operator.parent
                 operands = [
@@ -417,7 +295,7 @@ class _Reader:
                         "it compares run-time values arithmetically, which can run commands"
                     )
 
-    def _for(self, node: Node, stdin: _Input | None) -> None:
+    def _for(self, node: Node, stdin: Input | None) -> None:
         variable = node.child_by_field_name("variable")
         if variable is not None and programs.risky_assignment(self.text(variable), None):
             self.line.resolve_fail(f"it sets {self.text(variable)}", open_ended=True)
@@ -429,7 +307,7 @@ class _Reader:
         if body is not None:
             self.statement(body, stdin)
 
-    def _c_for(self, node: Node, stdin: _Input | None) -> None:
+    def _c_for(self, node: Node, stdin: Input | None) -> None:
         for field in ("initializer", "condition", "update"):
             for child in node.children_by_field_name(field):
                 self.arithmetic(child)
@@ -437,7 +315,7 @@ class _Reader:
         if body is not None:
             self.statement(body, stdin)
 
-    def _case(self, node: Node, stdin: _Input | None) -> None:
+    def _case(self, node: Node, stdin: Input | None) -> None:
         value = node.child_by_field_name("value")
         if value is not None:
             self.nested(value)
@@ -452,7 +330,7 @@ class _Reader:
 
     # --- simple commands -----------------------------------------------------------------
 
-    def _command(self, node: Node, stdin: _Input | None, redirects: list[Node]) -> None:
+    def _command(self, node: Node, stdin: Input | None, redirects: list[Node]) -> None:
         assignments: list[Node] = []
         word_nodes: list[Node] = []
         for index, child in enumerate(node.children):
@@ -471,7 +349,7 @@ class _Reader:
         word_nodes = sorted([*word_nodes, *extra], key=lambda n: n.start_byte)
         words: list[str] = []
         unknown: set[int] = set()
-        for group in _adjacent_groups(word_nodes):
+        for group in adjacent_groups(word_nodes):
             word = self.word(group)
             for value in word.values:
                 if not word.literal or (word.glob and (not words or word.leading_glob)):
@@ -541,14 +419,14 @@ class _Reader:
     # --- redirections ----------------------------------------------------------------------
 
     def redirections(
-        self, nodes: list[Node], stdin: _Input | None
-    ) -> tuple[_Input | None, list[Node]]:
+        self, nodes: list[Node], stdin: Input | None
+    ) -> tuple[Input | None, list[Node]]:
         """Record redirections; return the command's input and words the grammar misplaced."""
         extra_words: list[Node] = []
         for node in nodes:
             if node.type == "file_redirect":
                 destinations = node.children_by_field_name("destination")
-                op = _operator(node, destinations, self.source)
+                op = redirect_operator(node, destinations, self.source)
                 for destination in destinations:
                     self.nested(destination)
                 if not destinations:
@@ -559,10 +437,10 @@ class _Reader:
                 )
                 self.line.redirections.append(redirection)
                 if redirection.writes:
-                    self.line.not_vetted(f"it writes to {_excerpt(redirection.target)}")
+                    self.line.not_vetted(f"it writes to {excerpt(redirection.target)}")
                 extra_words.extend(destinations[1:])  # `echo > f hi`: `hi` is echo's
                 if op in ("<", "<&"):
-                    stdin = _Input("file")
+                    stdin = Input("file")
             elif node.type == "herestring_redirect":
                 for child in node.named_children:
                     self.nested(child)
@@ -575,21 +453,21 @@ class _Reader:
                     stdin = self._heredoc_input(heredoc)
                     continue
                 word = self.word([content])
-                stdin = _Input("text", " ".join(word.values), word.literal)
+                stdin = Input("text", " ".join(word.values), word.literal)
             elif node.type == "heredoc_redirect":
                 stdin = self._heredoc(node)
             else:
                 self._problem(f"`{node.type}` as a redirection")
         return stdin, extra_words
 
-    def _heredoc(self, node: Node) -> _Input:
-        start = _child(node, "heredoc_start")
-        body = _child(node, "heredoc_body")
-        end = _child(node, "heredoc_end")
+    def _heredoc(self, node: Node) -> Input:
+        start = child_of_kind(node, "heredoc_start")
+        body = child_of_kind(node, "heredoc_body")
+        end = child_of_kind(node, "heredoc_end")
         operator = node.children[0].type if node.children else "<<"
         delimiter_source = self.text(start) if start is not None else ""
         quoted = any(c in delimiter_source for c in "'\"\\")
-        delimiter = _unquote(delimiter_source)
+        delimiter = unquote(delimiter_source)
         text = self.text(body) if body is not None else ""
         lines = text.split("\n")
         strip = operator == "<<-"
@@ -597,17 +475,17 @@ class _Reader:
             end is not None and self.text(end).lstrip("\t") != delimiter
         ):
             self._problem("a heredoc whose end the grammar misplaced")
-        literal = quoted or _plain_body(body)
+        literal = quoted or plain_body(body)
         if body is not None and not quoted:
             self.nested(body)
-            if _unread_expansion(body, self.source):
+            if unread_expansion(body, self.source):
                 self._problem("a heredoc body with expansions the grammar did not read")
-        return _Input("text", text, literal)
+        return Input("text", text, literal)
 
-    def _heredoc_input(self, heredoc: _Heredoc) -> _Input:
+    def _heredoc_input(self, heredoc: Heredoc) -> Input:
         if heredoc.node is not None:
             _Reader(heredoc.source, self.line, self.budget, self.depth, {}).nested(heredoc.node)
-        return _Input("text", heredoc.body, heredoc.literal)
+        return Input("text", heredoc.body, heredoc.literal)
 
     # --- words -------------------------------------------------------------------------------
 
@@ -653,7 +531,7 @@ class _Reader:
         bare = _ESCAPED.sub("", text) if "\\" in text else text
         found = next((c for c in _METACHARS if c in bare), None)
         if found is not None:
-            self._problem(f"the word `{_excerpt(text)}` holds `{found}`")
+            self._problem(f"the word `{excerpt(text)}` holds `{found}`")
 
     def nested(self, node: Node) -> None:
         """Read the commands nested in a word or expression (substitutions, arithmetic)."""
@@ -678,7 +556,7 @@ class _Reader:
                     )
                 stack.extend(current.children)
             elif kind == "ERROR" or current.is_missing:
-                self._problem(f"a syntax error near `{_excerpt(self.text(current))}`")
+                self._problem(f"a syntax error near `{excerpt(self.text(current))}`")
             else:
                 stack.extend(current.children)
 
@@ -700,286 +578,11 @@ class _Reader:
             self.line.resolve_fail("it does arithmetic on run-time values, which can run commands")
             self.line.change("its arithmetic may assign variables")
 
-    # --- what a simple command runs --------------------------------------------------------
-
-    def run(self, words: list[str], unknown: set[int], stdin: _Input | None) -> None:
-        """Add a simple command, unwrapping what it runs."""
-        if 0 in unknown:
-            self.line.commands.append(Command(tuple(words), frozenset(unknown)))
-            self.line.resolve_fail(
-                f"its program `{_excerpt(words[0])}` is only known at run time", open_ended=True
-            )
-            return
-        if has_control(words[0]):
-            self.line.commands.append(Command(tuple(words), frozenset(unknown)))
-            self.line.resolve_fail(
-                f"its program {words[0]!r} holds a NUL or control character "
-                "(bash cuts or keeps it where the analyzer cannot follow)",
-                open_ended=True,
-            )
-            return
-        name = command_name(words)
-        spec = programs.WRAPPERS.get(name)
-        if spec is not None and (spec.subcommand is None or words[1:2] == [spec.subcommand]):
-            self._wrapper(name, spec, words, unknown, stdin)
-            return
-        command = Command(tuple(words), frozenset(unknown))
-        self.line.commands.append(command)
-        args = words[1:]
-        self._builtin(name, args)
-        if name in programs.EVAL_BUILTINS:
-            self.line.resolve_fail("it runs `eval`, which builds a command at run time")
-            self._shell_code(" ".join(args), literal=len(unknown) == 0, what="eval")
-        elif name in programs.FILE_RUNNERS:
-            if 1 in unknown:
-                self.line.feed(f"it runs commands another command produces (`{name}`)")
-            self.line.resolve_fail(f"it runs the commands in a file (`{name}`)", open_ended=True)
-        elif name in programs.OPEN_ENDED_BUILTINS:
-            self.line.resolve_fail(programs.OPEN_ENDED_BUILTINS[name], open_ended=True)
-        elif name == "hash" and any(a.startswith("-") and "p" in a for a in args):
-            self.line.resolve_fail("it points a command name at another program", open_ended=True)
-        elif name == "alias":
-            self.line.resolve_fail("it defines an alias")
-            for arg in args:
-                if "=" in arg:
-                    self._shell_code(arg.split("=", 1)[1], literal=True, what="alias")
-        elif name == "trap":
-            self.line.resolve_fail("it sets a trap, which runs a command later")
-            action = next((a for a in args if not a.startswith("-")), None)
-            if action is not None:
-                self._shell_code(action, literal=1 not in unknown, what="trap")
-        elif name == "let":
-            if any(_IDENTIFIER.search(a) for a in args):
-                self.line.resolve_fail(
-                    "it does arithmetic on run-time values, which can run commands"
-                )
-        elif name in programs.ASSIGNING_BUILTINS:
-            self._assigning_builtin(name, args)
-        elif name in programs.SHELLS:
-            self._shell(words, unknown, stdin)
-        elif name in programs.STDIN_RUNNERS:
-            self._stdin_code(stdin, shell=True, what=name)
-        elif name in ("find", "fd", "fdfind"):
-            self._find_exec(words, unknown)
-        elif name == "ssh":
-            self._ssh(words)
-        elif name == "parallel":
-            self.line.resolve_fail(
-                "it runs commands built from its input (`parallel`)", open_ended=True
-            )
-        elif programs.interpreter(name) is not None:
-            self._interpreter(programs.interpreter(name) or name, words, unknown, stdin)
-
-    def _builtin(self, name: str, args: list[str]) -> None:
-        """Builtins that evaluate strings, run commands given as strings, or change the shell."""
-        if name not in programs.BASH_BUILTINS:
-            return
-        options = "".join(a[1:] for a in args if a.startswith("-") and a != "--")
-        evaluates = (
-            (name in ("test", "[") and _test_evaluates(args))
-            or (name in ("mapfile", "readarray") and "C" in options)
-            or (name in ("compgen", "complete") and set(options) & set("CFW"))
-            or (name == "jobs" and "x" in options)
-            or (name == "bind" and "x" in options)
-            or (name == "wait" and "p" in options)
-            or (name == "printf" and args[:1] and args[0].startswith("-v"))
-            or (name in ("declare", "typeset", "local", "export", "readonly") and "i" in options)
-        )
-        if evaluates:
-            self.line.resolve_fail(
-                f"`{name}` evaluates a string as code or a subscript, which can run commands",
-                open_ended=name in ("jobs", "compgen", "complete", "mapfile", "readarray"),
-            )
-        stateful = name not in programs.STATELESS_BUILTINS or (
-            (name == "printf" and args[:1] and args[0].startswith("-v"))
-            or (name in ("jobs", "wait") and set(options) & set("xp"))
-        )
-        if stateful:
-            self.line.change(f"it runs `{name}`, which can change the shell for later commands")
-
-    def _wrapper(
-        self,
-        name: str,
-        spec: programs.Wrapper,
-        words: list[str],
-        unknown: set[int],
-        stdin: _Input | None,
-    ) -> None:
-        start = 2 if spec.subcommand else 1
-        split = _split_wrapper(name, spec, words, start)
-        if isinstance(split, str):
-            self.line.commands.append(Command(tuple(words), frozenset(unknown)))
-            self.line.resolve_fail(split, open_ended=True)
-            return
-        index, shell_code, joined = split
-        self.line.commands.append(
-            Command(tuple(words[:index]), frozenset(i for i in unknown if i < index))
-        )
-        for word in words[1:index]:
-            match = _ASSIGNMENT.match(word)
-            if name == "env" and match:
-                self._assign(match.group(1), match.group(2))
-        if name == "exec":
-            self.line.resolve_fail("it uses `exec`, which replaces the shell")
-        if name in ("exec", "builtin") or (name == "command" and inner_is_builtin(words, index)):
-            self.line.change(f"it runs `{name}`, which can change the shell for later commands")
-        if shell_code is not None:
-            code_index, code = shell_code
-            self._shell_code(code, literal=code_index not in unknown, what=name)
-            return
-        inner = words[index:]
-        inner_unknown = {i - index for i in unknown if i >= index}
-        if name == "command" and any(w in ("-v", "-V") for w in words[1:index]):
-            return  # `command -v x` only looks x up
-        if joined:
-            if inner:
-                self._shell_code(" ".join(inner), literal=not inner_unknown, what=name)
-            elif name in ("sudo",):
-                self._stdin_code(stdin, shell=True, what=name)
-            return
-        if name == "xargs":
-            inner, inner_unknown = _xargs_command(words[:index], inner, inner_unknown)
-        if inner:
-            self.run(inner, inner_unknown, stdin)
-
-    def _shell(self, words: list[str], unknown: set[int], stdin: _Input | None) -> None:
-        index = 1
-        runs_code = False
-        while index < len(words):
-            word = words[index]
-            if word in ("--", "-"):
-                index += 1
-                break
-            if word in programs.SHELL_VALUE_OPTIONS:
-                if word in programs.SHELL_RUNS_FILE_OPTIONS:
-                    self.line.resolve_fail(
-                        f"the shell runs a start-up file ({word})", open_ended=True
-                    )
-                index += 2
-                continue
-            if word.startswith("--"):
-                index += 1
-                continue
-            if word[:1] in "-+" and len(word) > 1:
-                runs_code = runs_code or (word[0] == "-" and "c" in word[1:])
-                index += 1
-                continue
-            break
-        if runs_code:
-            if index < len(words):
-                self._shell_code(words[index], literal=index not in unknown, what=words[0])
-            return
-        if index < len(words):
-            self.line.resolve_fail(
-                f"the shell runs the script `{_excerpt(words[index])}`", open_ended=True
-            )
-            return
-        self._stdin_code(stdin, shell=True, what=words[0])
-
-    def _shell_code(self, code: str, *, literal: bool, what: str) -> None:
-        if not literal:
-            self.line.feed(f"{what} runs a command built at run time")
-            return
-        self.line.add(read_command_line(code, self.depth + 1, self.budget))
-
-    def _stdin_code(self, stdin: _Input | None, *, shell: bool, what: str) -> None:
-        if stdin is None:
-            return
-        if stdin.kind == "pipe":
-            self.line.feed(f"{what} runs what another command prints")
-        elif stdin.kind == "file":
-            self.line.resolve_fail(f"{what} runs code read from a file", open_ended=shell)
-        elif not stdin.literal:
-            self.line.feed(f"{what} runs code built at run time")
-        elif shell:
-            self._shell_code(stdin.text, literal=True, what=what)
-        else:
-            self.line.code.append(stdin.text)
-
-    def _interpreter(
-        self, family: str, words: list[str], unknown: set[int], stdin: _Input | None
-    ) -> None:
-        options = programs.INTERPRETER_CODE_OPTIONS.get(family, frozenset())
-        index = 1
-        while index < len(words):
-            word = words[index]
-            option = word.split("=", 1)[0]
-            if word in options and index + 1 < len(words):
-                self._code(words[index + 1], index + 1 not in unknown)
-                return
-            if option in options and "=" in word:
-                self._code(word.split("=", 1)[1], index not in unknown)
-                return
-            short = next(
-                (o for o in options if len(o) == 2 and word.startswith(o) and len(word) > 2), None
-            )
-            if short is not None:
-                self._code(word[2:], index not in unknown)
-                return
-            if family == "deno" and word == "eval" and index + 1 < len(words):
-                self._code(words[index + 1], index + 1 not in unknown)
-                return
-            if word in ("-m", "-") or not word.startswith("-"):
-                break
-            index += 1
-        if index >= len(words) or words[index] == "-":
-            self._stdin_code(stdin, shell=False, what=words[0])
-
-    def _code(self, code: str, literal: bool) -> None:
-        if literal:
-            self.line.code.append(code)
-        else:
-            self.line.feed("it runs code built at run time")
-
-    def _assigning_builtin(self, name: str, args: list[str]) -> None:
-        names: list[str] = []
-        if name == "printf":
-            for index, arg in enumerate(args):
-                if arg == "-v" and index + 1 < len(args):
-                    names.append(args[index + 1])
-                elif arg.startswith("-v") and len(arg) > 2:
-                    names.append(arg[2:])
-        elif name == "getopts":
-            names = args[1:2]
-        else:
-            names = [a for a in args if not a.startswith("-")]
-        for variable in names:
-            self._assign(variable, None)
-
-    def _find_exec(self, words: list[str], unknown: set[int]) -> None:
-        markers = (
-            {"-exec", "-execdir", "-ok", "-okdir"}
-            if words[0].endswith("find")
-            else {"-x", "--exec", "-X", "--exec-batch"}
-        )
-        index = 0
-        while index < len(words):
-            if words[index] not in markers:
-                index += 1
-                continue
-            end = next(
-                (i for i in range(index + 1, len(words)) if words[i] in (";", "+")), len(words)
-            )
-            inner = words[index + 1 : end]
-            inner_unknown = {i - index - 1 for i in unknown if index < i < end}
-            inner_unknown |= {i for i, w in enumerate(inner) if "{}" in w}
-            if inner:
-                self.run(inner, inner_unknown, None)
-            else:
-                self._problem(f"`{words[index]}` without a command")
-            index = end + 1
-
-    def _ssh(self, words: list[str]) -> None:
-        takes_value = set("bcDEeFIiJLlmOopQRSWwB")
-        index = 1
-        while index < len(words) and words[index].startswith("-"):
-            word = words[index]
-            index += 2 if len(word) == 2 and word[1] in takes_value else 1
-        remote = words[index + 1 :]
-        if remote:
-            self.line.code.append(" ".join(remote))
-
     # --- helpers -------------------------------------------------------------------------------
+
+    def read_nested(self, code: str) -> CommandLine:
+        """Read code a command runs (`bash -c`, `eval`) one shell deeper, on this budget."""
+        return read_command_line(code, self.depth + 1, self.budget)
 
     def text(self, node: Node) -> str:
         """The source text of a node."""
@@ -988,11 +591,6 @@ class _Reader:
     def _problem(self, problem: str) -> None:
         if problem not in self.problems:
             self.problems.append(problem)
-
-
-def inner_is_builtin(words: list[str], index: int) -> bool:
-    """Whether `command` runs a builtin (which may change the shell) rather than a program."""
-    return index < len(words) and command_name(words[index:]) in programs.BASH_BUILTINS
 
 
 def _plain_subscript(subscript: str) -> bool:
@@ -1009,181 +607,3 @@ def _state_variable(name: str) -> bool:
         or base.startswith(programs.STATE_VARIABLE_PREFIXES)
         or (base.upper() == base and any(c.isalpha() for c in base))
     )
-
-
-_INTEGER = re.compile(r"\s*[-+]?\d+\s*")
-_ARITHMETIC_TESTS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
-
-
-def _test_evaluates(args: list[str]) -> bool:
-    """Whether `test`/`[` evaluates a name or subscript: `-v`, or an arithmetic comparison
-    with an operand that is not a plain integer."""
-    for i, arg in enumerate(args):
-        if arg == "-v" and i + 1 < len(args):
-            return True
-        operands = (args[i - 1], args[i + 1]) if 0 < i < len(args) - 1 else ()
-        if arg in _ARITHMETIC_TESTS and not all(_INTEGER.fullmatch(a) for a in operands):
-            return True
-    return False
-
-
-def _split_wrapper(
-    name: str, spec: programs.Wrapper, words: list[str], start: int
-) -> tuple[int, tuple[int, str] | None, bool] | str:
-    """(where the wrapped command starts, shell code given by option, joins into a shell),
-    or why the wrapper's words cannot be split."""
-    for index, word in enumerate(words[start:], start):
-        option, has_value, value = word.partition("=")
-        if option in spec.shell_options:
-            if has_value:
-                return len(words), (index, value), False
-            if index + 1 < len(words):
-                return len(words), (index + 1, words[index + 1]), False
-        if len(option) > 2 and option[:2] in spec.shell_options and not option.startswith("--"):
-            return len(words), (index, word[2:]), False
-    joined = spec.joins_into_shell
-    index = start
-    while index < len(words):
-        word = words[index]
-        if word == "--":
-            index += 1
-            break
-        if name == "env" and _ASSIGNMENT.match(word):
-            index += 1
-            continue
-        if not word.startswith("-") or (word == "-" and name not in ("su", "runuser")):
-            break
-        option = word.split("=", 1)[0]
-        if name == "sudo" and word in ("-s", "-i", "--shell", "--login"):
-            joined = True
-            index += 1
-        elif name == "watch" and word in ("-x", "--exec"):
-            joined = False
-            index += 1
-        elif word in spec.takes_value:
-            index += 2
-        elif (
-            option in spec.takes_value
-            or option in spec.flags
-            or (
-                not word.startswith("--")
-                and len(word) > 2
-                and (word[:2] in spec.takes_value or all("-" + c in spec.flags for c in word[1:]))
-            )
-            or (name == "nice" and word[1:].isdigit())
-        ):
-            index += 1
-        else:
-            return f"`{name}` has an option the analyzer does not know ({word})"
-    return min(index + spec.positionals, len(words)), None, joined
-
-
-def _xargs_command(
-    options: list[str], inner: list[str], unknown: set[int]
-) -> tuple[list[str], set[int]]:
-    """The command xargs runs, its input-dependent words marked unknown."""
-    if not inner:
-        inner = ["echo"]
-    replace = None
-    for index, word in enumerate(options):
-        if word in ("-I", "--replace") and index + 1 < len(options):
-            replace = options[index + 1]
-        elif word.startswith("-I") and len(word) > 2:
-            replace = word[2:]
-        elif word.startswith(("-i", "--replace")):
-            replace = word.split("=", 1)[1] if "=" in word else (word[2:] or "{}")
-    if replace:
-        return inner, unknown | {i for i, w in enumerate(inner) if replace in w}
-    return [*inner, "$(xargs input)"], unknown | {len(inner)}
-
-
-def _unread_expansion(body: Node, source: bytes) -> bool:
-    """Whether an unquoted heredoc body holds `$(`, `${`, `$[` or a backtick that the
-    grammar left as plain text (it does so after `<<-`): bash would expand it."""
-    text = source[body.start_byte : body.end_byte]
-    read = [
-        (c.start_byte - body.start_byte, c.end_byte - body.start_byte)
-        for c in body.named_children
-        if c.type != "heredoc_content"
-    ]
-    for match in re.finditer(rb"\\.|\$[({\[]|`", text, re.DOTALL):
-        if match.group().startswith(b"\\"):
-            continue
-        if not any(a <= match.start() < b for a, b in read):
-            return True
-    return False
-
-
-def _unquote(text: str) -> str:
-    """A heredoc delimiter after quote removal (`'EOF'`, `"E"OF`, `\\EOF` are all EOF)."""
-    out: list[str] = []
-    quote = ""
-    i = 0
-    while i < len(text):
-        c = text[i]
-        if c == "\\" and quote != "'" and i + 1 < len(text):
-            out.append(text[i + 1])
-            i += 2
-            continue
-        if c in "'\"" and quote in ("", c):
-            quote = "" if quote else c
-        else:
-            out.append(c)
-        i += 1
-    return "".join(out)
-
-
-def _operator(node: Node, destinations: list[Node], source: bytes) -> str:
-    """A redirection's operator as written (`<>`, `>|`, `&>>`), without its fd number.
-
-    The grammar splits some operators (`1<>f` reads as `<` and an error): the text between
-    the fd number and the target is the operator bash sees."""
-    start = node.start_byte
-    for child in node.children:
-        if child.type == "file_descriptor":
-            start = child.end_byte
-    end = destinations[0].start_byte if destinations else node.end_byte
-    return source[start:end].decode("utf-8", "replace").strip() or ">"
-
-
-def _adjacent_groups(nodes: list[Node]) -> list[list[Node]]:
-    """Nodes that touch with no blank between them: bash reads them as one word."""
-    groups: list[list[Node]] = []
-    for node in nodes:
-        if groups and groups[-1][-1].end_byte == node.start_byte:
-            groups[-1].append(node)
-        else:
-            groups.append([node])
-    return groups
-
-
-def _child(node: Node, kind: str) -> Node | None:
-    return next((c for c in node.children if c.type == kind), None)
-
-
-def _descendants(node: Node, kind: str) -> list[Node]:
-    found: list[Node] = []
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if current.type == kind:
-            found.append(current)
-        stack.extend(current.children)
-    return found
-
-
-def _errors(node: Node) -> list[Node]:
-    found: list[Node] = []
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if current.type == "ERROR" or current.is_missing:
-            found.append(current)
-        elif current.has_error:
-            stack.extend(current.children)
-    return found
-
-
-def _excerpt(text: str, limit: int = 40) -> str:
-    text = text.replace("\n", "⏎")
-    return text if len(text) <= limit else text[: limit - 1] + "…"

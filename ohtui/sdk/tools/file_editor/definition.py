@@ -1,23 +1,21 @@
-"""The `file_editor` tool's action, observation and definition."""
+"""The `file_editor` tool's definition; its action and observation live in `actions`."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Literal, Self
+from typing import TYPE_CHECKING, Any, Self
 
-from pydantic import Field
-
-from ohtui.sdk.tool.schema import Action, Observation
 from ohtui.sdk.tool.tool import ToolAnnotations, ToolDefinition
-from ohtui.sdk.tools.file_editor.render import diff_lines
-from ohtui.sdk.utils.text import plural
+from ohtui.sdk.tools.file_editor.actions import (  # noqa: F401 - re-exported at the old path
+    Command,
+    FileEditorAction,
+    FileEditorObservation,
+)
+from ohtui.sdk.tools.file_editor.editor import FileEditorExecutor
 
 if TYPE_CHECKING:
-    from rich.text import Text
-
     from ohtui.sdk.conversation.state import ConversationState
 
-Command = Literal["view", "create", "str_replace", "insert", "undo_edit"]
 
 FILE_EDITOR_DESCRIPTION = """View, create and edit text files.
 * `view`: a file's content with line numbers (like `cat -n`); pass `view_range` for part of a \
@@ -36,86 +34,12 @@ and check the snippet each edit returns. Only regular UTF-8 text files up to 10 
 viewed or edited (no devices, pipes or sockets); use the terminal for anything else."""
 
 
-class FileEditorAction(Action):
-    """One file_editor command."""
-
-    command: Command = Field(
-        description="The command to run: view, create, str_replace, insert or undo_edit."
-    )
-    path: str = Field(
-        description="The file or directory: an absolute path or one relative to the workspace."
-    )
-    file_text: str | None = Field(
-        default=None, description="For `create`: the whole content of the new file."
-    )
-    old_str: str | None = Field(
-        default=None,
-        description="For `str_replace`: the exact text to replace; it must occur exactly once.",
-    )
-    new_str: str | None = Field(
-        default=None,
-        description="For `str_replace`: the replacement (empty to delete `old_str`). "
-        "For `insert`: the text to insert.",
-    )
-    insert_line: int | None = Field(
-        default=None,
-        description="For `insert`: the line number after which `new_str` goes; 0 = the top.",
-    )
-    view_range: list[int] | None = Field(
-        default=None,
-        description="For `view` of a file: [start, end] line numbers, 1-based and inclusive; "
-        "end -1 means to the end of the file.",
-    )
-
-    @property
-    def visualize(self) -> Text:
-        """The command and path, without the (possibly long) text arguments."""
-        from rich.text import Text
-
-        text = Text()
-        text.append(self.command, style="bold")
-        text.append(f" {self.path}")
-        if self.command == "view" and self.view_range:
-            text.append(f" lines {self.view_range}", style="dim")
-        elif self.command == "create" and self.file_text is not None:
-            text.append(f" ({plural(len(self.file_text.splitlines()), 'line')})", style="dim")
-        elif self.command == "insert" and self.insert_line is not None:
-            text.append(f" after line {self.insert_line}", style="dim")
-        return text
-
-
-class FileEditorObservation(Observation):
-    """The result of a file_editor command; edits carry a unified diff of the change."""
-
-    command: Command = Field(description="The command that ran.")
-    path: str | None = Field(default=None, description="The absolute path it ran on.")
-    prev_exist: bool = Field(default=False, description="Whether the path existed before.")
-    diff: str | None = Field(
-        default=None, description="A unified diff of the change; None for view and errors."
-    )
-
-    @property
-    def visualize(self) -> Text:
-        """The diff coloured like `git diff` for edits; the text otherwise."""
-        from rich.text import Text
-
-        if self.is_error or not self.diff:
-            return super().visualize
-        text = Text()
-        for kind, line in diff_lines(self.diff):
-            text.append(line + "\n", style=kind.value)
-        return text
-
-
 class FileEditorTool(ToolDefinition[FileEditorAction, FileEditorObservation]):
     """The built-in `file_editor` tool."""
 
     @classmethod
     def create(cls, conv_state: ConversationState | None = None, **params: Any) -> Sequence[Self]:
         """One editor for the conversation's workspace; it takes no parameters."""
-        # editor.py imports this module for the action and observation types.
-        from ohtui.sdk.tools.file_editor.editor import FileEditorExecutor
-
         if conv_state is None:
             raise ValueError(
                 "FileEditorTool.create() needs the conversation's state (conv_state): it edits "

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ohtui.sdk.tool.tool import ToolExecutor
-from ohtui.sdk.tools.file_editor.definition import FileEditorAction, FileEditorObservation
+from ohtui.sdk.tools.file_editor.actions import FileEditorAction, FileEditorObservation
 from ohtui.sdk.tools.file_editor.fileio import (
     FileEditorError,
     TextFile,

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from pydantic import ValidationError
 
 from ohtui.sdk.tool.tool import ToolExecutor
-from ohtui.sdk.tools.task_tracker.definition import (
+from ohtui.sdk.tools.task_tracker.actions import (
     TaskItem,
     TaskTrackerAction,
     TaskTrackerObservation,

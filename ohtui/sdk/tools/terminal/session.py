@@ -1,4 +1,7 @@
-"""BashSession: one persistent bash process that runs commands one at a time."""
+"""BashSession: one persistent bash process that runs commands one at a time.
+
+How a command is written to the shell and its output cut at its end is `framing`'s.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +10,6 @@ import logging
 import os
 import secrets
 import select
-import shlex
 import signal
 import subprocess
 import threading
@@ -18,6 +20,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Literal
 
 from ohtui.sdk.tools.terminal.environment import agent_environment
+from ohtui.sdk.tools.terminal.framing import Framer, command_script
 from ohtui.sdk.tools.terminal.processes import (
     children_of,
     descendants,
@@ -64,21 +67,6 @@ GIVE_UP = 120.0
 BUSY_AFTER = 0.5
 """Seconds a stopped command may run no process and still not end before bash is deemed
 busy in itself (a loop in a command that ignores the stop) and killed."""
-COMMAND_FD = 59
-"""The descriptor the command's text is sourced from: high, clear of a command's own
-`exec 3>...` and of bash's `{var}` descriptors, which count up from 10."""
-STOP_TRAP = (
-    "__ohtui_stop=1; builtin shopt -s extdebug; "
-    "builtin trap 'if [[ ${#BASH_SOURCE[@]} -eq 0 ]]; then builtin trap - DEBUG; "
-    "builtin shopt -u extdebug; else builtin return 2; fi' DEBUG"
-)
-"""Bash's USR2 trap: abandon the rest of the command line.
-
-With extdebug, a DEBUG trap returning 2 inside a sourced file or a function makes it return,
-so before each further command of the line (in loops and functions too, level by level) bash
-returns instead, until it is back in the harness (no BASH_SOURCE), where the trap removes
-itself. Set only on a stop, it costs the commands that are never stopped nothing.
-"""
 
 Outcome = Literal["done", "exited", "timeout", "interrupted", "closed"]
 
@@ -105,84 +93,6 @@ class RunResult:
     """The session was closed while the command ran."""
     new_shell: bool = False
     """A new bash process was started for this command."""
-
-
-class _Framer:
-    """Passes a command's output on to a sink, up to the sentinel line bash prints after it."""
-
-    def __init__(self, nonce: str, sink: Callable[[bytes], None]) -> None:
-        # The sentinel starts with the newline the printf adds, so output lacking a final
-        # newline still ends where the sentinel begins.
-        self._start = f"\n__OHTUI_DONE_{nonce}__:".encode()
-        self._end = f":__OHTUI_END_{nonce}__\n".encode()
-        self._sink = sink
-        self._buf = b""
-        self._in_sentinel = False
-        self.done = False
-        self.exit_code: int | None = None
-        self.working_dir: str | None = None
-
-    def feed(self, chunk: bytes) -> None:
-        """Take the next raw bytes read from bash."""
-        if self.done:
-            return  # e.g. a background job writing after the command ended: nobody's output
-        self._buf += chunk
-        if not self._in_sentinel:
-            start = self._buf.find(self._start)
-            if start < 0:
-                # Hold back only what could be the beginning of a split sentinel.
-                cut = max(len(self._buf) - len(self._start) + 1, 0)
-                if cut:
-                    self._sink(self._buf[:cut])
-                    self._buf = self._buf[cut:]
-                return
-            if start:
-                self._sink(self._buf[:start])
-            self._buf = self._buf[start + len(self._start) :]
-            self._in_sentinel = True
-        end = self._buf.find(self._end)
-        if end < 0:
-            return
-        code, _, cwd = self._buf[:end].decode("utf-8", errors="replace").partition(":")
-        self.exit_code = int(code) if code.isdigit() else None
-        self.working_dir = cwd or None
-        self._buf = b""
-        self.done = True
-
-    def flush(self) -> None:
-        """Pass on the bytes held back, when the stream ended without a sentinel."""
-        if not self.done and not self._in_sentinel and self._buf:
-            self._sink(self._buf)
-        self._buf = b""
-
-
-def command_script(command: str, nonce: str, env: Mapping[str, str] | None = None) -> bytes:
-    """The input that makes bash run `command` in the current shell, then print a sentinel.
-
-    The command travels as a quoted heredoc and is sourced, so it runs at the top level as if
-    typed (`cd`, `export` and `declare` persist, FUNCNAME is empty, errors count lines from
-    the command's start), and a syntax error in it only fails the source (status 2). USR2
-    stops it (STOP_TRAP); the flag it sets is cleared first, and checked before the command
-    starts. `builtin` guards against functions the command may define with these names. `env`
-    is exported for this command only (bash reads its input silently, so nothing is echoed)
-    and unset afterwards.
-    """
-    delimiter = f"__OHTUI_CMD_{nonce}__"
-    exports = "".join(f"builtin export {k}={shlex.quote(v)}\n" for k, v in (env or {}).items())
-    unsets = f"builtin unset {' '.join(env)}\n" if env else ""
-    return (
-        "__ohtui_stop=\n"
-        f"builtin trap {shlex.quote(STOP_TRAP)} USR2\n"
-        f"{exports}"
-        f"[[ -z $__ohtui_stop ]] && builtin source /dev/fd/{COMMAND_FD} < /dev/null "
-        f"{COMMAND_FD}<<'{delimiter}'\n"
-        f"{command}\n"
-        f"{delimiter}\n"
-        "__ohtui_rc=$?\n"
-        f"{unsets}"
-        "builtin printf '\\n__OHTUI_DONE_%s__:%s:%s:__OHTUI_END_%s__\\n' "
-        f'{nonce} "$__ohtui_rc" "$(builtin pwd)" {nonce}\n'
-    ).encode()
 
 
 class BashSession:
@@ -217,7 +127,7 @@ class BashSession:
         self._generation = 0
         # Guards the fields the reader thread shares with `run`, `interrupt` and `close`.
         self._cond = threading.Condition()
-        self._frame: _Framer | None = None
+        self._frame: Framer | None = None
         self._eof = False
         self._interrupt_requested = False
         self._closed = False
@@ -302,7 +212,7 @@ class BashSession:
         """
         with self._run_lock:
             nonce = secrets.token_hex(8)
-            frame = _Framer(nonce, sink)
+            frame = Framer(nonce, sink)
             with self._cond:
                 self._frame = frame
                 self._interrupt_requested = False
@@ -350,7 +260,7 @@ class BashSession:
             self._kill_process()
 
     def _result(
-        self, frame: _Framer, proc: subprocess.Popen[bytes], outcome: Outcome, new_shell: bool
+        self, frame: Framer, proc: subprocess.Popen[bytes], outcome: Outcome, new_shell: bool
     ) -> RunResult:
         if frame.working_dir:
             self._cwd = frame.working_dir
@@ -534,7 +444,7 @@ class BashSession:
         finally:
             stream.close()
 
-    def _wait(self, frame: _Framer, proc: subprocess.Popen[bytes], timeout: float) -> Outcome:
+    def _wait(self, frame: Framer, proc: subprocess.Popen[bytes], timeout: float) -> Outcome:
         deadline = time.monotonic() + timeout
         with self._cond:
             while True:
@@ -552,7 +462,7 @@ class BashSession:
                     return "timeout"
                 self._cond.wait(min(remaining, 0.1))
 
-    def _wait_done(self, frame: _Framer, proc: subprocess.Popen[bytes], timeout: float) -> bool:
+    def _wait_done(self, frame: Framer, proc: subprocess.Popen[bytes], timeout: float) -> bool:
         """Wait until bash finishes the command, exits, or the session closes."""
         deadline = time.monotonic() + timeout
         with self._cond:
@@ -570,7 +480,7 @@ class BashSession:
                 self._cond.wait(remaining)
 
     def _stop_command(
-        self, frame: _Framer, proc: subprocess.Popen[bytes], earlier: set[int]
+        self, frame: Framer, proc: subprocess.Popen[bytes], earlier: set[int]
     ) -> None:
         """Stop the command: bash abandons the rest of its line, and every process it started dies.
 

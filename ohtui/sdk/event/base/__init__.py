@@ -1,4 +1,8 @@
-"""Event and LLMConvertibleEvent: the immutable records a conversation is made of."""
+"""Event and LLMConvertibleEvent: the immutable records a conversation is made of.
+
+A package of its own below the concrete events (`event.llm_convertible` and the modules of
+`event`), which build on it: `ohtui.sdk.event` re-exports them all.
+"""
 
 from __future__ import annotations
 
@@ -10,14 +14,12 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ConfigDict, Field
 
-from ohtui.sdk.event.types import EventID, SourceType
+from ohtui.sdk.event.base.types import EventID, SourceType
 from ohtui.sdk.llm.message import Message
 from ohtui.sdk.utils.models import DiscriminatedUnionMixin
 
 if TYPE_CHECKING:
     from rich.text import Text
-
-    from ohtui.sdk.event.llm_convertible.action import ActionEvent
 
 
 def _now() -> str:
@@ -65,31 +67,44 @@ class LLMConvertibleEvent(Event, ABC):
     def to_llm_message(self) -> Message:
         """This event as a chat message."""
 
+    def llm_batch_id(self) -> str | None:
+        """The id this event shares with the others of its chat message; None: its own message.
+
+        An LLM response with several tool calls is one assistant message: its actions share
+        the response's id.
+        """
+        return None
+
+    def batch_to_llm_message(self, batch: list[LLMConvertibleEvent]) -> Message:
+        """The one chat message of `batch`: this event and those sharing its batch id."""
+        return self.to_llm_message()
+
     @staticmethod
     def events_to_messages(events: Iterable[Event]) -> list[Message]:
         """Convert a history to chat messages.
 
-        Events that are not LLM-convertible are skipped. ActionEvents that share an
-        `llm_response_id` (one response with several tool calls) become one assistant
-        message whose tool calls follow their order; its thought and reasoning come from
-        the first action of the batch (AssertionError if a later one has a thought: the
-        history is corrupt). Consecutive plain user messages (a summary, injected context,
-        the user's own) become one user turn, their content in order.
+        Events that are not LLM-convertible are skipped. Events that share a batch id (the
+        ActionEvents of one response with several tool calls) become one message, built by
+        the first of them (for actions: one assistant message whose tool calls follow their
+        order, its thought and reasoning from the first action; AssertionError if a later
+        one has a thought: the history is corrupt). Consecutive plain user messages (a
+        summary, injected context, the user's own) become one user turn, their content in
+        order.
         """
-        from ohtui.sdk.event.llm_convertible.action import ActionEvent
-
         convertible = [e for e in events if isinstance(e, LLMConvertibleEvent)]
-        batches: dict[str, list[ActionEvent]] = {}
+        batches: dict[str, list[LLMConvertibleEvent]] = {}
         for event in convertible:
-            if isinstance(event, ActionEvent):
-                batches.setdefault(event.llm_response_id, []).append(event)
+            batch_id = event.llm_batch_id()
+            if batch_id is not None:
+                batches.setdefault(batch_id, []).append(event)
         messages: list[Message] = []
         for event in convertible:
-            if isinstance(event, ActionEvent):
-                batch = batches.pop(event.llm_response_id, None)
+            batch_id = event.llm_batch_id()
+            if batch_id is not None:
+                batch = batches.pop(batch_id, None)
                 if batch is None:  # already emitted with the first of its batch
                     continue
-                message = action_batch_to_message(batch)
+                message = event.batch_to_llm_message(batch)
             else:
                 message = event.to_llm_message()
             if messages and _plain_user(messages[-1]) and _plain_user(message):
@@ -107,25 +122,4 @@ def _plain_user(message: Message) -> bool:
         and message.tool_calls is None
         and message.tool_call_id is None
         and message.name is None
-    )
-
-
-def action_batch_to_message(batch: list[ActionEvent]) -> Message:
-    """One assistant message carrying every tool call of a batch."""
-    first = batch[0]
-    for later in batch[1:]:
-        if later.thought:
-            # The wording's start is the SDK's, which callers may match on.
-            raise AssertionError(
-                "Expected empty thought for multi-action events after the first one: "
-                f"action {later.tool_call_id} of response {later.llm_response_id} has one, "
-                "but only the first call of a response carries its text"
-            )
-    return Message(
-        role="assistant",
-        content=list(first.thought),
-        tool_calls=[a.tool_call for a in batch],
-        reasoning_content=first.reasoning_content,
-        thinking_blocks=list(first.thinking_blocks),
-        responses_reasoning_item=first.responses_reasoning_item,
     )

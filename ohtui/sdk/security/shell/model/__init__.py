@@ -1,4 +1,7 @@
-"""What a command line would run, as the analyzer reads it."""
+"""What a command line would run, as the analyzer reads it.
+
+A package of its own: the reader and the options table (`shell.options`) both build on it.
+"""
 
 from __future__ import annotations
 
