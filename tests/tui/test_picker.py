@@ -1124,7 +1124,7 @@ async def test_a_search_before_the_index_is_full_says_so_and_completes(
 ) -> None:
     import threading
 
-    from ohtui.tui import search_index
+    from ohtui.sdk.conversation import search_index
 
     found = quick_save(conversations_dir, project, 3, "the narwhal {i}")
     go = threading.Event()

@@ -1,6 +1,7 @@
 """Conversations: running an agent, its state, its event log, persistence and listing."""
 
 from ohtui.sdk.conversation.base import BaseConversation, ConversationStateProtocol
+from ohtui.sdk.conversation.catalog import ConversationCatalog, LocalCatalog
 from ohtui.sdk.conversation.conversation import Conversation
 from ohtui.sdk.conversation.event_store import EventLog, EventsListBase
 from ohtui.sdk.conversation.exceptions import (
@@ -24,6 +25,7 @@ from ohtui.sdk.conversation.listing import (
     search_conversations,
 )
 from ohtui.sdk.conversation.response_utils import get_agent_final_response
+from ohtui.sdk.conversation.saved import OpenConversationError, SavedConversations
 from ohtui.sdk.conversation.secret_registry import (
     SECRET_MASK,
     LookupSecret,
@@ -60,6 +62,7 @@ __all__ = [
     "ContextUsage",
     "Conversation",
     "ConversationCallbackType",
+    "ConversationCatalog",
     "ConversationExecutionStatus",
     "ConversationID",
     "ConversationLockedError",
@@ -76,9 +79,12 @@ __all__ = [
     "EventLog",
     "EventsListBase",
     "LeaseHolder",
+    "LocalCatalog",
     "LocalConversation",
     "LookupSecret",
+    "OpenConversationError",
     "PersistenceError",
+    "SavedConversations",
     "SearchHit",
     "SecretRegistry",
     "SecretSource",

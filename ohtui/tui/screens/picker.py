@@ -33,16 +33,17 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ohtui.tui.display import short_path
-from ohtui.tui.listing_source import ListingSource, LocalListing
+from ohtui.tui.engine_import import load_engine
 from ohtui.tui.picker_rows import display_title, preview_content, preview_heading, row_prompt
-from ohtui.tui.preload import load_engine
-from ohtui.tui.saved import DELETE_OPEN, SavedConversations
 from ohtui.tui.screens.confirm import ConfirmScreen
 from ohtui.tui.screens.text_prompt import TextPromptScreen
 from ohtui.tui.style_preload import preload_styles
 from ohtui.tui.widgets.marked import MarkedOptionList
 
 if TYPE_CHECKING:
+    from ohtui.sdk.conversation.base import BaseConversation
+    from ohtui.sdk.conversation.catalog import ConversationCatalog
+    from ohtui.sdk.conversation.saved import SavedConversations
     from ohtui.sdk.conversation.summary import ConversationSummary, PageCursor, SummaryPage
 
 Scope = Literal["workspace", "all"]
@@ -58,6 +59,9 @@ PAGE_ROWS = 50
 """Rows read at a time: a few screens' worth."""
 SEARCH_PAGE_ROWS = 20
 """Search results read at a time (each with a snippet, which costs a lookup)."""
+LOCAL_SEARCHES = "all messages"
+"""What the local catalogue's search looks through (its `searches`), known before the engine
+is imported: the search box shows it in the picker's first frame."""
 _PREVIEW_CACHE = 64
 _WIDGET_TYPES = (Horizontal, Static, Input, Vertical, MarkedOptionList, VerticalScroll)
 """The widget classes `compose` mounts: their DEFAULT_CSS is preloaded with the picker's."""
@@ -182,18 +186,21 @@ class PickerScreen(Screen[str | None]):
         workspace: Path,
         *,
         current_id: str | None = None,
-        saved: SavedConversations | None = None,
+        open_conversation: Callable[[], BaseConversation | None] = lambda: None,
         now: Callable[[], float] = time.time,
-        listing: ListingSource | None = None,
+        catalog: ConversationCatalog | None = None,
     ) -> None:
-        """`saved` renames and deletes (the open conversation through itself); without it,
-        no conversation is open. `listing`: where the conversations are listed from (by
-        default the local folder; an agent server's when the agent runs there)."""
+        """`open_conversation` gives the conversation open now (renamed through itself,
+        never deleted; None: none is). `catalog`: where the conversations are listed from
+        (by default the local folder; an agent server's when the agent runs there)."""
         super().__init__()
-        self._listing: ListingSource = listing or LocalListing(conversations_dir)
+        self._conversations_dir = conversations_dir
+        self._given_catalog = catalog
+        self._searches = catalog.searches if catalog is not None else LOCAL_SEARCHES
+        self._open_conversation = open_conversation
+        self._saved_conversations: SavedConversations | None = None
         self._workspace = workspace
         self._current_id = current_id
-        self._saved = saved or SavedConversations(conversations_dir, lambda: None)
         self._now = now
         self._home = Path.home()
         self._rows: dict[str, ConversationSummary] = {}
@@ -231,7 +238,7 @@ class PickerScreen(Screen[str | None]):
             yield Static("Conversations", id="title")
             yield Static(id="scope", markup=False)
         yield Input(
-            placeholder=f"Type to search {self._listing.searches}",
+            placeholder=f"Type to search {self._searches}",
             id="search",
             select_on_focus=False,
         )
@@ -287,6 +294,27 @@ class PickerScreen(Screen[str | None]):
         self._stop_indexing.set()
 
     # --- state -----------------------------------------------------------------------------
+
+    @property
+    def _catalog(self) -> ConversationCatalog:
+        """Where the conversations are listed from; the local one is made on first use, on
+        a worker (its module is the engine's)."""
+        if self._given_catalog is None:
+            from ohtui.sdk.conversation.catalog import LocalCatalog
+
+            self._given_catalog = LocalCatalog(self._conversations_dir)
+        return self._given_catalog
+
+    @property
+    def _saved(self) -> SavedConversations:
+        """Renames and deletes, made on first use (a row is listed: the engine is loaded)."""
+        if self._saved_conversations is None:
+            from ohtui.sdk.conversation.saved import SavedConversations
+
+            self._saved_conversations = SavedConversations(
+                self._conversations_dir, self._open_conversation, self._catalog
+            )
+        return self._saved_conversations
 
     @property
     def option_list(self) -> OptionList:
@@ -370,7 +398,7 @@ class PickerScreen(Screen[str | None]):
     ) -> tuple[SummaryPage, bool]:
         """On a worker: a page of rows, and whether it is a search of a part of the index."""
         partial = bool(query) and not self._indexed
-        page = self._listing.page(
+        page = self._catalog.page(
             workspace=self._workspace_filter(scope),
             query=query,
             after=after,
@@ -396,7 +424,7 @@ class PickerScreen(Screen[str | None]):
 
     def _any_saved(self) -> bool:
         """On a worker: whether any conversation is listed, in any workspace."""
-        page = self._listing.page(
+        page = self._catalog.page(
             workspace=None, query="", after=None, limit=1, keep=None, index_first=False
         )
         return bool(page.rows)
@@ -427,7 +455,7 @@ class PickerScreen(Screen[str | None]):
             )
         )
         if page.next is not None and not self._stale(generation):
-            count = self._listing.count(workspace=workspace, query=query, keep=self._current_id)
+            count = self._catalog.count(workspace=workspace, query=query, keep=self._current_id)
             self.post_message(self._Counted(generation, count))
 
     def _read_next_page(self, generation: int, after: PageCursor) -> _Listed | None:
@@ -494,7 +522,7 @@ class PickerScreen(Screen[str | None]):
     def _show_first_page(self, message: _Listed) -> None:
         if not self._index_started:  # the database reads: fill the search index meanwhile
             self._index_started = True
-            self._listing.index(
+            self._catalog.index(
                 lambda: self.post_message(self._Indexed()),
                 lambda why: self.post_message(self._Failed(why)),
                 self._stop_indexing,
@@ -607,8 +635,8 @@ class PickerScreen(Screen[str | None]):
 
     def _read_preview(self, conversation_id: str, before: int | None = None) -> _PreviewLoaded:
         """On a worker: the last events of a conversation (or those `before` an index)."""
-        page = self._listing.events(conversation_id, PREVIEW_EVENTS, before)
-        cost = self._listing.cost(conversation_id) if before is None else None
+        page = self._catalog.events(conversation_id, PREVIEW_EVENTS, before)
+        cost = self._catalog.cost(conversation_id) if before is None else None
         return self._PreviewLoaded(
             conversation_id, preview_content(page.events), page.start, cost, before is not None
         )
@@ -782,6 +810,8 @@ class PickerScreen(Screen[str | None]):
         if summary is None:
             return
         if summary.id == self._current_id or self._saved.is_open(summary.id):
+            from ohtui.sdk.conversation.saved import DELETE_OPEN
+
             self.notify(
                 DELETE_OPEN,
                 title="Not deleted",
