@@ -275,7 +275,7 @@ class PickerScreen(Screen[str | None]):
         """Run database work on a thread; post the message it returns (if any), or _Failed."""
 
         def work() -> None:
-            load_engine()  # one thread at a time: see ohtui.tui.preload
+            load_engine()  # one thread at a time: see ohtui.tui.engine_import
             try:
                 message = job()
             # Locked or damaged database (TimeoutError, PersistenceError: OSErrors), a
