@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from ohtui.sdk.agent.base import AgentBase
+from ohtui.sdk.conversation.catalog import LocalCatalog
 from ohtui.sdk.conversation.exceptions import ConversationNotFoundError, PersistenceError
 from ohtui.sdk.conversation.impl.local_conversation import LocalConversation
-from ohtui.sdk.conversation.listing import delete_conversation
 from ohtui.sdk.conversation.store import ConversationStore
 from ohtui.sdk.conversation.summary import ConversationSummary
 from ohtui.sdk.llm.llm import LLM, same_llm
@@ -72,6 +72,8 @@ class Registry:
         self._lock = threading.RLock()
         self._closed = False
         self._store = ConversationStore(base_dir)
+        self.catalog = LocalCatalog(base_dir, self._store)
+        """The saved conversations, listed through the store kept open here."""
 
     def _warm_up(self, llm: LLM) -> None:
         """Prepare the LLM path of a conversation just opened, in the background, once per
@@ -293,7 +295,7 @@ class Registry:
         """Every saved conversation, most recently updated first."""
         with self._lock:
             self._check_open()
-        return self._store.list_summaries()
+        return self.catalog.summaries()
 
     def info_of(self, summary: ConversationSummary) -> dict[str, Any] | None:
         """ConversationInfo of a listed conversation, without opening it when not live."""
@@ -325,7 +327,7 @@ class Registry:
             served = self._live.pop(conversation_id, None)
             if served is None:
                 try:
-                    delete_conversation(self.base_dir, conversation_id.hex)
+                    self.catalog.delete(conversation_id.hex)
                 except ConversationNotFoundError:
                     return False
                 return True

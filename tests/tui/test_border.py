@@ -37,7 +37,12 @@ from ohtui.sdk import (
     NeverConfirm,
     Tool,
 )
-from ohtui.sdk.conversation import ConversationStats, list_conversations
+from ohtui.sdk.conversation import (
+    ConversationStats,
+    OpenConversationError,
+    SavedConversations,
+    list_conversations,
+)
 from ohtui.sdk.event import ActionEvent, MessageEvent, ObservationEvent, UserRejectObservation
 from ohtui.sdk.llm import Message, MessageToolCall, TextContent
 from ohtui.sdk.security import SecurityRisk
@@ -47,7 +52,6 @@ from ohtui.sdk.workspace import LocalWorkspace
 from ohtui.settings.choices import ConfirmationPolicy
 from ohtui.tui.app import OhtuiApp
 from ohtui.tui.options import AppOptions
-from ohtui.tui.saved import OpenConversationError, SavedConversations
 from ohtui.tui.screens.approval import ApprovalScreen
 from ohtui.tui.screens.picker import PickerScreen
 from ohtui.tui.screens.text_prompt import TextPromptScreen

@@ -28,13 +28,16 @@ from textual.widgets import Input, OptionList, Static
 
 import ohtui.sdk.conversation.store as store_module
 import ohtui.tui.screens.picker as picker_module
+import ohtui.tui.screens.picker_preview as preview_module
 from ohtui.sdk import LLM, Agent, AlwaysConfirm, Conversation, ConversationExecutionStatus, Tool
 from ohtui.sdk.conversation import list_conversations
 from ohtui.sdk.conversation.store import ConversationStore
 from ohtui.tui.picker_rows import relative_time
 from ohtui.tui.preload import preload_picker
 from ohtui.tui.screens.confirm import ConfirmScreen
-from ohtui.tui.screens.picker import PickerScreen, _show
+from ohtui.tui.screens.picker import PickerScreen
+from ohtui.tui.screens.picker_header import show
+from ohtui.tui.screens.picker_listing import RowsReader
 from ohtui.tui.screens.text_prompt import TextPromptScreen
 from ohtui.tui.style_preload import css_files
 from ohtui.tui.widgets.marked import HIGHLIGHT_MARK
@@ -634,7 +637,7 @@ async def test_the_listed_highlight_is_previewed_at_once_a_moved_one_after_a_pau
     listing places: with an endless pause, the first row is previewed, the next is not."""
     save(project, [("Older question", "Older answer.")], ago=DAY)
     save(project, [("Newer question", "Newer answer.")], ago=HOUR)
-    monkeypatch.setattr(picker_module, "PREVIEW_DELAY", 3600.0)
+    monkeypatch.setattr(preview_module, "PREVIEW_DELAY", 3600.0)
     app = picker(conversations_dir, project)
     async with app.run_test(size=SIZE) as pilot:
         screen = await listed(pilot, wait, 2)  # waits for the preview too
@@ -689,13 +692,13 @@ def test_show_redraws_only_what_changed() -> None:
             super().update(content, layout=layout)
 
     widget = Recorded(Content.styled("enter", "bold"))
-    _show(widget, Content.styled("enter", "bold"))
-    _show(widget, Content.styled("enter", "bold"), same_size=True)
+    show(widget, Content.styled("enter", "bold"))
+    show(widget, Content.styled("enter", "bold"), same_size=True)
     assert calls == []
-    _show(widget, Content.styled("enter", "dim"), same_size=True)  # same words, new style
+    show(widget, Content.styled("enter", "dim"), same_size=True)  # same words, new style
     assert calls == [False]
-    _show(widget, "esc")
-    _show(widget, "esc")
+    show(widget, "esc")
+    show(widget, "esc")
     assert calls == [False, True]
 
 
@@ -1054,7 +1057,7 @@ async def test_the_newest_search_wins_and_stale_ones_stop_early(
     slow_done = threading.Event()
     formatted: list[int] = []
     page = listing.conversations_page
-    prompts = PickerScreen._prompts
+    prompts = RowsReader.prompts
 
     def slow_alpha(*args: Any, **kwargs: Any) -> Any:
         result = page(*args, **kwargs)
@@ -1062,12 +1065,12 @@ async def test_the_newest_search_wins_and_stale_ones_stop_early(
             slow_done.wait(5)  # until the test lets it finish, long after beta's
         return result
 
-    def counting(self: PickerScreen, summaries: Any) -> list[Content]:
+    def counting(self: RowsReader, summaries: Any) -> list[Content]:
         formatted.append(len(summaries.rows))
         return prompts(self, summaries)
 
     monkeypatch.setattr(listing, "conversations_page", slow_alpha)
-    monkeypatch.setattr(PickerScreen, "_prompts", counting)
+    monkeypatch.setattr(RowsReader, "prompts", counting)
     app = picker(conversations_dir, project)
     async with app.run_test(size=SIZE) as pilot:
         screen = await listed(pilot, wait, 3)
@@ -1124,7 +1127,7 @@ async def test_a_search_before_the_index_is_full_says_so_and_completes(
 ) -> None:
     import threading
 
-    from ohtui.tui import search_index
+    from ohtui.sdk.conversation import search_index
 
     found = quick_save(conversations_dir, project, 3, "the narwhal {i}")
     go = threading.Event()
@@ -1163,7 +1166,7 @@ async def test_the_preview_reads_pages_of_events_off_the_ui_thread(
     from ohtui.sdk import Message, MessageEvent, TextContent
     from ohtui.sdk.conversation import EventLog, listing
 
-    monkeypatch.setattr(picker_module, "PREVIEW_EVENTS", 4)
+    monkeypatch.setattr(preview_module, "PREVIEW_EVENTS", 4)
     store = ConversationStore(conversations_dir)
     try:
         key = store.create(uuid.uuid4().hex, "{}", {"workspace": str(project.resolve())})

@@ -3,6 +3,7 @@
 # Imported for what it does on import: it gives the hooks the runner of agent hooks.
 from ohtui.sdk.conversation import agent_hook  # noqa: F401
 from ohtui.sdk.conversation.base import BaseConversation, ConversationStateProtocol
+from ohtui.sdk.conversation.catalog import ConversationCatalog, LocalCatalog
 from ohtui.sdk.conversation.conversation import Conversation
 from ohtui.sdk.conversation.event_store import EventLog, EventsListBase
 from ohtui.sdk.conversation.exceptions import (
@@ -26,6 +27,7 @@ from ohtui.sdk.conversation.listing import (
     search_conversations,
 )
 from ohtui.sdk.conversation.response_utils import get_agent_final_response
+from ohtui.sdk.conversation.saved import OpenConversationError, SavedConversations
 from ohtui.sdk.conversation.secret_registry import (
     SECRET_MASK,
     LookupSecret,
@@ -62,6 +64,7 @@ __all__ = [
     "ContextUsage",
     "Conversation",
     "ConversationCallbackType",
+    "ConversationCatalog",
     "ConversationExecutionStatus",
     "ConversationID",
     "ConversationLockedError",
@@ -78,9 +81,12 @@ __all__ = [
     "EventLog",
     "EventsListBase",
     "LeaseHolder",
+    "LocalCatalog",
     "LocalConversation",
     "LookupSecret",
+    "OpenConversationError",
     "PersistenceError",
+    "SavedConversations",
     "SearchHit",
     "SecretRegistry",
     "SecretSource",

@@ -6,7 +6,6 @@ import json
 import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
 from ohtui.sdk.conversation.event_store import EventLog
@@ -14,6 +13,7 @@ from ohtui.sdk.conversation.exceptions import ConversationNotFoundError, Storage
 from ohtui.sdk.conversation.store import DB_NAME, ConversationStore
 from ohtui.sdk.conversation.summary import (
     ConversationSummary,
+    EventPage,
     PageCursor,
     SearchHit,
     SummaryPage,
@@ -167,17 +167,6 @@ def history_tail(
     finally:
         if store is not None:
             store.close()
-
-
-@dataclass(frozen=True, slots=True)
-class EventPage:
-    """A run of a saved conversation's events, oldest first."""
-
-    events: list[Event]
-    start: int
-    """The index of the first one: as many earlier events are not in this page."""
-    total: int
-    """How many events the conversation has in all."""
 
 
 def events_page(

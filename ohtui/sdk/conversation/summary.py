@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from ohtui.sdk.conversation.lease import LeaseHolder
+
+if TYPE_CHECKING:
+    from ohtui.sdk.event.base import Event
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,3 +51,14 @@ class SummaryPage:
     """By conversation id, for a search: the best-matching passage, matched words in [ ]."""
     next: PageCursor | None
     """Where the next page starts (None: this is the last)."""
+
+
+@dataclass(frozen=True, slots=True)
+class EventPage:
+    """A run of a saved conversation's events, oldest first."""
+
+    events: list[Event]
+    start: int
+    """The index of the first one: as many earlier events are not in this page."""
+    total: int
+    """How many events the conversation has in all."""

@@ -29,10 +29,10 @@ from ohtui.tui.widgets.status_bar import StatusBar
 if TYPE_CHECKING:
     # Imported when the session starts, after the first frame: start-up is measured.
     from ohtui.sdk import BaseConversation
+    from ohtui.sdk.conversation.catalog import ConversationCatalog
     from ohtui.settings.profile import Profile
     from ohtui.tui import messages as msg
     from ohtui.tui.approval_types import ApprovalDecision, PendingActionView
-    from ohtui.tui.listing_source import ListingSource
     from ohtui.tui.screens.settings import SettingsSaved
     from ohtui.tui.session import Session
 
@@ -582,12 +582,12 @@ class ChatScreen(Screen[None]):
         directory = self.options.persistence_dir or self.profile.conversations_dir
 
         def find() -> None:
-            from ohtui.sdk.conversation import ConversationNotFoundError, find_conversation
+            from ohtui.sdk.conversation import ConversationNotFoundError, LocalCatalog
             from ohtui.tui.preload import load_engine
 
             load_engine()
             try:
-                found = find_conversation(directory, id_prefix)
+                found = LocalCatalog(directory).find(id_prefix)
             except (ConversationNotFoundError, OSError) as exc:
                 self.app.call_from_thread(self.notify, str(exc), severity="warning")
                 return
@@ -599,34 +599,32 @@ class ChatScreen(Screen[None]):
         """Choose a saved conversation to resume (a new one if none is chosen at start).
 
         It opens at once: where conversations live is known before the settings load."""
-        from ohtui.tui.saved import SavedConversations
         from ohtui.tui.screens.picker import PickerScreen
 
         directory = self.options.persistence_dir or self.profile.conversations_dir
         session = self._session
-        listing = self._server_listing()
         picker = PickerScreen(
             directory,
             self.options.workspace,
             current_id=session.conversation_id if session is not None else None,
-            saved=SavedConversations(directory, self._open_conversation, listing),
-            listing=listing,
+            open_conversation=self._open_conversation,
+            catalog=self._server_catalog(),
         )
         self.app.push_screen(picker, self._picked)
 
-    def _server_listing(self) -> ListingSource | None:
+    def _server_catalog(self) -> ConversationCatalog | None:
         """The agent server's conversations, when the agent runs on one (None: local)."""
         from ohtui.sdk import RemoteConversation
-        from ohtui.tui.listing_source import RemoteListing
+        from ohtui.sdk.conversation.impl.remote_catalog import RemoteCatalog
 
         conversation = self._open_conversation()
         if isinstance(conversation, RemoteConversation):
-            return RemoteListing(conversation.workspace)
+            return RemoteCatalog(conversation.workspace)
         if self.profile.settings.server.url:
             from ohtui.opening.remote import server_workspace
 
             profile, folder = self.profile, self.options.workspace
-            return RemoteListing(lambda: server_workspace(profile, folder))  # keyring: later
+            return RemoteCatalog(lambda: server_workspace(profile, folder))  # keyring: later
         return None
 
     def _open_conversation(self) -> BaseConversation | None:

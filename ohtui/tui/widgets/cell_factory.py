@@ -32,6 +32,7 @@ from ohtui.sdk.event import (
     PauseEvent,
     UserRejectObservation,
 )
+from ohtui.sdk.event.foreign import ForeignEvent
 from ohtui.sdk.llm.message import text_of
 from ohtui.sdk.mcp.definition import MCPToolAction
 from ohtui.sdk.tool import Action, Observation
@@ -39,7 +40,6 @@ from ohtui.sdk.tool.builtins import FinishAction, FinishObservation, ThinkAction
 from ohtui.sdk.tools.file_editor import FileEditorAction, FileEditorObservation
 from ohtui.sdk.tools.task_tracker import TaskItem, TaskTrackerObservation
 from ohtui.sdk.tools.terminal import TerminalAction, TerminalObservation
-from ohtui.sdk.wire.foreign import ForeignEvent
 from ohtui.tui.checkpoint_types import FileChange
 from ohtui.tui.display import clip_lines, more_lines
 from ohtui.tui.render import TOOL_ICONS, action_summary, diff_content, risk_badge

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, overload
+from typing import TYPE_CHECKING, overload
 
 from ohtui.sdk.conversation.event_store import EventsListBase
-from ohtui.sdk.conversation.impl.rest import request
+from ohtui.sdk.conversation.impl.paging import search_pages
 from ohtui.sdk.event.base import Event
 from ohtui.sdk.event.types import EventID
 from ohtui.sdk.wire.events_in import event_from_wire
@@ -40,17 +40,10 @@ class RemoteEventsList(EventsListBase):
     def fetch_all(self) -> list[Event]:
         """Every event on the server, paged in its order."""
         path = f"/api/conversations/{self._conversation_id}/events/search"
-        events: list[Event] = []
-        page_id: str | None = None
-        while True:
-            params: dict[str, Any] = {"limit": PAGE_LIMIT, EVENT_FIELDS_PARAM: "true"}
-            if page_id:
-                params["page_id"] = page_id
-            body = request(self._workspace, "GET", path, params=params).json()
-            events.extend(event_from_wire(item) for item in body.get("items", []))
-            page_id = body.get("next_page_id")
-            if not page_id:
-                return events
+        items = search_pages(
+            self._workspace, path, {EVENT_FIELDS_PARAM: "true"}, page_size=PAGE_LIMIT
+        )
+        return [event_from_wire(item) for item in items]
 
     def reconcile(self) -> list[Event]:
         """Re-read the server's list and merge it by id; return the events new to this list

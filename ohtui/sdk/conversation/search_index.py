@@ -1,8 +1,8 @@
-"""Filling the search index behind the picker, on a thread that yields to the UI.
+"""Filling the local search index in the background, on a thread that yields to a UI.
 
 The store indexes messages for search lazily (indexing each append would double its cost),
 so after many conversations the first search would wait for all of them: ~0.6 s of CPU at
-60,000 messages. The picker has this done while the user reads the list: in short
+60,000 messages. A picker has this done while the user reads the list: in short
 transactions (each holds up the engine's appends), on a daemon thread (quitting never waits
 for it: SQLite rolls an unfinished transaction back), at a low CPU priority where the system
 allows one per thread, so on a busy machine the UI thread gets the CPU first.
@@ -17,7 +17,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from ohtui.tui.preload import load_engine
+from ohtui.sdk.conversation.listing import index_for_search
 
 logger = logging.getLogger(__name__)
 
@@ -47,9 +47,6 @@ def index_in_background(
 
     def work() -> None:
         _lower_priority()
-        load_engine()
-        from ohtui.sdk.conversation.listing import index_for_search
-
         try:
             while index_for_search(directory, BATCH):
                 if stop.is_set():

@@ -1,9 +1,9 @@
 """SavedConversations: renames and deletes saved conversations, each through its one writer.
 
-The conversation open in this ohtui is renamed through itself (`set_title`: it saves the
-title and tells the chat screen, wherever the rename came from) and is never deleted from
-under it; any other is changed in the store, which refuses one another ohtui has open.
-Blocking (the database): call these off the UI thread.
+The conversation open in this process is renamed through itself (`set_title`: it saves the
+title and tells whoever shows it, wherever the rename came from) and is never deleted from
+under it; any other is changed where the catalogue keeps it, which refuses one another ohtui
+has open. Blocking (the database, a server): call these off a UI thread.
 """
 
 from __future__ import annotations
@@ -12,9 +12,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ohtui.sdk.conversation.catalog import LocalCatalog
+
 if TYPE_CHECKING:
-    from ohtui.sdk import BaseConversation
-    from ohtui.tui.listing_source import ListingSource
+    from ohtui.sdk.conversation.base import BaseConversation
+    from ohtui.sdk.conversation.catalog import ConversationCatalog
 
 DELETE_OPEN = (
     "This conversation is open now, so it cannot be deleted. "
@@ -23,28 +25,26 @@ DELETE_OPEN = (
 
 
 class OpenConversationError(ValueError):
-    """The conversation is open in this ohtui: it cannot be deleted from under it."""
+    """The conversation is open in this process: it cannot be deleted from under it."""
 
 
 class SavedConversations:
-    """The one way the TUI renames and deletes conversations."""
+    """The one way a front end renames and deletes conversations."""
 
     def __init__(
         self,
         directory: Path,
         open_conversation: Callable[[], BaseConversation | None],
-        listing: ListingSource | None = None,
+        catalog: ConversationCatalog | None = None,
     ) -> None:
-        """`open_conversation` gives the conversation open now (None: none is); `listing`
+        """`open_conversation` gives the conversation open now (None: none is); `catalog`
         changes the others where they are kept (default: the local folder)."""
-        from ohtui.tui.listing_source import LocalListing
-
         self.directory = directory
         self._open_conversation = open_conversation
-        self._listing = listing or LocalListing(directory)
+        self._catalog = catalog or LocalCatalog(directory)
 
     def is_open(self, conversation_id: str) -> bool:
-        """Whether `conversation_id` is the conversation open in this ohtui."""
+        """Whether `conversation_id` is the conversation open in this process."""
         return self._open(conversation_id) is not None
 
     def _open(self, conversation_id: str) -> BaseConversation | None:
@@ -63,11 +63,11 @@ class SavedConversations:
         if conversation is not None:
             conversation.set_title(title)
             return
-        self._listing.rename(conversation_id, title)
+        self._catalog.rename(conversation_id, title)
 
     def delete(self, conversation_id: str) -> None:
         """Delete the conversation, its events and files. OpenConversationError for the one
         open here; ConversationLockedError when another ohtui has it open."""
         if self.is_open(conversation_id):
             raise OpenConversationError(DELETE_OPEN)
-        self._listing.delete(conversation_id)
+        self._catalog.delete(conversation_id)
