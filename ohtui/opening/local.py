@@ -289,16 +289,17 @@ def find_target(
 ) -> ConversationSummary | None:
     """The saved conversation `target` names (None: a new one). Raises SetupError or
     ConversationNotFoundError, saying what to do."""
-    from ohtui.sdk.conversation import find_conversation, list_conversations
+    from ohtui.sdk.conversation import LocalCatalog
 
+    catalog = LocalCatalog(persistence_dir)
     if target.resume_id:
-        return find_conversation(persistence_dir, target.resume_id)
+        return catalog.find(target.resume_id)
     if not target.continue_latest:
         return None
-    said = [s for s in list_conversations(persistence_dir, str(workspace)) if s.event_count]
-    if not said:
+    latest = catalog.latest(str(workspace))
+    if latest is None:
         raise SetupError(
             f"No saved conversation in {workspace} to continue. Start a new one with "
             "`ohtui`, or pick one from every workspace with `ohtui --resume`."
         )
-    return said[0]
+    return latest

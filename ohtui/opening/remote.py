@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import uuid
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ohtui.opening.agent import build_agent, missing_key
 from ohtui.opening.errors import NoModelError, SetupError
@@ -25,7 +25,6 @@ if TYPE_CHECKING:
     from ohtui.settings.profile import Profile
 
 logger = logging.getLogger(__name__)
-SEARCH_LIMIT = 100
 
 
 def start_remote(
@@ -159,50 +158,20 @@ def open_remote(
 
 def find_remote_target(workspace: RemoteWorkspace, target: Target) -> uuid.UUID | None:
     """The server conversation `target` names (None: a new one)."""
-    from ohtui.sdk import ConversationNotFoundError
+    from ohtui.sdk.conversation.impl.remote_catalog import RemoteCatalog
 
+    catalog = RemoteCatalog(workspace)
     if target.resume_id:
-        wanted = target.resume_id.replace("-", "").lower()
-        matches = [item["id"] for item in list_remote(workspace) if _hex(item).startswith(wanted)]
-        if len(matches) == 1:
-            return uuid.UUID(str(matches[0]))
-        if not matches:
-            raise ConversationNotFoundError(
-                f"No conversation {target.resume_id} on the agent server at "
-                f"{workspace.display_host}. Pick one with `ohtui --server ... --resume`."
-            )
-        raise ConversationNotFoundError(
-            f"'{target.resume_id}' matches {len(matches)} conversations on "
-            f"{workspace.display_host}: give more of the id."
-        )
+        return uuid.UUID(catalog.find(target.resume_id).id)
     if target.continue_latest:
-        mine = [i for i in list_remote(workspace) if _working_dir(i) == workspace.working_dir]
-        if not mine:
+        latest = catalog.latest(workspace.working_dir)
+        if latest is None:
             raise SetupError(
                 f"No conversation in {workspace.working_dir} on the agent server at "
                 f"{workspace.display_host} to continue. Start a new one."
             )
-        return uuid.UUID(str(mine[0]["id"]))
+        return uuid.UUID(latest.id)
     return uuid.UUID(target.new_id) if target.new_id else None
-
-
-def list_remote(workspace: RemoteWorkspace, limit: int | None = None) -> list[dict[str, Any]]:
-    """The server's conversations (ConversationInfo dicts), most recently updated first."""
-    from ohtui.sdk.conversation.impl.rest import request
-
-    items: list[dict[str, Any]] = []
-    page_id: str | None = None
-    while True:
-        params: dict[str, Any] = {"limit": SEARCH_LIMIT, "sort_order": "UPDATED_AT_DESC"}
-        if page_id:
-            params["page_id"] = page_id
-        body = request(workspace, "GET", "/api/conversations/search", params=params).json()
-        items += [i for i in body.get("items", []) if isinstance(i, dict) and i.get("id")]
-        page_id = body.get("next_page_id")
-        if not page_id or (limit is not None and len(items) >= limit):
-            break
-    items.sort(key=lambda i: str(i.get("updated_at") or i.get("created_at") or ""), reverse=True)
-    return items[:limit] if limit is not None else items
 
 
 def saved_policy(conversation: RemoteConversation) -> ConfirmationPolicyBase:
@@ -238,15 +207,6 @@ def install_remote_safety(
         f"The agent server at {conversation.workspace.display_host} does not take ohtui's "
         f"approval rules: it asks as the '{policy}' policy says, without them."
     )
-
-
-def _hex(item: dict[str, Any]) -> str:
-    return str(item.get("id", "")).replace("-", "").lower()
-
-
-def _working_dir(item: dict[str, Any]) -> str | None:
-    workspace = item.get("workspace")
-    return workspace.get("working_dir") if isinstance(workspace, dict) else None
 
 
 def resume_command(conversation_id: str, server_url: str | None = None) -> str:
