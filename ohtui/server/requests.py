@@ -32,9 +32,9 @@ from pydantic import (
 )
 from pydantic_core import ErrorDetails
 
-from ohtui.sdk.conversation.secret_sources import SecretSource
 from ohtui.sdk.llm.llm import LLM
 from ohtui.sdk.llm.message import Message
+from ohtui.sdk.secret.secrets import SecretSource
 from ohtui.sdk.security.analyzer import SecurityAnalyzerBase
 from ohtui.sdk.security.confirmation_policy import ConfirmationPolicyBase
 from ohtui.sdk.wire.agent_in import (

@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import ConfigDict, Field, PrivateAttr, SecretStr, SerializeAsAny
 
-from ohtui.sdk.conversation.secret_sources import LookupSecret, SecretSource, StaticSecret
+from ohtui.sdk.secret.secrets import LookupSecret, SecretSource, StaticSecret
 from ohtui.sdk.utils.masking import (
     SECRET_MASK,
     forms_to_mask,

@@ -19,8 +19,8 @@ from ohtui.sdk.agent.agent import Agent
 from ohtui.sdk.agent.base import BUILT_IN_TOOL_CLASSES
 from ohtui.sdk.context.agent_context import AgentContext
 from ohtui.sdk.context.condenser.llm_summarizing_condenser import LLMSummarizingCondenser
-from ohtui.sdk.conversation.secret_sources import SecretSource
 from ohtui.sdk.llm.llm import LLM
+from ohtui.sdk.secret.secrets import SecretSource
 from ohtui.sdk.security.analyzer import SecurityAnalyzerBase
 from ohtui.sdk.security.confirmation_policy import ConfirmationPolicyBase
 from ohtui.sdk.tool.registry import list_registered_tools

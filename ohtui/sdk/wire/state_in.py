@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from ohtui.sdk.conversation.stats import ContextUsage, ConversationStats
+from ohtui.sdk.agent.conversation_contract import ContextUsage, ConversationStats
 from ohtui.sdk.llm.metrics import RECENT_USAGES, Metrics, TokenUsage
 from ohtui.sdk.security.analyzer import SecurityAnalyzerBase
 from ohtui.sdk.security.confirmation_policy import (

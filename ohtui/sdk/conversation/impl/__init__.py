@@ -1,0 +1,2 @@
+"""Conversation implementations: in this process (`LocalConversation`) and on an agent server
+(`RemoteConversation`, its state, events and catalogue), and what they are built from."""
