@@ -140,10 +140,24 @@ class Composer(Vertical):
     class Submitted(Message):
         """The user sent a message (blank lines around it removed)."""
 
+        composer: Composer
         text: str
 
+        @property
+        def control(self) -> Composer:
+            """The Composer the message was sent from."""
+            return self.composer
+
+    @dataclass
     class TabbedOut(Message):
         """Tab in the input with no completion to take: the user wants to leave it."""
+
+        composer: Composer
+
+        @property
+        def control(self) -> Composer:
+            """The Composer tabbed out of."""
+            return self.composer
 
     class _IndexReady(Message, bubble=False):
         def __init__(self, generation: int, index: FileIndex) -> None:
@@ -284,7 +298,7 @@ class Composer(Vertical):
             self._submit(self._input.text)
             return True
         if key == "tab":
-            self.post_message(self.TabbedOut())
+            self.post_message(self.TabbedOut(self))
             return True
         if key in NEWLINE_KEYS:
             self._input.replace("\n", *self._input.selection, maintain_selection_offset=False)
@@ -299,7 +313,7 @@ class Composer(Vertical):
         text = _tidy(self._pastes.expand(raw))
         if not text:
             return
-        self.post_message(self.Submitted(text))
+        self.post_message(self.Submitted(self, text))
         if self._history is not None and self._history.remember(text):
             self.run_worker(self._history.flush, thread=True, group="history", exit_on_error=False)
         self.clear()
