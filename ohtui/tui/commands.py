@@ -4,77 +4,79 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
-from textual.command import DiscoveryHit, Hit, Hits, Provider
-
-from ohtui.settings.choices import ConfirmationPolicy
-from ohtui.tui.display import plural
 from ohtui.tui.slash import SlashCommand
 
 if TYPE_CHECKING:
-    from ohtui.tui.screens.chat import ChatScreen
+    from textual.notifications import SeverityLevel
+
+    from ohtui.tui.navigator import Navigator
+    from ohtui.tui.session import Session
 
 
-def _new(screen: ChatScreen, argument: str) -> None:
-    screen.new_conversation()
+class CommandTarget(Protocol):
+    """What a slash command acts on: the chat screen, its session and the app above it."""
+
+    @property
+    def navigator(self) -> Navigator:
+        """The app, for other screens and other conversations."""
+        ...
+
+    @property
+    def session(self) -> Session:
+        """The conversation's session."""
+        ...
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
+        """Show a notice."""
+        ...
+
+    def refuse_read_only(self) -> bool:
+        """Say why nothing can change when the conversation is read-only; True then."""
+        ...
+
+    def show_side_answer(self, question: str, answer: str) -> None:
+        """Show a side question and its answer above the composer."""
+        ...
 
 
-def _resume(screen: ChatScreen, argument: str) -> None:
+def _new(screen: CommandTarget, argument: str) -> None:
+    screen.navigator.new_conversation()
+
+
+def _resume(screen: CommandTarget, argument: str) -> None:
     if argument:
-        screen.resume_by_id(argument)
+        screen.navigator.resume_by_id(argument)
     else:
-        screen.open_picker()
+        screen.navigator.open_picker()
 
 
-def _settings(screen: ChatScreen, argument: str) -> None:
-    screen.open_settings()
+def _settings(screen: CommandTarget, argument: str) -> None:
+    screen.navigator.open_settings()
 
 
-def _confirm(screen: ChatScreen, argument: str) -> None:
-    from ohtui.tui.screens.policy_picker import PolicyPickerScreen
-
-    def chosen(name: str | None) -> None:
-        if name:
-            screen.set_policy(ConfirmationPolicy(name))
-
-    screen.app.push_screen(PolicyPickerScreen(screen.session.policy), chosen)
+def _confirm(screen: CommandTarget, argument: str) -> None:
+    screen.navigator.choose_policy()
 
 
-def _rules(screen: ChatScreen, argument: str) -> None:
-    from ohtui.tui.screens.rules import RulesScreen
-
-    def closed(removed: list[str] | None) -> None:
-        if removed:
-            screen.session.approvals.remove_rules(removed)
-            screen.notify(f"Removed {plural(len(removed), 'rule')}.", timeout=3)
-
-    screen.app.push_screen(RulesScreen(screen.session.approvals.rules()), closed)
+def _rules(screen: CommandTarget, argument: str) -> None:
+    screen.navigator.open_rules()
 
 
-def _sandbox(screen: ChatScreen, argument: str) -> None:
-    from ohtui.tui.screens.sandbox_picker import SANDBOX_CHOICES, SandboxPickerScreen
-
-    modes = [choice.id for choice in SANDBOX_CHOICES]
-    if argument:
-        if argument not in modes:
-            screen.notify(
-                f"There is no sandbox mode {argument!r}: use {', '.join(modes)}.",
-                severity="warning",
-            )
-            return
-        screen.set_sandbox(argument)
-        return
-
-    def chosen(mode: str | None) -> None:
-        if mode:
-            screen.set_sandbox(mode)
-
-    current = screen.status_bar.sandbox.partition(",")[0] or "off"
-    screen.app.push_screen(SandboxPickerScreen(current), chosen)
+def _sandbox(screen: CommandTarget, argument: str) -> None:
+    screen.navigator.choose_sandbox(argument)
 
 
-def _ask(screen: ChatScreen, argument: str) -> None:
+def _ask(screen: CommandTarget, argument: str) -> None:
     if not argument:
         screen.notify("Usage: /ask <question>. The answer is not added to the conversation.")
         return
@@ -82,34 +84,32 @@ def _ask(screen: ChatScreen, argument: str) -> None:
     screen.session.side.ask(argument)
 
 
-def _condense(screen: ChatScreen, argument: str) -> None:
+def _condense(screen: CommandTarget, argument: str) -> None:
     screen.session.side.condense(argument or None)
 
 
-def _title(screen: ChatScreen, argument: str) -> None:
+def _title(screen: CommandTarget, argument: str) -> None:
     screen.session.titles.set_title(argument or None)
 
 
-def _mcp(screen: ChatScreen, argument: str) -> None:
-    screen.open_mcp()
+def _mcp(screen: CommandTarget, argument: str) -> None:
+    screen.navigator.open_mcp()
 
 
-def _undo(screen: ChatScreen, argument: str) -> None:
+def _undo(screen: CommandTarget, argument: str) -> None:
     screen.session.checkpoints.preview_restore(None)
 
 
-def _checkpoints(screen: ChatScreen, argument: str) -> None:
+def _checkpoints(screen: CommandTarget, argument: str) -> None:
     screen.session.checkpoints.post_list()
 
 
-def _help(screen: ChatScreen, argument: str) -> None:
-    from ohtui.tui.screens.help import HelpScreen
-
-    screen.app.push_screen(HelpScreen(SLASH_COMMANDS))
+def _help(screen: CommandTarget, argument: str) -> None:
+    screen.navigator.open_help()
 
 
-def _exit(screen: ChatScreen, argument: str) -> None:
-    screen.quit_app()
+def _exit(screen: CommandTarget, argument: str) -> None:
+    screen.navigator.quit_now()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -117,7 +117,7 @@ class Command(SlashCommand):
     """A slash command with what it does: the one list below feeds the composer's menu,
     the command palette, /help and the dispatch."""
 
-    run: Callable[[ChatScreen, str], None]
+    run: Callable[[CommandTarget, str], None]
     """Runs `/name argument` on the chat screen."""
     changes_conversation: bool = False
     """Refused while the conversation is open read-only (/ask counts: it calls its model)."""
@@ -200,7 +200,7 @@ def find_command(name: str) -> Command | None:
     return None
 
 
-def run_slash_command(screen: ChatScreen, name: str, argument: str) -> None:
+def run_slash_command(screen: CommandTarget, name: str, argument: str) -> None:
     """Run `/name argument` on the chat screen."""
     command = find_command(name)
     if command is None:
@@ -211,41 +211,3 @@ def run_slash_command(screen: ChatScreen, name: str, argument: str) -> None:
     if command.changes_conversation and screen.refuse_read_only():
         return
     command.run(screen, argument)
-
-
-class SlashCommandProvider(Provider):
-    """The slash commands, in the command palette (Ctrl+P)."""
-
-    def _chat(self) -> ChatScreen | None:
-        from ohtui.tui.screens.chat import ChatScreen
-
-        chat = getattr(self.app, "chat", None)
-        return chat if isinstance(chat, ChatScreen) else None
-
-    def _runner(self, command: SlashCommand) -> Callable[[], None]:
-        def run() -> None:
-            chat = self._chat()
-            if chat is None:
-                return
-            if command.takes_argument:
-                chat.prefill(f"/{command.name} ")
-            else:
-                chat.run_slash(command.name)
-
-        return run
-
-    async def discover(self) -> Hits:
-        """All commands, before anything is typed."""
-        for command in SLASH_COMMANDS:
-            yield DiscoveryHit(f"/{command.name}", self._runner(command), help=command.description)
-
-    async def search(self, query: str) -> Hits:
-        """Commands matching what was typed."""
-        matcher = self.matcher(query)
-        for command in SLASH_COMMANDS:
-            text = f"/{command.name}"
-            score = matcher.match(f"{text} {command.description}")
-            if score > 0:
-                yield Hit(
-                    score, matcher.highlight(text), self._runner(command), help=command.description
-                )
