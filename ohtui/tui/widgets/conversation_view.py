@@ -352,6 +352,14 @@ class ConversationView(VerticalScroll, can_focus=False):
 
     # --- keys -------------------------------------------------------------------------------
 
+    def on_cell_past_newest(self, message: Cell.PastNewest) -> None:
+        """Down on the newest cell shown: newer cells load below it, or the focus moves on."""
+        message.stop()
+        if self.detached:
+            self.scroll_by_keys("bottom")
+        else:
+            self.screen.focus_next()
+
     def focus_newest(self) -> bool:
         """Focus the newest cell (False when there is none)."""
         from ohtui.tui.widgets.cells import Cell
