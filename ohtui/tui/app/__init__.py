@@ -2,7 +2,7 @@
 the engine is imported on a worker thread once the first frame is on screen.
 
 A package of its own: the app sits above the screens and widgets it shows (they reach it
-through `ohtui.tui.navigator`)."""
+through `ohtui.tui.screens.navigator`)."""
 
 from __future__ import annotations
 

@@ -279,7 +279,7 @@ class Navigation(App[None]):
 
     def open_help(self) -> None:
         """Show the keys and commands (/help)."""
-        from ohtui.tui import commands
+        from ohtui.tui.screens import commands
         from ohtui.tui.screens.help import HelpScreen
 
         self.push_screen(HelpScreen(commands.SLASH_COMMANDS))

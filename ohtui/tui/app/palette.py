@@ -6,8 +6,8 @@ from collections.abc import Callable
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from ohtui.tui import commands
 from ohtui.tui.app.navigation import Navigation
+from ohtui.tui.screens import commands
 from ohtui.tui.screens.chat import ChatScreen
 from ohtui.tui.slash import SlashCommand
 

@@ -15,10 +15,10 @@ from textual.screen import Screen
 from textual.widgets import Static, TextArea
 
 from ohtui.settings.choices import ConfirmationPolicy
-from ohtui.tui import commands
 from ohtui.tui.display import plural, waiting_text
 from ohtui.tui.history import PromptHistory
 from ohtui.tui.options import AppOptions
+from ohtui.tui.screens import commands
 from ohtui.tui.status import RunStatus
 from ohtui.tui.widgets.composer import Composer
 from ohtui.tui.widgets.conversation_view import ConversationView
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from ohtui.settings.profile import Profile
     from ohtui.tui import messages as msg
     from ohtui.tui.approval_types import ApprovalDecision, PendingActionView
-    from ohtui.tui.navigator import Navigator
+    from ohtui.tui.screens.navigator import Navigator
     from ohtui.tui.session import Session
 
 DOUBLE_PRESS_SECONDS = 2.0

@@ -11,7 +11,7 @@ from ohtui.tui.slash import SlashCommand
 if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
 
-    from ohtui.tui.navigator import Navigator
+    from ohtui.tui.screens.navigator import Navigator
     from ohtui.tui.session import Session
 
 
