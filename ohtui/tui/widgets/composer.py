@@ -137,27 +137,22 @@ class Composer(Vertical):
     """Seconds after mounting to index the workspace, so the first `@` finds it ready."""
 
     @dataclass
-    class Submitted(Message):
-        """The user sent a message (blank lines around it removed)."""
-
+    class _Posted(Message):
         composer: Composer
-        text: str
 
         @property
         def control(self) -> Composer:
-            """The Composer the message was sent from."""
+            """The Composer the message came from."""
             return self.composer
 
     @dataclass
-    class TabbedOut(Message):
+    class Submitted(_Posted):
+        """The user sent a message (blank lines around it removed)."""
+
+        text: str
+
+    class TabbedOut(_Posted):
         """Tab in the input with no completion to take: the user wants to leave it."""
-
-        composer: Composer
-
-        @property
-        def control(self) -> Composer:
-            """The Composer tabbed out of."""
-            return self.composer
 
     class _IndexReady(Message, bubble=False):
         def __init__(self, generation: int, index: FileIndex) -> None:
