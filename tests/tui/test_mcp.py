@@ -269,7 +269,7 @@ async def test_mcp_opened_right_after_trusting_takes_a_change_before_it_has_moun
         await wait(pilot, lambda: chat_ready(app), what="the conversation", timeout=60)
         assert app.chat is not None
         # /mcp, and a server's change arriving in the same moment, before the screen composed
-        app.chat.open_mcp()
+        app.open_mcp()
         app.chat.on_mcp_changed(msg.McpChanged())
         await wait(pilot, lambda: servers_ready(app, 1), what="the server", timeout=60)
         await wait(

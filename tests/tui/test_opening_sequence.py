@@ -188,7 +188,7 @@ async def test_behaviour_rows_come_from_the_settings_fields_and_save_to_the_file
     async with app.run_test(size=SIZE) as pilot:
         await wait(pilot, lambda: chat_ready(app), what="the conversation to open")
         assert app.chat is not None
-        app.chat.open_settings()
+        app.open_settings()
         await wait(pilot, lambda: isinstance(app.screen, SettingsScreen), what="the settings")
         screen = app.screen
         labels = [str(label.render()) for label in screen.query(".setting Label").results(Label)]

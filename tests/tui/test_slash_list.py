@@ -11,11 +11,11 @@ from llm_server import ScriptedLLMServer
 from textual.command import CommandPalette
 from textual.widgets import OptionList, Static
 
-from ohtui.tui import commands
 from ohtui.tui.app import OhtuiApp
-from ohtui.tui.commands import SLASH_COMMANDS, Command, find_command
 from ohtui.tui.options import AppOptions
+from ohtui.tui.screens import commands
 from ohtui.tui.screens.chat import ChatScreen
+from ohtui.tui.screens.commands import SLASH_COMMANDS, Command, find_command
 from ohtui.tui.screens.help import HelpScreen
 
 pytestmark = pytest.mark.anyio

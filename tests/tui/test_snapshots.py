@@ -309,7 +309,7 @@ def test_narrow_terminal(
 def close_session(app: OhtuiApp) -> None:
     """Stop what a mid-run snapshot left running (the app exited without quitting)."""
     if app.chat is not None:
-        app.chat.shutdown()
+        app.shutdown()
 
 
 def test_condensed_history_and_the_context_meter(

@@ -43,7 +43,7 @@ class StreamApp(App[None]):
 class ViewApp(App[None]):
     """A conversation view, as the chat screen has it, with `cells` user cells in it."""
 
-    CSS_PATH = "../../ohtui/tui/ohtui.tcss"
+    CSS_PATH = "../../ohtui/tui/app/ohtui.tcss"
     AUTO_FOCUS = None  # as in the chat screen, where the composer has the focus
 
     def __init__(self, cells: int = 0) -> None:

@@ -1,1 +1,2 @@
-"""Screens: the chat, and the modals it opens."""
+"""Screens: the chat (with its slash commands, and the Navigator it reaches the app through),
+and the modals the app opens over it."""

@@ -119,7 +119,13 @@ class ActionRow(HorizontalGroup):
     class Clicked(Message):
         """The row was clicked."""
 
+        row: ActionRow
         index: int
+
+        @property
+        def control(self) -> ActionRow:
+            """The ActionRow clicked."""
+            return self.row
 
     def __init__(self, index: int, action: PendingActionView, tool_width: int) -> None:
         super().__init__(classes="-undecided")
@@ -149,7 +155,7 @@ class ActionRow(HorizontalGroup):
     def on_click(self, event: events.Click) -> None:
         """Ask the screen to highlight this row."""
         event.stop()
-        self.post_message(self.Clicked(self.index))
+        self.post_message(self.Clicked(self, self.index))
 
 
 class ApprovalScreen(ModalScreen[ApprovalDecision | None]):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar
@@ -16,10 +15,10 @@ from textual.screen import Screen
 from textual.widgets import Static, TextArea
 
 from ohtui.settings.choices import ConfirmationPolicy
-from ohtui.tui import commands
 from ohtui.tui.display import plural, waiting_text
 from ohtui.tui.history import PromptHistory
 from ohtui.tui.options import AppOptions
+from ohtui.tui.screens import commands
 from ohtui.tui.status import RunStatus
 from ohtui.tui.widgets.composer import Composer
 from ohtui.tui.widgets.conversation_view import ConversationView
@@ -28,12 +27,10 @@ from ohtui.tui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:
     # Imported when the session starts, after the first frame: start-up is measured.
-    from ohtui.sdk import BaseConversation
-    from ohtui.sdk.conversation.catalog import ConversationCatalog
     from ohtui.settings.profile import Profile
     from ohtui.tui import messages as msg
     from ohtui.tui.approval_types import ApprovalDecision, PendingActionView
-    from ohtui.tui.screens.settings import SettingsSaved
+    from ohtui.tui.screens.navigator import Navigator
     from ohtui.tui.session import Session
 
 DOUBLE_PRESS_SECONDS = 2.0
@@ -49,7 +46,8 @@ READ_ONLY_FOLDER_HINT = "Read-only: the conversations folder cannot be written Â
 
 
 class ChatScreen(Screen[None]):
-    """Talk to the agent; watch it work; approve what it wants to do."""
+    """Talk to the agent; watch it work; approve what it wants to do. The app holds the
+    session and opens every other screen (see `Navigator`)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "pause", "Pause", show=True),
@@ -65,12 +63,12 @@ class ChatScreen(Screen[None]):
         Binding("ctrl+end", "scroll('newest')", "Scroll", key_display="PgUp/PgDn"),
     ]
 
-    def __init__(self, options: AppOptions, profile: Profile) -> None:
+    def __init__(self, options: AppOptions, profile: Profile, navigator: Navigator) -> None:
         super().__init__()
         self.options = options
         self.profile = profile
-        self._session: Session | None = None
-        self._frame_was_idle = False
+        self.navigator = navigator
+        """The app, for what goes beyond this screen: other screens, other conversations."""
         self.history = PromptHistory(options.history_file)
         self._pending: list[PendingActionView] = []
         self._last_escape = 0.0
@@ -106,45 +104,19 @@ class ChatScreen(Screen[None]):
 
     @property
     def session(self) -> Session:
-        """The conversation's session (created, with the engine's bridge, on first use)."""
-        if self._session is None:
-            from ohtui.tui.session import Session
+        """The conversation's session (the app's; created on first use)."""
+        return self.navigator.session
 
-            self._session = Session(
-                self.options, self.profile, self, frame_idle=self._frame_was_idle
-            )
-        return self._session
-
-    def frame_idle(self) -> None:
-        """The app's first frame has been idle (its MCP servers may start from now on)."""
-        self._frame_was_idle = True
-        if self._session is not None:
-            self._session.frame_idle()
+    @property
+    def status(self) -> RunStatus:
+        """What the conversation is doing, as the status bar shows it."""
+        return self._status
 
     def _start(self) -> None:
         if self.options.pick:
-            self.open_picker()
+            self.navigator.open_picker()
         else:
             self.session.open()
-
-    def with_profile(self, then: Callable[[], None]) -> None:
-        """Run `then` on the UI thread once the settings are loaded (loading off it)."""
-        if self.profile.is_loaded:
-            then()
-            return
-
-        def loaded() -> None:
-            self._settings_loaded()
-            then()
-
-        def load() -> None:
-            from ohtui.tui.preload import load_engine
-
-            load_engine()
-            self.profile.load()
-            self.app.call_from_thread(loaded)
-
-        threading.Thread(target=load, name="ohtui-profile-wait", daemon=True).start()
 
     @property
     def view(self) -> ConversationView:
@@ -222,17 +194,13 @@ class ChatScreen(Screen[None]):
         self.view.load_history(message.history, message.total_events, message.has_older, waiting)
         self._shown_total = message.total_events
 
-    def _settings_loaded(self, then: Callable[[], None] | None = None) -> None:
+    def settings_loaded(self, then: Callable[[], None] | None = None) -> None:
         """Apply the loaded settings; `then` runs once a problem with them has been shown."""
         self.view.set_expand_outputs(self.profile.settings.ui.expand_outputs)
-        loaded = getattr(self.app, "profile_loaded", None)
-        if callable(loaded):
-            loaded(then)
-        elif then is not None:
-            then()
+        self.navigator.profile_loaded(then)
 
     def on_session_ready(self, message: msg.SessionReady) -> None:
-        self._settings_loaded()
+        self.settings_loaded()
         status = self.status_bar
         status.model = message.model
         status.workspace = message.workspace
@@ -269,7 +237,7 @@ class ChatScreen(Screen[None]):
 
     def on_session_failed(self, message: msg.SessionFailed) -> None:
         if self.profile.is_loaded:
-            self._settings_loaded()
+            self.settings_loaded()
         self.view.show_error("ohtui could not go on", message.error)
         self.notify(message.error, severity="error", timeout=10)
         if self.session.conversation is None:
@@ -365,41 +333,17 @@ class ChatScreen(Screen[None]):
 
     def on_mcp_changed(self, message: msg.McpChanged) -> None:
         """Keep an open /mcp screen current."""
-        from ohtui.tui.screens.mcp import MCPScreen
-
-        screen = self.app.screen
-        if isinstance(screen, MCPScreen):
-            screen.show(self.session.mcp_servers())
-
-    def open_mcp(self) -> None:
-        """Show the MCP servers (/mcp)."""
-        from ohtui.tui.screens.mcp import MCPScreen
-
-        self.app.push_screen(MCPScreen(self.session.mcp_servers(), self.session.set_mcp_enabled))
+        self.navigator.mcp_changed()
 
     # --- checkpoints -----------------------------------------------------------------------
 
     def on_checkpoints_listed(self, message: msg.CheckpointsListed) -> None:
         """Show the checkpoints; the one chosen is previewed before it is restored."""
-        from ohtui.tui.screens.checkpoints import CheckpointsScreen
-
-        def chosen(checkpoint_id: str | None) -> None:
-            if checkpoint_id is not None:
-                self.session.preview_restore(checkpoint_id)
-
-        self.app.push_screen(CheckpointsScreen(message.checkpoints), chosen)
+        self.navigator.show_checkpoints(message.checkpoints)
 
     def on_restore_preview_ready(self, message: msg.RestorePreviewReady) -> None:
         """Show what the restore changes; restore on the user's word."""
-        from ohtui.tui.screens.restore import RestoreScreen
-
-        checkpoint = message.preview.checkpoint
-
-        def confirmed(restore: bool | None) -> None:
-            if restore:
-                self.session.restore(checkpoint)
-
-        self.app.push_screen(RestoreScreen(message.preview), confirmed)
+        self.navigator.confirm_restore(message.preview)
 
     def on_restored(self, message: msg.Restored) -> None:
         """Say the restore is done (its cell in the conversation says what changed)."""
@@ -493,7 +437,7 @@ class ChatScreen(Screen[None]):
             self._interrupt()
             return
         if now - self._last_ctrl_c < DOUBLE_PRESS_SECONDS:
-            self.quit_app()
+            self.navigator.quit_now()
             return
         self._last_ctrl_c = now
         self.notify("Press Ctrl+C again to quit.", timeout=DOUBLE_PRESS_SECONDS)
@@ -535,32 +479,8 @@ class ChatScreen(Screen[None]):
         )
         self.notify(f"{described}. The shell restarts with the next command.", timeout=4)
 
-    def new_conversation(self) -> None:
-        """Leave this conversation (it stays saved) and start a new one here."""
-        self.switch_to(None)
-
-    def switch_to(self, resume_id: str | None) -> None:
-        """Leave this conversation (it stays saved) for a saved one, or a new one (None)."""
-        from dataclasses import replace
-
-        from ohtui.tui.session import Session
-
-        old = self._session
-        kept = None if old is None or old.empty else old.conversation_id
-        if old is not None:
-            old.close()  # an empty conversation is deleted: reopening it means a new one
-            if resume_id is not None and resume_id == old.conversation_id and kept is None:
-                resume_id = None
-        self.options = replace(
-            self.options,
-            resume_id=resume_id,
-            conversation_id=None,
-            continue_latest=False,
-            pick=False,
-        )
-        self._session = Session(
-            self.options, self.profile, self, after=old, frame_idle=self._frame_was_idle
-        )
+    def restart(self) -> None:
+        """Empty the chat for the app's new session (another conversation, or a new one)."""
         self._pending = []
         self._shown_total = None
         self.view.remove_children()
@@ -572,111 +492,10 @@ class ChatScreen(Screen[None]):
         self.status_bar.context_window = None
         self.status_bar.condensing = False
         self._show_title(None)
-        self.session.open()
-        if kept and resume_id is None:
-            self.notify(f"Started a new conversation. The last one is saved ({kept[:8]}).")
-
-    def resume_by_id(self, id_prefix: str) -> None:
-        """Go to the saved conversation whose id starts with `id_prefix`; if there is no
-        such one (or several), say so and stay in this one."""
-        directory = self.options.persistence_dir or self.profile.conversations_dir
-
-        def find() -> None:
-            from ohtui.sdk.conversation import ConversationNotFoundError, LocalCatalog
-            from ohtui.tui.preload import load_engine
-
-            load_engine()
-            try:
-                found = LocalCatalog(directory).find(id_prefix)
-            except (ConversationNotFoundError, OSError) as exc:
-                self.app.call_from_thread(self.notify, str(exc), severity="warning")
-                return
-            self.app.call_from_thread(self._picked, found.id)
-
-        threading.Thread(target=find, name="ohtui-find", daemon=True).start()
-
-    def open_picker(self) -> None:
-        """Choose a saved conversation to resume (a new one if none is chosen at start).
-
-        It opens at once: where conversations live is known before the settings load."""
-        from ohtui.tui.screens.picker import PickerScreen
-
-        directory = self.options.persistence_dir or self.profile.conversations_dir
-        session = self._session
-        picker = PickerScreen(
-            directory,
-            self.options.workspace,
-            current_id=session.conversation_id if session is not None else None,
-            open_conversation=self._open_conversation,
-            catalog=self._server_catalog(),
-        )
-        self.app.push_screen(picker, self._picked)
-
-    def _server_catalog(self) -> ConversationCatalog | None:
-        """The agent server's conversations, when the agent runs on one (None: local)."""
-        from ohtui.sdk import RemoteConversation
-        from ohtui.sdk.conversation.impl.remote_catalog import RemoteCatalog
-
-        conversation = self._open_conversation()
-        if isinstance(conversation, RemoteConversation):
-            return RemoteCatalog(conversation.workspace)
-        if self.profile.settings.server.url:
-            from ohtui.opening.remote import server_workspace
-
-            profile, folder = self.profile, self.options.workspace
-            return RemoteCatalog(lambda: server_workspace(profile, folder))  # keyring: later
-        return None
-
-    def _open_conversation(self) -> BaseConversation | None:
-        """The conversation open now (None: none is)."""
-        return self._session.conversation if self._session is not None else None
-
-    def _picked(self, conversation_id: str | None) -> None:
-        current = self._session.conversation_id if self._session is not None else None
-        if conversation_id is None:
-            if self._session is None:  # `ohtui --resume` and nothing chosen: a new one
-                self.session.open()
-            return
-        if conversation_id != current or self.session.held_by is not None:
-            self.switch_to(conversation_id)  # read-only: it may be free to take now
-
-    def open_settings(self, *, first_run: bool = False) -> None:
-        """Open the settings screen (at first run: a model must be chosen to go on)."""
-
-        def show() -> None:
-            from ohtui.tui.screens.settings import SettingsScreen
-
-            self.app.push_screen(SettingsScreen(self.profile, first_run=first_run), self._saved)
-
-        self.with_profile(show)
-
-    def _saved(self, saved: SettingsSaved | None) -> None:
-        conversation = self.session.conversation
-        if saved is None:
-            if conversation is None and self._status is RunStatus.SETUP:
-                self.notify("No model is set: ohtui cannot start a conversation.", timeout=6)
-            return
-        apply_ui = getattr(self.app, "apply_ui_settings", None)
-        if callable(apply_ui):
-            apply_ui()
-        self.view.set_expand_outputs(self.profile.settings.ui.expand_outputs)
-        if conversation is None:
-            self.switch_to(self.options.resume_id)
-            return
-        if saved.policy:
-            # Kept by the conversation, so it survives a reopen.
-            self.set_policy(ConfirmationPolicy(saved.policy))
-        if not saved.engine_changed:
-            self.notify("Settings saved.", timeout=3)
-        elif self.session.running:
-            self.notify("Settings saved. The new model settings apply when you /resume.")
-        else:
-            self.switch_to(self.session.conversation_id)  # reopened with the new settings
-            self.notify("Settings saved and applied.", timeout=3)
 
     def on_setup_needed(self, message: msg.SetupNeeded) -> None:
         self._set_status(RunStatus.SETUP)
-        self._settings_loaded(then=lambda: self.open_settings(first_run=True))
+        self.settings_loaded(then=lambda: self.navigator.open_settings(first_run=True))
 
     def prefill(self, text: str) -> None:
         """Put text in the composer and focus it (e.g. `/ask ` from the palette)."""
@@ -688,7 +507,7 @@ class ChatScreen(Screen[None]):
 
     def refuse_read_only(self) -> bool:
         """Say why nothing can change when the conversation is open read-only; True then."""
-        session = self._session
+        session = self.navigator.current_session
         holder = session.held_by if session is not None else None
         reason = session.read_only_reason if session is not None else None
         if reason is None and holder is None:
@@ -707,27 +526,5 @@ class ChatScreen(Screen[None]):
             self._show_banner(False)
 
     def _user_away(self) -> bool:
-        focused = getattr(self.app, "app_focus", True)
+        focused = self.app.app_focus
         return not focused or time.monotonic() - self._last_key > IDLE_AFTER_SECONDS
-
-    def quit_app(self) -> None:
-        """Quit the app (saving is already done: every event is saved as it happens)."""
-        quit_now = getattr(self.app, "quit_now", None)
-        if callable(quit_now):
-            quit_now()
-        else:
-            self.app.exit()
-
-    def shutdown(self) -> str | None:
-        """Stop the agent quickly and return the hint that tells how to resume."""
-        if self._session is None:
-            return None
-        empty = self.session.empty
-        self.session.close()
-        conversation_id = self.session.conversation_id
-        if conversation_id is None or empty or self.session.held_by is not None:
-            return None
-        from ohtui.opening.remote import resume_command
-
-        command = resume_command(conversation_id, self.session.server_url)
-        return f"Conversation {conversation_id} saved. Resume it with: {command}"

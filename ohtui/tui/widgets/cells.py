@@ -19,6 +19,7 @@ from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.geometry import Region
+from textual.message import Message
 from textual.reactive import reactive
 from textual.visual import visualize
 from textual.widget import Widget
@@ -54,6 +55,19 @@ class Cell(Widget):
     event_index: int = -1
     """The index of the event that made this cell (for reading older events back)."""
 
+    class PastNewest(Message):
+        """Down on the newest cell: the view holding it decides where to go (newer cells
+        loaded below, or the composer)."""
+
+        def __init__(self, cell: Cell) -> None:
+            super().__init__()
+            self.cell = cell
+
+        @property
+        def control(self) -> Cell:
+            """The newest cell, which Down was pressed on."""
+            return self.cell
+
     def copy_text(self) -> str:
         """The cell's text, for the clipboard."""
         return ""
@@ -75,12 +89,7 @@ class Cell(Widget):
         if 0 <= index < len(siblings):
             siblings[index].focus()
         elif direction > 0:
-            from ohtui.tui.widgets.conversation_view import ConversationView
-
-            if isinstance(parent, ConversationView) and parent.detached:
-                parent.scroll_by_keys("bottom")  # newer cells load below
-            else:
-                self.screen.focus_next()
+            self.post_message(self.PastNewest(self))
         elif isinstance(parent, Widget):
             parent.scroll_home(animate=False)  # at the top: older cells load as it scrolls up
 

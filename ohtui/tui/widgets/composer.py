@@ -137,12 +137,21 @@ class Composer(Vertical):
     """Seconds after mounting to index the workspace, so the first `@` finds it ready."""
 
     @dataclass
-    class Submitted(Message):
+    class _Posted(Message):
+        composer: Composer
+
+        @property
+        def control(self) -> Composer:
+            """The Composer the message came from."""
+            return self.composer
+
+    @dataclass
+    class Submitted(_Posted):
         """The user sent a message (blank lines around it removed)."""
 
         text: str
 
-    class TabbedOut(Message):
+    class TabbedOut(_Posted):
         """Tab in the input with no completion to take: the user wants to leave it."""
 
     class _IndexReady(Message, bubble=False):
@@ -284,7 +293,7 @@ class Composer(Vertical):
             self._submit(self._input.text)
             return True
         if key == "tab":
-            self.post_message(self.TabbedOut())
+            self.post_message(self.TabbedOut(self))
             return True
         if key in NEWLINE_KEYS:
             self._input.replace("\n", *self._input.selection, maintain_selection_offset=False)
@@ -299,7 +308,7 @@ class Composer(Vertical):
         text = _tidy(self._pastes.expand(raw))
         if not text:
             return
-        self.post_message(self.Submitted(text))
+        self.post_message(self.Submitted(self, text))
         if self._history is not None and self._history.remember(text):
             self.run_worker(self._history.flush, thread=True, group="history", exit_on_error=False)
         self.clear()

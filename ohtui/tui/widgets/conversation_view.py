@@ -48,25 +48,43 @@ class ConversationView(VerticalScroll, can_focus=False):
     class NeedOlder(Message):
         """The user scrolled to the top and older events exist before `before`."""
 
-        def __init__(self, before: int) -> None:
+        def __init__(self, view: ConversationView, before: int) -> None:
             super().__init__()
+            self.view = view
             self.before = before
+
+        @property
+        def control(self) -> ConversationView:
+            """The ConversationView older events are wanted from."""
+            return self.view
 
     class NeedNewer(Message):
         """The user scrolled to the bottom of a window that stops short of the newest
         event: the events from `after` on are wanted."""
 
-        def __init__(self, after: int) -> None:
+        def __init__(self, view: ConversationView, after: int) -> None:
             super().__init__()
+            self.view = view
             self.after = after
+
+        @property
+        def control(self) -> ConversationView:
+            """The ConversationView newer events are wanted from."""
+            return self.view
 
     class NeedPage(Message):
         """The window is to show a page at one end of the conversation instead: the first
         events (`newest` False) or the newest (`newest` True)."""
 
-        def __init__(self, newest: bool) -> None:
+        def __init__(self, view: ConversationView, newest: bool) -> None:
             super().__init__()
+            self.view = view
             self.newest = newest
+
+        @property
+        def control(self) -> ConversationView:
+            """The ConversationView a page is wanted from."""
+            return self.view
 
     def __init__(self, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -253,12 +271,12 @@ class ConversationView(VerticalScroll, can_focus=False):
     def _maybe_load_older(self) -> None:
         if self._has_older and not self._loading_older:
             self._loading_older = True
-            self.post_message(self.NeedOlder(self._oldest_index))
+            self.post_message(self.NeedOlder(self, self._oldest_index))
 
     def _maybe_load_newer(self) -> None:
         if self.detached and not self._loading_newer:
             self._loading_newer = True
-            self.post_message(self.NeedNewer(self._newest_index))
+            self.post_message(self.NeedNewer(self, self._newest_index))
 
     def jump(self, newest: bool) -> None:
         """Show the first events of the conversation, or (`newest`) its newest ones."""
@@ -268,7 +286,7 @@ class ConversationView(VerticalScroll, can_focus=False):
         elif not newest and not self._has_older:
             self.scroll_home(animate=False)
         else:
-            self.post_message(self.NeedPage(newest))
+            self.post_message(self.NeedPage(self, newest))
 
     # --- live events -----------------------------------------------------------------------
 
@@ -333,6 +351,14 @@ class ConversationView(VerticalScroll, can_focus=False):
         self.mount(ErrorCell(title, detail))
 
     # --- keys -------------------------------------------------------------------------------
+
+    def on_cell_past_newest(self, message: Cell.PastNewest) -> None:
+        """Down on the newest cell shown: newer cells load below it, or the focus moves on."""
+        message.stop()
+        if self.detached:
+            self.scroll_by_keys("bottom")
+        else:
+            self.screen.focus_next()
 
     def focus_newest(self) -> bool:
         """Focus the newest cell (False when there is none)."""

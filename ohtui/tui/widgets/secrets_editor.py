@@ -30,7 +30,13 @@ class SecretsEditor(Vertical):
     class Problem(Message):
         """What is wrong with what was typed ("" when all is well again)."""
 
+        editor: SecretsEditor
         text: str
+
+        @property
+        def control(self) -> SecretsEditor:
+            """The SecretsEditor the text was typed in."""
+            return self.editor
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -87,20 +93,21 @@ class SecretsEditor(Vertical):
         if not valid_secret_name(name):
             self.post_message(
                 self.Problem(
+                    self,
                     f"'{name}' cannot be a secret name: use letters, digits and _, not "
-                    "starting with a digit (the agent sees it as $NAME)."
+                    "starting with a digit (the agent sees it as $NAME).",
                 )
             )
             name_input.focus()
             return
         if not value:
-            self.post_message(self.Problem(f"Type the value of {name}."))
+            self.post_message(self.Problem(self, f"Type the value of {name}."))
             value_input.focus()
             return
         self._secrets[name] = value
         name_input.value = value_input.value = ""
         self._show()
-        self.post_message(self.Problem(""))
+        self.post_message(self.Problem(self, ""))
         name_input.focus()
 
     @on(Button.Pressed, "#remove-secret")
@@ -108,7 +115,7 @@ class SecretsEditor(Vertical):
         event.stop()
         listing = self.query_one("#secrets", OptionList)
         if listing.highlighted is None:
-            self.post_message(self.Problem("Highlight a secret in the list to remove it."))
+            self.post_message(self.Problem(self, "Highlight a secret in the list to remove it."))
             return
         name = listing.get_option_at_index(listing.highlighted).id
         if name in self._secrets:

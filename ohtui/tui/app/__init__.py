@@ -1,12 +1,15 @@
 """OhtuiApp: the Textual application. Start-up imports only Textual and our light widgets;
-the engine is imported on a worker thread once the first frame is on screen."""
+the engine is imported on a worker thread once the first frame is on screen.
+
+A package of its own: the app sits above the screens and widgets it shows (they reach it
+through `ohtui.tui.screens.navigator`)."""
 
 from __future__ import annotations
 
 import logging
 import os
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import ClassVar
 
 from textual.app import App
@@ -19,7 +22,8 @@ if SET_FRAME_RATE:  # Textual has read it: not for the processes the agent start
     os.environ.pop("TEXTUAL_FPS", None)
 
 from ohtui.settings.profile import Profile
-from ohtui.tui.commands import SlashCommandProvider
+from ohtui.tui.app.navigation import Navigation
+from ohtui.tui.app.palette import SlashCommandProvider
 from ohtui.tui.key_order import OrderedKeys
 from ohtui.tui.options import AppOptions
 from ohtui.tui.preload import load_engine, preload_picker
@@ -53,7 +57,7 @@ def _warm_engine(conversation: object) -> None:
         warm_up()
 
 
-class OhtuiApp(OrderedKeys, App[None]):
+class OhtuiApp(OrderedKeys, Navigation):
     """A chat with a coding agent that works in your project."""
 
     CSS_PATH = "ohtui.tcss"
@@ -76,7 +80,6 @@ class OhtuiApp(OrderedKeys, App[None]):
         self.exit_error: str | None = None
         self._crash: Exception | None = None
         self.chat: ChatScreen | None = None
-        self._profile_seen = False
         if options.resume_id or options.continue_latest:
             # Resuming shows history as soon as it can: load the engine while Textual starts.
             threading.Thread(target=load_engine, name="ohtui-preload", daemon=True).start()
@@ -88,7 +91,7 @@ class OhtuiApp(OrderedKeys, App[None]):
 
     def get_default_screen(self) -> ChatScreen:
         """The chat is the app's base screen (no extra screen to compose first)."""
-        self.chat = ChatScreen(self.options, self.profile)
+        self.chat = ChatScreen(self.options, self.profile, self)
         return self.chat
 
     def on_mount(self) -> None:
@@ -99,18 +102,14 @@ class OhtuiApp(OrderedKeys, App[None]):
             self.theme = theme
         watch_screens(self)
         self.call_after_refresh(self._configure_logging)
-        self.call_after_refresh(self.set_timer, MCP_START_AFTER, self._frame_idle)
+        self.call_after_refresh(self.set_timer, MCP_START_AFTER, self.frame_idle)
         self.call_after_refresh(self.set_timer, WARM_UP_AFTER, self._warm_up)
         self.call_after_refresh(self.set_timer, WARM_UP_AFTER, self._preload_picker)
-
-    def _frame_idle(self) -> None:
-        if self.chat is not None:
-            self.chat.frame_idle()
 
     def _warm_up(self, tries: int = 0) -> None:
         """The first frame has been idle: warm the LLM path up off the UI thread, once the
         conversation is open (to learn its server)."""
-        conversation = self.chat.session.conversation if self.chat is not None else None
+        conversation = self.session.conversation if self.chat is not None else None
         if conversation is None and tries < WARM_UP_TRIES:
             self.set_timer(0.25, lambda: self._warm_up(tries + 1))
             return
@@ -120,50 +119,6 @@ class OhtuiApp(OrderedKeys, App[None]):
 
     def _preload_picker(self) -> None:
         self.run_worker(preload_picker(self), group="preload", exit_on_error=False)
-
-    def profile_loaded(self, then: Callable[[], None] | None = None) -> None:
-        """The settings are loaded: apply them; tell what is wrong with them (once), before
-        anything else. `then` runs after that (the first-run form): once the problem dialog
-        is closed, however it is closed."""
-        if self._profile_seen:
-            if then is not None:
-                then()
-            return
-        self._profile_seen = True
-        self.apply_ui_settings()
-        warnings = self.profile.loaded.warnings
-        if not self.profile.problem:
-            for warning in warnings:
-                self.notify(warning, severity="warning", timeout=8, markup=False)
-            if then is not None:
-                then()
-            return
-        from ohtui.tui.screens.config_problem import ConfigProblemScreen
-
-        def seen(open_settings: bool | None) -> None:
-            if then is not None:
-                then()  # the first-run form is the settings: one screen, not two
-            elif open_settings and self.chat is not None:
-                self.chat.open_settings()
-
-        # The warnings join the problem in its dialog: as toasts they would sit on it.
-        problem = "\n\n".join([self.profile.problem, *warnings])
-        self.push_screen(ConfigProblemScreen(problem), seen)
-
-    def apply_ui_settings(self) -> None:
-        """Switch to the theme the settings name (an unknown one is reported, not applied)."""
-        theme = self.profile.settings.ui.theme
-        if theme == self.theme:
-            return
-        if theme in self.available_themes:
-            self.theme = theme
-        else:
-            known = ", ".join(sorted(self.available_themes))
-            self.notify(
-                f"Unknown theme '{theme}' in [ui] theme; the themes are: {known}.",
-                severity="warning",
-                markup=False,
-            )
 
     def _configure_logging(self) -> None:
         """Log to a file: nothing may be printed to the terminal while the TUI runs."""
@@ -201,10 +156,10 @@ class OhtuiApp(OrderedKeys, App[None]):
     def on_unmount(self) -> None:
         """However the app ends: its conversation is let go, and its MCP servers end."""
         if self.chat is not None and self.resume_hint is None:
-            self.resume_hint = self.chat.shutdown()
+            self.resume_hint = self.shutdown()
 
     def quit_now(self) -> None:
         """Stop the agent (bounded wait), remember the resume hint, and exit."""
         if self.chat is not None:
-            self.resume_hint = self.chat.shutdown()
+            self.resume_hint = self.shutdown()
         self.exit()

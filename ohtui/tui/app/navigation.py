@@ -1,0 +1,367 @@
+"""The app's side of the screens: it owns the session and goes from one screen (or one
+conversation) to another; the chat screen shows the conversation (see `Navigator`)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from textual.app import App
+
+from ohtui.settings.choices import ConfirmationPolicy
+from ohtui.tui.display import plural
+from ohtui.tui.status import RunStatus
+
+if TYPE_CHECKING:
+    # Imported when the session starts, after the first frame: start-up is measured.
+    from ohtui.sdk import BaseConversation
+    from ohtui.sdk.conversation.catalog import ConversationCatalog
+    from ohtui.settings.profile import Profile
+    from ohtui.tui.checkpoint_types import CheckpointRow, RestorePreview
+    from ohtui.tui.options import AppOptions
+    from ohtui.tui.screens.chat import ChatScreen
+    from ohtui.tui.screens.settings import SettingsSaved
+    from ohtui.tui.session import Session
+
+
+class Navigation(App[None]):
+    """Owns the conversation's session; opens the other screens and other conversations."""
+
+    options: AppOptions
+    profile: Profile
+    chat: ChatScreen | None
+    _session: Session | None = None
+    _frame_was_idle: bool = False
+    _profile_seen: bool = False
+
+    # --- the session -----------------------------------------------------------------------
+
+    @property
+    def session(self) -> Session:
+        """The conversation's session (created, with the engine's bridge, on first use)."""
+        if self._session is None:
+            from ohtui.tui.session import Session
+
+            self._session = Session(
+                self.options, self.profile, self._chat(), frame_idle=self._frame_was_idle
+            )
+        return self._session
+
+    @property
+    def current_session(self) -> Session | None:
+        """The session if one has been created (None: none yet)."""
+        return self._session
+
+    def _chat(self) -> ChatScreen:
+        assert self.chat is not None, "the chat screen is the app's first screen"
+        return self.chat
+
+    def frame_idle(self) -> None:
+        """The app's first frame has been idle (its MCP servers may start from now on)."""
+        self._frame_was_idle = True
+        if self._session is not None:
+            self._session.frame_idle()
+
+    def with_profile(self, then: Callable[[], None]) -> None:
+        """Run `then` on the UI thread once the settings are loaded (loading off it)."""
+        if self.profile.is_loaded:
+            then()
+            return
+
+        def loaded() -> None:
+            self._chat().settings_loaded()
+            then()
+
+        def load() -> None:
+            from ohtui.tui.preload import load_engine
+
+            load_engine()
+            self.profile.load()
+            self.call_from_thread(loaded)
+
+        threading.Thread(target=load, name="ohtui-profile-wait", daemon=True).start()
+
+    def shutdown(self) -> str | None:
+        """Stop the agent quickly and return the hint that tells how to resume."""
+        if self._session is None:
+            return None
+        empty = self.session.empty
+        self.session.close()
+        conversation_id = self.session.conversation_id
+        if conversation_id is None or empty or self.session.held_by is not None:
+            return None
+        from ohtui.opening.remote import resume_command
+
+        command = resume_command(conversation_id, self.session.server_url)
+        return f"Conversation {conversation_id} saved. Resume it with: {command}"
+
+    # --- other conversations ---------------------------------------------------------------
+
+    def new_conversation(self) -> None:
+        """Leave this conversation (it stays saved) and start a new one here."""
+        self.switch_to(None)
+
+    def switch_to(self, resume_id: str | None) -> None:
+        """Leave this conversation (it stays saved) for a saved one, or a new one (None)."""
+        from ohtui.tui.session import Session
+
+        chat = self._chat()
+        old = self._session
+        kept = None if old is None or old.empty else old.conversation_id
+        if old is not None:
+            old.close()  # an empty conversation is deleted: reopening it means a new one
+            if resume_id is not None and resume_id == old.conversation_id and kept is None:
+                resume_id = None
+        self.options = replace(
+            self.options,
+            resume_id=resume_id,
+            conversation_id=None,
+            continue_latest=False,
+            pick=False,
+        )
+        self._session = Session(
+            self.options, self.profile, chat, after=old, frame_idle=self._frame_was_idle
+        )
+        chat.restart()
+        self._session.open()
+        if kept and resume_id is None:
+            chat.notify(f"Started a new conversation. The last one is saved ({kept[:8]}).")
+
+    def resume_by_id(self, id_prefix: str) -> None:
+        """Go to the saved conversation whose id starts with `id_prefix`; if there is no
+        such one (or several), say so and stay in this one."""
+        directory = self.options.persistence_dir or self.profile.conversations_dir
+        chat = self._chat()
+
+        def find() -> None:
+            from ohtui.sdk.conversation import ConversationNotFoundError, LocalCatalog
+            from ohtui.tui.preload import load_engine
+
+            load_engine()
+            try:
+                found = LocalCatalog(directory).find(id_prefix)
+            except (ConversationNotFoundError, OSError) as exc:
+                self.call_from_thread(chat.notify, str(exc), severity="warning")
+                return
+            self.call_from_thread(self._picked, found.id)
+
+        threading.Thread(target=find, name="ohtui-find", daemon=True).start()
+
+    def open_picker(self) -> None:
+        """Choose a saved conversation to resume (a new one if none is chosen at start).
+
+        It opens at once: where conversations live is known before the settings load."""
+        from ohtui.tui.screens.picker import PickerScreen
+
+        directory = self.options.persistence_dir or self.profile.conversations_dir
+        session = self._session
+        picker = PickerScreen(
+            directory,
+            self.options.workspace,
+            current_id=session.conversation_id if session is not None else None,
+            open_conversation=self._open_conversation,
+            catalog=self._server_catalog(),
+        )
+        self.push_screen(picker, self._picked)
+
+    def _server_catalog(self) -> ConversationCatalog | None:
+        """The agent server's conversations, when the agent runs on one (None: local)."""
+        from ohtui.sdk import RemoteConversation
+        from ohtui.sdk.conversation.impl.remote_catalog import RemoteCatalog
+
+        conversation = self._open_conversation()
+        if isinstance(conversation, RemoteConversation):
+            return RemoteCatalog(conversation.workspace)
+        if self.profile.settings.server.url:
+            from ohtui.opening.remote import server_workspace
+
+            profile, folder = self.profile, self.options.workspace
+            return RemoteCatalog(lambda: server_workspace(profile, folder))  # keyring: later
+        return None
+
+    def _open_conversation(self) -> BaseConversation | None:
+        """The conversation open now (None: none is)."""
+        return self._session.conversation if self._session is not None else None
+
+    def _picked(self, conversation_id: str | None) -> None:
+        current = self._session.conversation_id if self._session is not None else None
+        if conversation_id is None:
+            if self._session is None:  # `ohtui --resume` and nothing chosen: a new one
+                self.session.open()
+            return
+        if conversation_id != current or self.session.held_by is not None:
+            self.switch_to(conversation_id)  # read-only: it may be free to take now
+
+    # --- settings --------------------------------------------------------------------------
+
+    def profile_loaded(self, then: Callable[[], None] | None = None) -> None:
+        """The settings are loaded: apply them; tell what is wrong with them (once), before
+        anything else. `then` runs after that (the first-run form): once the problem dialog
+        is closed, however it is closed."""
+        if self._profile_seen:
+            if then is not None:
+                then()
+            return
+        self._profile_seen = True
+        self.apply_ui_settings()
+        warnings = self.profile.loaded.warnings
+        if not self.profile.problem:
+            for warning in warnings:
+                self.notify(warning, severity="warning", timeout=8, markup=False)
+            if then is not None:
+                then()
+            return
+        from ohtui.tui.screens.config_problem import ConfigProblemScreen
+
+        def seen(open_settings: bool | None) -> None:
+            if then is not None:
+                then()  # the first-run form is the settings: one screen, not two
+            elif open_settings and self.chat is not None:
+                self.open_settings()
+
+        # The warnings join the problem in its dialog: as toasts they would sit on it.
+        problem = "\n\n".join([self.profile.problem, *warnings])
+        self.push_screen(ConfigProblemScreen(problem), seen)
+
+    def apply_ui_settings(self) -> None:
+        """Switch to the theme the settings name (an unknown one is reported, not applied)."""
+        theme = self.profile.settings.ui.theme
+        if theme == self.theme:
+            return
+        if theme in self.available_themes:
+            self.theme = theme
+        else:
+            known = ", ".join(sorted(self.available_themes))
+            self.notify(
+                f"Unknown theme '{theme}' in [ui] theme; the themes are: {known}.",
+                severity="warning",
+                markup=False,
+            )
+
+    def open_settings(self, *, first_run: bool = False) -> None:
+        """Open the settings screen (at first run: a model must be chosen to go on)."""
+
+        def show() -> None:
+            from ohtui.tui.screens.settings import SettingsScreen
+
+            self.push_screen(SettingsScreen(self.profile, first_run=first_run), self._saved)
+
+        self.with_profile(show)
+
+    def _saved(self, saved: SettingsSaved | None) -> None:
+        chat = self._chat()
+        conversation = self.session.conversation
+        if saved is None:
+            if conversation is None and chat.status is RunStatus.SETUP:
+                chat.notify("No model is set: ohtui cannot start a conversation.", timeout=6)
+            return
+        self.apply_ui_settings()
+        chat.view.set_expand_outputs(self.profile.settings.ui.expand_outputs)
+        if conversation is None:
+            self.switch_to(self.options.resume_id)
+            return
+        if saved.policy:
+            # Kept by the conversation, so it survives a reopen.
+            chat.set_policy(ConfirmationPolicy(saved.policy))
+        if not saved.engine_changed:
+            chat.notify("Settings saved.", timeout=3)
+        elif self.session.running:
+            chat.notify("Settings saved. The new model settings apply when you /resume.")
+        else:
+            self.switch_to(self.session.conversation_id)  # reopened with the new settings
+            chat.notify("Settings saved and applied.", timeout=3)
+
+    # --- the conversation's dialogs --------------------------------------------------------
+
+    def open_help(self) -> None:
+        """Show the keys and commands (/help)."""
+        from ohtui.tui.screens import commands
+        from ohtui.tui.screens.help import HelpScreen
+
+        self.push_screen(HelpScreen(commands.SLASH_COMMANDS))
+
+    def open_rules(self) -> None:
+        """List the approval rules; remove the ones the user marks (/rules)."""
+        from ohtui.tui.screens.rules import RulesScreen
+
+        chat = self._chat()
+
+        def closed(removed: list[str] | None) -> None:
+            if removed:
+                self.session.approvals.remove_rules(removed)
+                chat.notify(f"Removed {plural(len(removed), 'rule')}.", timeout=3)
+
+        self.push_screen(RulesScreen(self.session.approvals.rules()), closed)
+
+    def open_mcp(self) -> None:
+        """Show the MCP servers (/mcp)."""
+        from ohtui.tui.screens.mcp import MCPScreen
+
+        self.push_screen(MCPScreen(self.session.mcp_servers(), self.session.set_mcp_enabled))
+
+    def mcp_changed(self) -> None:
+        """Keep an open /mcp screen current."""
+        from ohtui.tui.screens.mcp import MCPScreen
+
+        screen = self.screen
+        if isinstance(screen, MCPScreen):
+            screen.show(self.session.mcp_servers())
+
+    def choose_policy(self) -> None:
+        """Let the user pick which actions wait for approval (/confirm)."""
+        from ohtui.tui.screens.policy_picker import PolicyPickerScreen
+
+        chat = self._chat()
+
+        def chosen(name: str | None) -> None:
+            if name:
+                chat.set_policy(ConfirmationPolicy(name))
+
+        self.push_screen(PolicyPickerScreen(self.session.policy), chosen)
+
+    def choose_sandbox(self, mode: str = "") -> None:
+        """Confine commands as `mode` says, or let the user pick how ("") (/sandbox)."""
+        from ohtui.tui.screens.sandbox_picker import SANDBOX_CHOICES, SandboxPickerScreen
+
+        chat = self._chat()
+        modes = [choice.id for choice in SANDBOX_CHOICES]
+        if mode:
+            if mode not in modes:
+                chat.notify(
+                    f"There is no sandbox mode {mode!r}: use {', '.join(modes)}.",
+                    severity="warning",
+                )
+                return
+            chat.set_sandbox(mode)
+            return
+
+        def chosen(picked: str | None) -> None:
+            if picked:
+                chat.set_sandbox(picked)
+
+        current = chat.status_bar.sandbox.partition(",")[0] or "off"
+        self.push_screen(SandboxPickerScreen(current), chosen)
+
+    def show_checkpoints(self, checkpoints: list[CheckpointRow]) -> None:
+        """Show the checkpoints; the one chosen is previewed before it is restored."""
+        from ohtui.tui.screens.checkpoints import CheckpointsScreen
+
+        def chosen(checkpoint_id: str | None) -> None:
+            if checkpoint_id is not None:
+                self.session.preview_restore(checkpoint_id)
+
+        self.push_screen(CheckpointsScreen(checkpoints), chosen)
+
+    def confirm_restore(self, preview: RestorePreview) -> None:
+        """Show what the restore changes; restore on the user's word."""
+        from ohtui.tui.screens.restore import RestoreScreen
+
+        checkpoint = preview.checkpoint
+
+        def confirmed(restore: bool | None) -> None:
+            if restore:
+                self.session.restore(checkpoint)
+
+        self.push_screen(RestoreScreen(preview), confirmed)
