@@ -2,7 +2,9 @@
 
 A room is a package directory (its ``__init__`` and plain modules); top-level modules of
 ``ohtui`` count as rooms of their own. Every import counts, lazy ones inside functions too:
-a lazy import hides a cycle from Python, not from the reader.
+a lazy import hides a cycle from Python, not from the reader. A package's ``__init__``
+re-exporting names of its own subpackages is its public face, not an arrow (as for
+import-linter, a package contains its subpackages).
 
     python bench/import_graph.py [--sdk]   # --sdk: only rooms inside ohtui.sdk
 """
@@ -92,6 +94,8 @@ def main() -> None:
     for module in modules:
         source = room_of(module, packages)
         for imported in graph.find_modules_directly_imported_by(module):
+            if module in packages and imported.startswith(module + "."):
+                continue  # a package's face re-exporting its own subpackage
             target = room_of(imported, packages)
             if source != target and source in rooms and target in rooms:
                 edges[source].add(target)

@@ -42,7 +42,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from ohtui.tui.app import WARM_UP_AFTER  # noqa: E402
-from ohtui.tui.preload import preload_picker  # noqa: E402
+from ohtui.tui.app.preload import preload_picker  # noqa: E402
 from ohtui.tui.screens.picker import PickerScreen  # noqa: E402
 from ohtui.tui.session.heap import settle_heap  # noqa: E402
 

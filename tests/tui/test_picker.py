@@ -32,8 +32,8 @@ import ohtui.tui.screens.picker_preview as preview_module
 from ohtui.sdk import LLM, Agent, AlwaysConfirm, Conversation, ConversationExecutionStatus, Tool
 from ohtui.sdk.conversation import list_conversations
 from ohtui.sdk.conversation.store import ConversationStore
+from ohtui.tui.app.preload import preload_picker
 from ohtui.tui.picker_rows import relative_time
-from ohtui.tui.preload import preload_picker
 from ohtui.tui.screens.confirm import ConfirmScreen
 from ohtui.tui.screens.picker import PickerScreen
 from ohtui.tui.screens.picker_header import show

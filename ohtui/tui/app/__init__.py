@@ -24,10 +24,11 @@ if SET_FRAME_RATE:  # Textual has read it: not for the processes the agent start
 from ohtui.settings.profile import Profile
 from ohtui.tui.app.navigation import Navigation
 from ohtui.tui.app.palette import SlashCommandProvider
+from ohtui.tui.app.preload import preload_picker
 from ohtui.tui.key_order import OrderedKeys
 from ohtui.tui.options import AppOptions
-from ohtui.tui.preload import load_engine, preload_picker
 from ohtui.tui.screens.chat import ChatScreen
+from ohtui.tui.session.engine_import import load_engine
 from ohtui.tui.shown_only import ShownOnly
 from ohtui.tui.toast_place import watch_screens
 

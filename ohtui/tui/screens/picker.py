@@ -37,12 +37,12 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ohtui.tui.display import short_path
-from ohtui.tui.engine_import import load_engine
 from ohtui.tui.picker_rows import preview_heading
 from ohtui.tui.screens.picker_changes import ConversationChanges, Deleted, Renamed
 from ohtui.tui.screens.picker_header import scope_line, show, show_legend
 from ohtui.tui.screens.picker_listing import Counted, Listed, RowsReader
 from ohtui.tui.screens.picker_preview import PreviewLoaded, PreviewPane
+from ohtui.tui.session.engine_import import load_engine
 from ohtui.tui.style_preload import preload_styles
 from ohtui.tui.widgets.marked import MarkedOptionList
 
@@ -275,7 +275,7 @@ class PickerScreen(Screen[str | None]):
         """Run database work on a thread; post the message it returns (if any), or _Failed."""
 
         def work() -> None:
-            load_engine()  # one thread at a time: see ohtui.tui.engine_import
+            load_engine()  # one thread at a time: see ohtui.tui.session.engine_import
             try:
                 message = job()
             # Locked or damaged database (TimeoutError, PersistenceError: OSErrors), a

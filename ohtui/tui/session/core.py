@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING
 from ohtui.opening import NoModelError, Target, start
 from ohtui.settings.approval_rules import ApprovalRuleStore
 from ohtui.tui import messages as msg
-from ohtui.tui.preload import load_engine
 from ohtui.tui.session.approvals import Approvals, rejects_all_only
 from ohtui.tui.session.bridge import Bridge
 from ohtui.tui.session.checkpoints import Checkpoints
+from ohtui.tui.session.engine_import import load_engine
 from ohtui.tui.session.heap import settle_heap
 from ohtui.tui.session.link import Link
 from ohtui.tui.session.mcp import McpServers

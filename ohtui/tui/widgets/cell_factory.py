@@ -2,9 +2,9 @@
 
 It imports the engine's event, action and observation types at its top and dispatches on
 them (`functools.singledispatch`), so a new event or tool type is one registered function.
-It is imported once the engine has loaded (`preload.load_engine`), never on the way to the
-first frame. The view keeps the bookkeeping (which calls are on screen, what streamed, what
-is queued) and hands it in as a `CellHost`.
+It is imported once the engine has loaded (`session.engine_import.load_engine`), never on
+the way to the first frame. The view keeps the bookkeeping (which calls are on screen, what
+streamed, what is queued) and hands it in as a `CellHost`.
 """
 
 from __future__ import annotations

@@ -7,12 +7,12 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-from ohtui.tui.engine_import import IMPORT_LOCK, load_engine
+from ohtui.tui.session.engine_import import IMPORT_LOCK, load_engine
 
 if TYPE_CHECKING:
     from textual.app import App
 
-__all__ = ["load_engine", "load_picker", "preload_picker"]
+__all__ = ["load_picker", "preload_picker"]
 
 
 def load_picker() -> None:
