@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from ohtui.sdk.conversation.impl.local_conversation import LocalConversation
     from ohtui.sdk.conversation.state import ConversationState
     from ohtui.sdk.event.base import Event
+    from ohtui.sdk.event.condenser import Condensation
     from ohtui.sdk.event.llm_convertible.action import ActionEvent
     from ohtui.sdk.mcp.manager import MCPClientManager
     from ohtui.sdk.sandbox import Sandbox
@@ -49,10 +50,10 @@ class AgentBase(DiscriminatedUnionMixin, ABC):
       tell what a pending action's tool is);
     - `close()` when the conversation closes.
 
-    Two capabilities are optional, looked up by name, and `Agent` has both:
-    `ask(question, state, llm=...) -> str` answers a side question (`ask_agent`), and
-    `condense_now(state, on_event, focus=...)` condenses at once (`condense`). An agent
-    without one makes the conversation's method say so (NotImplementedError, ValueError).
+    Two capabilities are optional: `ask(question, state, llm=...) -> str` answers a side
+    question (`ask_agent`), and `condense_now(state, on_event, focus=...)` condenses at once
+    (`condense`). `Agent` has both; here they say the agent cannot (NotImplementedError,
+    ValueError), and the conversation passes that on.
     """
 
     model_config = ConfigDict(
@@ -261,6 +262,26 @@ class AgentBase(DiscriminatedUnionMixin, ABC):
 
     def end_run(self, conversation: LocalConversation) -> None:
         """Called when a run ends, however it ends; agents managing their context extend this."""
+
+    def ask(
+        self,
+        question: str,
+        state: ConversationState,
+        llm: LLM | None = None,
+        cancel: threading.Event | None = None,
+    ) -> str:
+        """Answer a side question from the history, recording nothing (`ask_agent`).
+        NotImplementedError unless the agent can."""
+        raise NotImplementedError(f"{type(self).__name__} cannot answer side questions")
+
+    def condense_now(
+        self, state: ConversationState, on_event: EventCallback, focus: str | None = None
+    ) -> Condensation:
+        """Condense the history at once (`condense`); ValueError unless the agent can."""
+        raise ValueError(
+            f"Cannot condense conversation: {type(self).__name__} does not condense on "
+            "request (Agent does)."
+        )
 
     @abstractmethod
     def step(

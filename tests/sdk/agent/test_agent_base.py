@@ -209,6 +209,21 @@ def test_a_custom_agent_needs_only_step(make_conversation, llm) -> None:
     assert set(conv.agent.tools_map) == {"terminal", "finish", "think"}
 
 
+def test_a_custom_agent_without_side_questions_or_condensing_says_so(
+    make_conversation, llm
+) -> None:
+    from ohtui.sdk.context.condenser import LLMSummarizingCondenser
+
+    condenser = LLMSummarizingCondenser(llm=llm.model_copy(update={"usage_id": "condenser"}))
+    conv = make_conversation(StepOnlyAgent(llm=llm, condenser=condenser))
+    conv.send_message("hello")
+    with pytest.raises(NotImplementedError, match="StepOnlyAgent cannot answer side questions"):
+        conv.ask_agent("what now?")
+    with pytest.raises(ValueError, match="StepOnlyAgent does not condense on request"):
+        conv.condense()
+    assert [type(e).__name__ for e in conv.state.events] == ["MessageEvent"]
+
+
 def test_a_run_error_carries_the_error_event_it_recorded(make_conversation, llm) -> None:
     conv = make_conversation(StepOnlyAgent(llm=llm))
     conv.send_message("fail quietly")

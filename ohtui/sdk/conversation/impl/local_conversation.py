@@ -693,10 +693,7 @@ class LocalConversation(LocalBoundary):
         """Answer a side question from the history; records nothing, changes no status."""
         self._writable("ask its model")
         self._ensure_agent_ready()
-        ask = getattr(self.agent, "ask", None)
-        if ask is None:
-            raise NotImplementedError(f"{type(self.agent).__name__} cannot answer side questions")
-        answer = str(ask(question, self._state, llm=self._ask_agent_llm()))
+        answer = str(self.agent.ask(question, self._state, llm=self._ask_agent_llm()))
         return self._state.secret_registry.mask_secrets_in_output(answer)
 
     def switch_llm(self, llm: LLM) -> None:
@@ -762,16 +759,11 @@ class LocalConversation(LocalBoundary):
         """
         self._writable("be condensed")
         condenser = self.agent.condenser
-        condense_now = getattr(self.agent, "condense_now", None)
-        if (
-            condense_now is None
-            or condenser is None
-            or not condenser.handles_condensation_requests()
-        ):
+        if condenser is None or not condenser.handles_condensation_requests():
             raise ValueError(no_condenser_message(condenser))
         self._ensure_agent_ready()
         with self._state:  # the run loop holds it for each step: a running step ends first
-            condense_now(self._state, self._on_event, focus=focus)
+            self.agent.condense_now(self._state, self._on_event, focus=focus)
             self._state.notify_stats_changed()
 
     def close(self) -> None:
