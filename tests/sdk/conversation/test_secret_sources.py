@@ -31,9 +31,9 @@ from ohtui.sdk.conversation import (
     SecretsUnavailableWarning,
     StaticSecret,
     secret_registry,
-    secret_sources,
 )
 from ohtui.sdk.conversation.secret_registry import SecretMaskingFilter
+from ohtui.sdk.secret import secrets as secret_sources
 from ohtui.sdk.tools.terminal import TerminalObservation
 
 MASK = "<secret-hidden>"
