@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from ohtui.sdk.conversation.event_store import EventsListBase
 from ohtui.sdk.event.base import Event
 from ohtui.sdk.wire.events_out import event_to_wire
 from ohtui.sdk.wire.extensions import EVENT_FIELDS_PARAM
@@ -82,11 +83,10 @@ def search(
 
 
 def _index_of(events: Sequence[Event], event_id: str) -> int | None:
-    get_index = getattr(events, "get_index", None)  # EventLog: an index lookup in the store
-    if get_index is not None:
+    if isinstance(events, EventsListBase):  # a lookup in the store's index
         try:
-            return int(get_index(event_id))
-        except (KeyError, ValueError):
+            return events.index_of(event_id)
+        except KeyError:
             return None
     return next((n for n, event in enumerate(events) if event.id == event_id), None)
 

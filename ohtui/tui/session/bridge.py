@@ -87,7 +87,7 @@ class Bridge:
         if not isinstance(events, EventLog):  # a remote one's: in the order they come
             return None
         try:
-            return events.get_index(event.id)
+            return events.index_of(event.id)
         except KeyError:
             return None
 
