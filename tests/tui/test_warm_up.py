@@ -70,3 +70,21 @@ async def test_the_picker_is_got_ready_once_the_first_frame_is_idle_and_still_op
         assert isinstance(screen, PickerScreen)
         await wait(pilot, lambda: not screen.pending, what="its rows")
         assert app.stylesheet.source == sources  # it brought nothing new to parse
+
+
+def test_the_app_module_loads_no_session_opening_or_engine() -> None:
+    """What the first frame imports is small: the session, the opening of a conversation, the
+    engine and pydantic load once the session starts (a module moved below one of them and
+    imported by the app at its top would pull them all in)."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys, ohtui.cli, ohtui.tui.app; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pydantic', 'litellm') "
+        "or m.startswith(('ohtui.sdk', 'ohtui.opening', 'ohtui.tui.session'))))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert out.stdout.strip() == "[]"

@@ -28,9 +28,9 @@ from ohtui.tui.app.preload import preload_picker
 from ohtui.tui.key_order import OrderedKeys
 from ohtui.tui.options import AppOptions
 from ohtui.tui.screens.chat import ChatScreen
-from ohtui.tui.session.engine_import import load_engine
 from ohtui.tui.shown_only import ShownOnly
 from ohtui.tui.toast_place import watch_screens
+from ohtui.tui.widgets.engine_import import load_engine
 
 WARM_UP_AFTER = 2.0
 """Seconds the first frame stays idle before the LLM path is warmed up (see _warm_up) and the

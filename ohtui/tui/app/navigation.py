@@ -75,7 +75,7 @@ class Navigation(App[None]):
             then()
 
         def load() -> None:
-            from ohtui.tui.session.engine_import import load_engine
+            from ohtui.tui.widgets.engine_import import load_engine
 
             load_engine()
             self.profile.load()
@@ -137,7 +137,7 @@ class Navigation(App[None]):
 
         def find() -> None:
             from ohtui.sdk.conversation import ConversationNotFoundError, LocalCatalog
-            from ohtui.tui.session.engine_import import load_engine
+            from ohtui.tui.widgets.engine_import import load_engine
 
             load_engine()
             try:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-from ohtui.tui.session.engine_import import IMPORT_LOCK, load_engine
+from ohtui.tui.widgets.engine_import import IMPORT_LOCK, load_engine
 
 if TYPE_CHECKING:
     from textual.app import App

@@ -42,8 +42,8 @@ from ohtui.tui.screens.picker_changes import ConversationChanges, Deleted, Renam
 from ohtui.tui.screens.picker_header import scope_line, show, show_legend
 from ohtui.tui.screens.picker_listing import Counted, Listed, RowsReader
 from ohtui.tui.screens.picker_preview import PreviewLoaded, PreviewPane
-from ohtui.tui.session.engine_import import load_engine
 from ohtui.tui.style_preload import preload_styles
+from ohtui.tui.widgets.engine_import import load_engine
 from ohtui.tui.widgets.marked import MarkedOptionList
 
 if TYPE_CHECKING:
@@ -275,7 +275,7 @@ class PickerScreen(Screen[str | None]):
         """Run database work on a thread; post the message it returns (if any), or _Failed."""
 
         def work() -> None:
-            load_engine()  # one thread at a time: see ohtui.tui.session.engine_import
+            load_engine()  # one thread at a time: see ohtui.tui.widgets.engine_import
             try:
                 message = job()
             # Locked or damaged database (TimeoutError, PersistenceError: OSErrors), a

@@ -19,7 +19,6 @@ from ohtui.tui import messages as msg
 from ohtui.tui.session.approvals import Approvals, rejects_all_only
 from ohtui.tui.session.bridge import Bridge
 from ohtui.tui.session.checkpoints import Checkpoints
-from ohtui.tui.session.engine_import import load_engine
 from ohtui.tui.session.heap import settle_heap
 from ohtui.tui.session.link import Link
 from ohtui.tui.session.mcp import McpServers
@@ -31,6 +30,7 @@ from ohtui.tui.session.titles import Titles
 from ohtui.tui.session.trust import TrustQuestions
 from ohtui.tui.session.words import describe
 from ohtui.tui.status import RunStatus
+from ohtui.tui.widgets.engine_import import load_engine
 
 if TYPE_CHECKING:
     from textual.message_pump import MessagePump

@@ -2,7 +2,7 @@
 
 It imports the engine's event, action and observation types at its top and dispatches on
 them (`functools.singledispatch`), so a new event or tool type is one registered function.
-It is imported once the engine has loaded (`session.engine_import.load_engine`), never on
+It is imported once the engine has loaded (`widgets.engine_import.load_engine`), never on
 the way to the first frame. The view keeps the bookkeeping (which calls are on screen, what
 streamed, what is queued) and hands it in as a `CellHost`.
 """

@@ -3,7 +3,8 @@
 Importing one package from two threads at once can fail in Python (a half-initialised
 package raises KeyError or ImportError), and several threads reach for the engine early:
 the preload started with the app, the settings loader, the session, the picker. Each calls
-`load_engine` first; the first one does the work and the others wait for it.
+`load_engine` first; the first one does the work and the others wait for it. It lives with
+the widgets, below everything that calls it, because the cells are what it loads last.
 """
 
 from __future__ import annotations
