@@ -21,7 +21,6 @@ import hashlib
 import json
 import logging
 import os
-import stat
 import tempfile
 import threading
 from collections.abc import Collection, Iterator
@@ -30,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ohtui.settings.run_review import Launch, changes, review
+from ohtui.small_file import UnusableFileError, read_small
 
 if TYPE_CHECKING:
     from ohtui.sdk.sandbox import SandboxConfig
@@ -99,10 +99,10 @@ def read_project_servers(workspace: Path) -> ProjectServers | None:
     """
     path = workspace / PROJECT_FILE
     try:
-        raw = _read_small(path)
+        raw = read_small(path, MAX_PROJECT_FILE)
     except FileNotFoundError:
         return None
-    except _NotUsableError as exc:
+    except UnusableFileError as exc:
         return ProjectServers(path, error=f"{path} {exc}")
     except OSError as exc:
         return ProjectServers(path, error=f"{path} cannot be read: {exc.strerror or exc}")
@@ -124,23 +124,6 @@ def read_project_servers(workspace: Path) -> ProjectServers | None:
         why = exc.strerror or exc
         return ProjectServers(path, error=f"{path} cannot be reviewed: {why}")
     return ProjectServers(path, servers, launches)
-
-
-class _NotUsableError(Exception):
-    """The project file is no small regular file (the message ends the sentence)."""
-
-
-def _read_small(path: Path) -> bytes:
-    """The bytes of a regular file of at most MAX_PROJECT_FILE, opened without blocking (a
-    FIFO would wait for a writer) and checked on its descriptor."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    with os.fdopen(fd, "rb") as stream:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise _NotUsableError("is not a regular file")
-        raw = stream.read(MAX_PROJECT_FILE + 1)
-    if len(raw) > MAX_PROJECT_FILE:
-        raise _NotUsableError(f"is larger than {MAX_PROJECT_FILE // (1 << 20)} MiB")
-    return raw
 
 
 class TrustStore:

@@ -15,14 +15,34 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
+import re2
 from pathspec import GitIgnoreSpec, RegexPattern
 
+from ohtui.small_file import read_small
+
 IGNORE_FILE = ".gitignore"
+MAX_RULES_FILE = 1 << 20
+"""A rules file larger than this (1 MiB) is left unread: it adds no rule."""
 
 
 Finder = Callable[[str], object]
-"""`Pattern.match` or `Pattern.search`: None where no pattern can match."""
+"""`match` or `search` of an expression: None where no pattern can match."""
+
+
+class Listing(Protocol):
+    """An expression searched for in names or paths one a line."""
+
+    def search(self, text: str) -> object:
+        """Where it matches (None: nowhere)."""
+        ...
+
+
+ENGINE = "re2"
+"""Every expression a rules file makes is matched by RE2, in time linear in the path: a
+pattern such as `**/z*z*z*z*z*z*z*q` would otherwise backtrack for seconds on one long
+name (Python's `re`), in a file anyone may put in the workspace."""
 
 
 @dataclass(frozen=True)
@@ -41,7 +61,7 @@ class _Layer:
     anywhere in the last part (many such expressions, searched at once, cost one scan)."""
     anchored: Finder | None
     """Finds where one of the other patterns may match the path (None: there are none)."""
-    anchored_listing: re.Pattern[str] | None
+    anchored_listing: Listing | None
     """Finds, in a folder's paths one a line, where one of those patterns may match."""
 
     def path(self, relative: str) -> str:
@@ -64,10 +84,10 @@ class IgnoreRules:
     """Finds where such a pattern starting with `*` may match a last part."""
     anchored: tuple[_Layer, ...] = ()
     """The layers with patterns that do not apply at any level."""
-    names_listing: re.Pattern[str] | None = None
+    names_listing: Listing | None = None
     """Finds, in a folder's entry names one a line, where a pattern that applies at any
     level may match the start of one of them."""
-    endings_listing: re.Pattern[str] | None = None
+    endings_listing: Listing | None = None
     """The same for the patterns starting with `*`, anywhere in a name."""
 
     @classmethod
@@ -118,10 +138,11 @@ class IgnoreRules:
     def _with(self, path: Path, *, strip: int) -> IgnoreRules:
         """These rules, plus the patterns in the file at `path` if it can be read."""
         try:
-            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+            raw = read_small(path, MAX_RULES_FILE, follow=False)
         except OSError:
-            return self  # no such file, or unreadable: it adds no rule
-        spec = GitIgnoreSpec.from_lines(lines)
+            return self  # none, a link, no regular file (a FIFO), too large: no rule
+        lines = raw.decode("utf-8", errors="replace").splitlines()
+        spec = GitIgnoreSpec.from_lines(lines, backend=ENGINE)
         if not any(pattern.include is not None for pattern in spec.patterns):
             return self  # comments and blank lines only
         layers = (*self.layers, _layer(spec, strip))
@@ -182,25 +203,25 @@ def _finder(sources: list[str]) -> Finder | None:
         f"(?:{source.removeprefix('^') if anchored else source})" for source in sources
     )
     try:
-        expression = re.compile(joined)
-    except re.error:
-        expression = re.compile(_ANYTHING)  # every path is asked about
+        expression = re2.compile(joined)
+    except re2.error:
+        expression = re2.compile(_ANYTHING)  # every path is asked about
     return expression.match if anchored else expression.search
 
 
-def _listing(sources: list[str], *, at_line_start: bool = False) -> re.Pattern[str] | None:
+def _listing(sources: list[str], *, at_line_start: bool = False) -> Listing | None:
     """One expression finding, in names or paths one a line, where any of `sources` (at
     the start of a line, with `at_line_start`) may match one of them (`^` and `$` at each
     line; a match running over two lines only asks about more); None for no sources."""
     if not sources:
         return None
     if any("\\A" in source or "\\Z" in source for source in sources):
-        return re.compile("")  # they would miss a line in the middle: ask about every one
+        return re2.compile("")  # they would miss a line in the middle: ask about every one
     try:
         joined = "|".join(f"(?:{source})" for source in sources)
-        return re.compile(f"^(?:{joined})" if at_line_start else joined, re.MULTILINE)
-    except re.error:
-        return re.compile("")
+        return re2.compile(f"(?m)^(?:{joined})" if at_line_start else f"(?m){joined}")
+    except re2.error:
+        return re2.compile("")
 
 
 def _git_dir(top: Path) -> Path:
@@ -210,14 +231,15 @@ def _git_dir(top: Path) -> Path:
     if dot_git.is_dir():
         return dot_git
     try:
-        pointer = dot_git.read_text(encoding="utf-8").strip()
+        pointer = read_small(dot_git, MAX_RULES_FILE).decode("utf-8", errors="replace").strip()
     except OSError:
         return dot_git
     if not pointer.startswith("gitdir:"):
         return dot_git
     git_dir = (top / pointer.removeprefix("gitdir:").strip()).resolve()
     try:
-        common = (git_dir / "commondir").read_text(encoding="utf-8").strip()
+        common = read_small(git_dir / "commondir", MAX_RULES_FILE).decode(errors="replace")
     except OSError:
         return git_dir
+    common = common.strip()
     return (git_dir / common).resolve()

@@ -192,3 +192,170 @@ def test_a_folder_nothing_ignores_is_told_at_once(tmp_path: Path) -> None:
     assert rules.may_ignore("src/", ["a.py", "x.log", "b.py"])  # a name in the middle
     assert rules.may_ignore("src/", ["a.py", "build/"])
     assert rules.may_ignore("", ["a.py", "top.txt"])
+
+
+# --- what a workspace may hold where a rules file should be ---------------------------------
+
+
+def index_within(root: Path, seconds: float = 10.0) -> set[str]:
+    """The index of `root`, or a test failure if building it takes longer (a hang)."""
+    import threading
+
+    found: list[set[str]] = []
+    worker = threading.Thread(
+        target=lambda: found.append(set(index_workspace(root).paths)), daemon=True
+    )
+    worker.start()
+    worker.join(seconds)
+    assert found, f"indexing {root} hung (a rules file that never ends?)"
+    return found[0]
+
+
+def fifo(path: Path) -> None:
+    import os
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(path)
+
+
+@pytest.mark.parametrize(
+    "where",
+    [".gitignore", "src/.gitignore", ".git/info/exclude", ".git", "deep/er/.gitignore"],
+)
+def test_a_fifo_where_rules_are_read_never_hangs_the_index(tmp_path: Path, where: str) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src/main.py").write_text("x")
+    if where.startswith(".git/"):
+        (tmp_path / ".git/info").mkdir(parents=True)
+    fifo(tmp_path / where)
+    assert "src/main.py" in index_within(tmp_path)
+
+
+@pytest.mark.parametrize("target", ["/dev/zero", "/dev/urandom"])
+def test_a_rules_file_linked_to_an_endless_device_is_not_read(tmp_path: Path, target: str) -> None:
+    (tmp_path / "a.py").write_text("x")
+    (tmp_path / ".gitignore").symlink_to(target)
+    assert index_within(tmp_path) == {"a.py"}
+
+
+def test_a_huge_rules_file_is_left_unread(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("x")
+    (tmp_path / "b.log").write_text("x")
+    with (tmp_path / ".gitignore").open("w") as out:
+        out.write("*.log\n")
+        out.write(("#" * 1023 + "\n") * 3000)  # 3 MB of comments
+    assert index_within(tmp_path) == {"a.py", "b.log"}
+
+
+def test_a_gitignore_that_links_outside_is_not_followed(tmp_path: Path) -> None:
+    """As git does since 2.32: a symbolic link in place of a .gitignore is not read."""
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "ws/a.py").write_text("x")
+    (tmp_path / "outside").write_text("*.py\n")
+    (tmp_path / "ws/.gitignore").symlink_to(tmp_path / "outside")
+    assert index_within(tmp_path / "ws") == {"a.py"}
+
+
+def test_a_gitdir_pointer_to_a_fifo_or_a_missing_folder_adds_no_rule(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "a.py").write_text("x")
+    fifo(tmp_path / "elsewhere/info/exclude")
+    fifo(tmp_path / "elsewhere/commondir")
+    (workspace / ".git").write_text(f"gitdir: {tmp_path / 'elsewhere'}\n")
+    assert index_within(workspace) == {"a.py"}
+    (workspace / ".git").write_text("gitdir: /nonexistent/nowhere\n")
+    assert index_within(workspace) == {"a.py"}
+
+
+# Later tries of the same classes, written after the fix and not around it.
+
+
+def test_a_gitignore_that_is_a_folder_or_a_socket_adds_no_rule(tmp_path: Path) -> None:
+    import socket
+
+    (tmp_path / "a.log").write_text("x")
+    (tmp_path / ".gitignore").mkdir()
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub/b.log").write_text("x")
+    listener = socket.socket(socket.AF_UNIX)
+    try:
+        listener.bind(str(tmp_path / "sub/.gitignore"))
+        assert index_within(tmp_path) == {"a.log", "sub/", "sub/b.log"}
+    finally:
+        listener.close()
+
+
+@pytest.mark.parametrize("target", ["/dev/null", "/dev/tty", "/proc/self/environ"])
+def test_a_gitignore_linked_to_a_special_file_is_not_followed(tmp_path: Path, target: str) -> None:
+    (tmp_path / "a.py").write_text("x")
+    (tmp_path / ".gitignore").symlink_to(target)
+    assert index_within(tmp_path) == {"a.py"}
+
+
+def test_the_exclude_file_linked_to_an_endless_device_adds_no_rule(tmp_path: Path) -> None:
+    (tmp_path / ".git/info").mkdir(parents=True)
+    (tmp_path / ".git/info/exclude").symlink_to("/dev/zero")
+    (tmp_path / "a.py").write_text("x")
+    assert index_within(tmp_path) == {"a.py"}
+
+
+def test_a_git_file_linked_to_a_fifo_or_pointing_into_one_adds_no_rule(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "a.py").write_text("x")
+    fifo(tmp_path / "pipe")
+    (workspace / ".git").symlink_to(tmp_path / "pipe")
+    assert index_within(workspace) == {"a.py"}
+    (workspace / ".git").unlink()
+    (workspace / ".git").write_text(f"gitdir: {tmp_path / 'pipe'}\n")
+    assert index_within(workspace) == {"a.py"}
+
+
+def test_a_commondir_climbing_out_reads_no_device(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    (tmp_path / "gd").mkdir()
+    (tmp_path / "gd/commondir").write_text("../../../../../../../../dev\n")
+    workspace.mkdir()
+    (workspace / "a.py").write_text("x")
+    (workspace / ".git").write_text(f"gitdir: {tmp_path / 'gd'}\n")
+    assert index_within(workspace) == {"a.py"}
+
+
+def test_a_gitignore_of_bad_bytes_still_reads_its_good_lines(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("x")
+    (tmp_path / "b.log").write_text("x")
+    (tmp_path / ".gitignore").write_bytes(b"\xff\xfe\x00junk\x00\n*.log\n\x80\x81\n")
+    assert index_within(tmp_path) == {"a.py"}
+
+
+def test_a_rules_file_at_the_limit_is_read_and_one_byte_more_is_not(tmp_path: Path) -> None:
+    from ohtui.tui.ignore_rules import MAX_RULES_FILE
+
+    (tmp_path / "a.py").write_text("x")
+    (tmp_path / "b.log").write_text("x")
+    rules = "*.log\n"
+    padding = MAX_RULES_FILE - len(rules)
+    (tmp_path / ".gitignore").write_text(rules + "#" * (padding - 1) + "\n")
+    assert index_within(tmp_path) == {"a.py"}
+    (tmp_path / ".gitignore").write_text(rules + "#" * padding + "\n")
+    assert index_within(tmp_path) == {"a.py", "b.log"}
+
+
+def test_a_nested_gitignore_linked_to_the_top_one_is_not_read_twice(tmp_path: Path) -> None:
+    (tmp_path / ".gitignore").write_text("*.log\n")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub/.gitignore").symlink_to(tmp_path / ".gitignore")
+    (tmp_path / "sub/keep.txt").write_text("x")
+    (tmp_path / "sub/x.log").write_text("x")
+    assert index_within(tmp_path) == {"sub/", "sub/keep.txt"}
+
+
+def test_many_deep_wildcards_stay_quick(tmp_path: Path) -> None:
+    (tmp_path / ".gitignore").write_text("**/**/**/**/**/**/**/**/z*z*z*z*z*z*z*z*q\n")
+    deep = tmp_path / "/".join(["d"] * 12)
+    deep.mkdir(parents=True)
+    (deep / ("z" * 60)).write_text("x")
+    started = time.monotonic()
+    assert f"{'d/' * 12}{'z' * 60}" in index_within(tmp_path)
+    assert time.monotonic() - started < 5
