@@ -120,7 +120,7 @@ class Agent(AgentBase):
             self._dynamic_context = dynamic
             content = f"{prompt}\n\n{dynamic}" if dynamic else prompt
             self._system_message = {"role": "system", "content": content}
-        if len(state.events) == 0:
+        if len(state.events) == 0:  # (the log: a system prompt once)
             on_event(
                 SystemPromptEvent(
                     system_prompt=TextContent(text=self._static_prompt),
@@ -150,7 +150,7 @@ class Agent(AgentBase):
         """Run pending actions if any; otherwise ask the LLM once and act on its answer."""
         state = conversation.state
         cancel = conversation.cancel_requested
-        pending = state.get_unmatched_actions(state.events)
+        pending = state.get_unmatched_actions(state.active_branch())
         if pending:  # the user confirmed them
             self._execute(conversation, pending, on_event, cancel, confirmed=True)
             return
@@ -162,7 +162,7 @@ class Agent(AgentBase):
         self._condense_if_wanted(state, on_event)
         try:
             if self.conversation_manager is not None:
-                history = self._history.messages(state.events, skip=state.blocked_messages)
+                history = self._history.messages(state.active_branch(), skip=state.blocked_messages)
                 response = self._managed_completion(state, history, tools, on_token, cancel)
             else:
                 try:
@@ -190,7 +190,7 @@ class Agent(AgentBase):
     def _messages(self, state: ConversationState) -> list[dict[str, Any]]:
         """What the model gets: the system prompt, then the condensed view as messages."""
         assert self._system_message is not None
-        history = self._history.messages(state.events, skip=state.blocked_messages)
+        history = self._history.messages(state.active_branch(), skip=state.blocked_messages)
         return [self._system_message, *history]
 
     def _ask_model(
@@ -219,7 +219,7 @@ class Agent(AgentBase):
         threshold passed); when it finds nothing to condense, the view goes as it is."""
         try:
             self._history.maybe_condense(
-                self.condenser, state.events, self.llm, on_event, state.blocked_messages
+                self.condenser, state.active_branch(), self.llm, on_event, state.blocked_messages
             )
         except NoCondensationAvailableException as exc:
             logger.info("no condensation available, sending the whole view: %s", exc)
@@ -245,7 +245,7 @@ class Agent(AgentBase):
             ) from exc
         try:
             self._history.condense_on_request(
-                condenser, state.events, self.llm, on_event, state.blocked_messages
+                condenser, state.active_branch(), self.llm, on_event, state.blocked_messages
             )
         except NoCondensationAvailableException as none:
             raise overflow_error(
@@ -272,7 +272,7 @@ class Agent(AgentBase):
         when there is nothing to condense.
         """
         condensation = self._history.condense_on_request(
-            self.condenser, state.events, self.llm, on_event, state.blocked_messages, focus
+            self.condenser, state.active_branch(), self.llm, on_event, state.blocked_messages, focus
         )
         if self._system_message is not None:  # the context is smaller now: count it again
             tokens = self.llm.get_token_count(
@@ -426,7 +426,7 @@ class Agent(AgentBase):
         tool = self.tools_map.get(call.name)
         if tool is None:
             known = ", ".join(sorted(self.tools_map))
-            gone = missing_mcp_tool(call.name, state.events, self.mcp)
+            gone = missing_mcp_tool(call.name, state.active_branch(), self.mcp)
             return _ParsedCall(
                 error=f"There is no tool named '{call.name}'{gone}. Use one of: {known}."
             )
@@ -581,7 +581,7 @@ class Agent(AgentBase):
         told not to call them; an answer without text is an LLMNoResponseError.
         """
         history = ChatHistory()
-        history.update(View.from_events(state.events, skip=state.blocked_messages).events)
+        history.update(View.from_events(state.active_branch(), skip=state.blocked_messages).events)
         system = self._system_message or {"role": "system", "content": ""}
         messages = [Message.from_llm_chat_message(m) for m in (system, *history.answered())]
         prompt = SIDE_QUESTION.format(question=question)

@@ -75,7 +75,7 @@ def run_agent_hook(
             f"```json\n{event_json(event)}\n```"
         )
         conversation.run()
-        answer = response_utils.get_agent_final_response(conversation.state.events)
+        answer = response_utils.get_agent_final_response(conversation.state.active_branch())
     except Exception as exc:  # noqa: BLE001 - a hook that cannot decide must not end the run
         return fall_open(hook, "the hook's agent failed, so the event was allowed", str(exc))
     finally:

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
         CheckpointRestoreEvent,
         FileChangeRecord,
     )
+    from ohtui.sdk.event.types import EventID
     from ohtui.sdk.llm.llm import LLM
     from ohtui.sdk.llm.message import Message
     from ohtui.sdk.sandbox import SandboxConfig
@@ -57,6 +58,9 @@ class ConversationStateProtocol(Protocol):
     def confirmation_policy(self) -> ConfirmationPolicyBase: ...
     @property
     def security_analyzer(self) -> SecurityAnalyzerBase | None: ...
+    @property
+    def leaf_event_id(self) -> EventID | None: ...
+    def active_branch(self, limit: int | None = None) -> Sequence[Event]: ...
 
 
 class BaseConversation(ABC):
@@ -193,6 +197,29 @@ class BaseConversation(ABC):
         """Let these waiting actions run outside the sandbox, once each. ValueError where
         there is no sandbox to run them outside of."""
         raise ValueError(f"{type(self).__name__} has no sandbox to run actions outside of")
+
+    # --- the conversation tree ----------------------------------------------------------
+
+    @abstractmethod
+    def fork(
+        self,
+        *,
+        conversation_id: ConversationID | None = None,
+        agent: AgentBase | None = None,
+        title: str | None = None,
+        tags: dict[str, str] | None = None,
+        reset_metrics: bool = True,
+        from_event_id: EventID | None = None,
+    ) -> BaseConversation:
+        """A new conversation with a copy of this one's events (all of them, or with
+        `from_event_id` the branch up to it, made its HEAD), its own id, title and tags, and
+        (unless `reset_metrics` is False) fresh metrics; it starts idle. ValueError for an
+        unknown `from_event_id` or a `conversation_id` already taken."""
+
+    @abstractmethod
+    def navigate_to(self, event_id: EventID | None) -> None:
+        """Move HEAD (`state.leaf_event_id`) to an event of this conversation (None: empty):
+        the agent continues from there; every branch stays. ValueError for an unknown id."""
 
     # --- checkpoints of the workspace ----------------------------------------------------
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from abc import ABC, abstractmethod
+from array import array
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, overload
@@ -13,8 +14,10 @@ from ohtui.sdk.conversation.write_behind import WriteBehind
 from ohtui.sdk.event.base import Event
 from ohtui.sdk.event.llm_convertible.action import ActionEvent
 from ohtui.sdk.event.llm_convertible.message import MessageEvent
-from ohtui.sdk.event.types import EventID
+from ohtui.sdk.event.types import ROOT_PARENT_ID, EventID
 
+ROOT = -1
+"""The parent index of a root of the conversation tree."""
 PAGE_SIZE = 256
 CACHED_EVENTS = 4 * PAGE_SIZE
 """Events a stored log keeps in memory: the agent's condensed view and the screen's window
@@ -37,6 +40,63 @@ class EventsListBase(Sequence[Event], ABC):
         the events (KeyError naming the id when the list has no such event). The SDK's
         `get_index` is the same lookup."""
         return self.get_index(event_id)
+
+    def __contains__(self, item: object) -> bool:
+        """Whether the list holds this event, or an event with this id (looked up by id)."""
+        event_id = item.id if isinstance(item, Event) else item
+        if not isinstance(event_id, str):
+            return False
+        try:
+            self.get_index(event_id)
+        except KeyError:
+            return False
+        return True
+
+    # --- the conversation tree -------------------------------------------------------------
+
+    def parent_index(self, index: int) -> int:
+        """The index of the parent of the event at `index` (ROOT for a root): its
+        `parent_id`, or for an event older than the tree the one listed before it."""
+        parent_id = self[index].parent_id
+        if parent_id == ROOT_PARENT_ID:
+            return ROOT
+        if parent_id is not None:
+            return self.get_index(parent_id)
+        return index - 1 if index > 0 else ROOT
+
+    def branch_indexes(self, leaf_id: EventID | None, limit: int | None = None) -> array[int]:
+        """The indexes of the events from the root to `leaf_id`, root first (the last
+        `limit` of them with a limit); empty for None. KeyError for an unknown id;
+        ValueError when the events do not form a tree (a parent listed after its child)."""
+        chain: array[int] = array("q")
+        if leaf_id is None:
+            return chain
+        index = self.get_index(leaf_id)
+        while index != ROOT and (limit is None or len(chain) < limit):
+            chain.append(index)
+            parent = self.parent_index(index)
+            if parent >= index:
+                raise ValueError(
+                    f"event {self[index].id} names as parent an event listed after it: the "
+                    "events do not form a tree"
+                )
+            index = parent
+        chain.reverse()
+        return chain
+
+    def path_to_root(self, leaf_id: EventID | None, limit: int | None = None) -> list[Event]:
+        """The events of the branch ending at `leaf_id`, root first (the SDK's name; the last
+        `limit` with a limit). KeyError for an unknown id."""
+        return self.events_at(self.branch_indexes(leaf_id, limit))
+
+    def _effective_parent_id(self, idx: int, event: Event | None = None) -> EventID | None:
+        """The id of the parent of the event at `idx` (None for a root)."""
+        parent = self.parent_index(idx)
+        return None if parent == ROOT else self[parent].id
+
+    def events_at(self, indexes: Sequence[int]) -> list[Event]:
+        """The events at these indexes, in that order."""
+        return [self[i] for i in indexes]
 
 
 class EventLog(EventsListBase):
@@ -77,6 +137,9 @@ class EventLog(EventsListBase):
         self._writer = (
             WriteBehind(store, key, self._length) if store is not None and key is not None else None
         )
+        self._parents: array[int] | None = None if store is not None else array("q")
+        """The parent index of each event (ROOT for a root), read from the store when the
+        tree is first asked about, then kept as events are appended."""
 
     @property
     def cached(self) -> int:
@@ -138,11 +201,13 @@ class EventLog(EventsListBase):
         """The id of the event at `idx` (negative indexes count from the end)."""
         return self[idx].id
 
-    def append(self, event: Event, durable: bool = True) -> None:
+    def append(self, event: Event, durable: bool = True, head: bool = True) -> None:
         """Append `event`; with a store, on disk when this returns, or with `durable` False
-        handed to the background writer (on disk once `flush()` returns).
+        handed to the background writer (on disk once `flush()` returns). With `head`, the
+        store records it as the conversation's HEAD in the same write.
 
-        Raises ValueError if an event with the same id is already in the log, the writer's
+        Raises ValueError if an event with the same id is already in the log or its
+        `parent_id` names no event in it, the writer's
         failure (PersistenceError, ConversationReadOnlyError, ...) if an earlier write
         failed, and TimeoutError if the log stays locked for LOCK_TIMEOUT_SECONDS.
         """
@@ -155,6 +220,7 @@ class EventLog(EventsListBase):
             if existing is not None:
                 raise _duplicate(event.id, existing)
             index = self._length
+            parent = self._stored_parent(event)
             if self._writer is not None and self._store is not None:
                 self._store.check_writable()
                 stored = StoredEvent(
@@ -163,6 +229,8 @@ class EventLog(EventsListBase):
                     event.model_dump_json(),
                     _search_text(event),
                     _user_text(event),
+                    parent,
+                    head,
                 )
                 state = self._pending_state() if self._pending_state else None
                 if durable:
@@ -180,8 +248,66 @@ class EventLog(EventsListBase):
                 self._forget_written()
             self._remember(index, event)
             self._length = max(self._length, index + 1)  # another process may have appended
+            if self._parents is not None:
+                if len(self._parents) == index:
+                    self._parents.append(_resolved(parent, index))
+                else:  # another process appended too: read them again when needed
+                    self._parents = None
         finally:
             self._lock.release()
+
+    # --- the conversation tree -------------------------------------------------------------
+
+    def _stored_parent(self, event: Event) -> int | None:
+        """The parent index to store for `event` (None: the event before it, as of old)."""
+        if event.parent_id is None:
+            return None
+        if event.parent_id == ROOT_PARENT_ID:
+            return ROOT
+        index = self._known_index(event.parent_id)
+        if index is None:
+            index = self._stored_index(event.parent_id)
+        if index is None:
+            raise ValueError(
+                f"Parent event '{event.parent_id}' does not exist for event '{event.id}': "
+                "a parent_id must name an event already in this conversation."
+            )
+        return index
+
+    def parent_index(self, index: int) -> int:
+        """The index of the parent of the event at `index` (ROOT for a root), from the
+        parents' index (no event is read)."""
+        with self._lock:
+            return self._parent_array()[index]
+
+    def _parent_array(self) -> array[int]:
+        parents = self._parents
+        if parents is None or len(parents) < self._length:
+            parents = array("q")
+            if self._store is not None and self._key is not None:
+                self.flush()  # the events written behind are read with the rest
+                stored = self._store.event_parents(self._key)
+                for index, parent in enumerate(stored):
+                    parents.append(_resolved(parent, index))
+                self._length = max(self._length, len(parents))
+            self._parents = parents
+        return parents
+
+    def branch_indexes(self, leaf_id: EventID | None, limit: int | None = None) -> array[int]:
+        """See EventsListBase.branch_indexes: here from the parents' index, no event read."""
+        with self._lock:
+            return super().branch_indexes(leaf_id, limit)
+
+    def children(self, index: int) -> list[int]:
+        """The indexes of the events whose parent is the event at `index`, oldest first."""
+        with self._lock:
+            parents = self._parent_array()
+            return [i for i in range(index + 1, len(parents)) if parents[i] == index]
+
+    def events_at(self, indexes: Sequence[int]) -> list[Event]:
+        """The events at these indexes, in that order (read from the store a run at a time)."""
+        with self._lock:
+            return self._slice(indexes)
 
     def flush(self, timeout: float | None = None) -> None:
         """Wait until every event appended so far is on disk (at once without a store).
@@ -222,7 +348,7 @@ class EventLog(EventsListBase):
         start = index - index % PAGE_SIZE
         return self._read(start, min(start + PAGE_SIZE, self._length))[index]
 
-    def _slice(self, positions: range) -> list[Event]:
+    def _slice(self, positions: Sequence[int]) -> list[Event]:
         found: dict[int, Event] = {}
         missing: list[int] = []
         for index in positions:
@@ -231,8 +357,8 @@ class EventLog(EventsListBase):
                 missing.append(index)
             else:
                 found[index] = event
-        if missing:
-            found.update(self._read(min(missing), max(missing) + 1))
+        for start, stop in _runs(sorted(set(missing))):
+            found.update(self._read(start, stop))
         return [found[index] for index in positions]
 
     def _read(self, start: int, stop: int) -> dict[int, Event]:
@@ -258,6 +384,26 @@ class EventLog(EventsListBase):
             old_index, old = self._cache.popitem(last=False)
             if self._index_by_id.get(old.id) == old_index:
                 del self._index_by_id[old.id]
+
+
+def _resolved(parent: int | None, index: int) -> int:
+    """A stored parent as an index: None is the event before (a root at index 0)."""
+    if parent is None:
+        return index - 1 if index > 0 else ROOT
+    return parent
+
+
+def _runs(indexes: list[int]) -> Iterator[tuple[int, int]]:
+    """Sorted indexes as (start, stop) runs, a gap of more than a page starting a new run."""
+    if not indexes:
+        return
+    start = previous = indexes[0]
+    for index in indexes[1:]:
+        if index - previous > PAGE_SIZE:
+            yield start, previous + 1
+            start = index
+        previous = index
+    yield start, previous + 1
 
 
 def _user_text(event: Event) -> str | None:

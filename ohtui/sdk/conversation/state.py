@@ -16,6 +16,7 @@ from pydantic import ConfigDict, Field, PrivateAttr, SerializeAsAny, ValidationE
 
 from ohtui.sdk.agent.base import BUILT_IN_TOOL_CLASSES, AgentBase, check_resumable
 from ohtui.sdk.agent.conversation_contract import ConversationExecutionStatus
+from ohtui.sdk.conversation.branch import Branch
 from ohtui.sdk.conversation.event_store import EventLog
 from ohtui.sdk.conversation.exceptions import (
     ConversationNotFoundError,
@@ -28,6 +29,7 @@ from ohtui.sdk.conversation.stats import ConversationStats
 from ohtui.sdk.conversation.store import LOCK_TIMEOUT_SECONDS, ConversationStore
 from ohtui.sdk.conversation.types import ConversationCallbackType, ConversationID
 from ohtui.sdk.event.base import Event
+from ohtui.sdk.event.conversation_error import ConversationErrorEvent
 from ohtui.sdk.event.conversation_state import ConversationStateUpdateEvent
 from ohtui.sdk.event.llm_convertible.action import ActionEvent
 from ohtui.sdk.event.llm_convertible.message import MessageEvent
@@ -37,6 +39,7 @@ from ohtui.sdk.event.llm_convertible.observation import (
     UserRejectObservation,
 )
 from ohtui.sdk.event.llm_convertible.system import SystemPromptEvent
+from ohtui.sdk.event.types import ROOT_PARENT_ID, EventID
 from ohtui.sdk.plugins.types import ResolvedPluginSource
 from ohtui.sdk.sandbox import Sandbox
 from ohtui.sdk.security.analyzer import SecurityAnalyzerBase
@@ -95,6 +98,18 @@ class ConversationState(FastPrivateModel):
         default_factory=dict, description="Tools' and agent's own saved data (assign to save)."
     )
     title: str | None = Field(default=None, description="A short title for listings.")
+    tags: dict[str, str] = Field(
+        default_factory=dict, description="User-defined key-value tags (a fork's title too)."
+    )
+    leaf_event_id: EventID | None = Field(
+        default=None,
+        description="HEAD of the conversation tree: the parent of the next event appended. "
+        "None: an empty tree, or (unless head_is_empty) the newest event of a log older "
+        "than the tree. Moving it (navigate_to) re-roots the active branch.",
+    )
+    head_is_empty: bool = Field(
+        default=False, description="Whether HEAD was emptied on purpose (navigate_to(None))."
+    )
 
     _events: EventLog = PrivateAttr(default_factory=EventLog)
     _store: ConversationStore | None = PrivateAttr(default=None)
@@ -111,6 +126,8 @@ class ConversationState(FastPrivateModel):
     _cipher: Cipher | None = PrivateAttr(default=None)
     _sandbox: Sandbox | None = PrivateAttr(default=None)
     _outside_sandbox: set[str] = PrivateAttr(default_factory=set)
+    _branch: Branch | None = PrivateAttr(default=None)
+    _branch_leaf: EventID | None = PrivateAttr(default=None)
 
     # --- creation and resume -------------------------------------------------------------
 
@@ -187,6 +204,7 @@ class ConversationState(FastPrivateModel):
                 key = store.create(id.hex, state._dump(), state._summary())
             else:
                 state = cls._restore(stored.state_json, id, agent, store, cipher)
+                state._restore_head(stored.leaf)
                 state._cipher = cipher
                 state.workspace = workspace
                 state.persistence_dir = persistence_dir
@@ -238,6 +256,13 @@ class ConversationState(FastPrivateModel):
         )
         return state
 
+    def _restore_head(self, stored_leaf: str | None) -> None:
+        """HEAD as the store recorded it with the last event appended or the last move."""
+        state = object.__setattr__  # not a change: what was saved, read back
+        state(self, "leaf_event_id", stored_leaf)  # None: emptied, or the newest event
+        if stored_leaf is not None:
+            state(self, "head_is_empty", False)
+
     # --- saving and change notification --------------------------------------------------
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -249,9 +274,14 @@ class ConversationState(FastPrivateModel):
         old = getattr(self, name, None)
         value = valid_data(value)  # a title, a tool's saved data: always savable
         super().__setattr__(name, value)
+        if name in _HEAD_FIELDS:
+            self._branch = None
         if getattr(self, "_autosave_enabled", False):
+            if name == "leaf_event_id" and self._store is not None and self._key is not None:
+                self._events.flush()
+                self._store.set_leaf(self._key, value)
             self._save()
-            if old != value:
+            if old != value and name not in _HEAD_FIELDS:  # HEAD moves with every event
                 self._notify(name, value)
 
     def set_on_state_change(self, callback: ConversationCallbackType | None) -> None:
@@ -349,15 +379,62 @@ class ConversationState(FastPrivateModel):
         return self._events
 
     def append_event(self, event: Event, durable: bool = True) -> Event:
-        """Record `event` for good and return it: when persisted, saved before this returns,
-        or with `durable` False written behind (see EventLog.flush).
+        """Record `event` for good, on the active branch, and return it as recorded: when
+        persisted, saved before this returns, or with `durable` False written behind (see
+        EventLog.flush).
 
-        Every event recorded passes here, so here its text is made valid: one holding a lone
-        surrogate (a file name that is not UTF-8, a "\\ud800" from a model or a server) is
-        recorded, and returned, with U+FFFD in its place, never refused by the store."""
+        Every event recorded passes here: one without a `parent_id` gets HEAD as its parent,
+        and it becomes HEAD (but a state-sync artifact, which is no node of the tree). Its
+        text is made valid here too: one holding a lone surrogate (a file name that is not
+        UTF-8, a "\\ud800" from a model or a server) is recorded, and returned, with U+FFFD in
+        its place, never refused by the store."""
         event = valid_model(event)
-        self._events.append(event, durable)
+        if event.parent_id is None:
+            parent = self._resolve_active_leaf()
+            if parent is None and len(self._events) > 0:
+                parent = ROOT_PARENT_ID  # a new root over an emptied HEAD, not the last event
+            if parent is not None:
+                event = event.model_copy(update={"parent_id": parent})
+        node = not isinstance(event, ConversationStateUpdateEvent)
+        self._events.append(event, durable, head=node)
+        if node:
+            branch = self._branch
+            if branch is not None and event.parent_id == self._branch_leaf:
+                branch.indexes.append(self._events.get_index(event.id))
+                self._branch_leaf = event.id
+            else:
+                self._branch = None
+            setattr_ = object.__setattr__  # HEAD is saved with the event, in the same write
+            setattr_(self, "leaf_event_id", event.id)
+            setattr_(self, "head_is_empty", False)
         return event
+
+    def _resolve_active_leaf(self) -> EventID | None:
+        """HEAD, resolved: `leaf_event_id`; None for an emptied HEAD; for a log older than
+        the tree, its newest event that is a node of the tree (not a state-sync artifact or
+        a conversation error written after it)."""
+        if self.leaf_event_id is not None:
+            return self.leaf_event_id
+        if self.head_is_empty or len(self._events) == 0:
+            return None
+        for index in range(len(self._events) - 1, -1, -1):
+            event = self._events[index]
+            if not isinstance(event, ConversationStateUpdateEvent | ConversationErrorEvent):
+                return event.id
+        return None
+
+    def active_branch(self, limit: int | None = None) -> Branch:
+        """The events of the active branch (root to HEAD), root first: what the agent
+        remembers and the screen shows (the log also keeps abandoned branches). With
+        `limit`, only its last `limit` events."""
+        leaf = self._resolve_active_leaf()
+        branch = self._branch
+        if branch is None or leaf != self._branch_leaf:
+            branch = Branch(self._events, self._events.branch_indexes(leaf))
+            self._branch, self._branch_leaf = branch, leaf
+        if limit is not None and limit < len(branch):
+            return Branch(self._events, branch.indexes[len(branch) - limit :])
+        return branch
 
     @property
     def sandbox(self) -> Sandbox | None:
@@ -471,6 +548,10 @@ class ConversationState(FastPrivateModel):
             self._store.delete(self.id.hex)
         if self.persistence_dir:
             shutil.rmtree(self.persistence_dir, ignore_errors=True)
+
+
+_HEAD_FIELDS = frozenset({"leaf_event_id", "head_is_empty"})
+"""Fields moved with every event appended: saved, never announced to listeners."""
 
 
 def _check_directory_is_for(persistence_dir: str, id: ConversationID) -> None:

@@ -68,11 +68,13 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class StoredConversation:
-    """A saved conversation's row: its key, state JSON and number of events."""
+    """A saved conversation's row: its key, state JSON, number of events and HEAD (the
+    leaf of its tree; None: its newest event, or an empty HEAD)."""
 
     key: int
     state_json: str
     event_count: int
+    leaf: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +87,10 @@ class StoredEvent:
     data: str
     search_text: str | None = None
     first_user_message: str | None = None
+    parent: int | None = None
+    """The index of its parent in the tree; -1: a root; None: the event before (a root at 0)."""
+    head: bool = True
+    """Whether it becomes the conversation's HEAD (all but state-sync artifacts do)."""
 
 
 class ConversationStore(SummaryQueries):
@@ -263,7 +269,7 @@ class ConversationStore(SummaryQueries):
     def load(self, conversation_id: str) -> StoredConversation | None:
         """The saved row of a conversation, or None if it was never saved."""
         rows = self._query(
-            "SELECT c.key, s.state, c.event_count FROM conversations c "
+            "SELECT c.key, s.state, c.event_count, c.leaf FROM conversations c "
             "JOIN states s ON s.conversation = c.key WHERE c.id = ?",
             (conversation_id,),
         )
@@ -369,10 +375,18 @@ class ConversationStore(SummaryQueries):
             for event in events:
                 try:
                     row = conn.execute(
-                        "INSERT INTO events (conversation, seq, id, kind, data, search_text) "
-                        "SELECT ?, event_count, ?, ?, ?, ? FROM conversations WHERE key = ? "
-                        "RETURNING seq",
-                        (key, event.id, event.kind, event.data, event.search_text, key),
+                        "INSERT INTO events (conversation, seq, id, kind, data, search_text, "
+                        "parent) SELECT ?, event_count, ?, ?, ?, ?, ? FROM conversations "
+                        "WHERE key = ? RETURNING seq",
+                        (
+                            key,
+                            event.id,
+                            event.kind,
+                            event.data,
+                            event.search_text,
+                            event.parent,
+                            key,
+                        ),
                     ).fetchone()
                 except sqlite3.IntegrityError as exc:
                     raise ValueError(
@@ -382,13 +396,100 @@ class ConversationStore(SummaryQueries):
                     raise PersistenceError(f"conversation key {key} is not in {self}")
                 conn.execute(
                     "UPDATE conversations SET event_count = event_count + 1, updated_at = ?, "
-                    "first_user_message = coalesce(first_user_message, ?) WHERE key = ?",
-                    (_now(), event.first_user_message, key),
+                    "first_user_message = coalesce(first_user_message, ?), "
+                    "leaf = CASE WHEN ? THEN ? ELSE leaf END WHERE key = ?",
+                    (_now(), event.first_user_message, event.head, event.id, key),
                 )
                 indexes.append(int(row[0]))
             if state is not None:
                 self._write_state(conn, key, *state)
         return indexes
+
+    @db_errors
+    def fork(
+        self,
+        source_key: int,
+        conversation_id: str,
+        state_json: str,
+        summary: dict[str, Any],
+        indexes: Sequence[int] | None,
+        leaf: str | None,
+        origin: tuple[str, str | None],
+    ) -> int:
+        """Save a new conversation `conversation_id` holding a copy of the source's events,
+        in one transaction; returns its key. Without `indexes` every event is copied as it
+        is (the tree too); with them, those events (a branch, root first) become a linear
+        log. `origin` is the source's id and the event forked at (None: its HEAD).
+        ValueError when `conversation_id` is already saved."""
+        now = _now()
+        with self._transaction() as conn:
+            if _key_of(conn, conversation_id) is not None:
+                raise ValueError(f"conversation {conversation_id} already exists")
+            key = int(
+                conn.execute(
+                    "INSERT INTO conversations (id, created_at, updated_at, title, status, "
+                    "workspace, model, leaf, forked_from, forked_at, first_user_message) "
+                    "SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, first_user_message "
+                    "FROM conversations WHERE key = ?",
+                    (
+                        conversation_id,
+                        now,
+                        now,
+                        *_summary_values(summary),
+                        leaf,
+                        *origin,
+                        source_key,
+                    ),
+                ).lastrowid
+                or 0
+            )
+            conn.execute(
+                "INSERT INTO states (conversation, state) VALUES (?, ?)", (key, state_json)
+            )
+            if indexes is None:
+                conn.execute(
+                    "INSERT INTO events (conversation, seq, id, kind, data, search_text, "
+                    "parent) SELECT ?, seq, id, kind, data, search_text, parent FROM events "
+                    "WHERE conversation = ?",
+                    (key, source_key),
+                )
+            else:  # a branch is linear: each event's parent is the one before (NULL)
+                conn.executemany(
+                    "INSERT INTO events (conversation, seq, id, kind, data, search_text) "
+                    "SELECT ?, ?, id, kind, data, search_text FROM events "
+                    "WHERE conversation = ? AND seq = ?",
+                    ((key, seq, source_key, index) for seq, index in enumerate(indexes)),
+                )
+            count = conn.execute(
+                "SELECT count(*) FROM events WHERE conversation = ?", (key,)
+            ).fetchone()[0]
+            conn.execute("UPDATE conversations SET event_count = ? WHERE key = ?", (count, key))
+            return key
+
+    @db_errors
+    def fork_origin(self, conversation_id: str) -> tuple[str, str | None] | None:
+        """The conversation (and event) this one was forked from; None if not a fork."""
+        rows = self._query(
+            "SELECT forked_from, forked_at FROM conversations WHERE id = ?", (conversation_id,)
+        )
+        return (rows[0][0], rows[0][1]) if rows and rows[0][0] else None
+
+    @db_errors
+    def set_leaf(self, key: int, leaf: str | None) -> None:
+        """Move a conversation's HEAD (None: an empty HEAD, told apart by the state)."""
+        with self._transaction() as conn:
+            conn.execute("UPDATE conversations SET leaf = ? WHERE key = ?", (leaf, key))
+
+    @db_errors
+    def event_parents(self, key: int, start: int = 0) -> list[int | None]:
+        """The stored parent of each event from index `start` on (see StoredEvent.parent)."""
+        return [
+            row[0]
+            for row in self._query(
+                "SELECT parent FROM events WHERE conversation = ? AND seq >= ? ORDER BY seq",
+                (key, start),
+            )
+        ]
 
     @db_errors
     def event_count(self, key: int) -> int:

@@ -14,7 +14,7 @@ from typing import ParamSpec, TypeVar
 from ohtui.sdk.conversation.exceptions import PersistenceError
 
 APPLICATION_ID = 0x6F687475  # "ohtu"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 LOCK_TIMEOUT_SECONDS = 30.0
 
 _SCHEMA = """
@@ -29,7 +29,10 @@ CREATE TABLE IF NOT EXISTS conversations (
     first_user_message TEXT,
     status TEXT,
     workspace TEXT,
-    model TEXT
+    model TEXT,
+    leaf TEXT,  -- HEAD of the conversation tree (NULL: the newest event, or an empty HEAD)
+    forked_from TEXT,  -- the conversation this one was forked from, and at which event
+    forked_at TEXT
 );
 -- Apart from the summary row, which every append updates: rewriting a row rewrites all of it.
 CREATE TABLE IF NOT EXISTS states (
@@ -43,6 +46,7 @@ CREATE TABLE IF NOT EXISTS events (
     kind TEXT NOT NULL,
     data TEXT NOT NULL,
     search_text TEXT,  -- what full-text search should find in this event, if anything
+    parent INTEGER,  -- seq of its parent in the tree (-1: a root, NULL: seq - 1 or a root at 0)
     PRIMARY KEY (conversation, seq)
 ) WITHOUT ROWID;
 CREATE UNIQUE INDEX IF NOT EXISTS events_by_id ON events(conversation, id);
@@ -57,6 +61,16 @@ _INDEXES = """
 CREATE INDEX IF NOT EXISTS conversations_by_update ON conversations(updated_at, id);
 CREATE INDEX IF NOT EXISTS conversations_by_workspace ON conversations(workspace, updated_at, id);
 """
+# Schema 1 -> 2 (the conversation tree): columns added; every old row keeps its meaning (a
+# NULL parent is the event before, a NULL leaf the newest event).
+_UPGRADES = {
+    1: """
+ALTER TABLE conversations ADD COLUMN leaf TEXT;
+ALTER TABLE conversations ADD COLUMN forked_from TEXT;
+ALTER TABLE conversations ADD COLUMN forked_at TEXT;
+ALTER TABLE events ADD COLUMN parent INTEGER;
+""",
+}
 _INDEX_NAMES = tuple(re.findall(r"CREATE INDEX IF NOT EXISTS (\w+)", _INDEXES))
 
 
@@ -131,6 +145,11 @@ def make_schema(
                 f"'{path}' was written by a newer ohtui (schema {version}, this one "
                 f"reads {SCHEMA_VERSION}). Upgrade ohtui to open it."
             )
+        if has_tables and version < SCHEMA_VERSION:
+            for old in range(version, SCHEMA_VERSION):
+                for statement in _UPGRADES.get(old, "").split(";"):
+                    if statement.strip():
+                        conn.execute(statement)
         if not has_tables or version < SCHEMA_VERSION:
             for statement in _SCHEMA.split(";"):
                 if statement.strip():

@@ -1,11 +1,11 @@
 """OpenHands agent-server event JSON -> our events (what `RemoteConversation` reads).
 
-The server's events carry fields ours do not have (`parent_id` on every event, a terminal
-observation's `metadata`...), a few shaped differently (its terminal `timeout` is our
-`timed_out`, its hooks and tools are described in its own words) and kinds we lack. Known
-differences are translated; any other unknown field is dropped, field by field, as
-validation reports it; an unknown kind becomes a `ForeignEvent` (an unknown tool's action
-or observation a `ForeignAction` / `ForeignObservation`), so a frame never fails.
+The server's events carry fields ours do not have (a terminal observation's `metadata`...),
+a few shaped differently (its terminal `timeout` is our `timed_out`, its hooks and tools are
+described in its own words) and kinds we lack. Known differences are translated; any other
+unknown field is dropped, field by field, as validation reports it; an unknown kind becomes a
+`ForeignEvent` (an unknown tool's action or observation a `ForeignAction` /
+`ForeignObservation`), so a frame never fails.
 `StreamingDeltaEvent` frames are not events: `stream_chunk` turns them into token chunks.
 """
 
@@ -35,7 +35,7 @@ REMOTE_STREAM_ID = ""
 """The response id given to streamed deltas: the server does not say which LLM response they
 belong to, so a front end takes the next agent response as the one they built."""
 _MAX_PASSES = 8
-_BASE_FIELDS = ("id", "timestamp", "source", "kind")
+_BASE_FIELDS = ("id", "timestamp", "source", "kind", "parent_id")
 
 
 def load_tools() -> None:
@@ -90,7 +90,7 @@ def _foreign(data: dict[str, Any]) -> ForeignEvent:
         "foreign_kind": str(data.get("kind") or "Unknown"),
         "data": {k: v for k, v in data.items() if k not in _BASE_FIELDS},
     }
-    for name in ("id", "timestamp"):
+    for name in ("id", "timestamp", "parent_id"):
         if isinstance(data.get(name), str):
             fields[name] = data[name]
     if data.get("source") in get_args(SourceType):

@@ -167,7 +167,7 @@ def _terminal_observation(observation: dict[str, Any]) -> dict[str, Any]:
 
 def _hook_to_wire(data: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {
-        key: data[key] for key in ("id", "timestamp", "source", "kind") if key in data
+        key: data[key] for key in ("id", "timestamp", "source", "kind", "parent_id") if key in data
     }
     out["hook_event_type"] = data.get("hook_event_name", "")
     out["hook_command"] = data.get("command", "")

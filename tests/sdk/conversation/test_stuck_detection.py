@@ -105,11 +105,11 @@ def add_step(
         tool_call=call,
         llm_response_id=f"resp_{uuid.uuid4().hex[:8]}",
     )
-    state.events.append(action)
+    state.append_event(action)
     if agent_error:
-        state.events.append(AgentErrorEvent(error=result, tool_name=tool, tool_call_id=call_id))
+        state.append_event(AgentErrorEvent(error=result, tool_name=tool, tool_call_id=call_id))
     else:
-        state.events.append(
+        state.append_event(
             ObservationEvent(
                 observation=Observation.from_text(result, is_error=failed),
                 action_id=action.id,
@@ -206,7 +206,7 @@ def test_thresholds_are_frozen() -> None:
 
 def test_empty_history_is_not_stuck(state: ConversationState) -> None:
     assert pattern(StuckDetector(state)) is None
-    state.events.append(user_message())
+    state.append_event(user_message())
     assert pattern(StuckDetector(state)) is None
 
 
@@ -218,7 +218,7 @@ def test_repeated_action_observation_triggers_at_its_threshold(
         state, {"action_observation": threshold} if threshold is not None else None
     )
     n = threshold or 4
-    state.events.append(user_message())
+    state.append_event(user_message())
     for _ in range(n - 1):
         add_step(state)
     assert pattern(detector) is None
@@ -273,7 +273,7 @@ def test_a_repeated_action_error_is_nudged_at_its_threshold_and_stuck_one_later(
     assert "`terminal`" in nudge
     assert "3 times" in nudge
     assert "[exit code 1]" in nudge  # the error itself, so the model can act on it
-    state.events.append(nudge_message())
+    state.append_event(nudge_message())
     assert detector.get_action_error_nudge() is None  # told once, not again
     add_step(state, "false", "[exit code 1]", failed=True, agent_error=agent_error)
     assert pattern(detector) == "action_error"
@@ -313,11 +313,11 @@ def test_different_errors_are_not_stuck(state: ConversationState) -> None:
 
 def test_monologue_triggers_at_its_threshold(state: ConversationState) -> None:
     detector = StuckDetector(state)
-    state.events.append(user_message())
-    state.events.append(agent_message("one"))
-    state.events.append(agent_message("two"))
+    state.append_event(user_message())
+    state.append_event(agent_message("one"))
+    state.append_event(agent_message("two"))
     assert pattern(detector) is None
-    state.events.append(agent_message("three"))
+    state.append_event(agent_message("three"))
     assert pattern(detector) == "monologue"
     report = detector.check()
     assert report is not None
@@ -326,13 +326,13 @@ def test_monologue_triggers_at_its_threshold(state: ConversationState) -> None:
 
 def test_an_action_breaks_a_monologue(state: ConversationState) -> None:
     detector = StuckDetector(state)
-    state.events.append(agent_message("one"))
-    state.events.append(agent_message("two"))
+    state.append_event(agent_message("one"))
+    state.append_event(agent_message("two"))
     add_step(state, "ls", "a.txt")
-    state.events.append(agent_message("three"))
-    state.events.append(agent_message("four"))
+    state.append_event(agent_message("three"))
+    state.append_event(agent_message("four"))
     assert pattern(detector) is None
-    state.events.append(agent_message("five"))
+    state.append_event(agent_message("five"))
     assert pattern(detector) == "monologue"
 
 
@@ -371,10 +371,10 @@ def test_alternating_with_changing_results_is_not_stuck(state: ConversationState
 
 def test_repeated_condensation_is_a_context_window_loop(state: ConversationState) -> None:
     detector = StuckDetector(state)
-    state.events.append(Condensation(summary="one"))
-    state.events.append(Condensation(summary="two"))
+    state.append_event(Condensation(summary="one"))
+    state.append_event(Condensation(summary="two"))
     assert pattern(detector) is None
-    state.events.append(Condensation(summary="three"))
+    state.append_event(Condensation(summary="three"))
     assert pattern(detector) == "context_window"
 
 
@@ -382,7 +382,7 @@ def test_a_user_message_resets_the_window(state: ConversationState) -> None:
     detector = StuckDetector(state)
     for _ in range(3):
         add_step(state)
-    state.events.append(user_message("try harder"))
+    state.append_event(user_message("try harder"))
     add_step(state)
     assert pattern(detector) is None
     for _ in range(2):
@@ -394,41 +394,41 @@ def test_a_user_message_resets_the_window(state: ConversationState) -> None:
 
 def test_a_user_message_resets_a_monologue(state: ConversationState) -> None:
     detector = StuckDetector(state)
-    state.events.append(agent_message("one"))
-    state.events.append(agent_message("two"))
-    state.events.append(user_message())
-    state.events.append(agent_message("three"))
-    state.events.append(agent_message("four"))
+    state.append_event(agent_message("one"))
+    state.append_event(agent_message("two"))
+    state.append_event(user_message())
+    state.append_event(agent_message("three"))
+    state.append_event(agent_message("four"))
     assert pattern(detector) is None
 
 
 def test_a_nudge_is_remembered_until_the_user_writes(state: ConversationState) -> None:
     detector = StuckDetector(state)
-    state.events.append(user_message())
+    state.append_event(user_message())
     assert detector.nudged() is False
     for _ in range(4):
         add_step(state)
     assert pattern(detector) == "action_observation"
-    state.events.append(nudge_message())
+    state.append_event(nudge_message())
     assert detector.nudged() is True
     assert pattern(detector) == "action_observation"  # a nudge is not a step: it goes on
     add_step(state, "echo other", "other")
     assert pattern(detector) is None
     assert detector.nudged() is True
-    state.events.append(user_message("new directions"))
+    state.append_event(user_message("new directions"))
     assert detector.nudged() is False
     assert pattern(detector) is None
 
 
 def test_the_engines_own_messages_do_not_break_a_monologue(state: ConversationState) -> None:
     detector = StuckDetector(state)
-    state.events.append(user_message())
-    state.events.append(agent_message(""))
-    state.events.append(MessageEvent.from_environment("say something", EMPTY_REPLY_SENDER))
-    state.events.append(agent_message(""))
-    state.events.append(nudge_message())
+    state.append_event(user_message())
+    state.append_event(agent_message(""))
+    state.append_event(MessageEvent.from_environment("say something", EMPTY_REPLY_SENDER))
+    state.append_event(agent_message(""))
+    state.append_event(nudge_message())
     assert pattern(detector) is None
-    state.events.append(agent_message(""))
+    state.append_event(agent_message(""))
     assert pattern(detector) == "monologue"
 
 
@@ -439,18 +439,18 @@ def test_only_a_bounded_window_of_events_is_scanned(state: ConversationState) ->
         add_step(state)  # 8 events
     fillers = MAX_EVENTS_TO_SCAN_FOR_STUCK_DETECTION - 8
     for _ in range(fillers):
-        state.events.append(PauseEvent())
+        state.append_event(PauseEvent())
     assert pattern(detector) == "action_observation"  # all four steps are still in the window
-    state.events.append(PauseEvent())  # the first action falls out of the window
+    state.append_event(PauseEvent())  # the first action falls out of the window
     assert pattern(detector) is None
 
 
 def test_an_old_nudge_outside_the_window_is_forgotten(state: ConversationState) -> None:
     detector = StuckDetector(state)
-    state.events.append(nudge_message())
+    state.append_event(nudge_message())
     assert detector.nudged() is True
     for _ in range(MAX_EVENTS_TO_SCAN_FOR_STUCK_DETECTION):
-        state.events.append(PauseEvent())
+        state.append_event(PauseEvent())
     assert detector.nudged() is False
 
 

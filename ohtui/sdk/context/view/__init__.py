@@ -155,20 +155,26 @@ READ_PAGE = 256
 
 
 class IncrementalView:
-    """A View kept up to date with an append-only log, reading each event once.
+    """A View kept up to date with a growing branch of the log, reading each event once.
 
-    A step costs the events added since the last one, however long the history is.
+    A step costs the events added since the last one, however long the history is; when
+    the branch is another one (HEAD moved), the view is built again from its root.
     """
 
     def __init__(self) -> None:
         self.view = View()
         self._seen = 0
+        self._last_id: str | None = None
         self.generation = 0
-        """Grows by one each time a condensation changes the view (not on appends)."""
+        """Grows by one each time a condensation, or a move to another branch, changes the
+        view (not on appends)."""
 
     def update(self, events: Sequence[Event], skip: Container[str] = ()) -> View:
         """Take in the events added since the last call; return the view."""
         total = len(events)
+        if self._seen and (self._seen > total or events[self._seen - 1].id != self._last_id):
+            self.view, self._seen = View(), 0  # another branch: start again from its root
+            self.generation += 1
         while self._seen < total:
             # A page at a time: a resumed log is read once, without holding all of it.
             stop = min(self._seen + READ_PAGE, total)
@@ -179,4 +185,5 @@ class IncrementalView:
                     self.generation += 1
                 self.view.append_event(event)
             self._seen = stop
+            self._last_id = events[stop - 1].id
         return self.view

@@ -96,11 +96,11 @@ class LocalBoundary(BaseConversation):
 
     def list_checkpoints(self) -> list[CheckpointEvent]:
         """The workspace's checkpoints, newest first (see BaseConversation)."""
-        return checkpoints_in(self._state.events)
+        return checkpoints_in(self._state.active_branch())
 
     def undo_checkpoint(self) -> CheckpointEvent | None:
         """The checkpoint an undo restores (see BaseConversation)."""
-        return undo_target_in(self._state.events)
+        return undo_target_in(self._state.active_branch())
 
     def checkpoint_changes(self, checkpoint_id: str) -> list[FileChangeRecord]:
         """The files restoring the checkpoint would change now (see BaseConversation)."""
@@ -171,7 +171,7 @@ class LocalBoundary(BaseConversation):
         """
         self._writable("approve actions outside the sandbox")
         wanted = set(action_ids)
-        pending = {a.id for a in self._state.get_unmatched_actions(self._state.events)}
+        pending = {a.id for a in self._state.get_unmatched_actions(self._state.active_branch())}
         unknown = wanted - pending
         if unknown:
             raise ValueError(f"not pending: {', '.join(sorted(unknown))}")

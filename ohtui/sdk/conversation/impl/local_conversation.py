@@ -14,13 +14,14 @@ import threading
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ohtui.sdk.agent.base import AgentBase
 from ohtui.sdk.agent.condensation import no_condenser_message
 from ohtui.sdk.conversation.exceptions import ConversationRunError
 from ohtui.sdk.conversation.impl.agent_extensions import extend_agent
 from ohtui.sdk.conversation.impl.checkpointing import Checkpointing
+from ohtui.sdk.conversation.impl.forking import fork_local
 from ohtui.sdk.conversation.impl.local_boundary import LocalBoundary
 from ohtui.sdk.conversation.impl.run_guards import RunGuards
 from ohtui.sdk.conversation.impl.token_masker import TokenMasker
@@ -44,6 +45,7 @@ from ohtui.sdk.event.conversation_error import ConversationErrorEvent
 from ohtui.sdk.event.llm_convertible.action import ActionEvent
 from ohtui.sdk.event.llm_convertible.message import MessageEvent
 from ohtui.sdk.event.llm_convertible.observation import AgentErrorEvent, UserRejectObservation
+from ohtui.sdk.event.types import EventID
 from ohtui.sdk.event.user_action import PauseEvent
 from ohtui.sdk.llm.exceptions import LLMCancelledError
 from ohtui.sdk.llm.llm import LLM, LLMCallContext, same_llm
@@ -165,6 +167,25 @@ class LocalConversation(LocalBoundary):
         self.max_budget_per_run = max_budget_per_run
         self.delete_on_close = delete_on_close
         self._id = conversation_id or uuid.uuid4()
+        self._fork_options: dict[str, Any] = {
+            "max_iteration_per_run": max_iteration_per_run,
+            "stuck_detection": stuck_detection,
+            "visualizer": type(visualizer)
+            if isinstance(visualizer, ConversationVisualizerBase)
+            else visualizer,
+            "delete_on_close": delete_on_close,
+            "hook_config": hook_config,
+            "stuck_detection_thresholds": stuck_detection_thresholds,
+            "cipher": cipher,
+            "sandbox": sandbox,
+            "max_budget_per_run": max_budget_per_run,
+            "plugin_cache_dir": plugin_cache_dir,
+            "defer_mcp": True,  # its servers start when its first step needs them
+            "plugin_check": plugin_check,
+            "mcp_check": mcp_check,
+            "checkpoints": checkpoints,
+        }
+        """How this conversation was made: a fork of it is made the same way."""
         conversation_dir = (
             self.get_persistence_dir(persistence_dir, self._id) if persistence_dir else None
         )
@@ -426,7 +447,7 @@ class LocalConversation(LocalBoundary):
         model must not assume they ran), and the conversation is paused.
         """
         with self._state:
-            for action in unanswered_tool_calls(self._state.events):
+            for action in unanswered_tool_calls(self._state.active_branch()):
                 self._on_event(
                     AgentErrorEvent(
                         error=INTERRUPTED_ACTION,
@@ -617,6 +638,50 @@ class LocalConversation(LocalBoundary):
             if tool.executor is not None:
                 tool.executor.interrupt()
 
+    def fork(
+        self,
+        *,
+        conversation_id: ConversationID | None = None,
+        agent: AgentBase | None = None,
+        title: str | None = None,
+        tags: dict[str, str] | None = None,
+        reset_metrics: bool = True,
+        from_event_id: EventID | None = None,
+    ) -> LocalConversation:
+        """A new conversation, saved beside this one, holding a copy of its events under a
+        new id (`conversation_id`, or a fresh one): the whole tree with this HEAD, or with
+        `from_event_id` only the branch up to that event, which becomes the fork's HEAD.
+
+        The fork starts idle with the source's memory, its own agent (a copy of `agent` or of
+        this one), `tags` and `title`, and fresh cost and token counts unless
+        `reset_metrics` is False; it records this conversation (and the event) as its
+        parent. The source is not changed. ValueError for an unknown `from_event_id`;
+        ConversationIdTakenError (a ValueError) when `conversation_id` is taken.
+        """
+        return fork_local(
+            self,
+            conversation_id=conversation_id,
+            agent=agent,
+            title=title,
+            tags=tags,
+            reset_metrics=reset_metrics,
+            from_event_id=from_event_id,
+        )
+
+    def navigate_to(self, event_id: EventID | None) -> None:
+        """Move HEAD to `event_id` (None: an empty HEAD): the agent's next context, and what
+        the conversation shows, become the branch ending there. Nothing is deleted: the
+        next event appended starts a sibling branch, and every branch stays in the log.
+
+        Waits for a running step to end. ValueError for an id not in this conversation.
+        """
+        self._writable("move its HEAD")
+        with self._state:
+            if event_id is not None and event_id not in self._state.events:
+                raise ValueError(f"Unknown event_id: {event_id}")
+            self._state.leaf_event_id = event_id
+            self._state.head_is_empty = event_id is None
+
     def set_title(self, title: str) -> None:
         """Rename the conversation (saved, and told to the callbacks); ValueError if empty."""
         title = title.strip()
@@ -648,7 +713,7 @@ class LocalConversation(LocalBoundary):
         """
         self._writable("decide on waiting actions")
         with self._state:
-            pending = self._state.get_unmatched_actions(self._state.events)
+            pending = self._state.get_unmatched_actions(self._state.active_branch())
             chosen = pending
             if action_ids is not None:
                 wanted = set(action_ids)
@@ -745,7 +810,10 @@ class LocalConversation(LocalBoundary):
         """A title from the first user message (LLM-written, or truncated if the LLM fails)."""
         self._writable("ask its model for a title")
         title = generate_conversation_title(
-            self._state.events, llm or self.agent.llm, max_length, skip=self._state.blocked_messages
+            self._state.active_branch(),
+            llm or self.agent.llm,
+            max_length,
+            skip=self._state.blocked_messages,
         )
         return self._state.secret_registry.mask_secrets_in_output(title)
 

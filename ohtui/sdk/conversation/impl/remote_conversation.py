@@ -59,6 +59,7 @@ from ohtui.sdk.event.checkpoint import (
 )
 from ohtui.sdk.event.conversation_error import ConversationErrorEvent
 from ohtui.sdk.event.conversation_state import FULL_STATE_KEY, ConversationStateUpdateEvent
+from ohtui.sdk.event.types import EventID
 from ohtui.sdk.llm.message import Message, TextContent
 from ohtui.sdk.wire.agent_out import agent_to_wire, llm_to_wire
 from ohtui.sdk.wire.events_in import event_from_wire, is_streaming_delta, stream_chunk
@@ -688,6 +689,91 @@ class RemoteConversation(BaseConversation):
         `focus` is not sent: the OpenHands endpoint has no such field."""
         self._open("be condensed")
         request(self._remote, "POST", self._path("/condense"))
+
+    def fork(
+        self,
+        *,
+        conversation_id: ConversationID | None = None,
+        agent: AgentBase | None = None,
+        title: str | None = None,
+        tags: dict[str, str] | None = None,
+        reset_metrics: bool = True,
+        from_event_id: EventID | None = None,
+    ) -> RemoteConversation:
+        """Fork the conversation on the server (`POST .../fork`) and attach to the fork.
+
+        The server copies the events (all, or the branch up to `from_event_id`) and state.
+        A remote fork keeps the server's agent: `agent` is NotImplementedError. ValueError
+        for an unknown `from_event_id` or a taken `conversation_id`."""
+        if agent is not None:
+            raise NotImplementedError(
+                "A remote conversation's fork keeps the agent the server runs; to fork with "
+                "another agent, fork a LocalConversation."
+            )
+        self._open("be forked")
+        body: dict[str, Any] = {"reset_metrics": reset_metrics}
+        if conversation_id is not None:
+            body["id"] = str(conversation_id)
+        if title is not None:
+            body["title"] = title
+        if tags is not None:
+            body["tags"] = dict(tags)
+        if from_event_id is not None:
+            body["from_event_id"] = from_event_id
+        response = request(
+            self._remote, "POST", self._path("/fork"), json=body, allow=(400, 404, 409)
+        )
+        if response.status_code == 409:
+            raise ValueError(f"conversation {conversation_id} already exists on the server")
+        if response.status_code in (400, 404):
+            if from_event_id is not None and "conversation not found" not in response.text.lower():
+                raise ValueError(f"Unknown from_event_id: {from_event_id}")
+            raise RemoteServerError(
+                f"The agent server at {self._remote.display_host} has no conversation "
+                f"{self._server_id} to fork.",
+                self._remote.display_host,
+                response.status_code,
+            )
+        info = response.json()
+        return RemoteConversation(
+            agent=self.agent,
+            workspace=self.workspace,
+            conversation_id=uuid.UUID(str(info["id"])),
+            max_iteration_per_run=self.max_iteration_per_run,
+            visualizer=type(self._visualizer) if self._visualizer is not None else None,
+            delete_on_close=self.delete_on_close,
+            tags=info.get("tags") or None,
+        )
+
+    def navigate_to(self, event_id: EventID | None) -> None:
+        """Move HEAD on the server (`POST .../navigate`); the cached state then says where
+        it is. ValueError for an event the server does not have."""
+        self._open("move its HEAD")
+        response = request(
+            self._remote,
+            "POST",
+            self._path("/navigate"),
+            json={"event_id": event_id},
+            allow=(400, 404),
+        )
+        if response.status_code in (400, 404):
+            if event_id is not None and "conversation not found" not in response.text.lower():
+                raise ValueError(f"Unknown event_id: {event_id}")
+            raise RemoteServerError(
+                f"The agent server at {self._remote.display_host} has no conversation "
+                f"{self._server_id}.",
+                self._remote.display_host,
+                response.status_code,
+            )
+        self._deliver(self._state.events.reconcile())
+        try:
+            info = response.json()
+        except ValueError:
+            info = None
+        if isinstance(info, dict) and "leaf_event_id" in info:
+            self._state.take_info(info)
+        else:
+            self._state.refresh_from_server()
 
     def set_title(self, title: str) -> None:
         """Rename the conversation on the server; ValueError for an empty title."""

@@ -11,6 +11,7 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from ohtui.sdk.conversation.branch import Branch
 from ohtui.sdk.conversation.impl.rest import request
 from ohtui.sdk.conversation.secret_registry import SecretRegistry
 from ohtui.sdk.conversation.state import ConversationExecutionStatus, ConversationState
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
     from ohtui.sdk.conversation.types import ConversationID
     from ohtui.sdk.event.base import Event
     from ohtui.sdk.event.llm_convertible.action import ActionEvent
+    from ohtui.sdk.event.types import EventID
     from ohtui.sdk.security.analyzer import SecurityAnalyzerBase
     from ohtui.sdk.security.confirmation_policy import ConfirmationPolicyBase
     from ohtui.sdk.workspace.remote import RemoteWorkspace
@@ -50,6 +52,9 @@ class RemoteState:
         self._lock = threading.RLock()
         self.secret_registry = SecretRegistry()
         """The secrets this client gave the server: what to mask in what it shows."""
+        self._head_mark = len(events)
+        """How many events were listed when the server last said where HEAD is: an event
+        after them moved it (the server does not announce HEAD as it moves)."""
 
     # --- the cache -----------------------------------------------------------------------
 
@@ -65,8 +70,13 @@ class RemoteState:
     def refresh_from_server(self) -> dict[str, Any]:
         """GET the conversation again and cache it; return it."""
         info = request(self._workspace, "GET", f"/api/conversations/{self._id}").json()
+        return self.take_info(info)
+
+    def take_info(self, info: dict[str, Any]) -> dict[str, Any]:
+        """Cache a ConversationInfo the server sent (HEAD as it says, now); return it."""
         with self._lock:
             self._info.update(info)
+            self._head_mark = len(self._events)
             return dict(self._info)
 
     def _get(self, key: str) -> Any:
@@ -211,7 +221,40 @@ class RemoteState:
         """A remote conversation is never opened read-only."""
         return False
 
+    # --- the conversation tree ------------------------------------------------------------
+
+    @property
+    def leaf_event_id(self) -> EventID | None:
+        """HEAD: the newest event of the tree delivered since the server last said where
+        HEAD is, else where it said (a server older than the tree: the newest event)."""
+        with self._lock:
+            events = self._events
+            for index in range(len(events) - 1, self._head_mark - 1, -1):
+                if _is_node(events[index]):
+                    return events[index].id
+            if "leaf_event_id" in self._info:
+                leaf = self._info.get("leaf_event_id")
+                return str(leaf) if leaf else None
+            for index in range(min(self._head_mark, len(events)) - 1, -1, -1):
+                if _is_node(events[index]):
+                    return events[index].id
+            return None
+
+    @property
+    def head_is_empty(self) -> bool:
+        """Whether HEAD was emptied on purpose (navigate_to(None))."""
+        return self.leaf_event_id is None and len(self._events) > 0
+
+    def active_branch(self, limit: int | None = None) -> Branch:
+        """The events from the root to HEAD, root first (the last `limit` with a limit)."""
+        return Branch(self._events, self._events.branch_indexes(self.leaf_event_id, limit))
+
     @staticmethod
     def get_unmatched_actions(events: Sequence[Event]) -> list[ActionEvent]:
         """Actions of the latest LLM response waiting to run (see ConversationState)."""
         return ConversationState.get_unmatched_actions(events)
+
+
+def _is_node(event: Event) -> bool:
+    """Whether an event is a node of the tree (not a state-sync artifact)."""
+    return not isinstance(event, ConversationStateUpdateEvent)

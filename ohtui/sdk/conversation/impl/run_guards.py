@@ -49,7 +49,7 @@ class RunGuards:
         blocked = self._state.blocked_messages
         if not blocked:
             return False
-        for event in reversed(self._state.events):
+        for event in reversed(self._state.active_branch()):
             if isinstance(event, MessageEvent) and event.source == "user":
                 return event.id in blocked
         return False

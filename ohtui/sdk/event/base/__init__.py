@@ -12,9 +12,9 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, field_validator
 
-from ohtui.sdk.event.base.types import EventID, SourceType
+from ohtui.sdk.event.base.types import ROOT_PARENT_ID, EventID, SourceType
 from ohtui.sdk.llm.message import Message
 from ohtui.sdk.utils.models import DiscriminatedUnionMixin
 
@@ -38,6 +38,19 @@ class Event(DiscriminatedUnionMixin, ABC):
     id: EventID = Field(default_factory=_new_id, description="Unique event id.")
     timestamp: str = Field(default_factory=_now, description="ISO 8601 time of creation.")
     source: SourceType = Field(description="Who produced the event.")
+    parent_id: EventID | None = Field(
+        default=None,
+        description="The event before this one on its branch of the conversation tree (events "
+        "sharing a parent are sibling branches); None: a root, or an event older than the "
+        "tree, whose parent is the one logged before it.",
+    )
+
+    @field_validator("id")
+    @classmethod
+    def _not_the_root_marker(cls, value: EventID) -> EventID:
+        if value == ROOT_PARENT_ID:
+            raise ValueError(f"an event id may not be {ROOT_PARENT_ID!r}: it marks a root")
+        return value
 
     @property
     def visualize(self) -> Text:
@@ -45,7 +58,7 @@ class Event(DiscriminatedUnionMixin, ABC):
         from rich.text import Text
 
         text = Text(f"Unknown event type: {type(self).__name__}", style="bold")
-        fields = self.model_dump(exclude={"id", "timestamp", "source", "kind"})
+        fields = self.model_dump(exclude={"id", "timestamp", "source", "kind", "parent_id"})
         for name, value in fields.items():
             text.append(f"\n{name}: ", style="bold")
             text.append(_short(value))
