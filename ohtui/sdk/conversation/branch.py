@@ -27,6 +27,11 @@ class Branch(Sequence[Event]):
         self._indexes = indexes
 
     @property
+    def log(self) -> Sequence[Event]:
+        """The whole log the branch runs through."""
+        return self._log
+
+    @property
     def indexes(self) -> array[int]:
         """The log index of each event of the branch, root first."""
         return self._indexes

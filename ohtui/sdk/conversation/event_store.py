@@ -98,6 +98,10 @@ class EventsListBase(Sequence[Event], ABC):
         """The events at these indexes, in that order."""
         return [self[i] for i in indexes]
 
+    def user_message_indexes(self) -> list[int]:
+        """The indexes of the user's messages, in order."""
+        return [i for i, e in enumerate(self) if isinstance(e, MessageEvent) and e.source == "user"]
+
 
 class EventLog(EventsListBase):
     """The events of one conversation, in order.
@@ -308,6 +312,15 @@ class EventLog(EventsListBase):
         """The events at these indexes, in that order (read from the store a run at a time)."""
         with self._lock:
             return self._slice(indexes)
+
+    def user_message_indexes(self) -> list[int]:
+        """The indexes of the user's messages, in order (from the store's rows: no event of
+        a long conversation is read for it)."""
+        if self._store is None or self._key is None:
+            return super().user_message_indexes()
+        with self._lock:
+            self.flush()
+            return self._store.user_message_indexes(self._key)
 
     def flush(self, timeout: float | None = None) -> None:
         """Wait until every event appended so far is on disk (at once without a store).

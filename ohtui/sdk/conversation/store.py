@@ -492,6 +492,19 @@ class ConversationStore(SummaryQueries):
         ]
 
     @db_errors
+    def user_message_indexes(self, key: int) -> list[int]:
+        """The indexes of the user's messages in a conversation's log, in order (read from
+        the rows, no event parsed)."""
+        return [
+            row[0]
+            for row in self._query(
+                "SELECT seq FROM events WHERE conversation = ? AND kind = 'MessageEvent' "
+                "AND json_extract(data, '$.source') = 'user' ORDER BY seq",
+                (key,),
+            )
+        ]
+
+    @db_errors
     def event_count(self, key: int) -> int:
         """How many events a conversation has."""
         rows = self._query("SELECT event_count FROM conversations WHERE key = ?", (key,))
