@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import copy
 import json
+import os
+import shutil
 import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ohtui.sdk.agent.base import AgentBase
 from ohtui.sdk.agent.conversation_contract import ConversationExecutionStatus
+from ohtui.sdk.conversation.impl.checkpointing import STORE_FOLDER
 from ohtui.sdk.conversation.stats import ConversationStats
 from ohtui.sdk.conversation.types import ConversationID
 from ohtui.sdk.event.types import EventID
@@ -80,6 +83,7 @@ def fork_local(
                 (source.id.hex, from_event_id),
             )
             base = str(Path(state.persistence_dir).parent)
+            _copy_checkpoints(Path(state.persistence_dir), Path(base) / fork_id.hex)
         workspace = source.workspace
         assert isinstance(workspace, LocalWorkspace)
         fork = LocalConversation(
@@ -92,6 +96,32 @@ def fork_local(
         if base is None:
             _copy_in_memory(state, fork._state, data, from_event_id)
     return fork
+
+
+def _copy_checkpoints(source_dir: Path, fork_dir: Path) -> None:
+    """Give the fork the source's checkpoints, so its code can go back to the same points:
+    git's objects never change once written, so they are hard-linked (a 10,000-file store
+    costs no copy of its contents); the rest is copied. The lock is not."""
+    source = source_dir / STORE_FOLDER
+    if not source.is_dir():
+        return
+    shutil.copytree(
+        source,
+        fork_dir / STORE_FOLDER,
+        copy_function=_link_object_or_copy,
+        ignore=shutil.ignore_patterns("lock", "*.lock"),
+        dirs_exist_ok=True,
+    )
+
+
+def _link_object_or_copy(source: str, target: str) -> None:
+    if f"{os.sep}objects{os.sep}" in source:
+        try:
+            os.link(source, target)
+            return
+        except OSError:  # another file system, or links refused: a copy does
+            pass
+    shutil.copy2(source, target)
 
 
 def _fork_state(
