@@ -77,6 +77,14 @@ class ScriptedState:
     title: str | None = None
     confirmation_policy: Any = field(default_factory=NeverConfirm)
     security_analyzer: Any = None
+    leaf_event_id: str | None = None
+
+    def active_branch(self, limit: int | None = None) -> list[Event]:
+        """A linear script: the events up to HEAD (all of them while it follows the newest)."""
+        ids = [e.id for e in self.events]
+        end = ids.index(self.leaf_event_id) + 1 if self.leaf_event_id in ids else len(ids)
+        branch = self.events[:end]
+        return branch[-limit:] if limit else branch
 
 
 class ScriptedConversation(BaseConversation):
@@ -242,6 +250,12 @@ class ScriptedConversation(BaseConversation):
 
     def execute_tool(self, tool_name: str, action: Any) -> Any:
         raise KeyError(tool_name)
+
+    def fork(self, **options: Any) -> BaseConversation:
+        raise ValueError("a scripted conversation cannot be forked")
+
+    def navigate_to(self, event_id: str | None) -> None:
+        self._state.leaf_event_id = event_id
 
 
 @pytest.fixture
