@@ -328,3 +328,20 @@ def test_a_megabyte_of_commands_fails_closed() -> None:
     line = read_command_line("ls; " * 250_000)
     assert line.open_ended
     assert any("too long" in reason for reason in line.unresolved)
+
+
+def test_a_garbage_collection_in_the_reading_thread_is_not_counted_against_the_budget() -> None:
+    """A full collection of a large heap can run in the thread reading a command (tens of
+    ms): counted, it turned a plain `ls && pwd` into "too long to check" now and then."""
+    import gc
+    import time
+
+    from ohtui.sdk.security.shell.grammar import work_clock
+
+    heap = [[{} for _ in range(10)] for _ in range(200_000)]
+    began_work, began_cpu = work_clock(), time.thread_time()
+    gc.collect()
+    spent_cpu, spent_work = time.thread_time() - began_cpu, work_clock() - began_work
+    del heap
+    assert spent_cpu > 0.02  # the collection really was long
+    assert spent_work < 0.005

@@ -3,6 +3,7 @@ syntax nodes, and the helpers that walk the syntax tree (for the reader, `reader
 
 from __future__ import annotations
 
+import gc
 import re
 import secrets
 import threading
@@ -53,10 +54,27 @@ _parser: Parser | None = None
 _parser_lock = threading.Lock()
 
 
+_collecting = threading.local()
+"""Per thread: when the garbage collection running in it began, and how long the ones it
+ran took in all."""
+
+
+def _count_collection(phase: str, _info: dict[str, int]) -> None:
+    if phase == "start":
+        _collecting.began = time.thread_time()
+    elif (began := getattr(_collecting, "began", None)) is not None:
+        _collecting.spent = getattr(_collecting, "spent", 0.0) + time.thread_time() - began
+        _collecting.began = None
+
+
+gc.callbacks.append(_count_collection)
+
+
 def work_clock() -> float:
-    """The reading thread's own CPU time: the budget bounds the work of reading a command,
-    which a busy machine must not turn into a refusal."""
-    return time.thread_time()
+    """The reading thread's own CPU time, less its garbage collections: the budget bounds
+    the work of reading a command, which neither a busy machine nor a collection of a large
+    heap that happens to run in this thread (tens of ms) must turn into a refusal."""
+    return time.thread_time() - getattr(_collecting, "spent", 0.0)
 
 
 def bash_parser() -> Parser:
