@@ -1,10 +1,14 @@
-"""A fork's listing row names its parent: `ConversationSummary.forked_from` / `forked_at`."""
+"""Forks in the store: a fork's listing row names its parent (`ConversationSummary.forked_from`
+/ `forked_at`), and a fork under a saved id is refused as taken."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from ohtui.sdk import LLM, Agent, Conversation, LocalConversation, MessageEvent
+from ohtui.sdk.conversation.impl.forking import ConversationIdTakenError
 from ohtui.sdk.conversation.store import ConversationStore
 
 
@@ -54,3 +58,19 @@ def test_every_listing_of_the_store_says_which_conversation_a_fork_came_from(
         assert "pelicans" in hits[branch.id.hex].snippet
     finally:
         store.close()
+
+
+def test_a_fork_under_the_id_of_another_saved_conversation_is_refused_as_taken(
+    llm: LLM, workspace: Path, persistence_dir: Path
+) -> None:
+    source = saved(llm, workspace, persistence_dir)
+    other = saved(llm, workspace, persistence_dir)
+    try:
+        with pytest.raises(ConversationIdTakenError, match=other.id.hex):
+            source.fork(conversation_id=other.id)
+        with pytest.raises(ConversationIdTakenError):
+            source.fork(conversation_id=source.id)
+        assert len(other.state.events) == 3  # untouched
+    finally:
+        source.close()
+        other.close()
