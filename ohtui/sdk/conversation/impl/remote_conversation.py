@@ -735,7 +735,7 @@ class RemoteConversation(BaseConversation):
                 response.status_code,
             )
         info = response.json()
-        return RemoteConversation(
+        fork = RemoteConversation(
             agent=self.agent,
             workspace=self.workspace,
             conversation_id=uuid.UUID(str(info["id"])),
@@ -744,6 +744,18 @@ class RemoteConversation(BaseConversation):
             delete_on_close=self.delete_on_close,
             tags=info.get("tags") or None,
         )
+        if self.agent.llm.api_key is not None:
+            self._give_key(fork)
+        return fork
+
+    def _give_key(self, fork: RemoteConversation) -> None:
+        """Give a fork the model's key again: the OpenHands server (1.58) saves a fork's
+        agent without it, so the fork's first LLM call fails for missing credentials.
+        `ohtui serve` keeps it: there the same LLM again changes nothing."""
+        try:
+            fork.switch_llm(self.agent.llm)
+        except RemoteServerError as exc:  # the fork stands; its first call will say why
+            logger.warning("could not give the fork %s its model's key: %s", fork.id, exc)
 
     def navigate_to(self, event_id: EventID | None) -> None:
         """Move HEAD on the server (`POST .../navigate`); the cached state then says where
