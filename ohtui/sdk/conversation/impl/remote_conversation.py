@@ -250,6 +250,8 @@ class RemoteConversation(BaseConversation):
             if response.status_code == 200:
                 info: dict[str, Any] = response.json()
                 self._check_agent_kind(info)
+                if not info.get("id"):  # the id asked for is the one attached to
+                    info["id"] = str(conversation_id)
                 return info
         payload: dict[str, Any] = {
             "agent": agent_to_wire(self.agent),
@@ -707,8 +709,8 @@ class RemoteConversation(BaseConversation):
         for an unknown `from_event_id` or a taken `conversation_id`."""
         if agent is not None:
             raise NotImplementedError(
-                "A remote conversation's fork keeps the agent the server runs; to fork with "
-                "another agent, fork a LocalConversation."
+                "Forking with another agent is not supported for a remote conversation: its "
+                "fork keeps the agent the server runs. Fork a LocalConversation to change it."
             )
         self._open("be forked")
         body: dict[str, Any] = {"reset_metrics": reset_metrics}
@@ -778,14 +780,9 @@ class RemoteConversation(BaseConversation):
                 response.status_code,
             )
         self._deliver(self._state.events.reconcile())
-        try:
-            info = response.json()
-        except ValueError:
-            info = None
-        if isinstance(info, dict) and "leaf_event_id" in info:
-            self._state.take_info(info)
-        else:
-            self._state.refresh_from_server()
+        # Read again after the move (as OpenHands' client does): the reply's info may be
+        # trimmed, and the OpenHands server tells no one when HEAD moves.
+        self._state.refresh_from_server()
 
     def set_title(self, title: str) -> None:
         """Rename the conversation on the server; ValueError for an empty title."""
