@@ -319,3 +319,9 @@ def test_actions_left_on_an_abandoned_branch_are_not_pending(
     assert accepted.status_code == 422
     assert accepted.json()["detail"] == f"not pending: {action['id']}"
     assert not (workspace / "hi.txt").exists()
+
+    llm_script.reply_text("Not making it, then.")
+    turn(client, cid, "never mind the file")
+    assert user_texts(events(client, cid))[-1] == "never mind the file"
+    assert said_to_llm(llm_script) == ["make hi.txt", "never mind the file"]
+    assert not (workspace / "hi.txt").exists()
