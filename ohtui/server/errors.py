@@ -11,3 +11,8 @@ class StoppingError(Exception):
 
     def __init__(self, message: str = STOPPING) -> None:
         super().__init__(message)
+
+
+class UnknownEventError(LookupError):
+    """A fork or a move of HEAD named an event the conversation does not have (HTTP 400 for
+    a fork, 404 for a move, as the OpenHands server answers)."""

@@ -3,12 +3,15 @@
 Built from our ConversationState's JSON dump (live or as saved) plus what the server keeps
 about the conversation (`ServerRecord`: the agent as the client sent it, tags, times).
 Secrets never leave: the LLM api_key and every secret value read "**********".
+A fork names its parent as OpenHands does (`forked_from_conversation_id`, dashed like `id`,
+and `forked_from_event_id`, None for a fork of the whole conversation).
 ohtui's own field: `ohtui_sandbox`, the sandbox in force for an open conversation
 (`{"mode", "network", "problem"}`; None for one listed but not open).
 """
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -93,9 +96,14 @@ def agent_echo(agent: dict[str, Any]) -> dict[str, Any]:
 
 
 def state_to_wire(
-    state: dict[str, Any], record: ServerRecord, *, updated_at: str | None = None
+    state: dict[str, Any],
+    record: ServerRecord,
+    *,
+    updated_at: str | None = None,
+    origin: tuple[str, str | None] | None = None,
 ) -> dict[str, Any]:
-    """ConversationInfo (also the full_state value) for a state dump and its record."""
+    """ConversationInfo (also the full_state value) for a state dump and its record;
+    `origin`: the conversation (id hex) and event it was forked from."""
     agent_state = {k: v for k, v in (state.get("agent_state") or {}).items() if k != RECORD_KEY}
     conversation_id = str(state["id"])
     return {
@@ -108,6 +116,10 @@ def state_to_wire(
         "agent": redacted(record.agent),
         "title": state.get("title"),
         "tags": record.tags,
+        "leaf_event_id": state.get("leaf_event_id"),
+        "head_is_empty": bool(state.get("head_is_empty", False)),
+        "forked_from_conversation_id": str(uuid.UUID(origin[0])) if origin else None,
+        "forked_from_event_id": origin[1] if origin else None,
         "created_at": record.created_at,
         "updated_at": updated_at or datetime.now().isoformat(),
         "max_iterations": state.get("max_iterations", 500),

@@ -24,6 +24,7 @@ from typing import Any
 from ohtui.sdk.agent.base import AgentBase
 from ohtui.sdk.conversation.catalog import LocalCatalog
 from ohtui.sdk.conversation.exceptions import ConversationNotFoundError, PersistenceError
+from ohtui.sdk.conversation.impl.forking import ConversationIdTakenError
 from ohtui.sdk.conversation.impl.local_conversation import LocalConversation
 from ohtui.sdk.conversation.store import ConversationStore
 from ohtui.sdk.conversation.summary import ConversationSummary
@@ -35,7 +36,7 @@ from ohtui.server.confinement import Confinement
 from ohtui.server.errors import StoppingError
 from ohtui.server.hub import Hub
 from ohtui.server.info import RECORD_KEY, ServerRecord, agent_echo, state_to_wire
-from ohtui.server.requests import StartConversationRequest
+from ohtui.server.requests import ForkConversationRequest, StartConversationRequest
 from ohtui.server.served import Served
 
 logger = logging.getLogger(__name__)
@@ -140,8 +141,10 @@ class Registry:
             agent = agent_from_wire(self._unsealed(conversation_id, record))
         else:
             agent = AgentBase.model_validate(data["agent"])
-            record = ServerRecord(agent=agent_echo(data["agent"]))
+            if record is None:  # made by the TUI (a fork of it has a record of its own)
+                record = ServerRecord(agent=agent_echo(data["agent"]))
         served = Served(record, self._hub.publish)
+        served.fork_origin = self._store.fork_origin(conversation_id.hex)
         conversation = LocalConversation(
             agent,
             workspace=working_dir,
@@ -289,6 +292,55 @@ class Registry:
             served.send_message(initial.message, initial.run)
         return served, True
 
+    # --- fork ----------------------------------------------------------------------------
+
+    def fork(self, source_id: uuid.UUID, request: ForkConversationRequest) -> Served | None:
+        """Fork a conversation (OpenHands' `fork`): a copy of its events (all, or the branch
+        up to `from_event_id`) saved under a new id, served idle with the source's agent,
+        sandbox, policy and secrets, its own title and tags (none unless given), and fresh
+        metrics unless `reset_metrics` is False. None for an unknown source.
+        ConversationIdTakenError for an id taken; UnknownEventError for an unknown
+        `from_event_id`; ConflictError while the source is reopened another way."""
+        source = self.get(source_id)
+        if source is None:
+            return None
+        fork_id = request.id or uuid.uuid4()
+        with self._lock:
+            self._check_open()
+            if fork_id in self._live or self._store.load(fork_id.hex) is not None:
+                raise ConversationIdTakenError(f"Conversation with id {fork_id} already exists")
+        record = ServerRecord(
+            agent=dict(source.record.agent),
+            sealed_agent=source.record.sealed_agent,
+            tags=dict(request.tags or {}),
+            autotitle=source.record.autotitle,
+        )
+        # Outside the registry's lock: the copy waits for a step of the source to end.
+        fork = source.fork(
+            fork_id, request.title, request.tags, request.reset_metrics, request.from_event_id
+        )
+        try:
+            state = fork.state
+            state.agent_state = {**state.agent_state, RECORD_KEY: record.to_json()}
+        finally:
+            fork.close()  # opened without the server's callbacks: served as a saved one
+        try:
+            served = self.get(fork_id)
+        except BaseException:
+            self._forget(fork_id)
+            raise
+        if served is None:
+            raise PersistenceError(f"the fork {fork_id.hex} was not saved")
+        logger.info("conversation %s forked as %s", source_id.hex, fork_id.hex)
+        return served
+
+    def _forget(self, conversation_id: uuid.UUID) -> None:
+        """Delete a fork that could not be served (it was never shown to anyone)."""
+        try:
+            self.catalog.delete(conversation_id.hex)
+        except (ConversationNotFoundError, PersistenceError):
+            logger.warning("the unserved fork %s could not be deleted", conversation_id.hex)
+
     # --- listing -------------------------------------------------------------------------
 
     def summaries(self) -> list[ConversationSummary]:
@@ -308,12 +360,17 @@ class Registry:
         if stored is None:
             return None
         data = json.loads(stored.state_json)
+        data["leaf_event_id"] = stored.leaf  # moved with each event: the saved state lags
         record = ServerRecord.from_json((data.get("agent_state") or {}).get(RECORD_KEY))
         if record is None:
             record = ServerRecord(agent=agent_echo(data.get("agent") or {}))
         record.created_at = summary.created_at.replace(tzinfo=None).isoformat()
+        origin = (summary.forked_from, summary.forked_at) if summary.forked_from else None
         return state_to_wire(
-            data, record, updated_at=summary.updated_at.replace(tzinfo=None).isoformat()
+            data,
+            record,
+            updated_at=summary.updated_at.replace(tzinfo=None).isoformat(),
+            origin=origin,
         )
 
     # --- delete and shutdown -------------------------------------------------------------

@@ -251,6 +251,48 @@ class UpdateConversationRequest(RequestModel):
         return title
 
 
+# --- the conversation tree -------------------------------------------------------------
+
+FORK_TITLE_MAX = 200
+"""The longest title a fork may be given (OpenHands' limit)."""
+
+
+class ForkConversationRequest(RequestModel):
+    """`POST .../fork`: a copy of the conversation (or of the branch up to an event)."""
+
+    WRONG: ClassVar[Mapping[str, str]] = {
+        "title": f"'title' must be a string of 1 to {FORK_TITLE_MAX} characters",
+        "reset_metrics": "'reset_metrics' must be true or false",
+        "from_event_id": "'from_event_id' must be an event id, or null for the whole conversation",
+    }
+
+    id: Annotated[uuid.UUID | None, PlainValidator(_conversation_id)] = None
+    """The fork's id (None: a new one)."""
+    title: StrictStr | None = None
+    tags: Annotated[dict[str, str] | None, PlainValidator(_tags)] = None
+    """The fork's tags (None: the source's)."""
+    reset_metrics: bool = True
+    from_event_id: StrictStr | None = None
+    """Copy only the branch up to this event, which becomes the fork's HEAD (None: all)."""
+
+    @field_validator("title")
+    @classmethod
+    def _short(cls, title: str | None) -> str | None:
+        if title is not None and (not title.strip() or len(title) > FORK_TITLE_MAX):
+            raise ValueError(cls.WRONG["title"])
+        return title
+
+
+class NavigateConversationRequest(RequestModel):
+    """`POST .../navigate`: move HEAD to an event (null: an empty HEAD)."""
+
+    WRONG: ClassVar[Mapping[str, str]] = {
+        "event_id": "'event_id' must be an event id, or null for an empty HEAD"
+    }
+
+    event_id: StrictStr | None = None
+
+
 # --- actions waiting for confirmation --------------------------------------------------
 
 

@@ -4,7 +4,8 @@ Handlers are async and push every blocking call (the store, the engine, LLM call
 Starlette's thread pool. Errors are JSON `{"detail": "..."}` with a sentence a user can act
 on: 403 a folder outside the server's roots, 404 unknown conversation, event or checkpoint,
 409 a conflict with the conversation's state (a run going, nothing to undo, a read-only
-conversation), 422 a payload we cannot use, 503 the server is stopping.
+conversation, a fork's id taken), 400 a fork from an event the conversation does not have,
+422 a payload we cannot use, 503 the server is stopping.
 
 Beyond the OpenHands protocol (capability "checkpoints"): a conversation's checkpoints of its
 workspace, `GET .../checkpoints`, `GET .../checkpoints/{checkpoint_id}/changes` and
@@ -26,13 +27,14 @@ from starlette.routing import Route
 
 from ohtui import __version__
 from ohtui.sdk.conversation.exceptions import CheckpointError, PersistenceError
+from ohtui.sdk.conversation.impl.forking import ConversationIdTakenError
 from ohtui.sdk.event.checkpoint import CheckpointRestoreEvent, find_checkpoint
 from ohtui.sdk.wire.agent_in import WireError
 from ohtui.sdk.wire.events_out import event_to_wire
 from ohtui.sdk.wire.extensions import SANDBOX_FIELD
 from ohtui.server import event_search
 from ohtui.server.confinement import Confinement
-from ohtui.server.errors import StoppingError
+from ohtui.server.errors import StoppingError, UnknownEventError
 from ohtui.server.info import RECORD_KEY
 from ohtui.server.limits import parse_json
 from ohtui.server.registry import Page, Registry
@@ -40,6 +42,8 @@ from ohtui.server.requests import (
     AskAgentRequest,
     ConfirmationResponseRequest,
     EventSearchRequest,
+    ForkConversationRequest,
+    NavigateConversationRequest,
     RequestModel,
     RestoreCheckpointRequest,
     SendMessageRequest,
@@ -236,6 +240,40 @@ class Api:
         items = infos[start : start + limit]
         rest = infos[start + limit :]
         return Page(items, rest[0]["id"] if rest else None)
+
+    # --- the conversation tree -------------------------------------------------------------
+
+    async def fork(self, request: Request) -> Response:
+        source_id = self.conversation_id(request)
+        asked = await self.parsed(request, ForkConversationRequest)
+        try:
+            served = await run_in_threadpool(self.registry.fork, source_id, asked)
+        except ConversationIdTakenError as exc:
+            raise ConflictError(
+                f"Conversation with id {asked.id} already exists: fork under another id, "
+                "or none (a new one is made)."
+            ) from exc
+        except UnknownEventError as exc:
+            return error(400, str(exc))
+        if served is None:
+            raise NotFoundError("Source conversation not found")
+        return JSONResponse(await run_in_threadpool(served.info), status_code=201)
+
+    async def navigate(self, request: Request) -> Response:
+        conversation_id = self.conversation_id(request)
+        if not (await request.body()).strip():
+            raise WireError(
+                "send {'event_id': ...}: the event to make HEAD, or null for an empty HEAD"
+            )
+        asked = await self.parsed(request, NavigateConversationRequest)
+        served = await run_in_threadpool(self.registry.get, conversation_id)
+        if served is None:
+            raise NotFoundError("Conversation not found")
+        try:
+            await run_in_threadpool(served.navigate_to, asked.event_id)
+        except UnknownEventError as exc:
+            raise NotFoundError(str(exc)) from exc
+        return JSONResponse(await run_in_threadpool(served.info))
 
     # --- events --------------------------------------------------------------------------
 
@@ -442,6 +480,8 @@ class Api:
             (one + "/secrets", self.secrets, ["POST"]),
             (one + "/ask_agent", self.ask_agent, ["POST"]),
             (one + "/condense", self.condense, ["POST"]),
+            (one + "/fork", self.fork, ["POST"]),
+            (one + "/navigate", self.navigate, ["POST"]),
             (one + "/checkpoints", self.checkpoints, ["GET"]),
             (one + "/checkpoints/restore", self.restore_checkpoint, ["POST"]),
             (one + "/checkpoints/{checkpoint_id}/changes", self.checkpoint_changes, ["GET"]),

@@ -31,6 +31,7 @@ from ohtui.sdk.wire.events_out import (
 )
 from ohtui.sdk.wire.extensions import SANDBOX_FIELD
 from ohtui.server.confinement import SandboxStatus
+from ohtui.server.errors import UnknownEventError
 from ohtui.server.info import ServerRecord, state_to_wire, updates_to_wire
 
 logger = logging.getLogger(__name__)
@@ -49,6 +50,10 @@ class Publish(Protocol):
 
 
 Status = ConversationExecutionStatus
+_STOPPED = frozenset(
+    {Status.PAUSED, Status.WAITING_FOR_CONFIRMATION, Status.FINISHED, Status.ERROR, Status.STUCK}
+)
+"""Statuses a run ends in."""
 
 
 class ConflictError(Exception):
@@ -65,17 +70,27 @@ class Served:
         self._run_lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._active = False
+        self._stepping = False
+        """Whether the engine is running (a run is `_active` until its closing full_state
+        is sent, a moment longer)."""
         self._again = False
         self._retired = False
         self._restoring = False
         self.last_user_message_id: str | None = None
         self.sandbox: SandboxStatus | None = None
         """The sandbox in force (set before anything runs)."""
+        self.fork_origin: tuple[str, str | None] | None = None
+        """The conversation (id hex) and event it was forked from; None if not a fork."""
 
     def attach(self, conversation: LocalConversation) -> None:
         """Serve `conversation` (opened with `on_event` and `on_token` as callbacks)."""
         self.conversation = conversation
-        for event in reversed(conversation.state.events):
+        self._note_last_user_message()
+
+    def _note_last_user_message(self) -> None:
+        """Take the newest user message of the active branch as the last one."""
+        self.last_user_message_id = None
+        for event in reversed(self.live.state.active_branch()):
             if isinstance(event, MessageEvent) and event.source == "user":
                 self.last_user_message_id = event.id
                 break
@@ -128,11 +143,10 @@ class Served:
             data = state.model_dump(mode="json", exclude={"agent"})
         except RuntimeError:  # a dict changed size while being read: read it again
             data = state.model_dump(mode="json", exclude={"agent"})
-        info = state_to_wire(data, self.record)
+        info = state_to_wire(data, self.record, origin=self.fork_origin)
         info["last_user_message_id"] = self.last_user_message_id
-        events = state.events
-        info["leaf_event_id"] = events[-1].id if len(events) else None
-        info["head_is_empty"] = len(events) == 0
+        info["leaf_event_id"] = head_of(self.live)
+        info["head_is_empty"] = state.head_is_empty or len(state.events) == 0
         info[SANDBOX_FIELD] = self.sandbox.to_wire() if self.sandbox is not None else None
         return info
 
@@ -180,6 +194,7 @@ class Served:
                     "Conversation already running. Wait for completion or pause first."
                 )
             self._active = True
+            self._stepping = True
             self._again = False
             self._thread = threading.Thread(
                 target=self._run, name=f"serve-run-{self.id.hex[:8]}", daemon=True
@@ -197,12 +212,16 @@ class Served:
             except Exception:
                 logger.exception("conversation %s: run failed", self.id.hex)
             finally:
+                with self._run_lock:
+                    # Before the closing snapshot: a client that saw it may move HEAD at once.
+                    self._stepping = False
                 self._publish(self.id, self.full_state_frame())
             with self._run_lock:
                 if not self._again:
                     self._active = False
                     return
                 self._again = False
+                self._stepping = True
 
     def _autotitle(self) -> None:
         """Title a new conversation before its first step, as OpenHands' `autotitle` does."""
@@ -238,13 +257,12 @@ class Served:
     ) -> None:
         """Accept (run the pending actions) or reject (all, or those in `action_ids`)."""
         conversation = self.live
-        pending = [
-            a.id for a in conversation.state.get_unmatched_actions(conversation.state.events)
-        ]
+        state = conversation.state
+        pending = [a.id for a in state.get_unmatched_actions(state.active_branch())]
         if not accept:
             conversation.reject_pending_actions(reason, action_ids=action_ids)
-            if self.status is Status.IDLE and not conversation.state.get_unmatched_actions(
-                conversation.state.events
+            if self.status is Status.IDLE and not state.get_unmatched_actions(
+                state.active_branch()
             ):
                 self._publish(self.id, self.full_state_frame())
             return
@@ -277,6 +295,48 @@ class Served:
             with self._run_lock:
                 self._restoring = False
 
+    def navigate_to(self, event_id: str | None) -> None:
+        """Move HEAD to `event_id` (None: an empty HEAD) and tell the subscribers; the next
+        message starts a sibling branch there. ConflictError while a run goes (and no run
+        starts until it is done); UnknownEventError for an event not in the conversation."""
+        with self._run_lock:
+            self._check_serving()
+            # A run whose status says it stopped is only ending: the move waits for it.
+            if self._restoring or (self._stepping and self.status not in _STOPPED):
+                raise ConflictError(
+                    "The agent is running: pause it, or wait for it to finish, before moving "
+                    "the conversation to another event."
+                )
+            if event_id is not None and event_id not in self.live.state.events:
+                raise UnknownEventError(f"Unknown event_id: {event_id}")
+            # Under the run lock: a run asked for meanwhile starts from the new HEAD.
+            self.live.navigate_to(event_id)
+            self._note_last_user_message()
+        self._publish(self.id, state_update_to_wire("leaf_event_id", head_of(self.live)))
+
+    def fork(
+        self,
+        conversation_id: uuid.UUID | None,
+        title: str | None,
+        tags: dict[str, str] | None,
+        reset_metrics: bool,
+        from_event_id: str | None,
+    ) -> LocalConversation:
+        """A fork of the conversation, saved beside it and open (without this server's
+        callbacks: the registry reopens it to serve it). ConflictError once retired;
+        UnknownEventError for an unknown `from_event_id` (events are never removed: checked
+        first), ConversationIdTakenError for a taken id."""
+        self._check_serving()
+        if from_event_id is not None and from_event_id not in self.live.state.events:
+            raise UnknownEventError(f"Unknown from_event_id: {from_event_id}")
+        return self.live.fork(
+            conversation_id=conversation_id,
+            title=title,
+            tags=tags,
+            reset_metrics=reset_metrics,
+            from_event_id=from_event_id,
+        )
+
     def retire(self) -> None:
         """Close the conversation to reopen it another way; ConflictError while it runs
         (and no run starts here once this began). If closing fails, it serves on."""
@@ -306,6 +366,16 @@ class Served:
         """Stop the run and close the conversation."""
         if self.conversation is not None:
             self.conversation.close()
+
+
+def head_of(conversation: LocalConversation) -> str | None:
+    """The id of the conversation's HEAD: `leaf_event_id`, or for a log older than the
+    tree (which has none) the newest event of its active branch; None for an empty HEAD."""
+    state = conversation.state
+    if state.leaf_event_id is not None or state.head_is_empty:
+        return state.leaf_event_id
+    branch = state.active_branch(limit=1)
+    return branch[0].id if len(branch) else None
 
 
 def _plain(value: Any) -> Any:

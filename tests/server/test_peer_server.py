@@ -142,3 +142,35 @@ def test_every_frame_validates_as_an_openhands_event(
     result = run_peer("peer_validate.py", str(out))
     assert result["checked"] == len(sent) + len(stored) + len(infos)
     assert result["failures"] == []
+
+
+def test_openhands_remote_conversation_forks_and_navigates_on_ohtui_serve(
+    server: ServerProcess, llm_script: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    llm_script.reply_text("Counting")  # the server's autotitle (OpenHands' default)
+    llm_script.reply_text("Answer one.")
+    llm_script.reply_text("Answer two, in the fork.")
+    llm_script.reply_text("Answer two, again.")
+    result = run_peer(
+        "peer_tree_client.py", server.url, TEST_KEY, llm_script.base_url, str(workspace)
+    )
+    assert "error" not in result, result.get("error")
+    assert result["whole"] == {
+        "title": "Copy",
+        "tags": {"topic": "copy"},
+        "forked_from_conversation_id": result["id"],
+        "forked_from_event_id": None,
+    }
+    assert result["whole_same_events"] is True
+    assert result["branch_leaf"] is True
+    assert result["branch_texts"] == ["one"]
+    assert result["branch_status"] == "finished"
+    assert result["branch_texts_after"] == ["one", "two, in the fork", "Answer two, in the fork."]
+    assert result["leaf_after_navigate"] is True
+    assert result["sibling_parent"] is True
+    assert result["fork {'from_event_id': 'no-such-event'}"] == 400
+    assert result[f"fork {{'id': '{result['id']}'}}"] == 409
+    assert result["navigate {'event_id': 'no-such-event'}"] == 404
+    assert result["errors_logged"] == []

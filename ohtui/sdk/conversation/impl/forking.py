@@ -73,15 +73,18 @@ def fork_local(
         else:
             state.events.flush()
             indexes = None if from_event_id is None else state.events.branch_indexes(leaf)
-            store.fork(
-                key,
-                fork_id.hex,
-                json.dumps(data),
-                {**state._summary(), "title": data.get("title"), "status": "idle"},
-                indexes,
-                leaf if not empty else None,
-                (source.id.hex, from_event_id),
-            )
+            try:
+                store.fork(
+                    key,
+                    fork_id.hex,
+                    json.dumps(data),
+                    {**state._summary(), "title": data.get("title"), "status": "idle"},
+                    indexes,
+                    leaf if not empty else None,
+                    (source.id.hex, from_event_id),
+                )
+            except ValueError as exc:  # the store's one refusal: the id is saved already
+                raise ConversationIdTakenError(str(exc)) from exc
             base = str(Path(state.persistence_dir).parent)
             _copy_checkpoints(Path(state.persistence_dir), Path(base) / fork_id.hex)
         workspace = source.workspace

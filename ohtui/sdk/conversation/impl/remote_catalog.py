@@ -184,7 +184,14 @@ def summary_from_wire(item: dict[str, Any]) -> ConversationSummary:
         status=item.get("execution_status"),
         workspace=workspace.get("working_dir"),
         model=llm.get("model"),
+        forked_from=_hex_id(item.get("forked_from_conversation_id")),
+        forked_at=str(item["forked_from_event_id"]) if item.get("forked_from_event_id") else None,
     )
+
+
+def _hex_id(value: Any) -> str | None:
+    """A conversation id as the server wrote it (dashed or not) in hex, or None."""
+    return str(value).replace("-", "").lower() if value else None
 
 
 def _table(data: dict[str, Any], key: str) -> dict[str, Any]:

@@ -250,6 +250,8 @@ class RemoteConversation(BaseConversation):
             if response.status_code == 200:
                 info: dict[str, Any] = response.json()
                 self._check_agent_kind(info)
+                if not info.get("id"):  # the id asked for is the one attached to
+                    info["id"] = str(conversation_id)
                 return info
         payload: dict[str, Any] = {
             "agent": agent_to_wire(self.agent),
@@ -707,8 +709,8 @@ class RemoteConversation(BaseConversation):
         for an unknown `from_event_id` or a taken `conversation_id`."""
         if agent is not None:
             raise NotImplementedError(
-                "A remote conversation's fork keeps the agent the server runs; to fork with "
-                "another agent, fork a LocalConversation."
+                "Forking with another agent is not supported for a remote conversation: its "
+                "fork keeps the agent the server runs. Fork a LocalConversation to change it."
             )
         self._open("be forked")
         body: dict[str, Any] = {"reset_metrics": reset_metrics}
@@ -735,7 +737,7 @@ class RemoteConversation(BaseConversation):
                 response.status_code,
             )
         info = response.json()
-        return RemoteConversation(
+        fork = RemoteConversation(
             agent=self.agent,
             workspace=self.workspace,
             conversation_id=uuid.UUID(str(info["id"])),
@@ -744,6 +746,18 @@ class RemoteConversation(BaseConversation):
             delete_on_close=self.delete_on_close,
             tags=info.get("tags") or None,
         )
+        if self.agent.llm.api_key is not None:
+            self._give_key(fork)
+        return fork
+
+    def _give_key(self, fork: RemoteConversation) -> None:
+        """Give a fork the model's key again: the OpenHands server (1.58) saves a fork's
+        agent without it, so the fork's first LLM call fails for missing credentials.
+        `ohtui serve` keeps it: there the same LLM again changes nothing."""
+        try:
+            fork.switch_llm(self.agent.llm)
+        except RemoteServerError as exc:  # the fork stands; its first call will say why
+            logger.warning("could not give the fork %s its model's key: %s", fork.id, exc)
 
     def navigate_to(self, event_id: EventID | None) -> None:
         """Move HEAD on the server (`POST .../navigate`); the cached state then says where
@@ -766,14 +780,9 @@ class RemoteConversation(BaseConversation):
                 response.status_code,
             )
         self._deliver(self._state.events.reconcile())
-        try:
-            info = response.json()
-        except ValueError:
-            info = None
-        if isinstance(info, dict) and "leaf_event_id" in info:
-            self._state.take_info(info)
-        else:
-            self._state.refresh_from_server()
+        # Read again after the move (as OpenHands' client does): the reply's info may be
+        # trimmed, and the OpenHands server tells no one when HEAD moves.
+        self._state.refresh_from_server()
 
     def set_title(self, title: str) -> None:
         """Rename the conversation on the server; ValueError for an empty title."""

@@ -64,8 +64,12 @@ class RemoteState:
             if update.key == FULL_STATE_KEY:
                 if isinstance(update.value, dict):
                     self._info.update(update.value)
+                    if "leaf_event_id" in update.value:
+                        self._head_mark = len(self._events)
             else:
                 self._info[update.key] = update.value
+                if update.key == "leaf_event_id":  # HEAD moved (navigated by any client)
+                    self._head_mark = len(self._events)
 
     def refresh_from_server(self) -> dict[str, Any]:
         """GET the conversation again and cache it; return it."""

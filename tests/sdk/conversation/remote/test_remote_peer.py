@@ -279,3 +279,118 @@ def test_the_openhands_server_keeps_no_checkpoints_and_we_say_so(
         with pytest.raises(CheckpointError, match="keeps no checkpoints"):
             conversation.checkpoint_diff("abcd1234")
         assert (peer.workspace / "peer-undo.txt").exists()
+
+
+# --- the conversation tree: fork and navigate --------------------------------------------
+
+
+def _texts(events: Any) -> list[str]:
+    return [e.llm_message.text for e in events if isinstance(e, MessageEvent)]
+
+
+def _said_to_llm(llm_server: ScriptedLLMServer) -> list[str]:
+    """The messages (but the system prompt) of the last request the LLM got."""
+    said = []
+    for message in llm_server.requests[-1]["messages"][1:]:
+        content = message["content"]
+        said.append(content if isinstance(content, str) else content[0]["text"])
+    return said
+
+
+def _turn(conversation: RemoteConversation, llm_server: ScriptedLLMServer, ask: str) -> None:
+    llm_server.reply_text(f"Answer to {ask}.")
+    conversation.send_message(ask)
+    conversation.run()
+    assert conversation.state.execution_status is Status.FINISHED
+
+
+def _nodes(events: Any) -> list[str]:
+    """The ids of the events of the tree (not the state-sync ones)."""
+    return [e.id for e in events if e.kind != "ConversationStateUpdateEvent"]
+
+
+def test_fork_whole_and_at_an_event_on_the_openhands_server(
+    peer: PeerServer, llm_server: ScriptedLLMServer
+) -> None:
+    with open_conversation(peer, llm_server, tags={"team": "blue"}) as source:
+        _turn(source, llm_server, "one")
+        _turn(source, llm_server, "two")
+        whole = source.fork(title="Copy", tags={"topic": "copy"})
+        answer = next(e for e in source.state.events if _texts([e]) == ["Answer to one."])
+        branch = source.fork(from_event_id=answer.id, reset_metrics=False)
+        try:
+            assert source.id not in (whole.id, branch.id)
+            assert _nodes(whole.state.events) == _nodes(source.state.events)
+            assert whole.state.leaf_event_id == source.state.leaf_event_id
+            assert whole.state.title == "Copy"
+            assert whole.state.info["tags"] == {"topic": "copy"}  # the title is not a tag
+            assert whole.state.info["forked_from_conversation_id"] == str(source.id)
+            assert whole.state.info["forked_from_event_id"] is None
+            assert whole.state.execution_status is Status.IDLE
+            assert whole.state.stats.usage_to_metrics == {}  # fresh metrics
+
+            assert branch.state.leaf_event_id == answer.id
+            assert _texts(branch.state.active_branch()) == ["one", "Answer to one."]
+            assert branch.state.info["forked_from_event_id"] == answer.id
+            assert branch.state.title is None  # OpenHands: no title unless one is given
+            assert branch.state.info["tags"] == {}  # nor the source's tags
+            assert branch.state.stats.usage_to_metrics["agent"].call_count == 2
+            _turn(branch, llm_server, "three")
+            assert _said_to_llm(llm_server) == ["one", "Answer to one.", "three"]
+            assert _texts(branch.state.active_branch())[-1] == "Answer to three."
+            assert branch.state.leaf_event_id == branch.state.active_branch()[-1].id
+        finally:
+            whole.close()
+            branch.close()
+
+
+def test_fork_and_navigate_errors_on_the_openhands_server(
+    peer: PeerServer, llm_server: ScriptedLLMServer
+) -> None:
+    source = open_conversation(peer, llm_server)
+    gone = open_conversation(peer, llm_server)
+    try:
+        with pytest.raises(ValueError, match="already exists"):
+            source.fork(conversation_id=gone.id)
+        with pytest.raises(ValueError, match="Unknown from_event_id: no-such-event"):
+            source.fork(from_event_id="no-such-event")  # 404 there (400 from ohtui serve)
+        with pytest.raises(ValueError, match="Unknown event_id: no-such-event"):
+            source.navigate_to("no-such-event")
+        client = source.workspace.client  # type: ignore[attr-defined]
+        assert client.delete(f"/api/conversations/{gone.id}").status_code == 200
+        with pytest.raises(RemoteServerError) as refused:
+            gone.fork(from_event_id="no-such-event")
+        assert refused.value.status_code == 404
+        with pytest.raises(RemoteServerError) as refused:
+            gone.navigate_to(None)
+        assert refused.value.status_code == 404
+    finally:
+        source.close()
+        gone.close()
+
+
+def test_navigate_then_a_message_grows_a_sibling_on_the_openhands_server(
+    peer: PeerServer, llm_server: ScriptedLLMServer
+) -> None:
+    with open_conversation(peer, llm_server) as conversation:
+        _turn(conversation, llm_server, "one")
+        _turn(conversation, llm_server, "two")
+        answer = next(e for e in conversation.state.events if _texts([e]) == ["Answer to one."])
+        two = next(e for e in conversation.state.events if _texts([e]) == ["two"])
+        conversation.navigate_to(answer.id)
+        assert conversation.state.leaf_event_id == answer.id
+        assert _texts(conversation.state.active_branch()) == ["one", "Answer to one."]
+
+        _turn(conversation, llm_server, "two again")
+        assert _said_to_llm(llm_server) == ["one", "Answer to one.", "two again"]
+        branch = conversation.state.active_branch()
+        assert _texts(branch) == ["one", "Answer to one.", "two again", "Answer to two again."]
+        assert conversation.state.leaf_event_id == branch[-1].id
+        again = next(e for e in branch if _texts([e]) == ["two again"])
+        assert again.parent_id == answer.id == two.parent_id
+        assert _texts(conversation.state.events).count("two") == 1  # the old branch stays
+        assert conversation.state.refresh_from_server()["leaf_event_id"] == branch[-1].id
+
+        conversation.navigate_to(None)
+        assert conversation.state.leaf_event_id is None
+        assert list(conversation.state.active_branch()) == []
