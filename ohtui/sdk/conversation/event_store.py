@@ -75,11 +75,8 @@ class EventsListBase(Sequence[Event], ABC):
         while index != ROOT and (limit is None or len(chain) < limit):
             chain.append(index)
             parent = self.parent_index(index)
-            if parent >= index:
-                raise ValueError(
-                    f"event {self[index].id} names as parent an event listed after it: the "
-                    "events do not form a tree"
-                )
+            if not ROOT <= parent < index:
+                raise _not_a_tree(self[index].id, parent)
             index = parent
         chain.reverse()
         return chain
@@ -201,10 +198,11 @@ class EventLog(EventsListBase):
         """The id of the event at `idx` (negative indexes count from the end)."""
         return self[idx].id
 
-    def append(self, event: Event, durable: bool = True, head: bool = True) -> None:
+    def append(self, event: Event, durable: bool = True, head: bool = False) -> None:
         """Append `event`; with a store, on disk when this returns, or with `durable` False
         handed to the background writer (on disk once `flush()` returns). With `head`, the
-        store records it as the conversation's HEAD in the same write.
+        store records it as the conversation's HEAD in the same write (the state's
+        `append_event` does; an event appended here alone leaves HEAD where it was).
 
         Raises ValueError if an event with the same id is already in the log or its
         `parent_id` names no event in it, the writer's
@@ -295,8 +293,21 @@ class EventLog(EventsListBase):
 
     def branch_indexes(self, leaf_id: EventID | None, limit: int | None = None) -> array[int]:
         """See EventsListBase.branch_indexes: here from the parents' index, no event read."""
+        chain: array[int] = array("q")
+        if leaf_id is None:
+            return chain
         with self._lock:
-            return super().branch_indexes(leaf_id, limit)
+            index = self.get_index(leaf_id)
+            parents = self._parent_array()
+            wanted = len(parents) if limit is None else limit
+            while index != ROOT and len(chain) < wanted:
+                chain.append(index)
+                parent = parents[index]
+                if not ROOT <= parent < index:
+                    raise _not_a_tree(self[index].id, parent)
+                index = parent
+        chain.reverse()
+        return chain
 
     def children(self, index: int) -> list[int]:
         """The indexes of the events whose parent is the event at `index`, oldest first."""
@@ -391,6 +402,16 @@ def _resolved(parent: int | None, index: int) -> int:
     if parent is None:
         return index - 1 if index > 0 else ROOT
     return parent
+
+
+def _not_a_tree(event_id: EventID, parent: int) -> ValueError:
+    """The error for an event whose recorded parent cannot come before it (a damaged log)."""
+    where = "a negative index" if parent < ROOT else f"index {parent}, not before it"
+    return ValueError(
+        f"The conversation's events do not form a tree: event {event_id} names as its "
+        f"parent {where}. The saved conversation is damaged; fork it from an earlier event "
+        "(from_event_id) to go on from there."
+    )
 
 
 def _runs(indexes: list[int]) -> Iterator[tuple[int, int]]:

@@ -28,6 +28,7 @@ from typing import Any
 from urllib.parse import quote
 
 from ohtui.sdk.conversation.exceptions import (
+    ConversationIdTakenError,
     ConversationNotFoundError,
     ConversationReadOnlyError,
     PersistenceError,
@@ -292,10 +293,15 @@ class ConversationStore(SummaryQueries):
             return key
 
     @db_errors
-    def save_state(self, key: int, state_json: str, summary: dict[str, Any]) -> None:
-        """Replace a conversation's saved state and its summary columns."""
+    def save_state(
+        self, key: int, state_json: str, summary: dict[str, Any], leaf: str | None
+    ) -> None:
+        """Replace a conversation's saved state, its summary columns and its HEAD (`leaf`;
+        None: an empty HEAD, told apart by the state, or a log older than the tree), in one
+        transaction."""
         with self._transaction() as conn:
             self._write_state(conn, key, state_json, summary)
+            conn.execute("UPDATE conversations SET leaf = ? WHERE key = ?", (leaf, key))
 
     @staticmethod
     def _write_state(
@@ -420,11 +426,11 @@ class ConversationStore(SummaryQueries):
         in one transaction; returns its key. Without `indexes` every event is copied as it
         is (the tree too); with them, those events (a branch, root first) become a linear
         log. `origin` is the source's id and the event forked at (None: its HEAD).
-        ValueError when `conversation_id` is already saved."""
+        ConversationIdTakenError (a ValueError) when `conversation_id` is already saved."""
         now = _now()
         with self._transaction() as conn:
             if _key_of(conn, conversation_id) is not None:
-                raise ValueError(f"conversation {conversation_id} already exists")
+                raise ConversationIdTakenError(f"conversation {conversation_id} already exists")
             key = int(
                 conn.execute(
                     "INSERT INTO conversations (id, created_at, updated_at, title, status, "
@@ -473,12 +479,6 @@ class ConversationStore(SummaryQueries):
             "SELECT forked_from, forked_at FROM conversations WHERE id = ?", (conversation_id,)
         )
         return (rows[0][0], rows[0][1]) if rows and rows[0][0] else None
-
-    @db_errors
-    def set_leaf(self, key: int, leaf: str | None) -> None:
-        """Move a conversation's HEAD (None: an empty HEAD, told apart by the state)."""
-        with self._transaction() as conn:
-            conn.execute("UPDATE conversations SET leaf = ? WHERE key = ?", (leaf, key))
 
     @db_errors
     def event_parents(self, key: int, start: int = 0) -> list[int | None]:

@@ -679,8 +679,7 @@ class LocalConversation(LocalBoundary):
         with self._state:
             if event_id is not None and event_id not in self._state.events:
                 raise ValueError(f"Unknown event_id: {event_id}")
-            self._state.leaf_event_id = event_id
-            self._state.head_is_empty = event_id is None
+            self._state.move_head(event_id)
 
     def set_title(self, title: str) -> None:
         """Rename the conversation (saved, and told to the callbacks); ValueError if empty."""
