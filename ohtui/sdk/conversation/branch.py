@@ -6,15 +6,14 @@ what the agent remembers, what the screen shows, what runs next. A branch holds 
 indexes of its events in the log, so a 10,000-event branch costs 80 KB until its events are
 read, a page at a time, as they are looked at.
 
-A Branch never changes once made: the conversation extends its branch by making a longer
-one over the same index array (`extended`), so a reader holding a Branch while the agent
-appends (another thread) sees the events it was given, no more.
+The active branch is live, as the log is: while appends continue it (the agent's step
+records events into the branch it was given), it grows with them (`grow`); once HEAD moves
+elsewhere it no longer changes.
 """
 
 from __future__ import annotations
 
 from array import array
-from bisect import bisect_left
 from collections.abc import Iterator, Sequence
 from typing import overload
 
@@ -25,44 +24,35 @@ PAGE = 256
 
 
 class Branch(Sequence[Event]):
-    """The events at the first `length` of `indexes` of `log` (all of them without a
-    length), in that order (a view: nothing is copied)."""
+    """The events at `indexes` of `log`, in that order (a view: nothing is copied)."""
 
-    def __init__(
-        self, log: Sequence[Event], indexes: array[int], length: int | None = None
-    ) -> None:
+    def __init__(self, log: Sequence[Event], indexes: array[int]) -> None:
         self._log = log
         self._indexes = indexes
-        self._length = len(indexes) if length is None else length
 
     @property
     def indexes(self) -> array[int]:
-        """The log index of each event of the branch, root first (a copy of its own)."""
-        return self._indexes[: self._length]
+        """The log index of each event of the branch, root first."""
+        return self._indexes
 
     @property
     def leaf_id(self) -> EventID | None:
         """The id of the branch's last event (None for an empty branch)."""
-        return self._log[self._indexes[self._length - 1]].id if self._length else None
+        return self._log[self._indexes[-1]].id if self._indexes else None
 
     def log_index(self, position: int) -> int:
         """The log index of the event at `position` of the branch."""
-        return self._indexes[range(self._length)[position]]
+        return self._indexes[position]
+
+    def grow(self, log_index: int) -> None:
+        """Add the event at `log_index` of the log after the branch's leaf (its child)."""
+        self._indexes.append(log_index)
 
     def last(self, count: int) -> Branch:
-        """Its last `count` events (all of them when it has no more)."""
-        if count >= self._length:
+        """Its last `count` events (itself when it has no more), as a branch of their own."""
+        if count >= len(self._indexes):
             return self
-        return Branch(self._log, self._indexes[self._length - max(count, 0) : self._length])
-
-    def extended(self, log_index: int) -> Branch:
-        """This branch with the event at `log_index` of the log after its leaf (O(1) when
-        no longer branch was made from this one; else the indexes are copied once)."""
-        indexes = self._indexes
-        if len(indexes) != self._length:  # another extension took the array: copy
-            indexes = indexes[: self._length]
-        indexes.append(log_index)
-        return Branch(self._log, indexes, self._length + 1)
+        return Branch(self._log, self._indexes[len(self._indexes) - max(count, 0) :])
 
     def position_of(self, event_id: EventID) -> int | None:
         """Where the event with this id is on the branch; None when it is not on it."""
@@ -73,10 +63,10 @@ class Branch(Sequence[Event]):
             index = get_index(event_id)
         except KeyError:
             return None
-        return _bisect(self._indexes, index, self._length)
+        return _bisect(self._indexes, index)
 
     def __len__(self) -> int:
-        return self._length
+        return len(self._indexes)
 
     @overload
     def __getitem__(self, position: int) -> Event: ...
@@ -86,15 +76,15 @@ class Branch(Sequence[Event]):
 
     def __getitem__(self, position: int | slice) -> Event | list[Event]:
         if isinstance(position, slice):
-            return self._read([self._indexes[i] for i in range(self._length)[position]])
-        return self._log[self.log_index(position)]
+            return self._read(self._indexes[position])
+        return self._log[self._indexes[position]]
 
     def __iter__(self) -> Iterator[Event]:
-        for start in range(0, self._length, PAGE):
-            yield from self._read(self._indexes[start : min(start + PAGE, self._length)])
+        for start in range(0, len(self._indexes), PAGE):
+            yield from self._read(self._indexes[start : start + PAGE])
 
     def __reversed__(self) -> Iterator[Event]:
-        stop = self._length
+        stop = len(self._indexes)
         while stop > 0:
             start = max(0, stop - PAGE)
             yield from reversed(self._read(self._indexes[start:stop]))
@@ -111,7 +101,13 @@ class Branch(Sequence[Event]):
         return [self._log[i] for i in indexes]
 
 
-def _bisect(indexes: array[int], index: int, length: int) -> int | None:
-    """The position of `index` in the first `length` of the ascending `indexes`, or None."""
-    position = bisect_left(indexes, index, 0, length)
-    return position if position < length and indexes[position] == index else None
+def _bisect(indexes: array[int], index: int) -> int | None:
+    """The position of `index` in the ascending `indexes`, or None."""
+    low, high = 0, len(indexes)
+    while low < high:
+        middle = (low + high) // 2
+        if indexes[middle] < index:
+            low = middle + 1
+        else:
+            high = middle
+    return low if low < len(indexes) and indexes[low] == index else None

@@ -130,7 +130,7 @@ class ConversationState(FastPrivateModel):
     _outside_sandbox: set[str] = PrivateAttr(default_factory=set)
     _branch: tuple[EventID | None, Branch] | None = PrivateAttr(default=None)
     """The active branch and the leaf it ends at, in one attribute (read and replaced
-    whole, so another thread never sees one without the other)."""
+    whole: a reader on another thread never pairs a leaf with another branch)."""
     _view: BranchView = PrivateAttr(default_factory=BranchView)
 
     # --- creation and resume -------------------------------------------------------------
@@ -400,8 +400,8 @@ class ConversationState(FastPrivateModel):
         if node:
             cached = self._branch
             if cached is not None and event.parent_id == cached[0]:
-                index = self._events.get_index(event.id)
-                self._branch = (event.id, cached[1].extended(index))
+                cached[1].grow(self._events.get_index(event.id))
+                self._branch = (event.id, cached[1])
             else:
                 self._branch = None
             setattr_ = object.__setattr__  # HEAD is saved with the event, in the same write

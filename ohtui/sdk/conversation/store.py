@@ -39,6 +39,7 @@ from ohtui.sdk.conversation.store_listing import SummaryQueries, fts_query
 from ohtui.sdk.conversation.store_schema import (
     APPLICATION_ID,
     LOCK_TIMEOUT_SECONDS,
+    PARENT_JUMP,
     SCHEMA_VERSION,
     check_readable,
     db_errors,
@@ -481,13 +482,15 @@ class ConversationStore(SummaryQueries):
         return (rows[0][0], rows[0][1]) if rows and rows[0][0] else None
 
     @db_errors
-    def event_parents(self, key: int, start: int = 0) -> list[int | None]:
-        """The stored parent of each event from index `start` on (see StoredEvent.parent)."""
+    def parent_jumps(self, key: int) -> list[tuple[int, int]]:
+        """(index, parent index) of the events whose parent is not the event before them
+        (-1: a root), ascending: the few places a conversation's tree branches."""
         return [
-            row[0]
+            (int(row[0]), int(row[1]))
             for row in self._query(
-                "SELECT parent FROM events WHERE conversation = ? AND seq >= ? ORDER BY seq",
-                (key, start),
+                "SELECT seq, parent FROM events WHERE conversation = ? AND "
+                f"{PARENT_JUMP} ORDER BY seq",
+                (key,),
             )
         ]
 
