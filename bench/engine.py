@@ -276,8 +276,16 @@ TREE_SCRIPT = textwrap.dedent(
 
 
 def bench_tree(count: int = 10_000) -> None:
-    """The conversation tree's operations on a resumed `count`-event conversation."""
-    from ohtui.sdk import LLM, Agent, Conversation
+    """The conversation tree's operations on a resumed `count`-event conversation: turns of
+    a user message and the agent's answer (a HEAD moved onto a user message looks back to
+    the answer before it for actions still waiting)."""
+    from ohtui.sdk import LLM, Agent, Conversation, Message, MessageEvent, TextContent
+
+    def said(role: str, text: str) -> MessageEvent:
+        source = "user" if role == "user" else "agent"
+        return MessageEvent(
+            source=source, llm_message=Message(role=role, content=[TextContent(text=text)])
+        )
 
     with tempfile.TemporaryDirectory() as tmp:
         conv = Conversation(
@@ -286,8 +294,11 @@ def bench_tree(count: int = 10_000) -> None:
             persistence_dir=f"{tmp}/convs",
             visualizer=None,
         )
-        for i in range(count):
-            conv.send_message(f"message {i}: " + "some realistic text " * 10)
+        with conv.state:  # written behind, grouped: the building is not what is measured
+            for i in range(count // 2):
+                text = f"message {i}: " + "some realistic text " * 10
+                conv.state.append_event(said("user", text), durable=False)
+                conv.state.append_event(said("assistant", f"answer {i}"), durable=False)
         conv_id = conv.id
         conv.close()
         out = subprocess.run(
