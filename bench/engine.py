@@ -6,7 +6,10 @@ Prints, next to each target (`engine.py [import|append|resume|steps]...` for som
 - user messages appended to a persisted conversation per second;
 - the time and extra memory to resume a 10,000-event conversation;
 - the engine's own work per step in a 200-step run against an instant scripted LLM
-  (step time minus the time spent inside LLM.completion), early steps vs late steps.
+  (step time minus the time spent inside LLM.completion), early steps vs late steps;
+- the conversation tree on a resumed 10,000-event conversation: `active_branch()` (first
+  call, and after an append), `navigate_to` an event halfway and the next message on the
+  new branch, `fork(from_event_id=...)` there and a full `fork()`.
 """
 
 from __future__ import annotations
@@ -121,7 +124,8 @@ RESUME_SCRIPT = textwrap.dedent(
     n = len(conv.state.events)
     tail = conv.state.events[-50:]
     elapsed = time.perf_counter() - start
-    print(n, elapsed, rss_mb() - before)
+    shown = conv.state.active_branch()[-50:]  # what a screen shows first
+    print(n, elapsed, rss_mb() - before, time.perf_counter() - start)
     """
 )
 
@@ -150,13 +154,14 @@ def bench_resume(count: int = 10_000) -> None:
                 capture_output=True,
                 text=True,
             ).stdout.split()
-            results[name] = (int(out[0]), float(out[1]), float(out[2]))
-    events, seconds, mem = results["big"]
-    _, empty_seconds, empty_mem = results["empty"]
+            results[name] = (int(out[0]), float(out[1]), float(out[2]), float(out[3]))
+    events, seconds, mem, branch = results["big"]
+    _, empty_seconds, empty_mem, _ = results["empty"]
     print(
         f"resume {events:,}-event conversation: {seconds:.3f} s (empty: {empty_seconds:.3f} s), "
         f"+{mem - empty_mem:.1f} MB vs empty   target <= 0.200 s, <= +30 MB"
     )
+    print(f"  and its active branch's last 50 events read: {branch:.3f} s from the start")
 
 
 def bench_steps(steps: int = 200) -> None:
@@ -235,8 +240,86 @@ def bench_steps(steps: int = 200) -> None:
     )
 
 
+TREE_SCRIPT = textwrap.dedent(
+    """
+    import sys, time, uuid
+    from ohtui.sdk import LLM, Agent, Conversation
+    base, conv_id = sys.argv[1], uuid.UUID(sys.argv[2])
+    def timed(work):
+        start = time.perf_counter()
+        result = work()
+        return result, time.perf_counter() - start
+    conv = Conversation(agent=Agent(llm=LLM(model="openai/none"), tools=[]),
+                        workspace=base + "/ws", persistence_dir=base + "/convs",
+                        conversation_id=conv_id, visualizer=None)
+    state = conv.state
+    branch, first = timed(state.active_branch)
+    _, again = timed(state.active_branch)
+    count, middle = len(branch), branch[len(branch) // 2].id
+    conv.send_message("one more")
+    grown, appended = timed(state.active_branch)
+    assert len(grown) == count + 1
+    _, navigate = timed(lambda: conv.navigate_to(middle))
+    moved, after_navigate = timed(state.active_branch)
+    assert len(moved) == count // 2 + 1
+    _, sibling = timed(lambda: conv.send_message("a new branch"))
+    fork, fork_at = timed(lambda: conv.fork(from_event_id=middle))
+    _, fork_branch = timed(lambda: fork.state.active_branch()[-50:])
+    fork.close()
+    full, fork_all = timed(conv.fork)
+    full.close()
+    conv.close()
+    print(first, again, appended, navigate, after_navigate, sibling, fork_at, fork_branch,
+          fork_all)
+    """
+)
+
+
+def bench_tree(count: int = 10_000) -> None:
+    """The conversation tree's operations on a resumed `count`-event conversation: turns of
+    a user message and the agent's answer (a HEAD moved onto a user message looks back to
+    the answer before it for actions still waiting)."""
+    from ohtui.sdk import LLM, Agent, Conversation, Message, MessageEvent, TextContent
+
+    def said(role: str, text: str) -> MessageEvent:
+        source = "user" if role == "user" else "agent"
+        return MessageEvent(
+            source=source, llm_message=Message(role=role, content=[TextContent(text=text)])
+        )
+
+    with tempfile.TemporaryDirectory() as tmp:
+        conv = Conversation(
+            agent=Agent(llm=LLM(model="openai/none"), tools=[]),
+            workspace=f"{tmp}/ws",
+            persistence_dir=f"{tmp}/convs",
+            visualizer=None,
+        )
+        with conv.state:  # written behind, grouped: the building is not what is measured
+            for i in range(count // 2):
+                text = f"message {i}: " + "some realistic text " * 10
+                conv.state.append_event(said("user", text), durable=False)
+                conv.state.append_event(said("assistant", f"answer {i}"), durable=False)
+        conv_id = conv.id
+        conv.close()
+        out = subprocess.run(
+            [sys.executable, "-c", TREE_SCRIPT, tmp, str(conv_id)],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.split()
+    ms = [1000 * float(value) for value in out]
+    print(
+        f"tree of a resumed {count:,}-event conversation: active_branch() first {ms[0]:.1f} ms "
+        f"(again {ms[1]:.3f} ms, after an append {ms[2]:.3f} ms); navigate_to halfway "
+        f"{ms[3]:.1f} ms, then active_branch() {ms[4]:.1f} ms and a message on the new branch "
+        f"{ms[5]:.1f} ms; fork(from_event_id=halfway) {ms[6]:.0f} ms (its branch's last 50: "
+        f"{ms[7]:.1f} ms); full fork() {ms[8]:.0f} ms"
+    )
+
+
 if __name__ == "__main__":
     parts = {"import": bench_import, "append": bench_append, "resume": bench_resume}
     parts["steps"] = bench_steps
+    parts["tree"] = bench_tree
     for name in sys.argv[1:] or list(parts):
         parts[name]()

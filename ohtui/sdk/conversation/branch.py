@@ -5,6 +5,10 @@ A conversation's log keeps every event ever appended, on every branch; its HEAD
 what the agent remembers, what the screen shows, what runs next. A branch holds only the
 indexes of its events in the log, so a 10,000-event branch costs 80 KB until its events are
 read, a page at a time, as they are looked at.
+
+The active branch is live, as the log is: while appends continue it (the agent's step
+records events into the branch it was given), it grows with them (`grow`); once HEAD moves
+elsewhere it no longer changes.
 """
 
 from __future__ import annotations
@@ -44,6 +48,16 @@ class Branch(Sequence[Event]):
     def log_index(self, position: int) -> int:
         """The log index of the event at `position` of the branch."""
         return self._indexes[position]
+
+    def grow(self, log_index: int) -> None:
+        """Add the event at `log_index` of the log after the branch's leaf (its child)."""
+        self._indexes.append(log_index)
+
+    def last(self, count: int) -> Branch:
+        """Its last `count` events (itself when it has no more), as a branch of their own."""
+        if count >= len(self._indexes):
+            return self
+        return Branch(self._log, self._indexes[len(self._indexes) - max(count, 0) :])
 
     def position_of(self, event_id: EventID) -> int | None:
         """Where the event with this id is on the branch; None when it is not on it."""

@@ -10,14 +10,13 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any, overload
 
 from ohtui.sdk.conversation.store import LOCK_TIMEOUT_SECONDS, ConversationStore, StoredEvent
+from ohtui.sdk.conversation.tree_index import ROOT, NotATreeError, TreeIndex
 from ohtui.sdk.conversation.write_behind import WriteBehind
 from ohtui.sdk.event.base import Event
 from ohtui.sdk.event.llm_convertible.action import ActionEvent
 from ohtui.sdk.event.llm_convertible.message import MessageEvent
 from ohtui.sdk.event.types import ROOT_PARENT_ID, EventID
 
-ROOT = -1
-"""The parent index of a root of the conversation tree."""
 PAGE_SIZE = 256
 CACHED_EVENTS = 4 * PAGE_SIZE
 """Events a stored log keeps in memory: the agent's condensed view and the screen's window
@@ -75,11 +74,8 @@ class EventsListBase(Sequence[Event], ABC):
         while index != ROOT and (limit is None or len(chain) < limit):
             chain.append(index)
             parent = self.parent_index(index)
-            if parent >= index:
-                raise ValueError(
-                    f"event {self[index].id} names as parent an event listed after it: the "
-                    "events do not form a tree"
-                )
+            if not ROOT <= parent < index:
+                raise NotATreeError(self[index].id, parent)
             index = parent
         chain.reverse()
         return chain
@@ -141,9 +137,9 @@ class EventLog(EventsListBase):
         self._writer = (
             WriteBehind(store, key, self._length) if store is not None and key is not None else None
         )
-        self._parents: array[int] | None = None if store is not None else array("q")
-        """The parent index of each event (ROOT for a root), read from the store when the
-        tree is first asked about, then kept as events are appended."""
+        self._tree: TreeIndex | None = None if store is not None else TreeIndex()
+        """The parent of each event, read from the store when the tree is first asked
+        about, then kept as events are appended."""
 
     @property
     def cached(self) -> int:
@@ -205,10 +201,11 @@ class EventLog(EventsListBase):
         """The id of the event at `idx` (negative indexes count from the end)."""
         return self[idx].id
 
-    def append(self, event: Event, durable: bool = True, head: bool = True) -> None:
+    def append(self, event: Event, durable: bool = True, head: bool = False) -> None:
         """Append `event`; with a store, on disk when this returns, or with `durable` False
         handed to the background writer (on disk once `flush()` returns). With `head`, the
-        store records it as the conversation's HEAD in the same write.
+        store records it as the conversation's HEAD in the same write (the state's
+        `append_event` does; an event appended here alone leaves HEAD where it was).
 
         Raises ValueError if an event with the same id is already in the log or its
         `parent_id` names no event in it, the writer's
@@ -225,6 +222,8 @@ class EventLog(EventsListBase):
                 raise _duplicate(event.id, existing)
             index = self._length
             parent = self._stored_parent(event)
+            if parent == index - 1:
+                parent = None  # the event before: stored as NULL, no jump in the tree
             if self._writer is not None and self._store is not None:
                 self._store.check_writable()
                 stored = StoredEvent(
@@ -252,11 +251,11 @@ class EventLog(EventsListBase):
                 self._forget_written()
             self._remember(index, event)
             self._length = max(self._length, index + 1)  # another process may have appended
-            if self._parents is not None:
-                if len(self._parents) == index:
-                    self._parents.append(_resolved(parent, index))
+            if self._tree is not None:
+                if self._tree.length == index:
+                    self._tree.add(index, _resolved(parent, index))
                 else:  # another process appended too: read them again when needed
-                    self._parents = None
+                    self._tree = None
         finally:
             self._lock.release()
 
@@ -280,33 +279,37 @@ class EventLog(EventsListBase):
 
     def parent_index(self, index: int) -> int:
         """The index of the parent of the event at `index` (ROOT for a root), from the
-        parents' index (no event is read)."""
+        tree's index (no event is read)."""
         with self._lock:
-            return self._parent_array()[index]
+            if not 0 <= index < self._length:
+                raise IndexError(f"event index {index} out of range (0..{self._length - 1})")
+            return self._tree_index().parent(index)
 
-    def _parent_array(self) -> array[int]:
-        parents = self._parents
-        if parents is None or len(parents) < self._length:
-            parents = array("q")
+    def _tree_index(self) -> TreeIndex:
+        tree = self._tree
+        if tree is None or tree.length < self._length:
             if self._store is not None and self._key is not None:
                 self.flush()  # the events written behind are read with the rest
-                stored = self._store.event_parents(self._key)
-                for index, parent in enumerate(stored):
-                    parents.append(_resolved(parent, index))
-                self._length = max(self._length, len(parents))
-            self._parents = parents
-        return parents
+                length = self._store.event_count(self._key)
+                tree = TreeIndex(length, self._store.parent_jumps(self._key))
+                self._length = max(self._length, length)
+            else:
+                tree = TreeIndex(self._length)
+            self._tree = tree
+        return tree
 
     def branch_indexes(self, leaf_id: EventID | None, limit: int | None = None) -> array[int]:
-        """See EventsListBase.branch_indexes: here from the parents' index, no event read."""
+        """See EventsListBase.branch_indexes: here from the tree's index, no event read but
+        the leaf's (a run of consecutive events at a time)."""
+        if leaf_id is None:
+            return array("q")
         with self._lock:
-            return super().branch_indexes(leaf_id, limit)
+            return self._tree_index().branch(self.get_index(leaf_id), limit, self.get_id)
 
     def children(self, index: int) -> list[int]:
         """The indexes of the events whose parent is the event at `index`, oldest first."""
         with self._lock:
-            parents = self._parent_array()
-            return [i for i in range(index + 1, len(parents)) if parents[i] == index]
+            return self._tree_index().children(index)
 
     def events_at(self, indexes: Sequence[int]) -> list[Event]:
         """The events at these indexes, in that order (read from the store a run at a time)."""

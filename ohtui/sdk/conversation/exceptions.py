@@ -38,6 +38,10 @@ class ConversationNotFoundError(LookupError):
     """No saved conversation matches the id (or id prefix) given."""
 
 
+class ConversationIdTakenError(ValueError):
+    """A conversation (a fork) was asked for under the id of one that already exists."""
+
+
 class PersistenceError(OSError):
     """Conversations cannot be stored or read where asked; the message says why and what to do."""
 

@@ -16,7 +16,9 @@ from pydantic import ConfigDict, Field, PrivateAttr, SerializeAsAny, ValidationE
 
 from ohtui.sdk.agent.base import BUILT_IN_TOOL_CLASSES, AgentBase, check_resumable
 from ohtui.sdk.agent.conversation_contract import ConversationExecutionStatus
+from ohtui.sdk.context.view import View
 from ohtui.sdk.conversation.branch import Branch
+from ohtui.sdk.conversation.branch_view import BranchView
 from ohtui.sdk.conversation.event_store import EventLog
 from ohtui.sdk.conversation.exceptions import (
     ConversationNotFoundError,
@@ -126,8 +128,10 @@ class ConversationState(FastPrivateModel):
     _cipher: Cipher | None = PrivateAttr(default=None)
     _sandbox: Sandbox | None = PrivateAttr(default=None)
     _outside_sandbox: set[str] = PrivateAttr(default_factory=set)
-    _branch: Branch | None = PrivateAttr(default=None)
-    _branch_leaf: EventID | None = PrivateAttr(default=None)
+    _branch: tuple[EventID | None, Branch] | None = PrivateAttr(default=None)
+    """The active branch and the leaf it ends at, in one attribute (read and replaced
+    whole: a reader on another thread never pairs a leaf with another branch)."""
+    _view: BranchView = PrivateAttr(default_factory=BranchView)
 
     # --- creation and resume -------------------------------------------------------------
 
@@ -274,13 +278,8 @@ class ConversationState(FastPrivateModel):
         old = getattr(self, name, None)
         value = valid_data(value)  # a title, a tool's saved data: always savable
         super().__setattr__(name, value)
-        if name in _HEAD_FIELDS:
-            self._branch = None
         if getattr(self, "_autosave_enabled", False):
-            if name == "leaf_event_id" and self._store is not None and self._key is not None:
-                self._events.flush()
-                self._store.set_leaf(self._key, value)
-            self._save()
+            self._save()  # (HEAD with it: see _save)
             if old != value and name not in _HEAD_FIELDS:  # HEAD moves with every event
                 self._notify(name, value)
 
@@ -369,7 +368,8 @@ class ConversationState(FastPrivateModel):
         self._stats_dirty = False
         if self._store is not None and self._key is not None:
             self._events.flush()  # the states queued with events are older: written first
-            self._store.save_state(self._key, self._dump(), self._summary())
+            # HEAD goes with the state (head_is_empty is in it): one write, never half moved.
+            self._store.save_state(self._key, self._dump(), self._summary(), self.leaf_event_id)
 
     # --- events and derived views --------------------------------------------------------
 
@@ -398,10 +398,10 @@ class ConversationState(FastPrivateModel):
         node = not isinstance(event, ConversationStateUpdateEvent)
         self._events.append(event, durable, head=node)
         if node:
-            branch = self._branch
-            if branch is not None and event.parent_id == self._branch_leaf:
-                branch.indexes.append(self._events.get_index(event.id))
-                self._branch_leaf = event.id
+            cached = self._branch
+            if cached is not None and event.parent_id == cached[0]:
+                cached[1].grow(self._events.get_index(event.id))
+                self._branch = (event.id, cached[1])
             else:
                 self._branch = None
             setattr_ = object.__setattr__  # HEAD is saved with the event, in the same write
@@ -428,13 +428,36 @@ class ConversationState(FastPrivateModel):
         remembers and the screen shows (the log also keeps abandoned branches). With
         `limit`, only its last `limit` events."""
         leaf = self._resolve_active_leaf()
-        branch = self._branch
-        if branch is None or leaf != self._branch_leaf:
+        cached = self._branch
+        if cached is not None and cached[0] == leaf:
+            branch = cached[1]
+        else:
             branch = Branch(self._events, self._events.branch_indexes(leaf))
-            self._branch, self._branch_leaf = branch, leaf
-        if limit is not None and limit < len(branch):
-            return Branch(self._events, branch.indexes[len(branch) - limit :])
-        return branch
+            self._branch = (leaf, branch)
+        return branch if limit is None else branch.last(limit)
+
+    def move_head(self, event_id: EventID | None) -> None:
+        """Make `event_id` HEAD (None: an empty HEAD), saved in one write; the next event
+        appended is its child. The caller checks that the event is in the log."""
+        if self._read_only:
+            raise self.read_only_error("move its HEAD")
+        setattr_ = object.__setattr__  # both fields, then one save (see _save)
+        setattr_(self, "leaf_event_id", event_id)
+        setattr_(self, "head_is_empty", event_id is None)
+        if self._autosave_enabled:
+            self._save()
+
+    @property
+    def view(self) -> View:
+        """What the model sees of the active branch: its View (condensations applied,
+        blocked messages left out), kept up to date as events are appended and built again
+        when HEAD moves to another branch. Read it again after `rebuild_view()`."""
+        return self._view.current(self.active_branch(), self.blocked_messages)
+
+    def rebuild_view(self) -> None:
+        """Build `view` again from the active branch's root (after a resume, a fork or a
+        move of HEAD it is built on its first read anyway). On an error the old one stays."""
+        self._view.rebuild(self.active_branch(), self.blocked_messages)
 
     @property
     def sandbox(self) -> Sandbox | None:

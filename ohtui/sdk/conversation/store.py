@@ -28,6 +28,7 @@ from typing import Any
 from urllib.parse import quote
 
 from ohtui.sdk.conversation.exceptions import (
+    ConversationIdTakenError,
     ConversationNotFoundError,
     ConversationReadOnlyError,
     PersistenceError,
@@ -38,6 +39,7 @@ from ohtui.sdk.conversation.store_listing import SummaryQueries, fts_query
 from ohtui.sdk.conversation.store_schema import (
     APPLICATION_ID,
     LOCK_TIMEOUT_SECONDS,
+    PARENT_JUMP,
     SCHEMA_VERSION,
     check_readable,
     db_errors,
@@ -292,10 +294,15 @@ class ConversationStore(SummaryQueries):
             return key
 
     @db_errors
-    def save_state(self, key: int, state_json: str, summary: dict[str, Any]) -> None:
-        """Replace a conversation's saved state and its summary columns."""
+    def save_state(
+        self, key: int, state_json: str, summary: dict[str, Any], leaf: str | None
+    ) -> None:
+        """Replace a conversation's saved state, its summary columns and its HEAD (`leaf`;
+        None: an empty HEAD, told apart by the state, or a log older than the tree), in one
+        transaction."""
         with self._transaction() as conn:
             self._write_state(conn, key, state_json, summary)
+            conn.execute("UPDATE conversations SET leaf = ? WHERE key = ?", (leaf, key))
 
     @staticmethod
     def _write_state(
@@ -420,11 +427,11 @@ class ConversationStore(SummaryQueries):
         in one transaction; returns its key. Without `indexes` every event is copied as it
         is (the tree too); with them, those events (a branch, root first) become a linear
         log. `origin` is the source's id and the event forked at (None: its HEAD).
-        ValueError when `conversation_id` is already saved."""
+        ConversationIdTakenError (a ValueError) when `conversation_id` is already saved."""
         now = _now()
         with self._transaction() as conn:
             if _key_of(conn, conversation_id) is not None:
-                raise ValueError(f"conversation {conversation_id} already exists")
+                raise ConversationIdTakenError(f"conversation {conversation_id} already exists")
             key = int(
                 conn.execute(
                     "INSERT INTO conversations (id, created_at, updated_at, title, status, "
@@ -475,19 +482,15 @@ class ConversationStore(SummaryQueries):
         return (rows[0][0], rows[0][1]) if rows and rows[0][0] else None
 
     @db_errors
-    def set_leaf(self, key: int, leaf: str | None) -> None:
-        """Move a conversation's HEAD (None: an empty HEAD, told apart by the state)."""
-        with self._transaction() as conn:
-            conn.execute("UPDATE conversations SET leaf = ? WHERE key = ?", (leaf, key))
-
-    @db_errors
-    def event_parents(self, key: int, start: int = 0) -> list[int | None]:
-        """The stored parent of each event from index `start` on (see StoredEvent.parent)."""
+    def parent_jumps(self, key: int) -> list[tuple[int, int]]:
+        """(index, parent index) of the events whose parent is not the event before them
+        (-1: a root), ascending: the few places a conversation's tree branches."""
         return [
-            row[0]
+            (int(row[0]), int(row[1]))
             for row in self._query(
-                "SELECT parent FROM events WHERE conversation = ? AND seq >= ? ORDER BY seq",
-                (key, start),
+                "SELECT seq, parent FROM events WHERE conversation = ? AND "
+                f"{PARENT_JUMP} ORDER BY seq",
+                (key,),
             )
         ]
 

@@ -60,7 +60,12 @@ CREATE VIRTUAL TABLE IF NOT EXISTS message_search USING fts5(text, tokenize = 'u
 _INDEXES = """
 CREATE INDEX IF NOT EXISTS conversations_by_update ON conversations(updated_at, id);
 CREATE INDEX IF NOT EXISTS conversations_by_workspace ON conversations(workspace, updated_at, id);
+CREATE INDEX IF NOT EXISTS events_parent_jumps ON events(conversation, seq, parent)
+    WHERE parent IS NOT NULL AND parent <> seq - 1;
 """
+PARENT_JUMP = "parent IS NOT NULL AND parent <> seq - 1"
+"""An event whose parent is not the event before it (a branch or a root begins): the rows
+of the partial index `events_parent_jumps`, which a query finds with these very words."""
 # Schema 1 -> 2 (the conversation tree): columns added; every old row keeps its meaning (a
 # NULL parent is the event before, a NULL leaf the newest event).
 _UPGRADES = {

@@ -164,7 +164,7 @@ class StuckDetector:
         return steps
 
     def _window(self) -> list[Event]:
-        recent = self.state.active_branch()[-MAX_EVENTS_TO_SCAN_FOR_STUCK_DETECTION:]
+        recent = list(self.state.active_branch(limit=MAX_EVENTS_TO_SCAN_FOR_STUCK_DETECTION))
         for index in range(len(recent) - 1, -1, -1):
             event = recent[index]
             if isinstance(event, MessageEvent) and event.source == "user":

@@ -308,7 +308,7 @@ def crash_mid_action(
     call = MessageToolCall(
         id="call_crash", name="terminal", arguments=json.dumps({"command": command})
     )
-    conv.state.events.append(
+    conv.state.append_event(
         ActionEvent(
             action=TerminalAction(command=command) if runnable else None,
             tool_name="terminal",

@@ -19,19 +19,18 @@ from typing import TYPE_CHECKING, Any
 
 from ohtui.sdk.agent.base import AgentBase
 from ohtui.sdk.agent.conversation_contract import ConversationExecutionStatus
+from ohtui.sdk.conversation.exceptions import ConversationIdTakenError
 from ohtui.sdk.conversation.impl.checkpointing import STORE_FOLDER
 from ohtui.sdk.conversation.stats import ConversationStats
 from ohtui.sdk.conversation.types import ConversationID
 from ohtui.sdk.event.types import EventID
 from ohtui.sdk.workspace.local import LocalWorkspace
 
+__all__ = ["ConversationIdTakenError", "copy_agent", "fork_local"]
+
 if TYPE_CHECKING:
     from ohtui.sdk.conversation.impl.local_conversation import LocalConversation
     from ohtui.sdk.conversation.state import ConversationState
-
-
-class ConversationIdTakenError(ValueError):
-    """A fork was asked for under the id of a conversation that already exists."""
 
 
 def copy_agent(agent: AgentBase) -> AgentBase:
@@ -63,7 +62,7 @@ def fork_local(
         if from_event_id is not None and from_event_id not in state.events:
             raise ValueError(f"Unknown from_event_id: {from_event_id}")
         if from_event_id is None:
-            leaf, empty = state.leaf_event_id, state.head_is_empty
+            leaf, empty = state._resolve_active_leaf(), state.head_is_empty
         else:
             leaf, empty = from_event_id, False
         data = _fork_state(state, fork_id, fork_agent, title, tags, reset_metrics, leaf, empty)
@@ -172,5 +171,5 @@ def _copy_in_memory(
         fork.stats = ConversationStats.model_validate(data["stats"])
         fork.agent_state = copy.deepcopy(source.agent_state)
         fork.activated_knowledge_skills = list(source.activated_knowledge_skills)
-        fork.leaf_event_id = data["leaf_event_id"]
-        fork.head_is_empty = data["head_is_empty"]
+        if data["leaf_event_id"] is not None or data["head_is_empty"]:
+            fork.move_head(data["leaf_event_id"])

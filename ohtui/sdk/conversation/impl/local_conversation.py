@@ -519,6 +519,7 @@ class LocalConversation(LocalBoundary):
             self.checkpointing.warm_up()  # while the model thinks
         run_start = len(self._state.events)
         with self._state:
+            confirmed = self._state.execution_status is Status.WAITING_FOR_CONFIRMATION
             # Clear stale requests first: a pause or interrupt made once RUNNING shows must hold.
             self._pause_requested.clear()
             self._cancel.clear()
@@ -528,7 +529,7 @@ class LocalConversation(LocalBoundary):
             if self._state.execution_status in _RESTARTABLE:
                 self._state.execution_status = Status.RUNNING
         try:
-            self._run_loop()
+            self._run_loop(confirmed)
         except LLMCancelledError:
             self._record_pause()
         except Exception as exc:
@@ -556,7 +557,11 @@ class LocalConversation(LocalBoundary):
         except Exception:  # the run's own outcome stands; this is logged for the user's report
             logger.exception("conversation %s: ending the agent's run failed", self.id)
 
-    def _run_loop(self) -> None:
+    def _run_loop(self, confirmed: bool) -> None:
+        """Step until the run stops; `confirmed`: the user confirmed the waiting actions."""
+        with self._state:
+            if not confirmed and self._guards.unconfirmed_actions_wait():
+                return
         iterations = 0
         while True:
             with self._state:
@@ -673,14 +678,19 @@ class LocalConversation(LocalBoundary):
         the conversation shows, become the branch ending there. Nothing is deleted: the
         next event appended starts a sibling branch, and every branch stays in the log.
 
-        Waits for a running step to end. ValueError for an id not in this conversation.
+        Waits for a running step to end (a run goes on from the new HEAD). Actions left
+        unanswered on the new branch wait for the user (WAITING_FOR_CONFIRMATION: `run()`
+        confirms them), never run on their own; a conversation that waited on actions of
+        the branch left behind is idle again. ValueError for an id not in this conversation.
         """
         self._writable("move its HEAD")
         with self._state:
             if event_id is not None and event_id not in self._state.events:
                 raise ValueError(f"Unknown event_id: {event_id}")
-            self._state.leaf_event_id = event_id
-            self._state.head_is_empty = event_id is None
+            self._state.move_head(event_id)
+            waiting = self._state.execution_status is Status.WAITING_FOR_CONFIRMATION
+            if not self._guards.unconfirmed_actions_wait() and waiting:
+                self._state.execution_status = Status.IDLE
 
     def set_title(self, title: str) -> None:
         """Rename the conversation (saved, and told to the callbacks); ValueError if empty."""

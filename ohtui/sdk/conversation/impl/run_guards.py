@@ -54,6 +54,17 @@ class RunGuards:
                 return event.id in blocked
         return False
 
+    def unconfirmed_actions_wait(self) -> bool:
+        """Whether actions no one confirmed wait on the active branch (HEAD moved onto an
+        action whose result is on another branch, a fork began at one, a run failed between
+        a call and its result): they then wait for the user (WAITING_FOR_CONFIRMATION),
+        never run on their own. (A run begun from that status is the user's confirmation:
+        it does not ask.)"""
+        if not self._state.get_unmatched_actions(self._state.active_branch()):
+            return False
+        self._state.execution_status = ConversationExecutionStatus.WAITING_FOR_CONFIRMATION
+        return True
+
     def stop_denied(self) -> bool:
         """Run the Stop hooks; when one denies, its feedback goes to the agent, which goes on."""
         if self._hooks is None:
