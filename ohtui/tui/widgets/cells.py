@@ -424,6 +424,15 @@ class NoticeCell(Cell):
         return self.text
 
 
+class BranchCell(NoticeCell):
+    """Where other branches of the conversation leave the one shown (a rewind left them)."""
+
+    def __init__(self, branches: int) -> None:
+        super().__init__(f"⎇ {branches} branches here · /rewind to go back to a message")
+        self.add_class("branch")
+        self.branches = branches
+
+
 class ErrorCell(Cell):
     """An error, in red, saying what to do."""
 

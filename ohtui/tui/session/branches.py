@@ -1,0 +1,117 @@
+"""The conversation as the screen shows it: its active branch (root to HEAD), read a page at a
+time by position on the branch, and where other branches leave it (the transcript's markers).
+
+Positions, not log indexes: the log keeps every branch, the screen shows one. Called on the
+session's threads (reading may touch the store)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ohtui.sdk import BaseConversation, Event
+    from ohtui.sdk.conversation.branch import Branch
+
+PAGE = 40
+"""Events read when a branch is shown; older ones are read as the user scrolls up."""
+
+
+@dataclass
+class BranchPage:
+    """Events of the active branch from position `start`, and the branch points among them."""
+
+    events: list[Any]
+    start: int
+    total: int
+    """Events on the branch."""
+    branches: dict[int, int] = field(default_factory=dict)
+    """Position → how many branches leave the event there (two or more)."""
+
+    @property
+    def has_older(self) -> bool:
+        """Whether events come before the page."""
+        return self.start > 0
+
+
+def active_branch(conversation: BaseConversation) -> Branch:
+    """The active branch, root first (a lazy view: events are read as they are asked for)."""
+    from array import array
+
+    from ohtui.sdk.conversation.branch import Branch
+
+    branch = conversation.state.active_branch()
+    if isinstance(branch, Branch):
+        return branch
+    events = list(branch)  # a state that lists its branch: its own log of one branch
+    return Branch(events, array("q", range(len(events))))
+
+
+def read_page(conversation: BaseConversation, start: int, stop: int) -> BranchPage:
+    """The events at positions [start, stop) of the active branch (clamped), with the branch
+    points among them."""
+    branch = active_branch(conversation)
+    total = len(branch)
+    start, stop = max(0, min(start, total)), max(0, min(stop, total))
+    events = list(branch[start:stop]) if stop > start else []
+    return BranchPage(events, start, total, branch_points(conversation, start, stop))
+
+
+def newest_page(conversation: BaseConversation, size: int = PAGE) -> BranchPage:
+    """The last `size` events of the active branch."""
+    total = len(active_branch(conversation))
+    return read_page(conversation, total - size, total)
+
+
+def branch_points(conversation: BaseConversation, start: int, stop: int) -> dict[int, int]:
+    """Where, among positions [start, stop) of the active branch, other branches leave it:
+    position → the number of branches there (the active one included). HEAD with events
+    after it in the log (a rewind left them) counts the one to be written from it too.
+    Only the page is looked at; a log holding one branch costs nothing."""
+    from ohtui.sdk.conversation.event_store import EventLog
+
+    branch = active_branch(conversation)
+    log = branch.log
+    if len(log) <= len(branch):
+        return {}  # every event is on the active branch: nothing leaves it
+    head = len(branch) - 1
+    if isinstance(log, EventLog):
+        counts = {
+            position: _node_count(log, log.children(branch.log_index(position)))
+            for position in range(max(0, start), min(stop, len(branch)))
+        }
+    else:
+        counts = _counts_by_parent(log, branch, start, stop)
+    points = {}
+    for position, children in counts.items():
+        branches = children + 1 if position == head and children else children
+        if branches >= 2:
+            points[position] = branches
+    return points
+
+
+def _node_count(log: Sequence[Event], children: list[int]) -> int:
+    """How many of `children` are nodes of the tree (a state update is not)."""
+    from ohtui.sdk import ConversationStateUpdateEvent
+
+    if len(children) < 2:
+        return len(children)
+    events: list[Event] = log.events_at(children)  # type: ignore[attr-defined]
+    return len([e for e in events if not isinstance(e, ConversationStateUpdateEvent)])
+
+
+def _counts_by_parent(
+    log: Sequence[Event], branch: Sequence[Event], start: int, stop: int
+) -> dict[int, int]:
+    """Children per position of the page, from each event's parent_id (a remote log is in
+    memory)."""
+    from ohtui.sdk import ConversationStateUpdateEvent
+
+    page = {event.id: position for position, event in enumerate(branch[start:stop], start)}
+    counts = dict.fromkeys(page.values(), 0)
+    for event in log:
+        position = page.get(event.parent_id) if event.parent_id is not None else None
+        if position is not None and not isinstance(event, ConversationStateUpdateEvent):
+            counts[position] += 1
+    return counts
