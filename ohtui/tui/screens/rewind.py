@@ -82,7 +82,7 @@ class RewindScreen(ModalScreen[RewindChoice | None]):
                 yield Static("", id="message", markup=False)
                 with VerticalScroll(id="files"):
                     yield Static("Checking the workspace…", id="changes", markup=False)
-                yield OptionList(id="actions")
+                yield MarkedOptionList(id="actions")
             yield Static(LIST_LEGEND if self.turns else "esc close", id="legend", markup=False)
 
     def on_mount(self) -> None:
