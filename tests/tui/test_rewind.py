@@ -332,7 +332,8 @@ async def test_rewind_and_fork_are_refused_on_a_read_only_conversation(
             await pilot.pause(0.3)
             assert not isinstance(reader.screen, RewindScreen)
             assert len(notes) == 3
-            assert all(n.startswith("Read-only: another ohtui runs this conversation") for n in notes)
+            said = "Read-only: another ohtui runs this conversation"
+            assert all(n.startswith(said) for n in notes)
     (only,) = list_conversations(directory)  # no fork was made
     assert only.id == FIXED_CONVERSATION_ID
 
