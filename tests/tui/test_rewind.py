@@ -185,7 +185,7 @@ def test_a_branch_point_shows_in_the_transcript_snapshot(
         await wait(pilot, lambda: "Done: again." in _texts(app), what="the answer")
         await wait(pilot, lambda: status(app) == "finished", what="the run's end")
         assert [cell_text(c) for c in cells(app, BranchCell)] == [
-            "⎇ 2 branches here · /rewind to go back to a message"
+            "⎇ 2 branches here · enter to switch · /rewind to go back"
         ]
         await pilot.pause(0.2)
         app.clear_notifications()
@@ -231,9 +231,11 @@ async def test_fork_opens_a_copy_and_leaves_the_source_as_it_was(
         await submit(pilot, "/fork Trying another way")
         await wait(
             pilot,
-            lambda: app.chat is not None
-            and app.chat.session.conversation_id not in (None, FIXED_CONVERSATION_ID)
-            and chat_ready(app),
+            lambda: (
+                app.chat is not None
+                and app.chat.session.conversation_id not in (None, FIXED_CONVERSATION_ID)
+                and chat_ready(app)
+            ),
             what="the fork to open",
         )
         assert app.chat is not None
@@ -257,9 +259,11 @@ async def test_fork_at_a_message_with_the_code_takes_its_whole_turn(
         await pilot.press(RewindAction.FORK_WITH_CODE.key)
         await wait(
             pilot,
-            lambda: app.chat is not None
-            and app.chat.session.conversation_id not in (None, FIXED_CONVERSATION_ID)
-            and chat_ready(app),
+            lambda: (
+                app.chat is not None
+                and app.chat.session.conversation_id not in (None, FIXED_CONVERSATION_ID)
+                and chat_ready(app)
+            ),
             what="the fork to open",
         )
         assert app.chat is not None
@@ -355,3 +359,29 @@ async def test_escape_twice_on_an_empty_composer_opens_the_rewind_list(
         await wait(pilot, lambda: isinstance(app.screen, RewindScreen), what="the rewind list")
         await pilot.press("escape")
         assert not isinstance(app.screen, RewindScreen)
+
+
+async def test_enter_on_a_branch_marker_switches_to_the_other_branch_and_back(
+    app_options: AppOptions, llm_server: ScriptedLLMServer, wait: Any
+) -> None:
+    app_options.policy = "never"
+    app = OhtuiApp(app_options)
+    async with app.run_test(size=SIZE) as pilot:
+        await run_turns(app, pilot, wait, llm_server)
+        await choose(app, pilot, wait, 0)
+        await pilot.press("c")
+        await wait(pilot, lambda: composer_text(app) == "write two", what="the message back")
+        llm_server.reply_text("Done: other.", usage=USAGE)
+        await submit(pilot, "something else")
+        await wait(pilot, lambda: "Done: other." in _texts(app), what="the answer")
+        await wait(pilot, lambda: status(app) == "finished", what="the run's end")
+        (marker,) = cells(app, BranchCell)
+        marker.focus()
+        await pilot.press("enter")
+        await wait(pilot, lambda: "Done: write two." in _texts(app), what="the first branch")
+        assert user_texts(app) == ["write one", "write two"]
+        (marker,) = cells(app, BranchCell)
+        marker.focus()
+        await pilot.press("enter")
+        await wait(pilot, lambda: "Done: other." in _texts(app), what="the second branch again")
+        assert user_texts(app) == ["write one", "something else"]

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from ohtui.tui.approval_types import ApprovalDecision, PendingActionView
     from ohtui.tui.screens.navigator import Navigator
     from ohtui.tui.session import Session
+    from ohtui.tui.widgets.cells import BranchCell
 
 DOUBLE_PRESS_SECONDS = 2.0
 IDLE_AFTER_SECONDS = 30.0
@@ -392,6 +393,12 @@ class ChatScreen(Screen[None]):
             self.prefill(message.prefill)
         if message.notice:
             self.notify(message.notice, timeout=6)
+
+    def on_branch_cell_switch(self, message: BranchCell.Switch) -> None:
+        """Enter on a branch marker: show the next branch leaving there."""
+        if self.refuse_read_only():
+            return
+        self.session.rewinding.switch_branch(message.cell.event_index)
 
     def on_forked(self, message: msg.Forked) -> None:
         """Open the fork just made."""

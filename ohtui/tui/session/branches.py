@@ -115,3 +115,38 @@ def _counts_by_parent(
         if position is not None and not isinstance(event, ConversationStateUpdateEvent):
             counts[position] += 1
     return counts
+
+
+def switch_target(conversation: BaseConversation, position: int) -> tuple[str, int, int] | None:
+    """Where switching branches at `position` of the active branch goes: the newest event of
+    the next branch leaving there (after the one shown, cycling; the oldest first), the
+    number of that branch and of all of them. None when only one branch leaves there."""
+    from ohtui.sdk import ConversationStateUpdateEvent
+
+    branch = active_branch(conversation)
+    log = branch.log
+    if not 0 <= position < len(branch):
+        return None
+    here = branch.log_index(position)
+    parent_of = getattr(log, "parent_index", None)
+    if parent_of is None:
+        return None
+    children = [
+        i
+        for i in range(here + 1, len(log))
+        if parent_of(i) == here and not isinstance(log[i], ConversationStateUpdateEvent)
+    ]
+    shown = branch.log_index(position + 1) if position + 1 < len(branch) else None
+    if len(children) < (1 if shown is None else 2):
+        return None
+    after = children.index(shown) + 1 if shown in children else 0
+    chosen = children[after % len(children)]
+    newest = chosen
+    below = {chosen}
+    for index in range(chosen + 1, len(log)):  # the subtree under it: parents come first
+        if parent_of(index) in below:
+            below.add(index)
+            if not isinstance(log[index], ConversationStateUpdateEvent):
+                newest = index
+    total = len(children) + (1 if shown is None else 0)
+    return log[newest].id, after % len(children) + 1, total

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from ohtui.tui import messages as msg
 from ohtui.tui.checkpoint_types import FileChange
 from ohtui.tui.rewind_types import RewindAction, RewindPreview, TurnRow
-from ohtui.tui.session.branches import active_branch, newest_page
+from ohtui.tui.session.branches import active_branch, newest_page, switch_target
 from ohtui.tui.session.words import describe, sentence
 
 if TYPE_CHECKING:
@@ -164,6 +164,26 @@ class Rewinding:
             )
 
         self._work("/rewind", work)
+
+    def switch_branch(self, position: int) -> None:
+        """Show the next branch leaving the event at `position` of the active branch (its
+        newest event becomes HEAD); BranchShown."""
+        link = self._link
+
+        def work(conversation: BaseConversation) -> None:
+            target = switch_target(conversation, position)
+            if target is None:
+                link.post(msg.Notice("Only one branch goes on from there."))
+                return
+            leaf, number, total = target
+            conversation.navigate_to(leaf)
+            page = newest_page(conversation)
+            notice = f"Switched to branch {number} of {total}; the others are kept."
+            link.post(
+                msg.BranchShown(page.events, page.total, page.has_older, page.branches, "", notice)
+            )
+
+        self._work("switching branches", work)
 
     def fork(self, title: str = "", at: TurnRow | None = None, with_code: bool = False) -> None:
         """Fork the conversation (at HEAD, or `at` a message: its whole turn) under `title`
