@@ -1,4 +1,5 @@
-"""Rewinding a long conversation in the TUI; run by hand: `.venv/bin/python bench/rewind.py`.
+"""Rewinding a long conversation in the TUI; run by hand: `.venv/bin/python bench/rewind.py`
+(with the folder an earlier run printed, it reuses the conversation built there).
 
 Builds a saved conversation of 10,000 events (2,500 turns: a message, a command, its output,
 an answer) in a workspace of 10,000 files, with a checkpoint of the workspace every 100 turns
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shutil
 import statistics
 import sys
 import tempfile
@@ -139,7 +141,8 @@ async def measure(options: Any, target_text: str) -> dict[str, float]:
 
     async with app.run_test(size=(120, 40)) as pilot:
         await until(
-            pilot, lambda: app.chat is not None and app.chat.status_bar.status == "finished"
+            pilot,
+            lambda: app.chat is not None and app.chat.status_bar.status not in ("", "opening"),
         )
         await pilot.pause(0.5)
         chat = app.chat
@@ -176,26 +179,37 @@ async def measure(options: Any, target_text: str) -> dict[str, float]:
 def main() -> None:
     from ohtui.tui.options import AppOptions
 
-    root = Path(tempfile.mkdtemp(prefix="ohtui-rewind-bench-"))
-    workspace = build(root)
-    data = root / "data"
-    config = root / "config.toml"
-    config.write_text('[ui]\nauto_title = false\n[context]\nstrategy = "none"\n')
-    started = time.perf_counter()
-    conversation_id, target = save_conversation(data / "conversations", workspace)
-    print(f"built in {time.perf_counter() - started:.1f} s ({root})")
+    if len(sys.argv) > 1:  # the folder of an earlier run: its conversation, built once
+        root = Path(sys.argv[1])
+        workspace, data, config = root / "workspace", root / "data", root / "config.toml"
+        conversation_id = (root / "id").read_text()
+        target = f"turn {TARGET_TURN}: change the files of package {TARGET_TURN % 100}"
+    else:
+        root = Path(tempfile.mkdtemp(prefix="ohtui-rewind-bench-"))
+        workspace = build(root)
+        data = root / "data"
+        config = root / "config.toml"
+        config.write_text('[ui]\nauto_title = false\n[context]\nstrategy = "none"\n')
+        started = time.perf_counter()
+        conversation_id, target = save_conversation(data / "conversations", workspace)
+        (root / "id").write_text(conversation_id)
+        print(f"built in {time.perf_counter() - started:.1f} s ({root}: pass it to reuse it)")
+    pristine = root / "pristine"
+    if not pristine.exists():  # the checkpoints know the workspace by its path: rounds reuse it
+        pristine.mkdir()
+        shutil.copytree(data, pristine / "data")
+        shutil.copytree(workspace, pristine / "workspace", symlinks=True)
     rounds: list[dict[str, float]] = []
     for _ in range(ROUNDS):
-        # A fresh copy each round: a rewind moves HEAD (and the workspace) for good.
-        import shutil
-
-        copy = root / f"round{len(rounds)}"
-        shutil.copytree(data, copy / "data")
-        shutil.copytree(workspace, copy / "workspace", symlinks=True)
+        # The saved state again each round: a rewind moves HEAD (and the workspace) for good.
+        shutil.rmtree(data)
+        shutil.rmtree(workspace)
+        shutil.copytree(pristine / "data", data)
+        shutil.copytree(pristine / "workspace", workspace, symlinks=True)
         options = AppOptions(
-            workspace=copy / "workspace",
-            persistence_dir=copy / "data" / "conversations",
-            history_file=copy / "data" / "history.jsonl",
+            workspace=workspace,
+            persistence_dir=data / "conversations",
+            history_file=data / "history.jsonl",
             config_file=config,
             model="openai/test-model",
             base_url="http://127.0.0.1:9/v1",
