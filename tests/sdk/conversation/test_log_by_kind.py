@@ -41,7 +41,7 @@ def test_stored_reads_by_kind_match_the_parsed_log(tmp_path: Path) -> None:
     )
     try:
         append = conversation.state.append_event
-        append(_user(TextContent(text="  first: «ünïcode» \"quoted\"\n")))
+        append(_user(TextContent(text='  first: «ünïcode» "quoted"\n')))
         append(_agent("one"))
         append(CheckpointEvent(checkpoint_id="c1", label="echo 1", files=3))
         fork_point = append(_agent("two"))
