@@ -124,6 +124,8 @@ def save_conversation(persistence_dir: Path, workspace: Path) -> tuple[str, str]
 
 async def measure(options: Any, target_text: str) -> dict[str, float]:
     """One round in the app: open the list, choose the turn, rewind with the code."""
+    from textual.widgets import OptionList
+
     from ohtui.tui.app import OhtuiApp
     from ohtui.tui.screens.rewind import RewindScreen
     from ohtui.tui.widgets.cells import UserCell
@@ -155,8 +157,11 @@ async def measure(options: Any, target_text: str) -> dict[str, float]:
         screen = app.screen
         assert isinstance(screen, RewindScreen)
         row = next(i for i, turn in enumerate(screen.turns) if turn.text == target_text)
-        turns = screen.query_one("#turns")
-        turns.highlighted = row  # type: ignore[attr-defined]
+        turns = screen.query_one("#turns", OptionList)
+        while turns.option_count <= row:  # as a user would: End loads the older ones
+            await pilot.press("end")
+            await pilot.pause()
+        turns.highlighted = row
         await pilot.pause()
         started = time.perf_counter()
         await pilot.press("enter")

@@ -29,6 +29,9 @@ PREVIEW_AHEAD = 20
 TEXT_WIDTH = 200
 """Characters of a message shown in its row (the row clips to the screen)."""
 SHOWN_FILES = 12
+ROWS_AT_ONCE = 100
+"""Messages added to the list at a time (more as the highlight nears its end): a list of
+thousands of two-line options costs seconds to lay out."""
 
 
 def turn_prompt(row: TurnRow) -> Content:
@@ -74,10 +77,7 @@ class RewindScreen(ModalScreen[RewindChoice | None]):
             if not self.turns:
                 yield Static(EMPTY_TEXT, id="empty", markup=False)
             else:
-                yield MarkedOptionList(
-                    *(Option(turn_prompt(row), id=row.event_id) for row in self.turns),
-                    id="turns",
-                )
+                yield MarkedOptionList(*self._options(0, ROWS_AT_ONCE), id="turns")
             with Vertical(id="choice"):
                 yield Static("", id="message", markup=False)
                 with VerticalScroll(id="files"):
@@ -88,11 +88,19 @@ class RewindScreen(ModalScreen[RewindChoice | None]):
     def on_mount(self) -> None:
         self.query_one("#choice").display = False
 
+    def _options(self, start: int, stop: int) -> list[Option]:
+        return [Option(turn_prompt(row), id=row.event_id) for row in self.turns[start:stop]]
+
     # --- the list --------------------------------------------------------------------------
 
     @on(OptionList.OptionHighlighted, "#turns")
     def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
-        """Ask for the previews of the rows coming into view that lack one."""
+        """Ask for the previews of the rows coming into view that lack one; add the next
+        rows when it nears the end of those listed."""
+        turns = self.query_one("#turns", OptionList)
+        listed = turns.option_count
+        if event.option_index >= listed - PREVIEW_AHEAD and listed < len(self.turns):
+            turns.add_options(self._options(listed, listed + ROWS_AT_ONCE))
         wanted = [
             row
             for row in self.turns[event.option_index : event.option_index + PREVIEW_AHEAD]
@@ -109,7 +117,8 @@ class RewindScreen(ModalScreen[RewindChoice | None]):
             if old.event_id in previews and old.preview is None:
                 row = TurnRow(old.event_id, old.number, old.text, previews[old.event_id])
                 self.turns[index] = row
-                turns.replace_option_prompt_at_index(index, turn_prompt(row))
+                if index < turns.option_count:
+                    turns.replace_option_prompt_at_index(index, turn_prompt(row))
 
     @on(OptionList.OptionSelected, "#turns")
     def _chosen(self, event: OptionList.OptionSelected) -> None:

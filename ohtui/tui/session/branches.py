@@ -68,53 +68,43 @@ def branch_points(conversation: BaseConversation, start: int, stop: int) -> dict
     """Where, among positions [start, stop) of the active branch, other branches leave it:
     position → the number of branches there (the active one included). HEAD with events
     after it in the log (a rewind left them) counts the one to be written from it too.
-    Only the page is looked at; a log holding one branch costs nothing."""
-    from ohtui.sdk.conversation.event_store import EventLog
+    One pass over the parents of the events after the page; a log holding one branch costs
+    nothing."""
 
     branch = active_branch(conversation)
     log = branch.log
-    if len(log) <= len(branch):
+    stop = min(stop, len(branch))
+    if len(log) <= len(branch) or start >= stop:
         return {}  # every event is on the active branch: nothing leaves it
+    parent_of = getattr(log, "parent_index", None)
+    if parent_of is None:
+        return {}
+    page = {branch.log_index(position): position for position in range(max(0, start), stop)}
+    counts = dict.fromkeys(page.values(), 0)
+    children: dict[int, list[int]] = {}
+    for index in range(min(page) + 1, len(log)):
+        position = page.get(parent_of(index))
+        if position is not None:
+            children.setdefault(position, []).append(index)
     head = len(branch) - 1
-    if isinstance(log, EventLog):
-        counts = {
-            position: _node_count(log, log.children(branch.log_index(position)))
-            for position in range(max(0, start), min(stop, len(branch)))
-        }
-    else:
-        counts = _counts_by_parent(log, branch, start, stop)
+    for position, found in children.items():
+        counts[position] = _nodes(log, found, exact=position == head)
     points = {}
-    for position, children in counts.items():
-        branches = children + 1 if position == head and children else children
+    for position, count in counts.items():
+        branches = count + 1 if position == head and count else count
         if branches >= 2:
             points[position] = branches
     return points
 
 
-def _node_count(log: Sequence[Event], children: list[int]) -> int:
-    """How many of `children` are nodes of the tree (a state update is not)."""
+def _nodes(log: Sequence[Event], indexes: list[int], exact: bool) -> int:
+    """How many of the events at `indexes` are nodes of the tree (a state update is not);
+    read only where it matters: two or more, or (`exact`) any."""
     from ohtui.sdk import ConversationStateUpdateEvent
 
-    if len(children) < 2:
-        return len(children)
-    events: list[Event] = log.events_at(children)  # type: ignore[attr-defined]
-    return len([e for e in events if not isinstance(e, ConversationStateUpdateEvent)])
-
-
-def _counts_by_parent(
-    log: Sequence[Event], branch: Sequence[Event], start: int, stop: int
-) -> dict[int, int]:
-    """Children per position of the page, from each event's parent_id (a remote log is in
-    memory)."""
-    from ohtui.sdk import ConversationStateUpdateEvent
-
-    page = {event.id: position for position, event in enumerate(branch[start:stop], start)}
-    counts = dict.fromkeys(page.values(), 0)
-    for event in log:
-        position = page.get(event.parent_id) if event.parent_id is not None else None
-        if position is not None and not isinstance(event, ConversationStateUpdateEvent):
-            counts[position] += 1
-    return counts
+    if len(indexes) < 2 and not exact:
+        return len(indexes)
+    return len([i for i in indexes if not isinstance(log[i], ConversationStateUpdateEvent)])
 
 
 def switch_target(conversation: BaseConversation, position: int) -> tuple[str, int, int] | None:

@@ -25,8 +25,9 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-FIRST_PREVIEWS = 30
-"""Turns whose preview is read before the list opens (the rest as they come into view)."""
+FIRST_PREVIEWS = 16
+"""Turns whose preview is read before the list opens (a screenful; the rest as they come
+into view)."""
 RUNNING = "The agent is running: stop it (Ctrl+C) or let it finish, then {what} again."
 
 
