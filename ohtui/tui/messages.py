@@ -14,6 +14,7 @@ from textual.message import Message
 from ohtui.settings.choices import ConfirmationPolicy
 from ohtui.tui.approval_types import PendingActionView
 from ohtui.tui.checkpoint_types import CheckpointRow, RestorePreview
+from ohtui.tui.rewind_types import RewindPreview, TurnRow
 from ohtui.tui.status import RunStatus
 
 
@@ -28,7 +29,7 @@ class SessionReady(Message):
     status: RunStatus
     policy: ConfirmationPolicy
     history: list[Any]
-    """The newest events (engine Event objects), oldest first."""
+    """The newest events of the active branch (engine Event objects), oldest first."""
     has_older: bool
     """Whether older events exist before `history`."""
     total_events: int
@@ -43,6 +44,8 @@ class SessionReady(Message):
     written), and what to change."""
     server: str = ""
     """host:port of the agent server the agent runs on ("": on this machine)."""
+    branches: dict[int, int] = field(default_factory=dict)
+    """Position on the active branch → branches leaving there (the transcript's markers)."""
 
 
 @dataclass
@@ -99,7 +102,7 @@ class EngineEvent(Message):
 
     event: Any
     index: int | None = None
-    """Its index in the conversation's events (None: not known; the one after the last)."""
+    """Its position on the active branch (None: not known; the one after the last)."""
 
 
 @dataclass
@@ -155,6 +158,8 @@ class OlderEvents(Message):
 
     events: list[Any]
     has_older: bool
+    branches: dict[int, int] = field(default_factory=dict)
+    """Position → branches leaving there (see session.branches.branch_points)."""
 
 
 @dataclass
@@ -163,6 +168,7 @@ class NewerEvents(Message):
 
     events: list[Any]
     after: int
+    branches: dict[int, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -174,6 +180,7 @@ class EventPage(Message):
     start: int
     has_older: bool
     newest: bool = False
+    branches: dict[int, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -258,3 +265,48 @@ class Restored(Message):
 
     before: str
     changed: int
+
+
+@dataclass
+class RewindTurns(Message):
+    """The user's messages on the active branch, newest first (/rewind)."""
+
+    turns: list[TurnRow]
+
+
+@dataclass
+class RewindPreviews(Message):
+    """What followed some of the messages the rewind screen lists, by event id."""
+
+    previews: dict[str, str]
+
+
+@dataclass
+class RewindPlanned(Message):
+    """What rewinding to a message would restore: the rewind screen asks what to do."""
+
+    preview: RewindPreview
+
+
+@dataclass
+class BranchShown(Message):
+    """The conversation moved to another branch (a rewind): show its newest events instead of
+    everything shown, and give `prefill` back to the composer."""
+
+    events: list[Any]
+    total: int
+    """Events on the new active branch."""
+    has_older: bool
+    branches: dict[int, int] = field(default_factory=dict)
+    prefill: str = ""
+    notice: str = ""
+
+
+@dataclass
+class Forked(Message):
+    """A fork of the conversation was made: the app opens it."""
+
+    conversation_id: str
+    title: str
+    restored: int = 0
+    """Files the workspace restore changed before the fork (0: none)."""

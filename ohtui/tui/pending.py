@@ -25,7 +25,7 @@ def pending_views(conversation: BaseConversation) -> list[PendingActionView]:
         {"terminal"} if sandbox is not None and sandbox.mode is not SandboxMode.OFF else set()
     )
     views = []
-    for action in ConversationState.get_unmatched_actions(conversation.state.events):
+    for action in ConversationState.get_unmatched_actions(conversation.state.active_branch()):
         summary, detail = action_summary(action)
         suggestion = suggest_rules(action, working_dir)
         views.append(

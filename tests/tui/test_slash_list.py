@@ -38,6 +38,8 @@ def test_every_command_has_a_handler_and_a_name_of_its_own() -> None:
         "title",
         "undo",
         "checkpoints",
+        "rewind",
+        "fork",
     }
 
 

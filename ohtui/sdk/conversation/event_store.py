@@ -98,6 +98,18 @@ class EventsListBase(Sequence[Event], ABC):
         """The indexes of the user's messages, in order."""
         return [i for i, e in enumerate(self) if isinstance(e, MessageEvent) and e.source == "user"]
 
+    def user_messages(self) -> list[tuple[int, str, str, str]]:
+        """(index, id, timestamp, text) of each of the user's messages, in order."""
+        return [
+            (i, e.id, e.timestamp, e.llm_message.text)
+            for i, e in enumerate(self)
+            if isinstance(e, MessageEvent) and e.source == "user"
+        ]
+
+    def kind_indexes(self, *kinds: str) -> list[int]:
+        """The indexes of the events of these kinds (`Event.kind`), in order."""
+        return [i for i, e in enumerate(self) if e.kind in kinds]
+
 
 class EventLog(EventsListBase):
     """The events of one conversation, in order.
@@ -324,6 +336,24 @@ class EventLog(EventsListBase):
         with self._lock:
             self.flush()
             return self._store.user_message_indexes(self._key)
+
+    def user_messages(self) -> list[tuple[int, str, str, str]]:
+        """(index, id, timestamp, text) of each of the user's messages (from the store's
+        rows, no event parsed)."""
+        if self._store is None or self._key is None:
+            return super().user_messages()
+        with self._lock:
+            self.flush()
+            return self._store.user_messages(self._key)
+
+    def kind_indexes(self, *kinds: str) -> list[int]:
+        """The indexes of the events of these kinds, in order (from the store's rows: a
+        conversation's checkpoints are found without parsing its log)."""
+        if self._store is None or self._key is None:
+            return super().kind_indexes(*kinds)
+        with self._lock:
+            self.flush()
+            return self._store.kind_indexes(self._key, kinds)
 
     def flush(self, timeout: float | None = None) -> None:
         """Wait until every event appended so far is on disk (at once without a store).

@@ -67,20 +67,36 @@ class RewindPlan:
     """Why the code cannot go back, when it cannot."""
 
 
-def user_turns(branch: Branch) -> list[Turn]:
-    """The user's messages on `branch`, newest first (no other event is read)."""
-    log = branch.log
-    indexes_of = getattr(log, "user_message_indexes", None)
+def _user_positions(branch: Branch) -> list[int]:
+    """Where the user's messages are on `branch` (from the store's rows when it can say)."""
+    indexes_of = getattr(branch.log, "user_message_indexes", None)
     if indexes_of is None:
-        wanted = {
-            branch.log_index(p)
-            for p, e in enumerate(branch)
-            if isinstance(e, MessageEvent) and e.source == "user"
-        }
-    else:
-        wanted = set(indexes_of())
-    positions = [p for p, index in enumerate(branch.indexes) if index in wanted]
-    messages = [branch[p] for p in positions]
+        return [
+            p for p, e in enumerate(branch) if isinstance(e, MessageEvent) and e.source == "user"
+        ]
+    wanted = set(indexes_of())
+    return [p for p, index in enumerate(branch.indexes) if index in wanted]
+
+
+def user_turns(branch: Branch) -> list[Turn]:
+    """The user's messages on `branch`, newest first (no other event is read; from a stored
+    log none is parsed)."""
+    messages_of = getattr(branch.log, "user_messages", None)
+    if messages_of is not None:
+        rows = {row[0]: row for row in messages_of()}
+        found = [(p, rows[i]) for p, i in enumerate(branch.indexes) if i in rows]
+        turns = [
+            Turn(event_id, position, text.strip(), timestamp, number)
+            for number, (position, (_, event_id, timestamp, text)) in enumerate(found, 1)
+        ]
+        turns.reverse()
+        return turns
+    positions = _user_positions(branch)
+    events_at = getattr(branch.log, "events_at", None)
+    if events_at is None:
+        messages = [branch[p] for p in positions]
+    else:  # in one pass over the store, not a page read around each
+        messages = events_at([branch.log_index(p) for p in positions])
     turns = [
         Turn(event.id, position, _text(event), event.timestamp, number)
         for number, (position, event) in enumerate(zip(positions, messages, strict=True), 1)
@@ -145,7 +161,7 @@ def plan_rewind(conversation: BaseConversation, event_id: EventID) -> RewindPlan
     if not isinstance(event, MessageEvent) or event.source != "user" or position is None:
         raise ValueError(f"{event_id} is not one of the user's messages on the active branch")
     assert isinstance(branch, Branch)
-    number = sum(1 for turn in user_turns(branch) if turn.position <= position)
+    number = sum(1 for p in _user_positions(branch) if p <= position)
     turn = Turn(event.id, position, _text(event), event.timestamp, number)
     head = branch[position - 1].id if position > 0 else None
     checkpoint = checkpoint_after(branch, position)

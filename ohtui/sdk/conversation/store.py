@@ -495,6 +495,36 @@ class ConversationStore(SummaryQueries):
         ]
 
     @db_errors
+    def kind_indexes(self, key: int, kinds: tuple[str, ...]) -> list[int]:
+        """The indexes of a conversation's events of these kinds, in order (from the rows'
+        kind column, no event parsed)."""
+        marks = ", ".join("?" for _ in kinds)
+        return [
+            row[0]
+            for row in self._query(
+                f"SELECT seq FROM events WHERE conversation = ? AND kind IN ({marks}) ORDER BY seq",
+                (key, *kinds),
+            )
+        ]
+
+    @db_errors
+    def user_messages(self, key: int) -> list[tuple[int, str, str, str]]:
+        """(index, id, timestamp, text) of each of the user's messages, in order: read out
+        of the rows' JSON by SQLite, no event parsed (the text as Message.text joins it)."""
+        return [
+            (row[0], row[1], row[2] or "", row[3] or "")
+            for row in self._query(
+                "SELECT e.seq, e.id, json_extract(e.data, '$.timestamp'), "
+                "(SELECT group_concat(json_extract(c.value, '$.text'), '') "
+                "FROM json_each(e.data, '$.llm_message.content') AS c "
+                "WHERE json_extract(c.value, '$.type') = 'text') "
+                "FROM events AS e WHERE e.conversation = ? AND e.kind = 'MessageEvent' "
+                "AND json_extract(e.data, '$.source') = 'user' ORDER BY e.seq",
+                (key,),
+            )
+        ]
+
+    @db_errors
     def user_message_indexes(self, key: int) -> list[int]:
         """The indexes of the user's messages in a conversation's log, in order (read from
         the rows, no event parsed)."""

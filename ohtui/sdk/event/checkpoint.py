@@ -92,11 +92,27 @@ class CheckpointRestoreEvent(LLMConvertibleEvent):
         return Message(role="user", content=[TextContent(text=text)])
 
 
+def of_kinds(events: Sequence[Event], *kinds: str) -> Sequence[Event]:
+    """The events of these kinds among `events`, in order: read alone from a stored log (or
+    a branch of one) that can list them by kind, else `events` itself (filter it)."""
+    log = getattr(events, "log", events)  # a Branch: the log it runs through
+    kind_indexes = getattr(log, "kind_indexes", None)
+    events_at = getattr(log, "events_at", None)
+    if kind_indexes is None or events_at is None:
+        return events
+    wanted: list[int] = kind_indexes(*kinds)
+    if log is not events:
+        on_branch = set(getattr(events, "indexes", ()))
+        wanted = [index for index in wanted if index in on_branch]
+    found: list[Event] = events_at(wanted)
+    return found
+
+
 def checkpoints_in(events: Sequence[Event]) -> list[CheckpointEvent]:
     """Every checkpoint the events record, newest first."""
     return [
         e
-        for e in reversed(events)
+        for e in reversed(of_kinds(events, "CheckpointEvent"))
         if isinstance(e, CheckpointEvent) and e.checkpoint_id is not None
     ]
 
@@ -105,7 +121,7 @@ def undo_target_in(events: Sequence[Event]) -> CheckpointEvent | None:
     """The checkpoint an undo restores: from before the newest action not undone yet (after a
     restore, from before the action preceding the one it went back to)."""
     skip_to: str | None = None
-    for event in reversed(events):
+    for event in reversed(of_kinds(events, "CheckpointEvent", "CheckpointRestoreEvent")):
         if isinstance(event, CheckpointRestoreEvent):
             if skip_to is None:
                 skip_to = event.checkpoint_id

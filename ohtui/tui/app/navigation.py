@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from ohtui.settings.profile import Profile
     from ohtui.tui.checkpoint_types import CheckpointRow, RestorePreview
     from ohtui.tui.options import AppOptions
+    from ohtui.tui.rewind_types import RewindChoice, TurnRow
     from ohtui.tui.screens.chat import ChatScreen
     from ohtui.tui.screens.settings import SettingsSaved
     from ohtui.tui.session import Session
@@ -365,3 +366,36 @@ class Navigation(App[None]):
                 self.session.restore(checkpoint)
 
         self.push_screen(RestoreScreen(preview), confirmed)
+
+    # --- rewinding and forking -------------------------------------------------------------
+
+    def show_rewind(self, turns: list[TurnRow]) -> None:
+        """List the user's messages to go back to (/rewind, Esc Esc); rewind or fork at the
+        one chosen."""
+        from ohtui.tui.rewind_types import RewindAction
+        from ohtui.tui.screens.rewind import RewindScreen
+
+        rewinding = self.session.rewinding
+        rows = {row.event_id: row for row in turns}
+
+        def chosen(choice: RewindChoice | None) -> None:
+            if choice is None:
+                return
+            row = rows[choice.event_id]
+            if choice.action.forks:
+                with_code = choice.action is RewindAction.FORK_WITH_CODE
+                rewinding.fork(at=row, with_code=with_code)
+            else:
+                rewinding.rewind(row, choice.action)
+
+        self.push_screen(RewindScreen(turns, rewinding.plan, rewinding.previews), chosen)
+
+    def open_fork(self, conversation_id: str, title: str, restored: int = 0) -> None:
+        """Leave this conversation (it stays saved) for its fork just made, opened as any
+        saved conversation is (its sandbox, policy and callbacks set up by the opening)."""
+        self.switch_to(conversation_id)
+        code = f" The workspace was restored ({plural(restored, 'file')})." if restored else ""
+        self._chat().notify(
+            f"Opened the fork “{title}”; the conversation it came from is saved.{code}",
+            timeout=6,
+        )

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from ohtui.tui.approval_types import ApprovalDecision, PendingActionView
     from ohtui.tui.screens.navigator import Navigator
     from ohtui.tui.session import Session
+    from ohtui.tui.widgets.cells import BranchCell
 
 DOUBLE_PRESS_SECONDS = 2.0
 IDLE_AFTER_SECONDS = 30.0
@@ -50,7 +51,10 @@ class ChatScreen(Screen[None]):
     session and opens every other screen (see `Navigator`)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
+        # Esc pauses a run (twice: stops it); with the agent idle, Esc Esc on an empty
+        # composer rewinds, as in Claude Code. The footer shows the one that applies now.
         Binding("escape", "pause", "Pause", show=True),
+        Binding("escape", "rewind_key", "Rewind", key_display="esc esc", show=True),
         Binding("ctrl+c", "stop", "Stop", show=True, priority=True),
         Binding("shift+tab", "cycle_policy", "Policy", show=True, priority=True),
         Binding("ctrl+o", "review", "Review", show=True),
@@ -72,6 +76,8 @@ class ChatScreen(Screen[None]):
         self.history = PromptHistory(options.history_file)
         self._pending: list[PendingActionView] = []
         self._last_escape = 0.0
+        self._last_idle_escape = 0.0
+        """When Esc was last pressed with the agent idle (a pause's Esc does not count)."""
         self._last_ctrl_c = 0.0
         self._last_key = time.monotonic()
         self._approval_open = False
@@ -224,13 +230,15 @@ class ChatScreen(Screen[None]):
                 self.view.show_queued([])
                 self.status_bar.queued = 0
                 self.prefill("\n\n".join(unsent))
-        if self._shown_total != message.total_events:  # opening added events (a crashed run)
+        # Shown early from the log's tail: opening added events (a crashed run), or the
+        # conversation has branches (the tail is not the active branch, or lacks its markers).
+        if self._shown_total != message.total_events or message.branches:
             if self._shown_total is not None:
                 self.view.remove_children()
                 self.view.reset()
             waiting = message.status is RunStatus.WAITING_FOR_CONFIRMATION
             self.view.load_history(
-                message.history, message.total_events, message.has_older, waiting
+                message.history, message.total_events, message.has_older, waiting, message.branches
             )
         self._shown_total = None
         self._show_title(message.title)
@@ -353,26 +361,71 @@ class ChatScreen(Screen[None]):
             timeout=6,
         )
 
+    # --- rewinding and forking -------------------------------------------------------------
+
+    def on_rewind_turns(self, message: msg.RewindTurns) -> None:
+        """Show the messages to go back to."""
+        self.navigator.show_rewind(message.turns)
+
+    def on_rewind_previews(self, message: msg.RewindPreviews) -> None:
+        from ohtui.tui.screens.rewind import RewindScreen
+
+        if isinstance(self.app.screen, RewindScreen):
+            self.app.screen.show_previews(message.previews)
+
+    def on_rewind_planned(self, message: msg.RewindPlanned) -> None:
+        from ohtui.tui.screens.rewind import RewindScreen
+
+        if isinstance(self.app.screen, RewindScreen):
+            self.app.screen.show_plan(message.preview)
+
+    def on_branch_shown(self, message: msg.BranchShown) -> None:
+        """The conversation is on another branch now: show it, and give the message back."""
+        self._pending = []
+        self._show_banner(False)
+        self.view.remove_children()
+        self.view.reset()
+        self.view.load_history(
+            message.events, message.total, message.has_older, branches=message.branches
+        )
+        self.view.scroll_end(animate=False)
+        if message.prefill:
+            self.prefill(message.prefill)
+        if message.notice:
+            self.notify(message.notice, timeout=6)
+
+    def on_branch_cell_switch(self, message: BranchCell.Switch) -> None:
+        """Enter on a branch marker: show the next branch leaving there."""
+        if self.refuse_read_only():
+            return
+        self.session.rewinding.switch_branch(message.cell.event_index)
+
+    def on_forked(self, message: msg.Forked) -> None:
+        """Open the fork just made."""
+        self.navigator.open_fork(message.conversation_id, message.title, message.restored)
+
     @on(ConversationView.NeedOlder)
     def _need_older(self, message: ConversationView.NeedOlder) -> None:
         self.session.load_older(message.before)
 
     async def on_older_events(self, message: msg.OlderEvents) -> None:
-        await self.view.prepend_older(message.events, message.has_older)
+        await self.view.prepend_older(message.events, message.has_older, message.branches)
 
     @on(ConversationView.NeedNewer)
     def _need_newer(self, message: ConversationView.NeedNewer) -> None:
         self.session.load_newer(message.after)
 
     async def on_newer_events(self, message: msg.NewerEvents) -> None:
-        await self.view.append_newer(message.events, message.after)
+        await self.view.append_newer(message.events, message.after, message.branches)
 
     @on(ConversationView.NeedPage)
     def _need_page(self, message: ConversationView.NeedPage) -> None:
         self.session.load_page(message.newest)
 
     def on_event_page(self, message: msg.EventPage) -> None:
-        self.view.show_page(message.events, message.start, message.has_older, message.newest)
+        self.view.show_page(
+            message.events, message.start, message.has_older, message.newest, message.branches
+        )
 
     # --- approval --------------------------------------------------------------------------
 
@@ -413,11 +466,41 @@ class ChatScreen(Screen[None]):
 
     # --- keys ------------------------------------------------------------------------------
 
-    def action_pause(self) -> None:
-        """Esc: pause after this step; a second Esc while it runs stops it now."""
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Esc is Pause while the agent runs, Rewind (pressed twice) while it is idle."""
+        if action in ("pause", "rewind_key"):
+            session = self.navigator.current_session
+            running = session is not None and session.running
+            return running if action == "pause" else not running
+        return True
+
+    def _close_side_answer(self) -> bool:
+        """Hide the side answer if it shows; True then."""
         panel = self.query_one("#side-answer", Static)
         if panel.has_class("-visible"):
             panel.remove_class("-visible")
+            return True
+        return False
+
+    def action_rewind_key(self) -> None:
+        """Esc with the agent idle: twice on an empty composer, open the rewind list."""
+        if self._close_side_answer():
+            return
+        if self.session.running:
+            self.action_pause()
+            return
+        if self.query_one(Composer).text.strip():
+            return  # Esc in a message being written is no rewind
+        now = time.monotonic()
+        if now - self._last_idle_escape < DOUBLE_PRESS_SECONDS:
+            self._last_idle_escape = 0.0
+            self.run_slash("rewind")
+            return
+        self._last_idle_escape = now
+
+    def action_pause(self) -> None:
+        """Esc: pause after this step; a second Esc while it runs stops it now."""
+        if self._close_side_answer():
             return
         if not self.session.running:
             return
@@ -519,6 +602,7 @@ class ChatScreen(Screen[None]):
     def _set_status(self, status: RunStatus) -> None:
         self._status = status
         self.status_bar.status = status
+        self.refresh_bindings()  # Esc: Pause while it runs, Rewind while idle
         waiting = status is RunStatus.WAITING_FOR_CONFIRMATION
         if waiting and not self._approval_open and self._pending:
             self._show_banner(True)

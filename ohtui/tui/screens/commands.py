@@ -104,6 +104,14 @@ def _checkpoints(screen: CommandTarget, argument: str) -> None:
     screen.session.checkpoints.post_list()
 
 
+def _rewind(screen: CommandTarget, argument: str) -> None:
+    screen.session.rewinding.list_turns()
+
+
+def _fork(screen: CommandTarget, argument: str) -> None:
+    screen.session.rewinding.fork(argument)
+
+
 def _help(screen: CommandTarget, argument: str) -> None:
     screen.navigator.open_help()
 
@@ -185,6 +193,19 @@ SLASH_COMMANDS: tuple[Command, ...] = (
         name="checkpoints",
         description="list the workspace's checkpoints and restore one",
         run=_checkpoints,
+        changes_conversation=True,
+    ),
+    Command(
+        name="rewind",
+        description="go back to one of your messages: the conversation, the code or both",
+        run=_rewind,
+        changes_conversation=True,
+    ),
+    Command(
+        name="fork",
+        description="copy the conversation as it is now into a new one and open it",
+        takes_argument=True,
+        run=_fork,
         changes_conversation=True,
     ),
     Command(name="help", description="keys and commands", run=_help),

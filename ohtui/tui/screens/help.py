@@ -19,6 +19,7 @@ KEYS = (
     ("↑ / ↓", "earlier / later messages you sent"),
     ("@", "complete a file path; / complete a command"),
     ("Esc", "pause after this step; twice: stop now"),
+    ("Esc Esc", "agent idle, composer empty: rewind"),
     ("Ctrl+C", "stop now; twice: quit"),
     ("Ctrl+Q", "quit (the conversation is saved)"),
     ("Shift+Tab", "cycle the confirmation policy"),

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from ohtui.tui.checkpoint_types import CheckpointRow, RestorePreview
+    from ohtui.tui.rewind_types import TurnRow
     from ohtui.tui.session import Session
 
 
@@ -82,6 +83,14 @@ class Navigator(Protocol):
 
     def confirm_restore(self, preview: RestorePreview) -> None:
         """Show what a restore changes; restore on the user's word."""
+        ...
+
+    def show_rewind(self, turns: list[TurnRow]) -> None:
+        """List the user's messages to go back to; rewind or fork at the one chosen."""
+        ...
+
+    def open_fork(self, conversation_id: str, title: str, restored: int = 0) -> None:
+        """Leave this conversation (it stays saved) for its fork just made."""
         ...
 
     def quit_now(self) -> None:

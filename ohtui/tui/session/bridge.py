@@ -79,17 +79,14 @@ class Bridge:
         post(msg.EngineEvent(event, self._index_of(event)))
 
     def _index_of(self, event: Event) -> int | None:
-        """Where `event` is in the conversation (the screen shows each index once)."""
+        """Where `event` is on the active branch (the screen shows each position once)."""
         from ohtui.sdk.conversation.event_store import EventLog
+        from ohtui.tui.session.branches import active_branch
 
         conversation = self._link.conversation
-        events = conversation.state.events if conversation is not None else None
-        if not isinstance(events, EventLog):  # a remote one's: in the order they come
-            return None
-        try:
-            return events.index_of(event.id)
-        except KeyError:
-            return None
+        if conversation is None or not isinstance(conversation.state.events, EventLog):
+            return None  # a remote one's: in the order they come
+        return active_branch(conversation).position_of(event.id)
 
     def _on_connection(self, state: str, reason: str) -> None:
         self._link.post(msg.ConnectionChanged(state, reason))

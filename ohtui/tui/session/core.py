@@ -17,12 +17,14 @@ from ohtui.opening import NoModelError, Target, start
 from ohtui.settings.approval_rules import ApprovalRuleStore
 from ohtui.tui import messages as msg
 from ohtui.tui.session.approvals import Approvals, rejects_all_only
+from ohtui.tui.session.branches import newest_page
 from ohtui.tui.session.bridge import Bridge
 from ohtui.tui.session.checkpoints import Checkpoints
 from ohtui.tui.session.heap import settle_heap
 from ohtui.tui.session.link import Link
 from ohtui.tui.session.mcp import McpServers
 from ohtui.tui.session.paging import HISTORY_TAIL, Paging
+from ohtui.tui.session.rewinding import Rewinding
 from ohtui.tui.session.runner import Runner, run_status
 from ohtui.tui.session.sandbox import SandboxSwitch
 from ohtui.tui.session.side import SideRequests
@@ -92,6 +94,7 @@ class Session:
         self.trust = TrustQuestions(link, options, profile)
         self.checkpoints = Checkpoints(link, lambda: self.runner.running)
         self.paging = Paging(link)
+        self.rewinding = Rewinding(link, lambda: self.runner.running)
         self.side = SideRequests(link, profile)
 
     def _safety(self) -> ConversationSafety | None:
@@ -143,9 +146,7 @@ class Session:
         self.mcp.start()
         self.conversation_id = conversation.id.hex
         state = conversation.state
-        events = state.events
-        total = len(events)
-        history = events[max(0, total - HISTORY_TAIL) : total]
+        page = newest_page(conversation, HISTORY_TAIL)
         link.post(
             msg.SessionReady(
                 conversation_id=conversation.id.hex,
@@ -154,14 +155,15 @@ class Session:
                 workspace=conversation.workspace.working_dir,
                 status=run_status(conversation),
                 policy=self.policy,
-                history=list(history),
-                has_older=total > HISTORY_TAIL,
-                total_events=total,
+                history=page.events,
+                has_older=page.has_older,
+                total_events=page.total,
                 resumed=resumed,
                 sandbox=self.sandbox,
                 held_by=self.held_by,
                 read_only=self.read_only_reason,
                 server=self.server,
+                branches=page.branches,
             )
         )
         self.bridge.post_stats()

@@ -1,5 +1,6 @@
-"""Paging through a conversation's events: the tail shown when it opens (a saved one's even
-before it opens), and the pages before and after what the screen holds."""
+"""Paging through the active branch of a conversation (positions on it, see `branches`):
+the tail shown when it opens (a saved one's even before it opens), and the pages before and
+after what the screen holds."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import TYPE_CHECKING
 from ohtui.opening import Target
 from ohtui.opening.local import find_target
 from ohtui.tui import messages as msg
+from ohtui.tui.session.branches import PAGE, newest_page, read_page
 from ohtui.tui.status import RunStatus
 
 if TYPE_CHECKING:
@@ -15,7 +17,7 @@ if TYPE_CHECKING:
     from ohtui.tui.options import AppOptions
     from ohtui.tui.session.link import Link
 
-HISTORY_TAIL = 40
+HISTORY_TAIL = PAGE
 """Events read when a conversation opens; older ones are read as the user scrolls up."""
 
 
@@ -42,47 +44,44 @@ class Paging:
         self._link.post(msg.SavedHistory(events, total, total > len(events), status))
 
     def load_older(self, before: int) -> None:
-        """Read the page of events before index `before` and post it."""
+        """Read the page of the active branch before position `before` and post it."""
         link = self._link
 
         def work() -> None:
             conversation = link.conversation
             if conversation is None or before <= 0:
                 return
-            start = max(0, before - HISTORY_TAIL)
-            events = conversation.state.events[start:before]
-            link.post(msg.OlderEvents(list(events), has_older=start > 0))
+            page = read_page(conversation, before - HISTORY_TAIL, before)
+            link.post(msg.OlderEvents(page.events, page.has_older, page.branches))
 
         link.spawn(work, "ohtui-older")
 
     def load_newer(self, after: int) -> None:
-        """Read the page of events from index `after` and post it."""
+        """Read the page of the active branch from position `after` and post it."""
         link = self._link
 
         def work() -> None:
             conversation = link.conversation
             if conversation is None:
                 return
-            events = conversation.state.events
-            stop = min(after + HISTORY_TAIL, len(events))
-            page = events[after:stop] if stop > after else []
-            link.post(msg.NewerEvents(list(page), after))
+            page = read_page(conversation, after, after + HISTORY_TAIL)
+            link.post(msg.NewerEvents(page.events, after, page.branches))
 
         link.spawn(work, "ohtui-newer")
 
     def load_page(self, newest: bool) -> None:
-        """Read the first page of events, or (`newest`) the last, and post it."""
+        """Read the first page of the active branch, or (`newest`) the last, and post it."""
         link = self._link
 
         def work() -> None:
             conversation = link.conversation
             if conversation is None:
                 return
-            events = conversation.state.events
-            total = len(events)
-            start = max(0, total - HISTORY_TAIL) if newest else 0
-            stop = total if newest else min(total, HISTORY_TAIL)
-            page = events[start:stop] if stop > start else []
-            link.post(msg.EventPage(list(page), start, has_older=start > 0, newest=newest))
+            page = (
+                newest_page(conversation, HISTORY_TAIL)
+                if newest
+                else read_page(conversation, 0, HISTORY_TAIL)
+            )
+            link.post(msg.EventPage(page.events, page.start, page.has_older, newest, page.branches))
 
         link.spawn(work, "ohtui-page")

@@ -165,7 +165,7 @@ class Runner:
         status = run_status(conversation)
         final = ""
         if status is RunStatus.FINISHED:
-            final = get_agent_final_response(conversation.state.events[-20:])
+            final = get_agent_final_response(conversation.state.active_branch(20))
         link.post(msg.RunFinished(status, final))
         self._finished(conversation, status)
 

@@ -424,6 +424,37 @@ class NoticeCell(Cell):
         return self.text
 
 
+class BranchCell(NoticeCell):
+    """Where other branches of the conversation leave the one shown (a rewind left them);
+    Enter (or a click) switches to the next of them."""
+
+    class Switch(Message):
+        """Show the next branch leaving the event this marker follows."""
+
+        def __init__(self, cell: BranchCell) -> None:
+            super().__init__()
+            self.cell = cell
+
+        @property
+        def control(self) -> BranchCell:
+            """The marker pressed."""
+            return self.cell
+
+    def __init__(self, branches: int) -> None:
+        super().__init__(f"⎇ {branches} branches here · enter to switch · /rewind to go back")
+        self.add_class("branch")
+        self.branches = branches
+
+    def action_toggle_body(self) -> None:
+        """Enter: switch branches here."""
+        self.post_message(self.Switch(self))
+
+    def on_click(self) -> None:
+        """A click switches too."""
+        self.focus()
+        self.post_message(self.Switch(self))
+
+
 class ErrorCell(Cell):
     """An error, in red, saying what to do."""
 

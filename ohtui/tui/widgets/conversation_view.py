@@ -106,6 +106,8 @@ class ConversationView(VerticalScroll, can_focus=False):
         self._paging = False
         """Cells are being made for a page read back, not for events as they happen."""
         self._welcome: Static | None = None
+        self._branches: dict[int, int] = {}
+        """Position → branches leaving the event there, for the pages read so far."""
         self.expand_outputs = False
         """Whether tool outputs show expanded (read by the cell factory)."""
 
@@ -141,6 +143,7 @@ class ConversationView(VerticalScroll, can_focus=False):
         self._next_index = self._oldest_index = self._newest_index = 0
         self._has_older = self._loading_older = self._loading_newer = False
         self._catching_up = False
+        self._branches = {}
 
     @property
     def detached(self) -> bool:
@@ -155,12 +158,19 @@ class ConversationView(VerticalScroll, can_focus=False):
     # --- loading ---------------------------------------------------------------------------
 
     def load_history(
-        self, events: list[Any], total: int, has_older: bool, waiting: bool = False
+        self,
+        events: list[Any],
+        total: int,
+        has_older: bool,
+        waiting: bool = False,
+        branches: dict[int, int] | None = None,
     ) -> None:
         """Show the newest events of a conversation just opened. `waiting`: it was saved
-        waiting for approval, so its unanswered actions wait (none of them runs)."""
+        waiting for approval, so its unanswered actions wait (none of them runs);
+        `branches`: where other branches leave these events (position → how many)."""
         from ohtui.tui.widgets.cells import ActionCell
 
+        self._branches.update(branches or {})
         self._oldest_index = total - len(events)
         self._next_index = self._newest_index = total
         self._has_older = has_older
@@ -174,7 +184,12 @@ class ConversationView(VerticalScroll, can_focus=False):
         self.anchor()
 
     def show_page(
-        self, events: list[Any], start: int, has_older: bool, newest: bool = False
+        self,
+        events: list[Any],
+        start: int,
+        has_older: bool,
+        newest: bool = False,
+        branches: dict[int, int] | None = None,
     ) -> None:
         """Show the page of events from index `start` instead of the window (a jump to the
         first or, `newest`, the newest events); following the bottom if it is the newest.
@@ -182,6 +197,7 @@ class ConversationView(VerticalScroll, can_focus=False):
         at the bottom (a message sent while reading back shows, and what answers it)."""
         self._loading_older = self._loading_newer = False
         self._catching_up = newest
+        self._branches.update(branches or {})
         self._drop([w for w in self.children if not (w in self._queued or w is self._welcome)])
         self._streaming = None
         self._orphans.clear()
@@ -207,10 +223,13 @@ class ConversationView(VerticalScroll, can_focus=False):
         elif self._catching_up:
             self._maybe_load_newer()
 
-    async def prepend_older(self, events: list[Any], has_older: bool) -> None:
+    async def prepend_older(
+        self, events: list[Any], has_older: bool, branches: dict[int, int] | None = None
+    ) -> None:
         """Show a page of older events above the oldest shown, keeping the view still; the
         newest cells leave the window below if it grows past MAX_MOUNTED."""
         self._loading_older = False
+        self._branches.update(branches or {})
         start = self._oldest_index - len(events)
         if start < 0:
             return  # the window moved meanwhile (a jump): this page is not next to it
@@ -232,13 +251,16 @@ class ConversationView(VerticalScroll, can_focus=False):
 
         self.call_after_refresh(keep_position)
 
-    async def append_newer(self, events: list[Any], after: int) -> None:
+    async def append_newer(
+        self, events: list[Any], after: int, branches: dict[int, int] | None = None
+    ) -> None:
         """Show a page of newer events below the window (read back as the user scrolls
         down), keeping the view still; the oldest cells leave the window above. Once the
         window reaches the newest event, it follows along again from the bottom."""
         self._loading_newer = False
         if after != self._newest_index:
             return  # the window moved meanwhile: this page is not next to it
+        self._branches.update(branches or {})
         self._newest_index = after + len(events)
         self._next_index = max(self._next_index, self._newest_index)
         cells = self._cells_for(events, after, paging=True)
@@ -401,12 +423,16 @@ class ConversationView(VerticalScroll, can_focus=False):
         """Cells for events from index `first_index` on; `paging`: read back from the store
         (a queued message or a streamed response is never theirs)."""
         from ohtui.tui.widgets.cell_factory import cells_for
+        from ohtui.tui.widgets.cells import BranchCell
 
         made: list[Cell] = []
         self._paging = paging
         try:
             for offset, event in enumerate(events):
                 new = cells_for(event, self)
+                branches = self._branches.get(first_index + offset)
+                if branches:
+                    new.append(BranchCell(branches))
                 for cell in new:
                     cell.event_index = first_index + offset
                 made.extend(new)
