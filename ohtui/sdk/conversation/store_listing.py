@@ -53,8 +53,10 @@ class SummaryQueries(ABC):
 
     _SUMMARY_COLUMNS = (
         "c.id, c.title, c.first_user_message, c.created_at, c.updated_at, c.event_count, "
-        "c.status, c.workspace, c.model"
+        "c.status, c.workspace, c.model, c.forked_from, c.forked_at"
     )
+    _SUMMARY_WIDTH = 11
+    """How many columns `_SUMMARY_COLUMNS` selects."""
 
     @db_errors
     def list_summaries(
@@ -102,8 +104,8 @@ class SummaryQueries(ABC):
         held = self.holders()
         hits: dict[str, SearchHit] = {}
         for row in rows:
-            summary = _summary(row[:9], held)
-            hits.setdefault(summary.id, SearchHit(summary, row[9]))
+            summary = _summary(row[: self._SUMMARY_WIDTH], held)
+            hits.setdefault(summary.id, SearchHit(summary, row[self._SUMMARY_WIDTH]))
         words = query.split()
         title_clause = " AND ".join("c.title LIKE ? ESCAPE '\\'" for _ in words)
         for row in self._query(
@@ -141,9 +143,10 @@ class SummaryQueries(ABC):
         more = len(rows) > limit
         rows = rows[:limit]
         held = self.holders()
-        summaries = [_summary(r[:9], held) for r in rows]
-        snippets = self._snippets(match, [r[9] for r in rows]) if match else {}
-        by_key = {r[9]: r[0] for r in rows}
+        width = self._SUMMARY_WIDTH
+        summaries = [_summary(r[:width], held) for r in rows]
+        snippets = self._snippets(match, [r[width] for r in rows]) if match else {}
+        by_key = {r[width]: r[0] for r in rows}
         last = rows[-1] if rows else None
         return SummaryPage(
             rows=summaries,
@@ -263,4 +266,6 @@ def _summary(row: tuple[Any, ...], held: dict[str, LeaseHolder]) -> Conversation
         workspace=row[7],
         model=row[8],
         held_by=held.get(row[0]),
+        forked_from=row[9],
+        forked_at=row[10],
     )

@@ -28,6 +28,10 @@ class ConversationSummary:
     model: str | None
     held_by: LeaseHolder | None = None
     """Who has the conversation open now (None: nobody)."""
+    forked_from: str | None = None
+    """The conversation this one was forked from (its id, hex), None if not a fork."""
+    forked_at: str | None = None
+    """The event of the parent it was forked at (None: at the parent's HEAD, or not a fork)."""
 
 
 @dataclass(frozen=True, slots=True)
