@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from ohtui.sdk.conversation.branch_tips import ConversationTree, read_tree
 from ohtui.sdk.conversation.event_store import EventLog
 from ohtui.sdk.conversation.exceptions import ConversationNotFoundError, StorageReadOnlyError
 from ohtui.sdk.conversation.store import DB_NAME, ConversationStore
@@ -190,6 +191,22 @@ def events_page(
             for _, data in store.read_events(stored.key, start, stop)
         ]
         return EventPage(events, start, total)
+    finally:
+        if store is not None:
+            store.close()
+
+
+def conversation_tree(
+    persistence_dir: str | Path, conversation_id: str, forked_at: str | None = None
+) -> ConversationTree:
+    """The branches of a saved conversation, newest first, without opening it (and the time
+    of `forked_at`, the event a fork was made at). ConversationNotFoundError if none."""
+    store = _open(persistence_dir)
+    try:
+        stored = None if store is None else store.load(conversation_id)
+        if store is None or stored is None:
+            raise ConversationNotFoundError(f"No saved conversation {conversation_id}.")
+        return read_tree(store, stored.key, stored.leaf, forked_at)
     finally:
         if store is not None:
             store.close()

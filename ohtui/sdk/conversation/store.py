@@ -492,6 +492,20 @@ class ConversationStore(SummaryQueries):
         ]
 
     @db_errors
+    def event_shape(self, key: int) -> list[tuple[int | None, str, str | None]]:
+        """(stored parent, kind, a message's source) of each event, in order: the shape of
+        a conversation's tree in one read of its rows (no event parsed)."""
+        return [
+            (row[0], row[1], row[2])
+            for row in self._query(
+                "SELECT parent, kind, CASE WHEN kind = 'MessageEvent' "
+                "THEN json_extract(data, '$.source') END FROM events WHERE conversation = ? "
+                "ORDER BY seq",
+                (key,),
+            )
+        ]
+
+    @db_errors
     def user_message_indexes(self, key: int) -> list[int]:
         """The indexes of the user's messages in a conversation's log, in order (read from
         the rows, no event parsed)."""
