@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from ohtui.sdk import LLM, Agent, Conversation, LocalConversation
+from ohtui.sdk import LLM, Agent, Conversation, LocalConversation, MessageEvent
 from ohtui.sdk.conversation import LocalCatalog
 from ohtui.sdk.conversation.branch_tips import tree_of_events, tree_shape
 from ohtui.sdk.conversation.event_store import ROOT
@@ -87,3 +87,27 @@ def test_the_shape_of_a_log_older_than_the_tree_and_of_state_updates() -> None:
     assert shape.branch_points == 1
     assert list(shape.depth) == [1, 0, 2, 3, 3, 1]
     assert list(shape.last_user) == [0, ROOT, 0, 3, 0, 5]
+
+
+def test_the_preview_pages_through_the_active_branch(
+    llm: LLM, tmp_path: Path, persistence_dir: Path
+) -> None:
+    conversation = _conversation(llm, tmp_path, persistence_dir)
+    conversation.send_message("one")
+    one = conversation.state.events[-1].id
+    conversation.send_message("two")
+    conversation.navigate_to(one)
+    conversation.send_message("three")
+    catalog = LocalCatalog(persistence_dir)
+
+    def said(before: int | None = None, limit: int = 10) -> list[str]:
+        page = catalog.events(conversation.id.hex, limit, before)
+        return [e.text for e in page.events if isinstance(e, MessageEvent)]
+
+    assert said() == ["one", "three"]
+    page = catalog.events(conversation.id.hex, 1, None)
+    assert page.total == 3 and page.start == 2  # system prompt, one, three
+    assert said(before=2, limit=1) == ["one"]
+    conversation.navigate_to(None)  # an emptied HEAD shows nothing
+    assert catalog.events(conversation.id.hex, 10, None).events == []
+    conversation.close()
