@@ -492,16 +492,28 @@ class ConversationStore(SummaryQueries):
         ]
 
     @db_errors
-    def event_shape(self, key: int) -> list[tuple[int | None, str, str | None]]:
-        """(stored parent, kind, a message's source) of each event, in order: the shape of
-        a conversation's tree in one read of its rows (no event parsed)."""
+    def event_shape(self, key: int) -> list[tuple[int | None, str]]:
+        """(stored parent, kind) of each event, in order: the shape of a conversation's tree
+        in one read of its rows (no event parsed)."""
         return [
-            (row[0], row[1], row[2])
+            (row[0], row[1])
             for row in self._query(
-                "SELECT parent, kind, CASE WHEN kind = 'MessageEvent' "
-                "THEN json_extract(data, '$.source') END FROM events WHERE conversation = ? "
-                "ORDER BY seq",
-                (key,),
+                "SELECT parent, kind FROM events WHERE conversation = ? ORDER BY seq", (key,)
+            )
+        ]
+
+    @db_errors
+    def user_messages_among(self, key: int, indexes: Sequence[int]) -> list[int]:
+        """Which of these events of a conversation are the user's messages."""
+        if not indexes:
+            return []
+        marks = ", ".join("?" * len(indexes))
+        return [
+            row[0]
+            for row in self._query(
+                f"SELECT seq FROM events WHERE conversation = ? AND seq IN ({marks}) "
+                "AND kind = 'MessageEvent' AND json_extract(data, '$.source') = 'user'",
+                (key, *indexes),
             )
         ]
 
