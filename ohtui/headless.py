@@ -211,12 +211,12 @@ def _open(
     output: _Output,
     origin: Origin | None = None,
     *,
-    to_run: bool | None = None,
+    fork_source: bool = False,
 ) -> AnyConversation | ExitCode:
-    """Open the conversation the options name (`to_run` False: only to read or fork it, no
-    events printed, no MCP servers; default: as the command says). `origin`: the fork's,
-    said in the run's first JSON line."""
-    running = options.command is Command.RUN if to_run is None else to_run
+    """Open the conversation the options name. `origin`: the fork's, said in the run's
+    first JSON line; `fork_source`: only to fork it (no events or notices printed, no MCP
+    servers: the fork, opened next, says them)."""
+    running = options.command is Command.RUN and not fork_source
     from ohtui.opening import Callbacks, SetupError, Target, start
     from ohtui.sdk import (
         ConversationLockedError,
@@ -284,7 +284,7 @@ def _open(
         return ExitCode.CONFIGURATION
     conversation = started.conversation
     output.mask_with(conversation.state.secret_registry)
-    for notice in started.notices:
+    for notice in () if fork_source else started.notices:
         output.problem(notice)
     if running:
         output.run_info(conversation, started.opened.model, started.opened.sandbox_notice, origin)
@@ -307,7 +307,7 @@ def _fork(options: HeadlessOptions, output: _Output) -> _Forked | ExitCode:
 
     assert options.fork_id is not None
     source_options = replace(options, resume_id=options.fork_id, continue_latest=False)
-    source = _open(source_options, output, to_run=False)
+    source = _open(source_options, output, fork_source=True)
     if isinstance(source, ExitCode):
         return source
     try:
@@ -317,7 +317,9 @@ def _fork(options: HeadlessOptions, output: _Output) -> _Forked | ExitCode:
             output.problem(f"cannot fork conversation {source.id.hex}: {exc}")
             return ExitCode.CONFIGURATION
         except ValueError:
-            output.problem(_unknown_event(source, options.at_event_id, "--fork"))
+            if options.at_event_id is None:
+                raise  # not about an event: a bug of ours, said as one
+            output.problem(_unknown_event(source, options.at_event_id))
             return ExitCode.USAGE
         fork.close()
     finally:
@@ -343,16 +345,16 @@ def _move_head(conversation: AnyConversation, event_id: str, output: _Output) ->
         output.problem(f"cannot move conversation {conversation.id.hex} to {event_id}: {exc}")
         return ExitCode.CONFIGURATION
     except ValueError:
-        output.problem(_unknown_event(conversation, event_id, "--resume"))
+        output.problem(_unknown_event(conversation, event_id))
         return ExitCode.USAGE
     return None
 
 
-def _unknown_event(conversation: AnyConversation, event_id: str | None, flag: str) -> str:
+def _unknown_event(conversation: AnyConversation, event_id: str) -> str:
     """What to say of an `--at` naming no event of the conversation."""
     return (
-        f"conversation {conversation.id.hex} has no event {event_id!r} (--at takes an event's "
-        f'full id, as `{flag} {conversation.id.hex[:8]} -p ... --json` prints them in "id")'
+        f"conversation {conversation.id.hex} has no event {event_id!r}: --at takes the full "
+        'id of one of its events (the "id" of an event line its `-p ... --json` runs printed)'
     )
 
 

@@ -142,7 +142,7 @@ def test_an_unknown_event_exits_2_and_changes_nothing(
     result = ohtui("-p", "x", flag, source, "--at", "no-such-event")
     assert result.code == 2, result.err
     assert f"conversation {source} has no event 'no-such-event'" in result.err
-    assert "--at takes an event's full id" in result.err
+    assert "--at takes the full id of one of its events" in result.err
     assert "Traceback" not in result.err and result.out == ""
     assert len(llm_server.requests) == asked
     saved = list_conversations(home / "data" / "conversations")
