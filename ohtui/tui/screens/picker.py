@@ -158,6 +158,7 @@ class PickerScreen(Screen[str | OpenBranch | None]):
             self, self._in_background, lambda: self._saved, current_id
         )
         self._shown_before = False
+        self._legend_has_branches = False
 
     @classmethod
     async def preload_styles(cls, app: App[object]) -> bool:
@@ -477,8 +478,9 @@ class PickerScreen(Screen[str | OpenBranch | None]):
     @on(PreviewLoaded)
     def _preview_loaded(self, message: PreviewLoaded) -> None:
         self._preview.loaded(message)
-        self.refresh_bindings()
-        self._update_legend()  # its branches are known now
+        if bool(self._branch_tips()) != self._legend_has_branches:
+            self.refresh_bindings()
+            self._update_legend()  # its branches are known now
 
     def _branch_tips(self) -> list[BranchTip]:
         """The highlighted conversation's branches, when it has more than one."""
@@ -515,7 +517,8 @@ class PickerScreen(Screen[str | OpenBranch | None]):
             ("ctrl+w", "this workspace" if self.scope == "all" else "all workspaces", True),
             ("esc", "clear search" if self._query() else "back", True),
         ]
-        if self._branch_tips():  # only then: most conversations have one branch
+        self._legend_has_branches = bool(self._branch_tips())
+        if self._legend_has_branches:  # only then: most conversations have one branch
             entries.insert(5, (BRANCHES_KEY, "branches", True))
         show_legend(self.query_one("#legend", Static), entries)
 
