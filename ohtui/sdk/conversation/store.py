@@ -492,32 +492,6 @@ class ConversationStore(SummaryQueries):
         ]
 
     @db_errors
-    def event_shape(self, key: int) -> list[tuple[int | None, str]]:
-        """(stored parent, kind) of each event, in order: the shape of a conversation's tree
-        in one read of its rows (no event parsed)."""
-        return [
-            (row[0], row[1])
-            for row in self._query(
-                "SELECT parent, kind FROM events WHERE conversation = ? ORDER BY seq", (key,)
-            )
-        ]
-
-    @db_errors
-    def user_messages_among(self, key: int, indexes: Sequence[int]) -> list[int]:
-        """Which of these events of a conversation are the user's messages."""
-        if not indexes:
-            return []
-        marks = ", ".join("?" * len(indexes))
-        return [
-            row[0]
-            for row in self._query(
-                f"SELECT seq FROM events WHERE conversation = ? AND seq IN ({marks}) "
-                "AND kind = 'MessageEvent' AND json_extract(data, '$.source') = 'user'",
-                (key, *indexes),
-            )
-        ]
-
-    @db_errors
     def user_message_indexes(self, key: int) -> list[int]:
         """The indexes of the user's messages in a conversation's log, in order (read from
         the rows, no event parsed)."""
@@ -562,6 +536,32 @@ class ConversationStore(SummaryQueries):
                 "SELECT id FROM events WHERE conversation = ? AND seq >= ? AND seq < ? "
                 "ORDER BY seq",
                 (key, start, stop),
+            )
+        ]
+
+    @db_errors
+    def event_shape(self, key: int) -> list[tuple[int | None, str]]:
+        """(stored parent, kind) of each event, in order: the shape of a conversation's tree
+        in one read of its rows (no event parsed)."""
+        return [
+            (row[0], row[1])
+            for row in self._query(
+                "SELECT parent, kind FROM events WHERE conversation = ? ORDER BY seq", (key,)
+            )
+        ]
+
+    @db_errors
+    def user_messages_among(self, key: int, indexes: Sequence[int]) -> list[int]:
+        """Which of these events of a conversation are the user's messages."""
+        if not indexes:
+            return []
+        marks = ", ".join("?" * len(indexes))
+        return [
+            row[0]
+            for row in self._query(
+                f"SELECT seq FROM events WHERE conversation = ? AND seq IN ({marks}) "
+                "AND kind = 'MessageEvent' AND json_extract(data, '$.source') = 'user'",
+                (key, *indexes),
             )
         ]
 
