@@ -37,9 +37,15 @@ headless runs (-p):
   ohtui -p "fix the failing test"        print the agent's final response
   echo "task" | ohtui -p                 the task from stdin
   ohtui -p "task" --json                 one JSON object per event on stdout
-  exit codes: 0 finished · 1 run error · 2 usage · 3 configuration ·
-              4 LLM provider (auth, unreachable) · 5 stopped (max iterations, stuck) ·
-              6 in use (the conversation is open in another ohtui)
+  ohtui -p "task" --fork 1c37            run it in a new fork of conversation 1c37 (its id:
+                                         on stderr, or "conversation_id" of the first --json
+                                         line); --at EVENT_ID forks at that event
+  ohtui -p "task" --resume 1c37 --at E   move 1c37's HEAD to event E first: the task starts
+                                         a new branch there (event ids: "id" in --json)
+  exit codes: 0 finished · 1 run error · 2 usage, an unknown conversation (--resume,
+              --fork) or event (--at) · 3 configuration · 4 LLM provider (auth,
+              unreachable) · 5 stopped (max iterations, stuck) · 6 in use (the
+              conversation is open in another ohtui)
 
 checkpoints of the workspace (no agent turn; with --resume ID or --continue, and --server):
   ohtui --undo --continue                restore the workspace to before the newest action
@@ -120,6 +126,19 @@ def build_parser() -> argparse.ArgumentParser:
         dest="continue_latest",
         action="store_true",
         help="resume this workspace's latest conversation",
+    )
+    resume.add_argument(
+        "--fork",
+        metavar="ID",
+        help="with -p: run the task in a new fork of this saved conversation (a unique id "
+        "prefix is enough), which starts as a copy of it; the original is not changed",
+    )
+    parser.add_argument(
+        "--at",
+        metavar="EVENT_ID",
+        help="with -p and --fork ID: fork at this event (the branch up to it); with -p and "
+        "--resume ID: move the conversation's HEAD to this event first, so the task starts "
+        "a new branch there (every branch is kept)",
     )
     headless = parser.add_argument_group("headless")
     headless.add_argument(
@@ -219,6 +238,7 @@ def main(argv: list[str] | None = None) -> int:
         except SetupError as exc:
             _say(f"ohtui: {exc}", sys.stderr)
             return 3
+    _check_tree_flags(parser, args)
     if args.undo or args.checkpoints or args.restore is not None:
         return _checkpoints(parser, args)
     if args.prompt is not None:
@@ -243,6 +263,22 @@ def _say(text: str, stream: TextIO) -> None:
     from ohtui.terminal_text import terminal_safe
 
     print(terminal_safe(text), file=stream)
+
+
+def _check_tree_flags(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """--fork and --at: with -p only, --at with the conversation it moves in (exits 2)."""
+    if args.at is not None:
+        if args.fork is None and args.resume in (None, PICK):
+            parser.error(
+                "--at names an event of a conversation: use it with --resume ID or --fork ID"
+            )
+        if not args.at.strip():
+            parser.error('--at needs an event id ("id" in the --json output)')
+    flag = "--fork" if args.fork is not None else "--at" if args.at is not None else None
+    if flag is not None and args.prompt is None:
+        parser.error(f"{flag} works with -p (a headless run): add -p TASK")
+    if args.fork is not None and not args.fork.strip():
+        parser.error("--fork needs the id of a saved conversation")
 
 
 def _checkpoints(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
@@ -300,5 +336,7 @@ def _run_headless(args: argparse.Namespace, task: str, command: Command) -> int:
             continue_latest=args.continue_latest,
             command=command,
             checkpoint_id=(args.restore or "").strip() or None,
+            fork_id=args.fork.strip() if args.fork else None,
+            at_event_id=args.at.strip() if args.at else None,
         )
     )

@@ -3,6 +3,10 @@
 
 `ohtui --undo` and `ohtui --checkpoints` (with `--resume ID` or `--continue`) restore or list
 a saved conversation's checkpoints of its workspace, and run no agent turn.
+
+The conversation tree: `--fork ID` runs the task in a new fork of a saved conversation (at its
+HEAD, or with `--at EVENT_ID` at that event); `--resume ID --at EVENT_ID` moves the
+conversation's HEAD to that event first, so the task starts a sibling branch there.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ import logging
 import sys
 import threading
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum, IntEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
@@ -24,6 +28,9 @@ if TYPE_CHECKING:
     from ohtui.sdk.conversation import SecretRegistry
 
     AnyConversation = LocalConversation | RemoteConversation
+
+Origin = tuple[str, "str | None"]
+"""Where a fork comes from: the source conversation's id and the event (None: its HEAD)."""
 
 REJECTED = (
     "Not approved: ohtui runs without a user here (headless, without --yes), so actions that "
@@ -81,6 +88,10 @@ class HeadlessOptions:
     command: Command = Command.RUN
     checkpoint_id: str | None = None
     """With Command.RESTORE: the checkpoint (an id or a prefix of 4+ characters)."""
+    fork_id: str | None = None
+    """Run the task in a new fork of this saved conversation (an id or a unique prefix)."""
+    at_event_id: str | None = None
+    """With `fork_id`: fork at this event; with `resume_id`: move HEAD here before the run."""
 
 
 class _Output:
@@ -106,18 +117,27 @@ class _Output:
         if self.json_output:
             self._line(event.model_dump_json())
 
-    def run_info(self, conversation: AnyConversation, model: str, notice: str | None) -> None:
-        """With --json, one line saying what runs: conversation, model and sandbox."""
+    def run_info(
+        self,
+        conversation: AnyConversation,
+        model: str,
+        notice: str | None,
+        origin: Origin | None = None,
+    ) -> None:
+        """With --json, one line saying what runs: conversation, model and sandbox (and for
+        a fork, where it comes from)."""
         if not self.json_output:
             return
         config = conversation.sandbox
         sandbox = config.model_dump(mode="json") if config is not None else {"mode": "off"}
-        info = {
+        info: dict[str, Any] = {
             "kind": "HeadlessRun",
             "conversation_id": conversation.id.hex,
             "model": model,
             "sandbox": {**sandbox, "problem": notice},
         }
+        if origin is not None:
+            info["forked_from"], info["forked_at"] = origin
         self._line(json.dumps(info))
 
     def json_object(self, data: dict[str, Any]) -> None:
@@ -155,7 +175,14 @@ def run_headless(
     log_file = log_to_file()
     output = _Output(options.json_output, out or sys.stdout, err or sys.stderr)
     try:
-        opened = _open(options, output)
+        origin = None
+        if options.fork_id is not None:
+            forked = _fork(options, output)
+            if isinstance(forked, ExitCode):
+                return forked
+            origin = (forked.source_id, options.at_event_id)
+            options = replace(options, resume_id=forked.fork_id, continue_latest=False)
+        opened = _open(options, output, origin)
         if isinstance(opened, ExitCode):
             return opened
         try:
@@ -165,6 +192,10 @@ def run_headless(
                 return _undo(opened, output, options.checkpoint_id)
             if options.command is Command.CHECKPOINTS:
                 return _list_checkpoints(opened, output)
+            if options.fork_id is None and options.at_event_id is not None:
+                moved = _move_head(opened, options.at_event_id, output)
+                if moved is not None:
+                    return moved
             return _run(opened, options, output)
         finally:
             opened.close()
@@ -175,7 +206,17 @@ def run_headless(
         return ExitCode.RUN_ERROR
 
 
-def _open(options: HeadlessOptions, output: _Output) -> AnyConversation | ExitCode:
+def _open(
+    options: HeadlessOptions,
+    output: _Output,
+    origin: Origin | None = None,
+    *,
+    fork_source: bool = False,
+) -> AnyConversation | ExitCode:
+    """Open the conversation the options name. `origin`: the fork's, said in the run's
+    first JSON line; `fork_source`: only to fork it (no events or notices printed, no MCP
+    servers: the fork, opened next, says them)."""
+    running = options.command is Command.RUN and not fork_source
     from ohtui.opening import Callbacks, SetupError, Target, start
     from ohtui.sdk import (
         ConversationLockedError,
@@ -220,11 +261,11 @@ def _open(options: HeadlessOptions, output: _Output) -> AnyConversation | ExitCo
             options.workspace,
             options.persistence_dir or profile.conversations_dir,
             Target(options.resume_id, options.continue_latest),
-            Callbacks(on_event=output.event if options.command is Command.RUN else None),
+            Callbacks(on_event=output.event if running else None),
             rules=rules,
             stream=False,
-            project_mcp=project_mcp,
-            defer_mcp=options.command is not Command.RUN,  # no agent turn: no MCP servers
+            project_mcp=project_mcp if running else None,
+            defer_mcp=not running,  # no agent turn: no MCP servers
             plugin_check=refuse_untrusted(TrustStore(paths.plugin_trust_file())),
         )
     except ConversationNotFoundError as exc:
@@ -243,12 +284,78 @@ def _open(options: HeadlessOptions, output: _Output) -> AnyConversation | ExitCo
         return ExitCode.CONFIGURATION
     conversation = started.conversation
     output.mask_with(conversation.state.secret_registry)
-    for notice in started.notices:
+    for notice in () if fork_source else started.notices:
         output.problem(notice)
-    if options.command is Command.RUN:
-        output.run_info(conversation, started.opened.model, started.opened.sandbox_notice)
+    if running:
+        output.run_info(conversation, started.opened.model, started.opened.sandbox_notice, origin)
         _report_mcp_failures(conversation, output)
     return conversation
+
+
+@dataclass(frozen=True, slots=True)
+class _Forked:
+    """A fork made for this run."""
+
+    source_id: str
+    fork_id: str
+
+
+def _fork(options: HeadlessOptions, output: _Output) -> _Forked | ExitCode:
+    """Fork the conversation `--fork` names (at `--at`, else at its HEAD), on the agent
+    server when it runs there; say the fork's id (stderr; --json: the run's first line)."""
+    from ohtui.sdk import RemoteServerError
+
+    assert options.fork_id is not None
+    source_options = replace(options, resume_id=options.fork_id, continue_latest=False)
+    source = _open(source_options, output, fork_source=True)
+    if isinstance(source, ExitCode):
+        return source
+    try:
+        try:
+            fork = source.fork(from_event_id=options.at_event_id)
+        except RemoteServerError as exc:
+            output.problem(f"cannot fork conversation {source.id.hex}: {exc}")
+            return ExitCode.CONFIGURATION
+        except ValueError:
+            if options.at_event_id is None:
+                raise  # not about an event: a bug of ours, said as one
+            output.problem(_unknown_event(source, options.at_event_id))
+            return ExitCode.USAGE
+        fork.close()
+    finally:
+        source.close()
+    forked = _Forked(source.id.hex, fork.id.hex)
+    if not output.json_output:
+        at = f" at event {options.at_event_id}" if options.at_event_id else ""
+        output.problem(
+            f"forked conversation {forked.source_id}{at} as {forked.fork_id} (go on with it: "
+            f"{_resume_command(fork)})"
+        )
+    return forked
+
+
+def _move_head(conversation: AnyConversation, event_id: str, output: _Output) -> ExitCode | None:
+    """`--resume ID --at EVENT_ID`: HEAD to that event, so the task starts a branch there
+    (None: moved; else the exit code)."""
+    from ohtui.sdk import RemoteServerError
+
+    try:
+        conversation.navigate_to(event_id)
+    except RemoteServerError as exc:
+        output.problem(f"cannot move conversation {conversation.id.hex} to {event_id}: {exc}")
+        return ExitCode.CONFIGURATION
+    except ValueError:
+        output.problem(_unknown_event(conversation, event_id))
+        return ExitCode.USAGE
+    return None
+
+
+def _unknown_event(conversation: AnyConversation, event_id: str) -> str:
+    """What to say of an `--at` naming no event of the conversation."""
+    return (
+        f"conversation {conversation.id.hex} has no event {event_id!r}: --at takes the full "
+        'id of one of its events (the "id" of an event line its `-p ... --json` runs printed)'
+    )
 
 
 def _report_mcp_failures(conversation: AnyConversation, output: _Output) -> None:
@@ -407,7 +514,7 @@ def _needing_approval(conversation: AnyConversation) -> list[str] | None:
 
     state = conversation.state
     working_dir = conversation.workspace.working_dir
-    pending = state.get_unmatched_actions(state.events)
+    pending = state.get_unmatched_actions(state.active_branch())
     policy = state.confirmation_policy
     needing = [
         a.id
@@ -450,7 +557,7 @@ def _finish(conversation: AnyConversation, output: _Output) -> int:
     from ohtui.sdk import ConversationExecutionStatus as Status
 
     status = conversation.state.execution_status
-    events = conversation.state.events
+    events = conversation.state.active_branch()  # what this run said: not another branch
     if status in (Status.FINISHED, Status.IDLE):
         if not output.json_output:
             response = get_agent_final_response(events)

@@ -62,6 +62,9 @@ class AppOptions:
     conversation_factory: ConversationFactory | None = None
     """Opens the conversation instead of the local one the settings describe (any
     BaseConversation: e.g. a remote one, or a test's own)."""
+    leaf_event_id: str | None = None
+    """Move the resumed conversation's HEAD to this event as it opens (a branch chosen in
+    the picker); None: as it was saved."""
 
     def __setattr__(self, name: str, value: object) -> None:
         if name == "policy" and isinstance(value, str):  # the command line gives plain text

@@ -43,6 +43,9 @@ the usual resting states (finished, idle) stay muted, as most rows have one."""
 OPEN_ELSEWHERE = ("● open elsewhere", "bold $text-warning")
 """Another ohtui has the conversation open: here it can only be read."""
 
+FORK_MARK = "↳ "
+"""Before a fork listed under its parent, and before "fork of" on one listed apart."""
+
 _SNIPPET_MATCH = re.compile(r"\[([^\[\]]*)\]")
 
 
@@ -104,12 +107,23 @@ def row_prompt(
     home: Path,
     current: bool = False,
     snippet: str | None = None,
+    depth: int = 0,
+    fork_of: str | None = None,
 ) -> Content:
-    """One list row: the title; when, status, size, where and which model; a search snippet."""
+    """One list row: the title; when, status, size, where and which model; a search snippet.
+
+    `depth`: a fork listed under its parent (1), or under a fork of it (2, ...): indented,
+    with a fork mark. `fork_of`: the parent's title, for a fork listed apart from it."""
     # One assemble() per row, from plain strings and (text, style) pairs: it is the cheapest
     # way to build Content, and a listing builds a thousand of these.
     muted = "$foreground-muted"
-    parts: list[str | tuple[str, str]] = [(display_title(summary), "bold"), "\n  "]
+    indent = "  " * depth
+    title: list[str | tuple[str, str]] = [(display_title(summary), "bold")]
+    if depth:
+        title[:0] = ["  " * (depth - 1), (FORK_MARK, "$text-accent")]
+    parts: list[str | tuple[str, str]] = [*title, f"\n  {indent}"]
+    if fork_of is not None:
+        parts += [(f"{FORK_MARK}fork of ", muted), (fork_of, f"italic {muted}"), (" · ", muted)]
     if current:
         parts += [("● open now", "bold $text-accent"), (" · ", muted)]
     elif summary.held_by is not None:
@@ -126,7 +140,7 @@ def row_prompt(
         parts.append((f" · {summary.model}", muted))
     flat_snippet = " ".join((snippet or "").split())
     if flat_snippet and flat_snippet != summary.title:
-        return Content.assemble(*parts, "\n  ", snippet_content(flat_snippet))
+        return Content.assemble(*parts, f"\n  {indent}", snippet_content(flat_snippet))
     return Content.assemble(*parts)
 
 

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Protocol
 from ohtui.sdk.conversation import listing, search_index
 
 if TYPE_CHECKING:
+    from ohtui.sdk.conversation.branch_tips import ConversationTree
     from ohtui.sdk.conversation.store import ConversationStore
     from ohtui.sdk.conversation.summary import (
         ConversationSummary,
@@ -66,6 +67,11 @@ class ConversationCatalog(Protocol):
 
     def cost(self, conversation_id: str) -> float | None:
         """What the conversation's LLM calls cost (None: not known)."""
+        ...
+
+    def tree(self, conversation_id: str, forked_at: str | None) -> ConversationTree:
+        """Its branches, newest first, which one is active, and (for a fork) when the event
+        `forked_at` it was forked at happened."""
         ...
 
     def find(self, id_prefix: str) -> ConversationSummary:
@@ -143,6 +149,10 @@ class LocalCatalog:
     def cost(self, conversation_id: str) -> float | None:
         """The saved cost."""
         return listing.saved_cost(self.directory, conversation_id)
+
+    def tree(self, conversation_id: str, forked_at: str | None) -> ConversationTree:
+        """From the store's rows: only the tips and their messages are parsed."""
+        return listing.conversation_tree(self.directory, conversation_id, forked_at)
 
     def find(self, id_prefix: str) -> ConversationSummary:
         """Found in the store by id prefix."""

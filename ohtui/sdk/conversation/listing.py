@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from ohtui.sdk.conversation.branch_tips import ConversationTree, read_tree
 from ohtui.sdk.conversation.event_store import EventLog
 from ohtui.sdk.conversation.exceptions import ConversationNotFoundError, StorageReadOnlyError
 from ohtui.sdk.conversation.store import DB_NAME, ConversationStore
@@ -172,8 +173,9 @@ def history_tail(
 def events_page(
     persistence_dir: str | Path, conversation_id: str, limit: int, before: int | None = None
 ) -> EventPage:
-    """Up to `limit` events of a saved conversation just before index `before` (None: its
-    last ones), without opening it: only those are read and parsed.
+    """Up to `limit` events of a saved conversation's active branch (root to HEAD) just
+    before position `before` on it (None: its last ones), without opening it: only those
+    are read and parsed (and the events' parents, when the conversation has branches).
 
     Raises ConversationNotFoundError if there is none.
     """
@@ -182,17 +184,45 @@ def events_page(
         stored = None if store is None else store.load(conversation_id)
         if store is None or stored is None:
             raise ConversationNotFoundError(f"No saved conversation {conversation_id}.")
-        total = store.event_count(stored.key)
+        if stored.leaf is None:  # a log older than the tree, or an emptied HEAD
+            total = 0 if _head_is_empty(stored.state_json) else store.event_count(stored.key)
+            stop = total if before is None else max(0, min(before, total))
+            start = max(0, stop - limit)
+            rows = store.read_events(stored.key, start, stop) if stop > start else []
+            return EventPage([Event.model_validate_json(data) for _, data in rows], start, total)
+        log = EventLog(store, stored.key)
+        branch = log.branch_indexes(stored.leaf)
+        total = len(branch)
         stop = total if before is None else max(0, min(before, total))
         start = max(0, stop - limit)
-        events = [
-            Event.model_validate_json(data)
-            for _, data in store.read_events(stored.key, start, stop)
-        ]
-        return EventPage(events, start, total)
+        return EventPage(log.events_at(branch[start:stop]), start, total)
     finally:
         if store is not None:
             store.close()
+
+
+def conversation_tree(
+    persistence_dir: str | Path, conversation_id: str, forked_at: str | None = None
+) -> ConversationTree:
+    """The branches of a saved conversation, newest first, without opening it (and the time
+    of `forked_at`, the event a fork was made at). ConversationNotFoundError if none."""
+    store = _open(persistence_dir)
+    try:
+        stored = None if store is None else store.load(conversation_id)
+        if store is None or stored is None:
+            raise ConversationNotFoundError(f"No saved conversation {conversation_id}.")
+        return read_tree(store, stored.key, stored.leaf, forked_at)
+    finally:
+        if store is not None:
+            store.close()
+
+
+def _head_is_empty(state_json: str) -> bool:
+    """Whether a saved state says its HEAD was emptied on purpose (navigate_to(None))."""
+    try:
+        return bool(json.loads(state_json).get("head_is_empty"))
+    except (ValueError, AttributeError):
+        return False  # a state this version cannot read: shown as the log it has
 
 
 def find_conversation(persistence_dir: str | Path, id_prefix: str) -> ConversationSummary:

@@ -572,6 +572,32 @@ class ConversationStore(SummaryQueries):
             )
         ]
 
+    @db_errors
+    def event_shape(self, key: int) -> list[tuple[int | None, str]]:
+        """(stored parent, kind) of each event, in order: the shape of a conversation's tree
+        in one read of its rows (no event parsed)."""
+        return [
+            (row[0], row[1])
+            for row in self._query(
+                "SELECT parent, kind FROM events WHERE conversation = ? ORDER BY seq", (key,)
+            )
+        ]
+
+    @db_errors
+    def user_messages_among(self, key: int, indexes: Sequence[int]) -> list[int]:
+        """Which of these events of a conversation are the user's messages."""
+        if not indexes:
+            return []
+        marks = ", ".join("?" * len(indexes))
+        return [
+            row[0]
+            for row in self._query(
+                f"SELECT seq FROM events WHERE conversation = ? AND seq IN ({marks}) "
+                "AND kind = 'MessageEvent' AND json_extract(data, '$.source') = 'user'",
+                (key, *indexes),
+            )
+        ]
+
     def _index_pending(self) -> None:
         """Add the searchable text of events appended since the last search to the index."""
         while self.index_pending():

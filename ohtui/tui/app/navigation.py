@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from ohtui.tui.options import AppOptions
     from ohtui.tui.rewind_types import RewindChoice, TurnRow
     from ohtui.tui.screens.chat import ChatScreen
+    from ohtui.tui.screens.picker_family import OpenBranch
     from ohtui.tui.screens.settings import SettingsSaved
     from ohtui.tui.session import Session
 
@@ -104,8 +105,9 @@ class Navigation(App[None]):
         """Leave this conversation (it stays saved) and start a new one here."""
         self.switch_to(None)
 
-    def switch_to(self, resume_id: str | None) -> None:
-        """Leave this conversation (it stays saved) for a saved one, or a new one (None)."""
+    def switch_to(self, resume_id: str | None, leaf_event_id: str | None = None) -> None:
+        """Leave this conversation (it stays saved) for a saved one, or a new one (None);
+        `leaf_event_id`: with HEAD moved to that event as it opens (one of its branches)."""
         from ohtui.tui.session import Session
 
         chat = self._chat()
@@ -121,6 +123,7 @@ class Navigation(App[None]):
             conversation_id=None,
             continue_latest=False,
             pick=False,
+            leaf_event_id=leaf_event_id if resume_id is not None else None,
         )
         self._session = Session(
             self.options, self.profile, chat, after=old, frame_idle=self._frame_was_idle
@@ -186,14 +189,33 @@ class Navigation(App[None]):
         """The conversation open now (None: none is)."""
         return self._session.conversation if self._session is not None else None
 
-    def _picked(self, conversation_id: str | None) -> None:
+    def _picked(self, picked: str | OpenBranch | None) -> None:
+        from ohtui.tui.screens.picker_family import OpenBranch
+
         current = self._session.conversation_id if self._session is not None else None
+        if isinstance(picked, OpenBranch):
+            self._open_branch(picked, current)
+            return
+        conversation_id = picked
         if conversation_id is None:
             if self._session is None:  # `ohtui --resume` and nothing chosen: a new one
                 self.session.open()
             return
         if conversation_id != current or self.session.held_by is not None:
             self.switch_to(conversation_id)  # read-only: it may be free to take now
+
+    def _open_branch(self, branch: OpenBranch, current: str | None) -> None:
+        """Open a conversation on the branch chosen in the picker: reopened through the
+        opening every conversation goes through, HEAD moved there before it shows."""
+        session = self._session
+        if branch.conversation_id == current and session is not None and session.running:
+            self._chat().notify(
+                "The agent is running in this conversation: stop it (ctrl+c) or wait, then "
+                "choose the branch again.",
+                severity="warning",
+            )
+            return
+        self.switch_to(branch.conversation_id, branch.leaf_event_id)
 
     # --- settings --------------------------------------------------------------------------
 

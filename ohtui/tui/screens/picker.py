@@ -13,7 +13,8 @@ listing or search makes every older one's result stale: it is dropped, never sho
 The conversations come from a catalogue (`ohtui.sdk.conversation.catalog`: the local folder's
 or an agent server's). Its parts: reading the rows (picker_listing.py), the preview pane
 (picker_preview.py), delete and rename (picker_changes.py), the scope line and key legend
-(picker_header.py); here, the screen that ties them together.
+(picker_header.py), forks and branches (picker_family.py); here, the screen that ties them
+together: its keys and the messages its parts post, which is why it stays one module.
 """
 
 from __future__ import annotations
@@ -37,8 +38,9 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ohtui.tui.display import short_path
-from ohtui.tui.picker_rows import preview_heading
+from ohtui.tui.picker_rows import display_title, preview_heading
 from ohtui.tui.screens.picker_changes import ConversationChanges, Deleted, Renamed
+from ohtui.tui.screens.picker_family import BRANCHES_KEY, BranchesScreen, OpenBranch
 from ohtui.tui.screens.picker_header import scope_line, show, show_legend
 from ohtui.tui.screens.picker_listing import Counted, Listed, RowsReader
 from ohtui.tui.screens.picker_preview import PreviewLoaded, PreviewPane
@@ -48,6 +50,7 @@ from ohtui.tui.widgets.marked import MarkedOptionList
 
 if TYPE_CHECKING:
     from ohtui.sdk.conversation.base import BaseConversation
+    from ohtui.sdk.conversation.branch_tips import BranchTip
     from ohtui.sdk.conversation.catalog import ConversationCatalog
     from ohtui.sdk.conversation.saved import SavedConversations
     from ohtui.sdk.conversation.summary import ConversationSummary, PageCursor
@@ -67,8 +70,8 @@ _WIDGET_TYPES = (Horizontal, Static, Input, Vertical, MarkedOptionList, Vertical
 """The widget classes `compose` mounts: their DEFAULT_CSS is preloaded with the picker's."""
 
 
-class PickerScreen(Screen[str | None]):
-    """Choose a saved conversation to resume."""
+class PickerScreen(Screen[str | OpenBranch | None]):
+    """Choose a saved conversation to resume (its id), or one of its branches (OpenBranch)."""
 
     CSS_PATH = "picker.tcss"
     AUTO_FOCUS = "#conversations"  # focused as it mounts: the search box is never focused first
@@ -78,6 +81,7 @@ class PickerScreen(Screen[str | None]):
         Binding("delete", "delete", "Delete", show=False),  # on the list; in the box it edits
         Binding("ctrl+r,f2", "rename", "Rename"),
         Binding("ctrl+w", "toggle_scope", "Workspaces", priority=True),
+        Binding(BRANCHES_KEY, "branches", "Branches", priority=True),
         Binding("down", "focus_list", "Results", show=False),
         Binding("escape", "back", "Back"),
     ]
@@ -142,11 +146,19 @@ class PickerScreen(Screen[str | None]):
             self._home,
             current_id,
         )
-        self._preview = PreviewPane(self, self._in_background, lambda: self._catalog)
+        self._preview = PreviewPane(
+            self,
+            self._in_background,
+            lambda: self._catalog,
+            self._rows_get,
+            self._reader.title_of,
+            now,
+        )
         self._changes = ConversationChanges(
             self, self._in_background, lambda: self._saved, current_id
         )
         self._shown_before = False
+        self._legend_has_branches = False
 
     @classmethod
     async def preload_styles(cls, app: App[object]) -> bool:
@@ -247,6 +259,9 @@ class PickerScreen(Screen[str | None]):
     def search_input(self) -> Input:
         """The search box."""
         return self.query_one("#search", Input)
+
+    def _rows_get(self, conversation_id: str) -> ConversationSummary | None:
+        return self._rows.get(conversation_id)
 
     @property
     def rows(self) -> list[ConversationSummary]:
@@ -463,6 +478,15 @@ class PickerScreen(Screen[str | None]):
     @on(PreviewLoaded)
     def _preview_loaded(self, message: PreviewLoaded) -> None:
         self._preview.loaded(message)
+        if bool(self._branch_tips()) != self._legend_has_branches:
+            self.refresh_bindings()
+            self._update_legend()  # its branches are known now
+
+    def _branch_tips(self) -> list[BranchTip]:
+        """The highlighted conversation's branches, when it has more than one."""
+        summary = self.highlighted
+        tree = self._preview.tree(summary.id) if summary is not None else None
+        return list(tree.tips) if tree is not None and len(tree.tips) > 1 else []
 
     # --- header and legend ---------------------------------------------------------------------
 
@@ -484,7 +508,7 @@ class PickerScreen(Screen[str | None]):
 
     def _update_legend(self) -> None:
         row = self.highlighted is not None
-        entries = (
+        entries = [
             ("↑↓", "move", len(self._rows) > 1),
             ("enter", "resume", row),
             ("type", "to search", True),
@@ -492,7 +516,10 @@ class PickerScreen(Screen[str | None]):
             ("ctrl+r", "rename", row),
             ("ctrl+w", "this workspace" if self.scope == "all" else "all workspaces", True),
             ("esc", "clear search" if self._query() else "back", True),
-        )
+        ]
+        self._legend_has_branches = bool(self._branch_tips())
+        if self._legend_has_branches:  # only then: most conversations have one branch
+            entries.insert(5, (BRANCHES_KEY, "branches", True))
         show_legend(self.query_one("#legend", Static), entries)
 
     def watch_scope(self) -> None:
@@ -507,6 +534,8 @@ class PickerScreen(Screen[str | None]):
         """Dim delete and rename when no conversation is highlighted."""
         if action in ("delete", "rename"):
             return True if self.highlighted is not None else None
+        if action == "branches":
+            return True if self._branch_tips() else None
         return True
 
     def on_key(self, event: events.Key) -> None:
@@ -575,6 +604,22 @@ class PickerScreen(Screen[str | None]):
             self._keep_index = list(self._rows).index(message.conversation_id)
         self.notify(f"Deleted '{message.title}'.", markup=False)
         self._reload(keep_loaded=True)
+
+    def action_branches(self) -> None:
+        """List the highlighted conversation's branches; open it on the one chosen (HEAD
+        moved there)."""
+        summary = self.highlighted
+        tips = self._branch_tips()
+        if summary is None or not tips:
+            return
+        conversation_id = summary.id
+
+        def chosen(leaf_event_id: str | None) -> None:
+            if leaf_event_id is not None:
+                self.dismiss(OpenBranch(conversation_id, leaf_event_id))
+
+        screen = BranchesScreen(display_title(summary), tips, now=self._now())
+        self.app.push_screen(screen, chosen)
 
     def action_rename(self) -> None:
         """Give the highlighted conversation a new title."""

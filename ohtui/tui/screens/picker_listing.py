@@ -5,14 +5,15 @@ whose listing is stale (a newer one was asked for) is dropped, never posted."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual.content import Content
 from textual.message import Message
 
-from ohtui.tui.picker_rows import row_prompt
+from ohtui.tui.picker_rows import display_title, row_prompt
+from ohtui.tui.screens.picker_family import family_order
 
 if TYPE_CHECKING:
     from ohtui.sdk.conversation.catalog import ConversationCatalog
@@ -58,11 +59,14 @@ class RowsReader:
     now: Callable[[], float]
     home: Path
     current_id: str | None
+    titles: dict[str, str | None] = field(default_factory=dict)
+    """Parents' titles looked up (None: gone), by id."""
 
     def first_page(self, generation: int, query: str, workspace: str | None, limit: int) -> None:
         """Post the first page of rows (in `workspace`; None: all), then how many there are."""
         if self.stale(generation):
             return  # typed on: a newer search is coming
+        self.titles.clear()  # a listing afresh: parents may have been renamed or deleted
         page, partial = self._read(query, workspace, None, limit)
         if self.stale(generation):
             return
@@ -77,10 +81,8 @@ class RowsReader:
                 empty_text = "None in this workspace — press ctrl+w to see all."
             else:
                 empty_text = "No saved conversations yet."
-        prompts = self.prompts(page)
-        self.post(
-            Listed(generation, query, page.rows, prompts, page.next, partial, True, empty_text)
-        )
+        rows, prompts = self.prompts(page)
+        self.post(Listed(generation, query, rows, prompts, page.next, partial, True, empty_text))
         if page.next is not None and not self.stale(generation):
             count = self.catalog().count(workspace=workspace, query=query, keep=self.current_id)
             self.post(Counted(generation, count))
@@ -94,21 +96,45 @@ class RowsReader:
         page, partial = self._read(query, workspace, after, limit)
         if self.stale(generation):
             return None
-        return Listed(generation, query, page.rows, self.prompts(page), page.next, partial, False)
+        rows, prompts = self.prompts(page)
+        return Listed(generation, query, rows, prompts, page.next, partial, False)
 
-    def prompts(self, page: SummaryPage) -> list[Content]:
-        """The rows of a page as the list shows them."""
+    def prompts(self, page: SummaryPage) -> tuple[list[ConversationSummary], list[Content]]:
+        """The rows of a page in the order the list shows them (each fork under its parent),
+        and each as it shows."""
         now = self.now()
-        return [
-            row_prompt(
-                row,
-                now=now,
-                home=self.home,
-                current=row.id == self.current_id,
-                snippet=page.snippets.get(row.id),
+        rows: list[ConversationSummary] = []
+        prompts: list[Content] = []
+        on_page = {row.id: row for row in page.rows}
+        for row, depth in family_order(page.rows):
+            parent = row.forked_from
+            apart = parent is not None and parent not in on_page
+            rows.append(row)
+            prompts.append(
+                row_prompt(
+                    row,
+                    now=now,
+                    home=self.home,
+                    current=row.id == self.current_id,
+                    snippet=page.snippets.get(row.id),
+                    depth=depth,
+                    fork_of=self.title_of(parent) if apart and parent is not None else None,
+                )
             )
-            for row in page.rows
-        ]
+        return rows, prompts
+
+    def title_of(self, conversation_id: str) -> str:
+        """A conversation's title as rows show it, for a fork listed apart from its parent
+        (looked up once per listing; its short id, "(deleted)", when it is gone)."""
+        if conversation_id not in self.titles:
+            try:
+                found: str | None = display_title(self.catalog().find(conversation_id))
+            # Gone (deleted), or not to be read now (a server out of reach: RuntimeError):
+            # the row still shows, naming the parent by its id.
+            except (LookupError, OSError, ValueError, RuntimeError):
+                found = None
+            self.titles[conversation_id] = found
+        return self.titles[conversation_id] or f"{conversation_id[:8]} (deleted)"
 
     def _read(
         self, query: str, workspace: str | None, after: PageCursor | None, limit: int

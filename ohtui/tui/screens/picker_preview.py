@@ -3,8 +3,10 @@ after the highlight rests, earlier ones as the pane is scrolled up; the last few
 
 from __future__ import annotations
 
+import logging
+import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from textual.containers import VerticalScroll
@@ -13,12 +15,17 @@ from textual.message import Message
 from textual.widgets import Static
 
 from ohtui.tui.picker_rows import preview_content
+from ohtui.tui.screens.picker_family import tree_lines
 
 if TYPE_CHECKING:
     from textual.screen import Screen
     from textual.timer import Timer
 
+    from ohtui.sdk.conversation.branch_tips import ConversationTree
     from ohtui.sdk.conversation.catalog import ConversationCatalog
+    from ohtui.sdk.conversation.summary import ConversationSummary
+
+logger = logging.getLogger(__name__)
 
 PREVIEW_DELAY = 0.05
 """Seconds the highlight must rest before its preview is read (holding ↓ reads none); the
@@ -39,10 +46,14 @@ class Preview:
     body: Content
     start: int
     cost: float | None
+    family: list[Content] = field(default_factory=list)
+    """Where a fork comes from, the branches (see picker_family.tree_lines)."""
+    tree: ConversationTree | None = None
 
     def content(self) -> Content:
-        """The cost, a line saying how many earlier events there are, then the events."""
-        lines: list[Content] = []
+        """Its place in the tree, the cost, a line saying how many earlier events there
+        are, then the events."""
+        lines: list[Content] = list(self.family)
         if self.cost is not None:
             lines.append(Content.assemble(("cost      ", "$foreground-muted"), f"${self.cost:.2f}"))
         if self.start:
@@ -64,6 +75,8 @@ class PreviewLoaded(Message, bubble=False):
     cost: float | None
     earlier: bool
     """A page before the one shown (else the last events)."""
+    family: list[Content] = field(default_factory=list)
+    tree: ConversationTree | None = None
 
 
 class PreviewPane:
@@ -74,11 +87,19 @@ class PreviewPane:
         screen: Screen[Any],
         in_background: InBackground,
         catalog: Callable[[], ConversationCatalog],
+        summary_of: Callable[[str], ConversationSummary | None] = lambda _: None,
+        title_of: Callable[[str], str] = lambda conversation_id: conversation_id[:8],
+        now: Callable[[], float] = time.time,
     ) -> None:
-        """`catalog` gives where the events are read from (called on a worker)."""
+        """`catalog` gives where the events are read from (called on a worker);
+        `summary_of` a listed conversation's summary (on the UI thread), `title_of` a
+        conversation's title (on a worker: a fork's parent)."""
         self._screen = screen
         self._in_background = in_background
         self._catalog = catalog
+        self._summary_of = summary_of
+        self._title_of = title_of
+        self._now = now
         self._previews: dict[str, Preview] = {}
         self._shown_id: str | None = None
         self._timer: Timer | None = None
@@ -108,8 +129,10 @@ class PreviewPane:
             self._scroll_end()
             return
 
+        summary = self._summary_of(conversation_id)
+
         def read() -> None:
-            self._in_background(lambda: self.read(conversation_id), "preview")
+            self._in_background(lambda: self.read(conversation_id, summary=summary), "preview")
 
         if self.at_once:
             self.at_once = False
@@ -117,14 +140,42 @@ class PreviewPane:
         else:
             self._timer = self._screen.set_timer(PREVIEW_DELAY, read)
 
-    def read(self, conversation_id: str, before: int | None = None) -> PreviewLoaded:
-        """On a worker: the last events of a conversation (or those `before` an index)."""
+    def read(
+        self,
+        conversation_id: str,
+        before: int | None = None,
+        summary: ConversationSummary | None = None,
+    ) -> PreviewLoaded:
+        """On a worker: the last events of a conversation (or those `before` an index); with
+        its `summary`, its place in the tree too."""
         catalog = self._catalog()
         page = catalog.events(conversation_id, PREVIEW_EVENTS, before)
         cost = catalog.cost(conversation_id) if before is None else None
+        family: list[Content] = []
+        tree = None
+        if summary is not None and before is None:
+            try:
+                tree = catalog.tree(conversation_id, summary.forked_at)
+            # The events are shown all the same: the tree is extra (a server may list none).
+            except (LookupError, OSError, ValueError, RuntimeError):
+                logger.warning("no tree for %s", conversation_id, exc_info=True)
+            parent = summary.forked_from
+            parent_title = self._title_of(parent) if parent is not None else None
+            family = tree_lines(summary, tree, parent_title, now=self._now())
         return PreviewLoaded(
-            conversation_id, preview_content(page.events), page.start, cost, before is not None
+            conversation_id,
+            preview_content(page.events),
+            page.start,
+            cost,
+            before is not None,
+            family,
+            tree,
         )
+
+    def tree(self, conversation_id: str) -> ConversationTree | None:
+        """The branches of a conversation, once its preview has read them (None: not yet)."""
+        preview = self._previews.get(conversation_id)
+        return preview.tree if preview is not None else None
 
     def loaded(self, message: PreviewLoaded) -> None:
         """Keep what was read; show it if its conversation is still highlighted."""
@@ -136,9 +187,13 @@ class PreviewPane:
                 Content("\n").join([message.content, Content(""), cached.body]),
                 message.start,
                 cached.cost,
+                cached.family,
+                cached.tree,
             )
         else:
-            preview = Preview(message.content, message.start, message.cost)
+            preview = Preview(
+                message.content, message.start, message.cost, message.family, message.tree
+            )
         if len(self._previews) >= PREVIEW_CACHE:
             self._previews.pop(next(iter(self._previews)))
         self._previews[message.conversation_id] = preview

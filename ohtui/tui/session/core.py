@@ -204,11 +204,33 @@ class Session:
         self.model = started.opened.model
         self.held_by = started.held_by
         self.read_only_reason = started.read_only_reason
+        if options.leaf_event_id is not None:
+            self._move_head(conversation, options.leaf_event_id)
         if self.held_by is None and self.read_only_reason is None:
             self.approvals.watch(conversation)
         for notice in started.notices:
             self._link.post(msg.Notice(notice, "warning"))
         return conversation, started.opened.resumed
+
+    def _move_head(self, conversation: BaseConversation, leaf_event_id: str) -> None:
+        """Open on the branch chosen (HEAD to its tip), or say why it opens as it was."""
+        if self.held_by is not None or self.read_only_reason is not None:
+            self._link.post(
+                msg.Notice(
+                    "It opened read-only, on the branch it was on: another ohtui has it, or its "
+                    "folder cannot be written.",
+                    "warning",
+                )
+            )
+            return
+        from ohtui.sdk import RemoteServerError
+
+        try:
+            conversation.navigate_to(leaf_event_id)
+        except ValueError:  # gone meanwhile: the conversation opens as it was
+            self._link.post(msg.Notice("That branch is no longer in the conversation.", "warning"))
+        except RemoteServerError as exc:
+            self._link.post(msg.Notice(f"It opened on the branch it was on: {exc}", "warning"))
 
     def _finished(self, conversation: BaseConversation, status: RunStatus) -> None:
         """(The run's thread.) A run ended: ask for what waits, title a new conversation."""

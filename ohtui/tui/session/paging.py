@@ -32,6 +32,8 @@ class Paging:
         ready (the conversation opens a moment later; a failure here is reported then)."""
         if not (options.resume_id or options.continue_latest) or profile.settings.server.url:
             return  # a conversation on a server: its history comes from there
+        if options.leaf_event_id is not None:
+            return  # it opens on another branch than the one saved as HEAD
         from ohtui.sdk.conversation import history_tail
 
         directory = options.persistence_dir or profile.conversations_dir

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from ohtui.sdk.conversation.branch_tips import ConversationTree, tree_of_events
 from ohtui.sdk.conversation.exceptions import ConversationNotFoundError
 from ohtui.sdk.conversation.impl.paging import search_pages
 from ohtui.sdk.conversation.impl.rest import request
@@ -135,6 +136,21 @@ class RemoteCatalog:
         info = request(self.workspace, "GET", f"/api/conversations/{conversation_id}").json()
         stats = stats_from_wire(info.get("stats"))
         return stats.get_combined_metrics().accumulated_cost
+
+    def tree(self, conversation_id: str, forked_at: str | None) -> ConversationTree:
+        """From every event of the conversation (a server lists no tree: read in full, a
+        page of EVENTS_PER_REQUEST at a time) and the HEAD its info names."""
+        base = f"/api/conversations/{conversation_id}"
+        info = request(self.workspace, "GET", base).json()
+        items = search_pages(
+            self.workspace,
+            base + "/events/search",
+            {"sort_order": "TIMESTAMP"},
+            page_size=EVENTS_PER_REQUEST,
+        )
+        events = [event_from_wire(item) for item in items]
+        leaf = info.get("leaf_event_id") if isinstance(info, dict) else None
+        return tree_of_events(events, leaf if isinstance(leaf, str) else None, forked_at)
 
     def find(self, id_prefix: str) -> ConversationSummary:
         """The one conversation on the server whose id (dashes or not) starts with
