@@ -259,6 +259,7 @@ def test_navigating_onto_an_action_waits_for_the_user_before_it_runs_again(
     conv.run()
     assert (workspace / "marker.txt").read_text() == "ran\n"
     action = next(e for e in conv.state.events if isinstance(e, ActionEvent))
+    conv.set_confirmation_policy(AlwaysConfirm())
 
     conv.navigate_to(action.id)  # its observation is on the branch left behind
     assert [a.id for a in conv.state.get_unmatched_actions(conv.state.active_branch())] == [
@@ -269,6 +270,24 @@ def test_navigating_onto_an_action_waits_for_the_user_before_it_runs_again(
     conv.run()  # the user confirms
     assert (workspace / "marker.txt").read_text() == "ran\nran\n"
     assert len(llm_server.requests) == requests + 1
+    assert conv.state.execution_status is Status.FINISHED
+
+
+def test_navigating_onto_an_action_the_policy_lets_run_runs_it_on_the_next_run(
+    open_conversation: Factory, llm_server: ScriptedLLMServer, workspace: Path
+) -> None:
+    conv = open_conversation()  # NeverConfirm: nothing waits for the user
+    llm_server.reply_tool_call("terminal", {"command": "echo ran >> marker.txt"})
+    llm_server.reply_text("appended")
+    llm_server.reply_text("ran it again")
+    conv.send_message("append to the marker")
+    conv.run()
+    action = next(e for e in conv.state.events if isinstance(e, ActionEvent))
+
+    conv.navigate_to(action.id)
+    assert conv.state.execution_status is not Status.WAITING_FOR_CONFIRMATION
+    conv.run()
+    assert (workspace / "marker.txt").read_text() == "ran\nran\n"
     assert conv.state.execution_status is Status.FINISHED
 
 
@@ -334,7 +353,13 @@ def test_navigate_from_another_thread_while_many_steps_run_keeps_one_tree(
     assert_is_tree(log)
     branch = ids(conv.state.active_branch())
     assert branch == walk_to_root(log, conv.state.leaf_event_id)
-    assert conv.state.execution_status in (Status.FINISHED, Status.WAITING_FOR_CONFIRMATION)
+    # FINISHED, or IDLE when the last move came after the run finished (its finish is then
+    # on the branch left behind), or waiting when HEAD landed on a call.
+    assert conv.state.execution_status in (
+        Status.FINISHED,
+        Status.IDLE,
+        Status.WAITING_FOR_CONFIRMATION,
+    )
     if conv.state.execution_status is Status.WAITING_FOR_CONFIRMATION:  # HEAD on a call
         assert conv.state.get_unmatched_actions(conv.state.active_branch())
 

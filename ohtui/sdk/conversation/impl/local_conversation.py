@@ -688,8 +688,11 @@ class LocalConversation(LocalBoundary):
             if event_id is not None and event_id not in self._state.events:
                 raise ValueError(f"Unknown event_id: {event_id}")
             self._state.move_head(event_id)
-            waiting = self._state.execution_status is Status.WAITING_FOR_CONFIRMATION
-            if not self._guards.unconfirmed_actions_wait() and waiting:
+            settled = self._state.execution_status in (
+                Status.WAITING_FOR_CONFIRMATION,
+                Status.FINISHED,  # the finish is the branch left behind's
+            )
+            if not self._guards.unconfirmed_actions_wait() and settled:
                 self._state.execution_status = Status.IDLE
 
     def set_title(self, title: str) -> None:

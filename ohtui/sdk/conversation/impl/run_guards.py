@@ -59,8 +59,11 @@ class RunGuards:
         action whose result is on another branch, a fork began at one, a run failed between
         a call and its result): they then wait for the user (WAITING_FOR_CONFIRMATION),
         never run on their own. (A run begun from that status is the user's confirmation:
-        it does not ask.)"""
-        if not self._state.get_unmatched_actions(self._state.active_branch()):
+        it does not ask; nor does an action the policy lets run unasked.)"""
+        state = self._state
+        pending = state.get_unmatched_actions(state.active_branch())
+        policy, working_dir = state.confirmation_policy, state.workspace.working_dir
+        if all(policy.decide(a, working_dir).verdict == "allow" for a in pending):
             return False
         self._state.execution_status = ConversationExecutionStatus.WAITING_FOR_CONFIRMATION
         return True
