@@ -178,7 +178,7 @@ def save_long_conversation(options: AppOptions, turns: int) -> str:
         visualizer=None,
     )
     conversation.send_message("a long session")  # the system prompt and this message
-    append = conversation.state.events.append
+    append = conversation.state.append_event  # on the branch: HEAD moves with each event
     for i in range(turns):
         append(
             MessageEvent(
