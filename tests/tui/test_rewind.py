@@ -65,6 +65,14 @@ def composer_text(app: OhtuiApp) -> str:
     return app.chat.query_one(Composer).text
 
 
+def stop_blinking(app: OhtuiApp) -> None:
+    """Keep the composer's cursor shown: a screen opened over the chat freezes its blink at
+    whatever phase it had, and a snapshot would depend on when that was."""
+    assert app.chat is not None
+    for widget in app.chat.query("TextArea"):
+        widget.cursor_blink = False
+
+
 async def open_rewind(app: OhtuiApp, pilot: Any, wait: Any) -> RewindScreen:
     await submit(pilot, "/rewind")
     await wait(pilot, lambda: isinstance(app.screen, RewindScreen), what="the rewind screen")
@@ -145,6 +153,7 @@ def test_the_rewind_list_snapshot(
     async def run_before(pilot: Any) -> None:
         app = pilot.app
         await run_turns(app, pilot, wait, llm_server)
+        stop_blinking(app)
         await open_rewind(app, pilot, wait)
         await pilot.pause(0.2)
         app.clear_notifications()
@@ -161,6 +170,7 @@ def test_the_choice_with_its_files_snapshot(
     async def run_before(pilot: Any) -> None:
         app = pilot.app
         await run_turns(app, pilot, wait, llm_server)
+        stop_blinking(app)
         await choose(app, pilot, wait, 1)
         await pilot.pause(0.2)
         app.clear_notifications()
