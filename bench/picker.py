@@ -68,7 +68,7 @@ def create(base: Path, count: int) -> None:
         for turn in range(3):
             conv.send_message(f"conversation {i}, turn {turn}: fix the failing test in mod{i}")
             reply = f"I looked at mod{i}.py and changed line {turn + 10}; the tests pass now."
-            conv.state.events.append(
+            conv.state.append_event(
                 MessageEvent(
                     source="agent",
                     llm_message=Message(role="assistant", content=[TextContent(text=reply)]),

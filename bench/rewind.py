@@ -62,7 +62,7 @@ def save_conversation(persistence_dir: Path, workspace: Path) -> tuple[str, str]
     )
     own = Path(conversation.state.persistence_dir or "")
     store = CheckpointStore(own / "checkpoints", workspace)
-    append = conversation.state.events.append
+    append = conversation.state.append_event  # on the branch: HEAD moves with each event
     for i in range(TURNS):
         text = f"turn {i}: change the files of package {i % 100}"
         append(

@@ -47,6 +47,16 @@ def status(app: OhtuiApp) -> str:
         return ""
 
 
+def run_over(app: OhtuiApp) -> bool:
+    """The run has ended and the chat took it in: its footer offers Esc as Rewind. The status
+    bar says "finished" a little earlier, while the run winds up (Esc is Pause until then), so
+    a test that goes on from an idle chat, or a snapshot of one, waits for this too."""
+    chat = app.chat
+    if chat is None or not chat.is_mounted:
+        return False
+    return any(getattr(key, "action", None) == "rewind_key" for key in chat.query("FooterKey"))
+
+
 def cells(app: OhtuiApp, kind: type[C] = Cell) -> list[C]:  # type: ignore[assignment]
     """The mounted cells of a kind, top to bottom."""
     assert app.chat is not None
@@ -178,7 +188,7 @@ def save_long_conversation(options: AppOptions, turns: int) -> str:
         visualizer=None,
     )
     conversation.send_message("a long session")  # the system prompt and this message
-    append = conversation.state.events.append
+    append = conversation.state.append_event  # on the branch: HEAD moves with each event
     for i in range(turns):
         append(
             MessageEvent(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -372,10 +373,14 @@ async def test_a_policy_chosen_in_the_modal_survives_escape(
 
 
 async def test_the_bell_rings_and_a_notification_is_posted_when_approval_is_needed(
-    always: AppOptions, llm_server: ScriptedLLMServer, wait: Any
+    always: AppOptions, llm_server: ScriptedLLMServer, wait: Any, monkeypatch: Any
 ) -> None:
-    # The model takes a moment, and meanwhile the user switches to another window.
-    llm_server.reply_tool_call("terminal", {"command": "echo hi"}, delay=0.5, usage=USAGE)
+    # The model answers only once the user has switched to another window (a fixed delay
+    # raced the app taking the blur on a loaded machine: the bell had rung before it).
+    away = threading.Event()
+    sleep = llm_server._sleep
+    monkeypatch.setattr(llm_server, "_sleep", lambda seconds: away.wait(20) and sleep(seconds))
+    llm_server.reply_tool_call("terminal", {"command": "echo hi"}, usage=USAGE)
     app = RecordingApp(always)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await wait(pilot, lambda: chat_ready(app), what="the conversation to open")
@@ -383,6 +388,7 @@ async def test_the_bell_rings_and_a_notification_is_posted_when_approval_is_need
         app.post_message(events.AppBlur())
         await wait(pilot, lambda: not app.app_focus, what="the blur")
         assert len(llm_server.requests) <= 1 and app.bells == 0
+        away.set()
         await wait(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the modal")
         assert app.bells == 1
         assert ("Approval needed", "1 action waits for your approval.") in app.notes

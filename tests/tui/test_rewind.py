@@ -15,6 +15,7 @@ from chat_helpers import (
     cell_text,
     cells,
     chat_ready,
+    run_over,
     status,
     submit,
     user_texts,
@@ -54,6 +55,7 @@ async def run_turns(
         await submit(pilot, message)
         await wait(pilot, lambda: status(app) == "finished", what=f"the turn {message!r}")
         await wait(pilot, lambda m=message: f"Done: {m}." in _texts(app), what="its answer")
+        await wait(pilot, lambda: run_over(app), what="the run's end", timeout=5)
 
 
 def _texts(app: OhtuiApp) -> str:
@@ -63,6 +65,14 @@ def _texts(app: OhtuiApp) -> str:
 def composer_text(app: OhtuiApp) -> str:
     assert app.chat is not None
     return app.chat.query_one(Composer).text
+
+
+def stop_blinking(app: OhtuiApp) -> None:
+    """Keep the composer's cursor shown: a screen opened over the chat freezes its blink at
+    whatever phase it had, and a snapshot would depend on when that was."""
+    assert app.chat is not None
+    for widget in app.chat.query("TextArea"):
+        widget.cursor_blink = False
 
 
 async def open_rewind(app: OhtuiApp, pilot: Any, wait: Any) -> RewindScreen:
@@ -145,6 +155,7 @@ def test_the_rewind_list_snapshot(
     async def run_before(pilot: Any) -> None:
         app = pilot.app
         await run_turns(app, pilot, wait, llm_server)
+        stop_blinking(app)
         await open_rewind(app, pilot, wait)
         await pilot.pause(0.2)
         app.clear_notifications()
@@ -161,6 +172,7 @@ def test_the_choice_with_its_files_snapshot(
     async def run_before(pilot: Any) -> None:
         app = pilot.app
         await run_turns(app, pilot, wait, llm_server)
+        stop_blinking(app)
         await choose(app, pilot, wait, 1)
         await pilot.pause(0.2)
         app.clear_notifications()
@@ -183,7 +195,7 @@ def test_a_branch_point_shows_in_the_transcript_snapshot(
         llm_server.reply_text("Done: again.", usage=USAGE)
         await submit(pilot, "write it again")
         await wait(pilot, lambda: "Done: again." in _texts(app), what="the answer")
-        await wait(pilot, lambda: status(app) == "finished", what="the run's end")
+        await wait(pilot, lambda: status(app) == "finished" and run_over(app), what="the run's end")
         assert [cell_text(c) for c in cells(app, BranchCell)] == [
             "⎇ 2 branches here · enter to switch · /rewind to go back"
         ]
@@ -209,7 +221,7 @@ async def test_a_resumed_conversation_with_branches_shows_its_active_branch_and_
         llm_server.reply_text("Done: other.", usage=USAGE)
         await submit(pilot, "something else")
         await wait(pilot, lambda: "Done: other." in _texts(app), what="the answer")
-        await wait(pilot, lambda: status(app) == "finished", what="the run's end")
+        await wait(pilot, lambda: status(app) == "finished" and run_over(app), what="the run's end")
     resumed = OhtuiApp(replace(app_options, resume_id=FIXED_CONVERSATION_ID, conversation_id=None))
     async with resumed.run_test(size=SIZE) as pilot:
         await wait(pilot, lambda: chat_ready(resumed), what="the resumed chat")
@@ -374,7 +386,7 @@ async def test_enter_on_a_branch_marker_switches_to_the_other_branch_and_back(
         llm_server.reply_text("Done: other.", usage=USAGE)
         await submit(pilot, "something else")
         await wait(pilot, lambda: "Done: other." in _texts(app), what="the answer")
-        await wait(pilot, lambda: status(app) == "finished", what="the run's end")
+        await wait(pilot, lambda: status(app) == "finished" and run_over(app), what="the run's end")
         (marker,) = cells(app, BranchCell)
         marker.focus()
         await pilot.press("enter")

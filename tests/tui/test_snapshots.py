@@ -12,7 +12,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from chat_helpers import USAGE, action_cells, cells, chat_ready, screen_text, status, submit
+from chat_helpers import (
+    USAGE,
+    action_cells,
+    cells,
+    chat_ready,
+    run_over,
+    screen_text,
+    status,
+    submit,
+)
 from llm_server import ScriptedLLMServer
 
 from ohtui.tui.app import OhtuiApp
@@ -57,6 +66,7 @@ async def run_to(pilot: Any, wait: Any, text: str, end: str = "finished") -> Non
     """Send a message and wait until the run reaches `end`."""
     await submit(pilot, text)
     await wait(pilot, lambda: status(pilot.app) == end, what=f"status {end}")
+    await wait(pilot, lambda: run_over(pilot.app), what="the run's end", timeout=5)
 
 
 def test_empty_chat(snap_compare: Any, app_options: AppOptions, wait: Any) -> None:
@@ -218,6 +228,7 @@ def test_rejected_action_with_its_reason(
         app.screen.query_one("Input").value = "keep the build directory"
         await pilot.press("enter")
         await wait(pilot, lambda: status(app) == "finished", what="the run to finish")
+        await wait(pilot, lambda: run_over(pilot.app), what="the run's end", timeout=5)
         await settle(pilot)
 
     assert snap_compare(OhtuiApp(app_options), terminal_size=SIZE, run_before=run_before)
@@ -258,6 +269,7 @@ def test_paused(
         await wait(pilot, lambda: len(llm_server.requests) == 1, what="the LLM call")
         await pilot.press("escape")
         await wait(pilot, lambda: status(pilot.app) == "paused", what="the pause")
+        await wait(pilot, lambda: run_over(pilot.app), what="the run's end", timeout=5)
         await settle(pilot)
 
     assert snap_compare(OhtuiApp(app_options), terminal_size=SIZE, run_before=run_before)
