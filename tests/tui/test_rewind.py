@@ -282,7 +282,7 @@ async def test_fork_at_a_message_with_the_code_takes_its_whole_turn(
         await wait(pilot, lambda: "Done: write one." in _texts(app), what="the fork's turn")
         assert user_texts(app) == ["write one"]
         assert "write two" not in _texts(app)
-        assert app.chat.status_bar.title == f"Fork of {FIXED_CONVERSATION_ID[:8]}"
+        assert app.chat.status_bar.title == "Fork of write one"  # untitled: its first message
         assert (project / "a.txt").read_text(encoding="utf-8") == "one\n"
 
 

@@ -237,8 +237,19 @@ def _turn_end(conversation: BaseConversation, at: TurnRow, with_code: bool) -> t
 
 
 def _fork_title(conversation: BaseConversation) -> str:
+    """ "Fork of" the source's title; untitled, its first message (as listings name it)."""
+    from ohtui.sdk.conversation.rewind import user_turns
+
     source = conversation.state.title
+    if not source:
+        turns = user_turns(active_branch(conversation))
+        first = turns[-1].text.splitlines()[0].strip() if turns and turns[-1].text else ""
+        source = first if len(first) <= FORK_TITLE_WORDS else first[: FORK_TITLE_WORDS - 1] + "…"
     return f"Fork of {source}" if source else f"Fork of {conversation.id.hex[:8]}"
+
+
+FORK_TITLE_WORDS = 48
+"""Characters of a first message kept in a fork's default title."""
 
 
 def _files(count: int) -> str:
