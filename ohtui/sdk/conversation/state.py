@@ -26,6 +26,7 @@ from ohtui.sdk.conversation.exceptions import (
     PersistenceError,
 )
 from ohtui.sdk.conversation.lease import ConversationLease
+from ohtui.sdk.conversation.pending_calls import unanswered_tool_calls
 from ohtui.sdk.conversation.secret_registry import SecretRegistry
 from ohtui.sdk.conversation.stats import ConversationStats
 from ohtui.sdk.conversation.store import LOCK_TIMEOUT_SECONDS, ConversationStore
@@ -34,13 +35,6 @@ from ohtui.sdk.event.base import Event
 from ohtui.sdk.event.conversation_error import ConversationErrorEvent
 from ohtui.sdk.event.conversation_state import ConversationStateUpdateEvent
 from ohtui.sdk.event.llm_convertible.action import ActionEvent
-from ohtui.sdk.event.llm_convertible.message import MessageEvent
-from ohtui.sdk.event.llm_convertible.observation import (
-    AgentErrorEvent,
-    ObservationEvent,
-    UserRejectObservation,
-)
-from ohtui.sdk.event.llm_convertible.system import SystemPromptEvent
 from ohtui.sdk.event.types import ROOT_PARENT_ID, EventID
 from ohtui.sdk.plugins.types import ResolvedPluginSource
 from ohtui.sdk.sandbox import Sandbox
@@ -602,33 +596,3 @@ def _make_directory(persistence_dir: str) -> None:
 def new_conversation_id() -> ConversationID:
     """A fresh random conversation id."""
     return uuid.uuid4()
-
-
-def unanswered_tool_calls(events: Sequence[Event]) -> list[ActionEvent]:
-    """The tool calls of the latest LLM response that no observation, rejection or error
-    answers, runnable or not (the model's next request needs an answer for each).
-
-    Only the newest batch can be unanswered (the agent never asks the model again while
-    calls are open), so the scan stops at the first older batch or agent message.
-    """
-    answered: set[str] = set()
-    pending: list[ActionEvent] = []
-    batch_id: str | None = None
-    for event in reversed(events):
-        if isinstance(event, ObservationEvent | UserRejectObservation):
-            answered.add(event.action_id)
-            answered.add(event.tool_call_id)
-        elif isinstance(event, AgentErrorEvent):
-            answered.add(event.tool_call_id)
-        elif isinstance(event, ActionEvent):
-            if batch_id is not None and event.llm_response_id != batch_id:
-                break
-            batch_id = event.llm_response_id
-            if event.id not in answered and event.tool_call_id not in answered:
-                pending.append(event)
-        elif isinstance(event, SystemPromptEvent) or (
-            isinstance(event, MessageEvent) and event.source == "agent"
-        ):
-            break
-    pending.reverse()
-    return pending

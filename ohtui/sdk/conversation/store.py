@@ -9,7 +9,8 @@ own directory `<base>/<id hex>/` holds only files tools chose to save (e.g. long
 `<base>/leases/` holds the lease file of each conversation a process has open (lease.py).
 
 Its parts: the file's schema and checks (store_schema.py), listing and search
-(store_listing.py); here, opening the file, transactions, conversations, events and leases.
+(store_listing.py), the conversation tree's queries and the fork (store_tree.py); here,
+opening the file, transactions, conversations, events and leases.
 """
 
 from __future__ import annotations
@@ -28,7 +29,6 @@ from typing import Any
 from urllib.parse import quote
 
 from ohtui.sdk.conversation.exceptions import (
-    ConversationIdTakenError,
     ConversationNotFoundError,
     ConversationReadOnlyError,
     PersistenceError,
@@ -39,14 +39,16 @@ from ohtui.sdk.conversation.store_listing import SummaryQueries, fts_query
 from ohtui.sdk.conversation.store_schema import (
     APPLICATION_ID,
     LOCK_TIMEOUT_SECONDS,
-    PARENT_JUMP,
     SCHEMA_VERSION,
     check_readable,
     db_errors,
     is_current,
+    key_of,
     make_schema,
+    summary_values,
 )
-from ohtui.sdk.utils.valid_text import valid_data, valid_text
+from ohtui.sdk.conversation.store_tree import TreeQueries
+from ohtui.sdk.utils.valid_text import valid_text
 
 logger = logging.getLogger(__name__)
 
@@ -95,7 +97,7 @@ class StoredEvent:
     """Whether it becomes the conversation's HEAD (all but state-sync artifacts do)."""
 
 
-class ConversationStore(SummaryQueries):
+class ConversationStore(SummaryQueries, TreeQueries):
     """The SQLite database of all conversations under one base directory. Thread-safe.
 
     A read-only store reads as any other and refuses every write (ConversationReadOnlyError).
@@ -285,7 +287,7 @@ class ConversationStore(SummaryQueries):
             cursor = conn.execute(
                 "INSERT INTO conversations (id, created_at, updated_at, title, status, "
                 "workspace, model) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (conversation_id, now, now, *_summary_values(summary)),
+                (conversation_id, now, now, *summary_values(summary)),
             )
             key = int(cursor.lastrowid or 0)
             conn.execute(
@@ -311,7 +313,7 @@ class ConversationStore(SummaryQueries):
         conn.execute(
             "UPDATE conversations SET title = ?, status = ?, workspace = ?, model = ?, "
             "updated_at = ? WHERE key = ?",
-            (*_summary_values(summary), _now(), key),
+            (*summary_values(summary), _now(), key),
         )
         conn.execute("UPDATE states SET state = ? WHERE conversation = ?", (state_json, key))
 
@@ -319,7 +321,7 @@ class ConversationStore(SummaryQueries):
     def delete(self, conversation_id: str) -> bool:
         """Delete a conversation and its events; False if there was none."""
         with self._transaction() as conn:
-            key = _key_of(conn, conversation_id)
+            key = key_of(conn, conversation_id)
             if key is None:
                 return False
             conn.execute("DELETE FROM events WHERE conversation = ?", (key,))
@@ -336,7 +338,7 @@ class ConversationStore(SummaryQueries):
         """Set a conversation's title in its summary and saved state."""
         title = valid_text(title)  # SQLite cannot store a lone surrogate
         with self._transaction() as conn:
-            key = _key_of(conn, conversation_id)
+            key = key_of(conn, conversation_id)
             if key is None:
                 return False
             conn.execute("UPDATE conversations SET title = ? WHERE key = ?", (title, key))
@@ -413,131 +415,6 @@ class ConversationStore(SummaryQueries):
         return indexes
 
     @db_errors
-    def fork(
-        self,
-        source_key: int,
-        conversation_id: str,
-        state_json: str,
-        summary: dict[str, Any],
-        indexes: Sequence[int] | None,
-        leaf: str | None,
-        origin: tuple[str, str | None],
-    ) -> int:
-        """Save a new conversation `conversation_id` holding a copy of the source's events,
-        in one transaction; returns its key. Without `indexes` every event is copied as it
-        is (the tree too); with them, those events (a branch, root first) become a linear
-        log. `origin` is the source's id and the event forked at (None: its HEAD).
-        ConversationIdTakenError (a ValueError) when `conversation_id` is already saved."""
-        now = _now()
-        with self._transaction() as conn:
-            if _key_of(conn, conversation_id) is not None:
-                raise ConversationIdTakenError(f"conversation {conversation_id} already exists")
-            key = int(
-                conn.execute(
-                    "INSERT INTO conversations (id, created_at, updated_at, title, status, "
-                    "workspace, model, leaf, forked_from, forked_at, first_user_message) "
-                    "SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, first_user_message "
-                    "FROM conversations WHERE key = ?",
-                    (
-                        conversation_id,
-                        now,
-                        now,
-                        *_summary_values(summary),
-                        leaf,
-                        *origin,
-                        source_key,
-                    ),
-                ).lastrowid
-                or 0
-            )
-            conn.execute(
-                "INSERT INTO states (conversation, state) VALUES (?, ?)", (key, state_json)
-            )
-            if indexes is None:
-                conn.execute(
-                    "INSERT INTO events (conversation, seq, id, kind, data, search_text, "
-                    "parent) SELECT ?, seq, id, kind, data, search_text, parent FROM events "
-                    "WHERE conversation = ?",
-                    (key, source_key),
-                )
-            else:  # a branch is linear: each event's parent is the one before (NULL)
-                conn.executemany(
-                    "INSERT INTO events (conversation, seq, id, kind, data, search_text) "
-                    "SELECT ?, ?, id, kind, data, search_text FROM events "
-                    "WHERE conversation = ? AND seq = ?",
-                    ((key, seq, source_key, index) for seq, index in enumerate(indexes)),
-                )
-            count = conn.execute(
-                "SELECT count(*) FROM events WHERE conversation = ?", (key,)
-            ).fetchone()[0]
-            conn.execute("UPDATE conversations SET event_count = ? WHERE key = ?", (count, key))
-            return key
-
-    @db_errors
-    def fork_origin(self, conversation_id: str) -> tuple[str, str | None] | None:
-        """The conversation (and event) this one was forked from; None if not a fork."""
-        rows = self._query(
-            "SELECT forked_from, forked_at FROM conversations WHERE id = ?", (conversation_id,)
-        )
-        return (rows[0][0], rows[0][1]) if rows and rows[0][0] else None
-
-    @db_errors
-    def parent_jumps(self, key: int) -> list[tuple[int, int]]:
-        """(index, parent index) of the events whose parent is not the event before them
-        (-1: a root), ascending: the few places a conversation's tree branches."""
-        return [
-            (int(row[0]), int(row[1]))
-            for row in self._query(
-                "SELECT seq, parent FROM events WHERE conversation = ? AND "
-                f"{PARENT_JUMP} ORDER BY seq",
-                (key,),
-            )
-        ]
-
-    @db_errors
-    def kind_indexes(self, key: int, kinds: tuple[str, ...]) -> list[int]:
-        """The indexes of a conversation's events of these kinds, in order (from the rows'
-        kind column, no event parsed)."""
-        marks = ", ".join("?" for _ in kinds)
-        return [
-            row[0]
-            for row in self._query(
-                f"SELECT seq FROM events WHERE conversation = ? AND kind IN ({marks}) ORDER BY seq",
-                (key, *kinds),
-            )
-        ]
-
-    @db_errors
-    def user_messages(self, key: int) -> list[tuple[int, str, str, str]]:
-        """(index, id, timestamp, text) of each of the user's messages, in order: read out
-        of the rows' JSON by SQLite, no event parsed (the text as Message.text joins it)."""
-        return [
-            (row[0], row[1], row[2] or "", row[3] or "")
-            for row in self._query(
-                "SELECT e.seq, e.id, json_extract(e.data, '$.timestamp'), "
-                "(SELECT group_concat(json_extract(c.value, '$.text'), '') "
-                "FROM json_each(e.data, '$.llm_message.content') AS c "
-                "WHERE json_extract(c.value, '$.type') = 'text') "
-                "FROM events AS e WHERE e.conversation = ? AND e.kind = 'MessageEvent' "
-                "AND json_extract(e.data, '$.source') = 'user' ORDER BY e.seq",
-                (key,),
-            )
-        ]
-
-    @db_errors
-    def user_message_indexes(self, key: int) -> list[int]:
-        """The indexes of the user's messages in a conversation's log, in order (read from
-        the rows, no event parsed)."""
-        return [
-            row[0]
-            for row in self._query(
-                "SELECT seq FROM events WHERE conversation = ? AND kind = 'MessageEvent' "
-                "AND json_extract(data, '$.source') = 'user' ORDER BY seq",
-                (key,),
-            )
-        ]
-
-    @db_errors
     def event_count(self, key: int) -> int:
         """How many events a conversation has."""
         rows = self._query("SELECT event_count FROM conversations WHERE key = ?", (key,))
@@ -569,32 +446,6 @@ class ConversationStore(SummaryQueries):
                 "SELECT id FROM events WHERE conversation = ? AND seq >= ? AND seq < ? "
                 "ORDER BY seq",
                 (key, start, stop),
-            )
-        ]
-
-    @db_errors
-    def event_shape(self, key: int) -> list[tuple[int | None, str]]:
-        """(stored parent, kind) of each event, in order: the shape of a conversation's tree
-        in one read of its rows (no event parsed)."""
-        return [
-            (row[0], row[1])
-            for row in self._query(
-                "SELECT parent, kind FROM events WHERE conversation = ? ORDER BY seq", (key,)
-            )
-        ]
-
-    @db_errors
-    def user_messages_among(self, key: int, indexes: Sequence[int]) -> list[int]:
-        """Which of these events of a conversation are the user's messages."""
-        if not indexes:
-            return []
-        marks = ", ".join("?" * len(indexes))
-        return [
-            row[0]
-            for row in self._query(
-                f"SELECT seq FROM events WHERE conversation = ? AND seq IN ({marks}) "
-                "AND kind = 'MessageEvent' AND json_extract(data, '$.source') = 'user'",
-                (key, *indexes),
             )
         ]
 
@@ -670,15 +521,6 @@ class ConversationStore(SummaryQueries):
                 logger.debug("closing %s failed", self, exc_info=True)
 
 
-def _key_of(conn: sqlite3.Connection, conversation_id: str) -> int | None:
-    """The row key of a conversation, or None if there is none."""
-    row = conn.execute("SELECT key FROM conversations WHERE id = ?", (conversation_id,)).fetchone()
-    return None if row is None else int(row[0])
-
-
-def _summary_values(summary: dict[str, Any]) -> tuple[Any, ...]:
-    return tuple(valid_data(summary.get(k)) for k in ("title", "status", "workspace", "model"))
-
-
 def _now() -> float:
+    """The store's clock (a seam tests fix)."""
     return time.time()

@@ -9,9 +9,10 @@ import re
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
-from typing import ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 from ohtui.sdk.conversation.exceptions import PersistenceError
+from ohtui.sdk.utils.valid_text import valid_data
 
 APPLICATION_ID = 0x6F687475  # "ohtu"
 SCHEMA_VERSION = 2
@@ -188,3 +189,14 @@ def is_current(conn: sqlite3.Connection) -> bool:
     except sqlite3.DatabaseError:
         return False  # the write transaction says what is wrong with the file
     return app_id == APPLICATION_ID and version == SCHEMA_VERSION and indexes == len(_INDEX_NAMES)
+
+
+def key_of(conn: sqlite3.Connection, conversation_id: str) -> int | None:
+    """The row key of a conversation, or None if there is none."""
+    row = conn.execute("SELECT key FROM conversations WHERE id = ?", (conversation_id,)).fetchone()
+    return None if row is None else int(row[0])
+
+
+def summary_values(summary: dict[str, Any]) -> tuple[Any, ...]:
+    """A summary's title, status, workspace and model, made storable."""
+    return tuple(valid_data(summary.get(k)) for k in ("title", "status", "workspace", "model"))
