@@ -263,6 +263,9 @@ class ConversationStore(SummaryQueries, TreeQueries):
         finally:
             self._lock.release()
 
+    def _clock(self) -> float:
+        return _now()
+
     def _query(self, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
         with self._lock:
             return self._conn.execute(sql, params).fetchall()

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-import time
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
@@ -31,6 +30,10 @@ class TreeQueries(ABC):
     def _transaction(self) -> AbstractContextManager[sqlite3.Connection]:
         """A write transaction, committed when the block ends without an exception."""
 
+    @abstractmethod
+    def _clock(self) -> float:
+        """The store's time (Unix seconds) for the rows it writes."""
+
     @db_errors
     def fork(
         self,
@@ -47,7 +50,7 @@ class TreeQueries(ABC):
         is (the tree too); with them, those events (a branch, root first) become a linear
         log. `origin` is the source's id and the event forked at (None: its HEAD).
         ConversationIdTakenError (a ValueError) when `conversation_id` is already saved."""
-        now = time.time()
+        now = self._clock()
         with self._transaction() as conn:
             if key_of(conn, conversation_id) is not None:
                 raise ConversationIdTakenError(f"conversation {conversation_id} already exists")
