@@ -202,7 +202,7 @@ class ConversationState(FastPrivateModel):
                 key = store.create(id.hex, state._dump(), state._summary())
             else:
                 state = cls._restore(stored.state_json, id, agent, store, cipher)
-                state._restore_head(stored.leaf)
+                state._restore_head(stored.leaf, store, stored.key)
                 state._cipher = cipher
                 state.workspace = workspace
                 state.persistence_dir = persistence_dir
@@ -254,8 +254,18 @@ class ConversationState(FastPrivateModel):
         )
         return state
 
-    def _restore_head(self, stored_leaf: str | None) -> None:
-        """HEAD as the store recorded it with the last event appended or the last move."""
+    def _restore_head(self, stored_leaf: str | None, store: ConversationStore, key: int) -> None:
+        """HEAD as the store recorded it with the last event appended or the last move; one
+        naming no event of the log (a damaged file) gives way to the newest event, so the
+        whole conversation still opens."""
+        if stored_leaf is not None and store.event_index(key, stored_leaf) is None:
+            logger.warning(
+                "conversation %s: its saved HEAD names event %r, which is not in its log; "
+                "HEAD is its newest event instead",
+                self.id.hex,
+                stored_leaf,
+            )
+            stored_leaf = None
         state = object.__setattr__  # not a change: what was saved, read back
         state(self, "leaf_event_id", stored_leaf)  # None: emptied, or the newest event
         if stored_leaf is not None:
