@@ -325,3 +325,43 @@ def test_actions_left_on_an_abandoned_branch_are_not_pending(
     assert user_texts(events(client, cid))[-1] == "never mind the file"
     assert said_to_llm(llm_script) == ["make hi.txt", "never mind the file"]
     assert not (workspace / "hi.txt").exists()
+
+
+# --- tries, written after the routes, not designed around them ----------------------------
+
+
+def test_tries_at_the_tree_routes_get_clear_refusals_and_change_nothing(
+    client: httpx.Client, llm_script: ScriptedLLMServer, workspace: Path
+) -> None:
+    cid = two_turns(client, llm_script, workspace)
+    other = create(client, llm_script, workspace)
+    llm_script.reply_text("Other answer.")
+    turn(client, other, "elsewhere")
+    foreign = events(client, other)[-1]["id"]
+    head = info(client, cid)["leaf_event_id"]
+    count = len(client.get("/api/conversations/search", params={"limit": 100}).json()["items"])
+
+    for body, status in (
+        ({"id": "../../etc/passwd"}, 422),
+        ({"id": cid}, 409),
+        ({"title": "   "}, 422),
+        ({"title": "t" * 201}, 422),
+        ({"from_event_id": foreign}, 400),
+        ({"from_event_id": "' OR 1=1 --"}, 400),
+        ({"from_event_id": "__root__"}, 400),
+        ({"reset_metrics": [1]}, 422),
+    ):
+        response = client.post(f"/api/conversations/{cid}/fork", json=body)
+        assert response.status_code == status, (body, response.text)
+        assert "Traceback" not in response.text
+    for body, status in (
+        ({"event_id": "__root__"}, 404),
+        ({"event_id": foreign}, 404),
+        ({"event_id": "x" * 10_000}, 404),
+        ({"event_id": 5}, 422),
+    ):
+        response = client.post(f"/api/conversations/{cid}/navigate", json=body)
+        assert response.status_code == status, (body, response.text)
+    assert info(client, cid)["leaf_event_id"] == head
+    after = client.get("/api/conversations/search", params={"limit": 100}).json()["items"]
+    assert len(after) == count  # no fork was made by a refused request
