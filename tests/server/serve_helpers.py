@@ -4,10 +4,24 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
 from llm_server import ScriptedLLMServer
+from pydantic import SecretStr
+from server_process import TEST_KEY, ServerProcess
+from tcp_proxy import TCPProxy
+
+from ohtui.sdk import (
+    LLM,
+    Agent,
+    Conversation,
+    LLMSummarizingCondenser,
+    RemoteConversation,
+    RemoteWorkspace,
+    Tool,
+)
 
 
 def agent_payload(
@@ -150,3 +164,40 @@ def after_run_full_state(status: str) -> Any:
         return is_full_state(status)(frame)
 
     return match
+
+
+def make_agent(llm: ScriptedLLMServer, *, stream: bool = False, condense: bool = False) -> Agent:
+    model = LLM(
+        model="openai/test-model",
+        base_url=llm.base_url,
+        api_key=SecretStr("sk-test"),
+        usage_id="agent",
+        num_retries=0,
+        stream=stream,
+    )
+    condenser = None
+    if condense:
+        summarizer = model.model_copy(update={"usage_id": "condenser", "stream": False})
+        condenser = LLMSummarizingCondenser(llm=summarizer, max_size=80, keep_first=1)
+    return Agent(llm=model, tools=[Tool(name="terminal")], condenser=condenser)
+
+
+def attach(
+    server: ServerProcess | TCPProxy, llm: ScriptedLLMServer, workspace: Path, **kwargs: Any
+) -> RemoteConversation:
+    remote = RemoteWorkspace(host=server.url, api_key=TEST_KEY, working_dir=str(workspace))
+    kwargs.setdefault("visualizer", None)
+    kwargs.setdefault("reconnect_backoff", 0.05)
+    agent = make_agent(
+        llm, stream=kwargs.pop("stream", False), condense=kwargs.pop("condense", False)
+    )
+    conversation = Conversation(agent, workspace=remote, autotitle=False, **kwargs)
+    assert isinstance(conversation, RemoteConversation)
+    return conversation
+
+
+def wait(predicate: Any, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "condition not met in time"
+        time.sleep(0.05)

@@ -8,29 +8,24 @@ import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from llm_server import Reply, ScriptedLLMServer
-from pydantic import SecretStr
-from server_process import TEST_KEY, ServerProcess
+from serve_helpers import attach, make_agent, wait
+from server_process import ServerProcess
 from tcp_proxy import TCPProxy
 
 from ohtui.sdk import (
-    LLM,
-    Agent,
     AlwaysConfirm,
     Conversation,
     ConversationExecutionStatus,
     LLMStreamChunk,
-    LLMSummarizingCondenser,
     MessageEvent,
     PauseEvent,
     RemoteAuthenticationError,
     RemoteConversation,
     RemoteServerError,
     RemoteWorkspace,
-    Tool,
     UserRejectObservation,
 )
 from ohtui.sdk.conversation.impl.websocket_client import SocketStatus
@@ -53,43 +48,6 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
         yield process
     finally:
         process.stop()
-
-
-def make_agent(llm: ScriptedLLMServer, *, stream: bool = False, condense: bool = False) -> Agent:
-    model = LLM(
-        model="openai/test-model",
-        base_url=llm.base_url,
-        api_key=SecretStr("sk-test"),
-        usage_id="agent",
-        num_retries=0,
-        stream=stream,
-    )
-    condenser = None
-    if condense:
-        summarizer = model.model_copy(update={"usage_id": "condenser", "stream": False})
-        condenser = LLMSummarizingCondenser(llm=summarizer, max_size=80, keep_first=1)
-    return Agent(llm=model, tools=[Tool(name="terminal")], condenser=condenser)
-
-
-def attach(
-    server: ServerProcess | TCPProxy, llm: ScriptedLLMServer, workspace: Path, **kwargs: Any
-) -> RemoteConversation:
-    remote = RemoteWorkspace(host=server.url, api_key=TEST_KEY, working_dir=str(workspace))
-    kwargs.setdefault("visualizer", None)
-    kwargs.setdefault("reconnect_backoff", 0.05)
-    agent = make_agent(
-        llm, stream=kwargs.pop("stream", False), condense=kwargs.pop("condense", False)
-    )
-    conversation = Conversation(agent, workspace=remote, autotitle=False, **kwargs)
-    assert isinstance(conversation, RemoteConversation)
-    return conversation
-
-
-def wait(predicate: Any, timeout: float = 30) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, "condition not met in time"
-        time.sleep(0.05)
 
 
 def history_ids(conversation: RemoteConversation) -> list[str]:

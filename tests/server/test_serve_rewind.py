@@ -9,17 +9,12 @@ from pathlib import Path
 
 import pytest
 from llm_server import ScriptedLLMServer
-from pydantic import SecretStr
-from server_process import TEST_KEY, ServerProcess
+from serve_helpers import attach
+from server_process import ServerProcess
 
 from ohtui.sdk import (
-    LLM,
-    Agent,
-    Conversation,
     MessageEvent,
     RemoteConversation,
-    RemoteWorkspace,
-    Tool,
 )
 from ohtui.sdk.conversation.rewind import RewindScope, plan_rewind, rewind, user_turns
 
@@ -31,25 +26,6 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
         yield process
     finally:
         process.stop()
-
-
-def attach(served: ServerProcess, llm: ScriptedLLMServer, workspace: Path) -> RemoteConversation:
-    model = LLM(
-        model="openai/test-model",
-        base_url=llm.base_url,
-        api_key=SecretStr("sk-test"),
-        usage_id="agent",
-        num_retries=0,
-    )
-    remote = RemoteWorkspace(host=served.url, api_key=TEST_KEY, working_dir=str(workspace))
-    conversation = Conversation(
-        Agent(llm=model, tools=[Tool(name="terminal")]),
-        workspace=remote,
-        autotitle=False,
-        visualizer=None,
-    )
-    assert isinstance(conversation, RemoteConversation)
-    return conversation
 
 
 def turn(conversation: RemoteConversation, llm: ScriptedLLMServer, text: str, command: str) -> None:

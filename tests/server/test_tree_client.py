@@ -4,26 +4,20 @@ client as the server moves them, and a fork that outlives a restart of the serve
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from llm_server import ScriptedLLMServer
-from pydantic import SecretStr
-from server_process import TEST_KEY, ServerProcess
+from serve_helpers import attach, wait
+from server_process import ServerProcess
 
 from ohtui.sdk import (
-    LLM,
-    Agent,
-    Conversation,
     ConversationExecutionStatus,
     MessageEvent,
     RemoteConversation,
     RemoteServerError,
-    RemoteWorkspace,
-    Tool,
 )
 from ohtui.sdk.event import ConversationStateUpdateEvent, Event
 
@@ -37,35 +31,6 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
         yield process
     finally:
         process.stop()
-
-
-def attach(
-    server: ServerProcess, llm: ScriptedLLMServer, workspace: Path, **kwargs: Any
-) -> RemoteConversation:
-    remote = RemoteWorkspace(host=server.url, api_key=TEST_KEY, working_dir=str(workspace))
-    model = LLM(
-        model="openai/test-model",
-        base_url=llm.base_url,
-        api_key=SecretStr("sk-test"),
-        usage_id="agent",
-        num_retries=0,
-    )
-    kwargs.setdefault("visualizer", None)
-    conversation = Conversation(
-        Agent(llm=model, tools=[Tool(name="terminal")]),
-        workspace=remote,
-        autotitle=False,
-        **kwargs,
-    )
-    assert isinstance(conversation, RemoteConversation)
-    return conversation
-
-
-def wait(predicate: Any, timeout: float = 30) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, "condition not met in time"
-        time.sleep(0.05)
 
 
 def nodes(events: Any) -> list[Event]:
