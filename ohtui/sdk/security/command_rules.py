@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from ohtui.sdk.security.risk import SecurityRisk
 from ohtui.sdk.security.shell import Command, CommandLine
+from ohtui.sdk.security.shell.options.spec import DISCARDED_OUTPUTS
 
 SCRATCH_DIRS = ("/tmp", "/var/tmp", "/dev/shm")
 SECRET_PATH = re.compile(
@@ -404,12 +405,62 @@ def _write_targets(line: CommandLine) -> list[str]:
                 targets.append(operands[-1])
         elif _program(command) == "dd":
             targets.extend(w[3:] for w in command.args if w.startswith("of="))
-        elif _program(command) in ("curl", "wget"):
-            args = list(command.args)
-            for index, word in enumerate(args):
-                if word in ("-o", "--output", "-O", "--output-document") and index + 1 < len(args):
-                    targets.append(args[index + 1])
-    return targets
+        elif _program(command) in _DOWNLOADER_WRITES:
+            targets.extend(_option_values(command, *_DOWNLOADER_WRITES[_program(command)]))
+    return [t for t in targets if t not in DISCARDED_OUTPUTS]
+
+
+_DOWNLOADER_WRITES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "curl": (
+        "oDc",
+        (
+            "--output",
+            "--output-dir",
+            "--dump-header",
+            "--cookie-jar",
+            "--trace",
+            "--trace-ascii",
+            "--stderr",
+            "--libcurl",
+            "--etag-save",
+            "--hsts",
+            "--alt-svc",
+        ),
+    ),
+    "wget": (
+        "OoaP",
+        (
+            "--output-document",
+            "--output-file",
+            "--append-output",
+            "--directory-prefix",
+            "--save-cookies",
+        ),
+    ),
+}
+"""The options of downloaders that name a file or folder they write: short letters, longs."""
+
+
+def _option_values(command: Command, letters: str, longs: tuple[str, ...]) -> list[str]:
+    """The values given to the options that write (`-o F`, `-oF`, `-so F`, `--output=F`).
+
+    Over-reads on purpose: any cluster holding one of the letters counts, so a letter that is
+    another option's value (`-Xo`) adds a target rather than hiding one.
+    """
+    values: list[str] = []
+    args = command.args
+    for index, word in enumerate(args):
+        following = args[index + 1] if index + 1 < len(args) else ""
+        if word.startswith("--"):
+            name, eq, value = word.partition("=")
+            if any(o.startswith(name) for o in longs) and len(name) > 3:
+                values.append(value if eq else following)
+        elif word.startswith("-") and len(word) > 1:
+            for position, letter in enumerate(word[1:], 2):
+                if letter in letters:
+                    values.append(word[position:] or following)
+                    break
+    return [v for v in values if v]
 
 
 def _writes_outside(line: CommandLine, ws: str | None) -> bool:

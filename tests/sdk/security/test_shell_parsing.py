@@ -345,3 +345,28 @@ def test_a_garbage_collection_in_the_reading_thread_is_not_counted_against_the_b
     del heap
     assert spent_cpu > 0.02  # the collection really was long
     assert spent_work < 0.005
+
+
+def test_loading_the_grammar_is_never_counted_against_the_first_command(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The first command of a session must not be "too long to check" because the bash
+    grammar was loaded on its clock: a grammar that takes 100 ms of CPU to load (a cold disk
+    cache, a busy machine) still leaves the command its whole 30 ms."""
+    import tree_sitter_bash
+
+    from ohtui.sdk.security.shell import grammar
+
+    real_language = tree_sitter_bash.language
+
+    def slow_language() -> object:
+        end = time.thread_time() + 0.1
+        while time.thread_time() < end:
+            pass
+        return real_language()
+
+    monkeypatch.setattr(grammar, "_parser", None)
+    monkeypatch.setattr(tree_sitter_bash, "language", slow_language)
+    line = read_command_line("git status --short | grep -v '^??' | wc -l")
+    assert not line.unresolved, line.unresolved
+    assert [c.name for c in line.commands] == ["git", "grep", "wc"]

@@ -53,7 +53,9 @@ def _findings(command: Command) -> Findings | None:
         return options.parse(command)
     if not options.enumerated or options.any_option:
         found = Findings()
-        found.risky += matching(command, options.writes, "writes files", options.exact)
+        found.risky += matching(
+            command, options.writes, "writes files", options.exact, options.discards
+        )
         found.risky += matching(command, options.runs, "runs other programs", options.exact)
     else:
         found = scan(command, options)

@@ -32,6 +32,9 @@ class Options:
     enumerated: bool = True
     exact: bool = False
     """For entries not enumerated: options are whole words (`find -delete`)."""
+    discards: frozenset[str] = frozenset()
+    """Write options that take a value and write nothing when it is a discard target
+    (`curl -o /dev/null`, `-o -`): see `DISCARDED_OUTPUTS`."""
     check: Callable[[Command], list[str]] | None = field(default=None, compare=False)
     """Extra risks read from the operands (`uniq in out` writes `out`)."""
     parse: Callable[[Command], Findings] | None = field(default=None, compare=False)
@@ -86,6 +89,10 @@ def scan(command: Command, spec: Options, words: tuple[str, ...] | None = None) 
             match = long_match(name, longs)
             if match is None:
                 found.unknown.append(word)
+            elif match in spec.discards and _discarded(
+                word.partition("=")[2] if eq else _at(args, i)
+            ):
+                i += not eq
             elif match in risky:
                 found.risky.append(f"{word} ({what(spec, match)})")
             elif match in spec.values and not eq:
@@ -104,6 +111,9 @@ def scan(command: Command, spec: Options, words: tuple[str, ...] | None = None) 
             continue
         for j, letter in enumerate(word[1:], 1):
             option = "-" + letter
+            if option in spec.discards and _discarded(word[j + 1 :] or _at(args, i)):
+                i += j == len(word) - 1
+                break
             if option in risky:
                 found.risky.append(f"{word} ({what(spec, option)})")
                 break
@@ -114,6 +124,20 @@ def scan(command: Command, spec: Options, words: tuple[str, ...] | None = None) 
                 found.unknown.append(word)
                 break
     return found
+
+
+DISCARDED_OUTPUTS = frozenset({"-", "/dev/null", "/dev/stdout", "/dev/stderr"})
+"""Where output goes without writing a file: standard output (`-o -`) or a discard device,
+spelled exactly (`/dev/null/../x`, `/dev/nullx` and `$OUT` are files; a word known only at
+run time keeps its source text, so it never equals one of these)."""
+
+
+def _at(args: tuple[str, ...], index: int) -> str:
+    return args[index] if index < len(args) else ""
+
+
+def _discarded(value: str) -> bool:
+    return value in DISCARDED_OUTPUTS
 
 
 def what(spec: Options, option: str) -> str:
@@ -153,24 +177,41 @@ def any_operand_writes(command: Command) -> list[str]:
 
 
 def matching(
-    command: Command, options: tuple[str, ...], what: str, exact: bool = False
+    command: Command,
+    options: tuple[str, ...],
+    what: str,
+    exact: bool = False,
+    discards: frozenset[str] = frozenset(),
 ) -> list[str]:
-    """The words of `command` that spell one of `options`."""
+    """The words of `command` that spell one of `options`, less those that only send output
+    to a discard target (`discards`: `-o /dev/null`, `--output=-`)."""
     if not options:
         return []
     found: list[str] = []
     longs = [o for o in options if o.startswith("--")]
     shorts = {o[1] for o in options if not o.startswith("--") and len(o) == 2}
-    for word in command.args:
+    args = command.args
+    for index, word in enumerate(args):
         if word == "--" and not exact:
             break
-        name = word.split("=", 1)[0]
+        name, eq, value = word.partition("=")
+        following = _at(args, index + 1)
         if exact:
             hit = name in options
         elif word.startswith("--"):
-            hit = len(word) > 2 and any(o.startswith(name) for o in longs)
+            spelled = (
+                ([name] if name in longs else [o for o in longs if o.startswith(name)])
+                if len(word) > 2
+                else []
+            )
+            hit = bool(spelled) and not (
+                all(o in discards for o in spelled) and _discarded(value if eq else following)
+            )
         else:
-            hit = word.startswith("-") and (name in options or any(c in shorts for c in word[1:]))
+            letters = [j for j, c in enumerate(word[1:], 1) if c in shorts]
+            hit = word.startswith("-") and (name in options or bool(letters))
+            if hit and letters and "-" + word[letters[0]] in discards:
+                hit = not _discarded(word[letters[0] + 1 :] or following)
         if hit:
             found.append(f"{word} ({what})")
     return found

@@ -66,6 +66,10 @@ ENTRIES: dict[str, Options] = {
             "--output-dir",
         ),
         runs=("-K", "--config"),
+        discards=frozenset(
+            {"-o", "--output", "-D", "--dump-header", "-c", "--cookie-jar", "--stderr"}
+            | {"--trace", "--trace-ascii"}
+        ),
     ),
     "rsync": Options(read_only=False, enumerated=False, runs=("-e", "--rsh", "--rsync-path")),
     "ssh": Options(read_only=False, enumerated=False, check=_ssh_check),
