@@ -45,7 +45,8 @@ headless runs (-p):
   exit codes: 0 finished · 1 run error · 2 usage, an unknown conversation (--resume,
               --fork) or event (--at) · 3 configuration · 4 LLM provider (auth,
               unreachable) · 5 stopped (max iterations, stuck) · 6 in use (the
-              conversation is open in another ohtui)
+              conversation is open in another ohtui) · 8 actions needing approval
+              were refused (each named on stderr), so the task may not be done
 
 checkpoints of the workspace (no agent turn; with --resume ID or --continue, and --server):
   ohtui --undo --continue                restore the workspace to before the newest action

@@ -24,7 +24,13 @@ from typing import TYPE_CHECKING, Any, TextIO
 from ohtui.settings.overrides import Key, Override
 
 if TYPE_CHECKING:
-    from ohtui.sdk import CheckpointRestoreEvent, Event, LocalConversation, RemoteConversation
+    from ohtui.sdk import (
+        ActionEvent,
+        CheckpointRestoreEvent,
+        Event,
+        LocalConversation,
+        RemoteConversation,
+    )
     from ohtui.sdk.conversation import SecretRegistry
 
     AnyConversation = LocalConversation | RemoteConversation
@@ -54,6 +60,9 @@ class ExitCode(IntEnum):
     """The conversation is open in another ohtui: trying again later may work."""
     NOTHING_TO_UNDO = 7
     """`--undo`: no action of the conversation changed the workspace, or all are undone."""
+    REFUSED = 8
+    """Actions that need approval were refused (no user here, no --yes): the run ended, but
+    the task may not be done. Each refused action was reported on stderr (and in --json)."""
     INTERRUPTED = 130
 
 
@@ -150,6 +159,24 @@ class _Output:
     def response(self, text: str) -> None:
         """The agent's final response, on stdout."""
         self._write(self.out, text)
+
+    def refused(self, action: ActionEvent, reason: str) -> None:
+        """One line on stderr for an action refused for want of approval; with --json, also
+        one `HeadlessRefused` object on stdout."""
+        words = _action_words(action)
+        if self._mask is not None:
+            words = self._mask(words)
+        if self.json_output:
+            refusal = {
+                "kind": "HeadlessRefused",
+                "action_id": action.id,
+                "tool_name": action.tool_name,
+                "action": words,
+                "security_risk": action.security_risk.value,
+                "reason": reason,
+            }
+            self._line(json.dumps(refusal))
+        self.problem(f"refused ({reason}; needs approval): {action.tool_name}: {words}")
 
     def problem(self, text: str) -> None:
         if self._mask is not None:
@@ -382,6 +409,7 @@ def _run(conversation: AnyConversation, options: HeadlessOptions, output: _Outpu
 
     conversation.send_message(options.task)
     rejected_batches = 0
+    refused = 0
     while True:
         try:
             _run_interruptibly(conversation)
@@ -401,11 +429,22 @@ def _run(conversation: AnyConversation, options: HeadlessOptions, output: _Outpu
                     "stopped: the agent keeps asking for actions that need approval "
                     "(run with --yes, or with --confirm never, to allow them)."
                 )
-                return ExitCode.STOPPED
+                return ExitCode.REFUSED
             needing = _needing_approval(conversation)
-            conversation.reject_pending_actions(REJECTED, action_ids=needing)
+            for action, reason in needing:
+                output.refused(action, reason)
+            refused += len(needing)
+            conversation.reject_pending_actions(REJECTED, action_ids=[a.id for a, _ in needing])
         # The next run() executes what is still pending: with --yes, that is the approval.
-    return _finish(conversation, output)
+    code = _finish(conversation, output)
+    if refused and code == ExitCode.FINISHED:
+        output.problem(
+            f"{refused} action{'s' if refused != 1 else ''} needing approval "
+            f"{'were' if refused != 1 else 'was'} refused, so the task may not be done. "
+            "Run again with --yes (or --confirm never) to allow them, or add an allow rule."
+        )
+        return ExitCode.REFUSED
+    return code
 
 
 def _undo(conversation: AnyConversation, output: _Output, checkpoint_id: str | None = None) -> int:
@@ -507,21 +546,41 @@ def _list_checkpoints(conversation: AnyConversation, output: _Output) -> int:
     return ExitCode.FINISHED
 
 
-def _needing_approval(conversation: AnyConversation) -> list[str] | None:
+def _needing_approval(conversation: AnyConversation) -> list[tuple[ActionEvent, str]]:
     """The waiting actions the policy would not allow by themselves, or the terminal could
-    not vouch for (a batch waits as one; its harmless actions still run). None: all of them."""
+    not vouch for, each with why (a batch waits as one; its harmless actions still run).
+    All of them when none stands out."""
     from ohtui.sdk.agent.vouching import was_unvouched
 
     state = conversation.state
     working_dir = conversation.workspace.working_dir
     pending = state.get_unmatched_actions(state.active_branch())
     policy = state.confirmation_policy
-    needing = [
-        a.id
-        for a in pending
-        if was_unvouched(a) or policy.decide(a, working_dir).verdict != "allow"
-    ]
-    return needing or None
+    needing: list[tuple[ActionEvent, str]] = []
+    for action in pending:
+        if was_unvouched(action):
+            needing.append((action, "the terminal could not vouch for it"))
+            continue
+        decision = policy.decide(action, working_dir)
+        if decision.verdict != "allow":
+            needing.append((action, decision.reason or f"risk {action.security_risk.value}"))
+    return needing or [(a, f"risk {a.security_risk.value}") for a in pending]
+
+
+def _action_words(action: ActionEvent) -> str:
+    """What the action does, on one line: a command, an edit and its file, or a tool call."""
+    from ohtui.sdk.tools.file_editor import FileEditorAction
+    from ohtui.sdk.tools.terminal import TerminalAction
+
+    inner = action.action
+    if isinstance(inner, TerminalAction):
+        text = inner.command
+    elif isinstance(inner, FileEditorAction):
+        text = f"{inner.command} {inner.path}"
+    else:
+        text = action.summary or action.tool_name
+    line = " ".join(text.split())
+    return line if len(line) <= 200 else line[:199] + "…"
 
 
 def _resume_command(conversation: AnyConversation) -> str:

@@ -14,6 +14,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -136,7 +137,8 @@ def test_actions_needing_approval_are_rejected_with_a_reason_the_agent_reads(
     llm_server.reply_tool_call("terminal", {"command": "touch ran.txt"})
     llm_server.reply_text("I could not run it.")
     result = ohtui("-p", "touch a file", "--confirm", "always")
-    assert result.code == 0, result.err
+    assert result.code == 8, result.err
+    assert "refused (risk LOW; needs approval): terminal: touch ran.txt" in result.err
     assert not (home / "project" / "ran.txt").exists()
     tool_message = llm_server.requests[1]["messages"][-1]
     assert tool_message["role"] == "tool" and "headless" in json.dumps(tool_message)
@@ -151,13 +153,14 @@ def test_yes_approves_them(ohtui: Run, llm_server: ScriptedLLMServer, home: Path
     assert (home / "project" / "ran.txt").exists()
 
 
-def test_an_agent_that_keeps_asking_is_stopped_with_5(
+def test_an_agent_that_keeps_asking_is_stopped_with_8(
     ohtui: Run, llm_server: ScriptedLLMServer, home: Path
 ) -> None:
     for i in range(12):
         llm_server.reply_tool_call("terminal", {"command": f"touch try{i}.txt"})
     result = ohtui("-p", "touch files", "--confirm", "always")
-    assert result.code == 5
+    assert result.code == 8
+    assert result.err.count("refused (") == 10
     assert "keeps asking for actions that need approval" in result.err
     assert not list((home / "project").iterdir())
 
@@ -274,7 +277,7 @@ def test_an_unreachable_server_exits_4(ohtui: Run, monkeypatch: pytest.MonkeyPat
     monkeypatch.setenv("OHTUI_BASE_URL", "http://127.0.0.1:9/v1")  # discard: nothing listens
     result = ohtui("-p", "x")
     assert result.code == 4
-    assert "Cannot reach" in result.err and "Check the base URL" in result.err
+    assert "Nothing is listening at" in result.err and "check the base URL" in result.err
 
 
 def test_a_refused_request_exits_1(ohtui: Run, llm_server: ScriptedLLMServer) -> None:
@@ -363,8 +366,12 @@ def test_only_the_actions_needing_approval_are_rejected(
     )
     llm_server.reply_text("One of two.")
     result = ohtui("-p", "two things")
-    assert result.code == 0, result.err
+    assert result.code == 8, result.err
     assert (home / "project" / "safe.txt").exists()
+    refusals = [line for line in result.err.splitlines() if "refused (" in line]
+    assert len(refusals) == 1 and refusals[0].endswith("terminal: rm -rf ~/precious")
+    assert "1 action needing approval was refused" in result.err and "--yes" in result.err
+    assert result.out == "One of two.\n"
     calls = llm_server.requests[1]["messages"][-3]["tool_calls"]
     answers = {
         m["tool_call_id"]: json.dumps(m)
@@ -418,7 +425,8 @@ def test_the_default_policy_asks_for_medium_risk_even_when_the_model_says_low(
     llm_server.reply_tool_call("terminal", {"command": command, "security_risk": "LOW"})
     llm_server.reply_text("It needs your approval.")
     result = ohtui("-p", "clean the build")
-    assert result.code == 0, result.err
+    assert result.code == 8, result.err
+    assert f"terminal: {command}" in result.err
     assert (build / "keep.txt").read_text(encoding="utf-8") == "precious"
     assert "headless" in json.dumps(llm_server.requests[1]["messages"][-1])
 
@@ -1129,3 +1137,55 @@ def test_undo_usage_and_unknown_conversations(
     assert result.code == code
     assert message in result.err
     assert result.out == ""
+
+
+def test_refused_actions_are_listed_in_json_with_their_reason(
+    ohtui: Run, llm_server: ScriptedLLMServer
+) -> None:
+    llm_server.reply_tool_call(
+        "terminal", {"command": "rm -rf ~/precious", "security_risk": "HIGH"}
+    )
+    llm_server.reply_text("Could not.")
+    result = ohtui("-p", "clean up", "--json")
+    assert result.code == 8, result.err
+    lines = [json.loads(line) for line in result.out.splitlines()]
+    [refusal] = [e for e in lines if e["kind"] == "HeadlessRefused"]
+    assert refusal["tool_name"] == "terminal" and refusal["action"] == "rm -rf ~/precious"
+    assert refusal["security_risk"] == "HIGH" and refusal["reason"]
+    assert any(e["kind"] == "ActionEvent" and e["id"] == refusal["action_id"] for e in lines)
+    assert "refused (" in result.err
+
+
+def test_with_yes_nothing_is_refused_and_the_run_exits_0(
+    ohtui: Run, llm_server: ScriptedLLMServer, home: Path
+) -> None:
+    llm_server.reply_tool_call(
+        "terminal", {"command": "echo x > /tmp/ohtui-yes-probe", "security_risk": "HIGH"}
+    )
+    llm_server.reply_text("Done.")
+    result = ohtui("-p", "write it", "--yes")
+    assert result.code == 0, result.err
+    assert "refused" not in result.err
+
+
+def test_a_model_server_refusing_on_this_machine_fails_in_seconds(home: Path) -> None:
+    """Nothing listens at the base URL: no 30 s of backoff (the default four retries), and
+    the direct path's error is read without importing litellm (seconds on a loaded box)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {**os.environ, "OHTUI_BASE_URL": f"http://127.0.0.1:{port}/v1"}
+    env.pop("OHTUI_NUM_RETRIES", None)
+    started = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-m", "ohtui", "-p", "hi"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env=env,
+    )
+    assert time.monotonic() - started < 20
+    assert done.returncode == 4, done.stderr
+    assert f"Nothing is listening at http://127.0.0.1:{port}/v1" in done.stderr
+    assert "Traceback" not in done.stderr

@@ -25,6 +25,11 @@ _internal_call: list[Callable[[], AbstractContextManager[None]] | None] = [None]
 _LOGGERS = ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "litellm", "httpx", "openai")
 
 
+def loaded() -> ModuleType | None:
+    """litellm if it has been imported, else None (never imports it)."""
+    return _module
+
+
 def litellm() -> ModuleType:
     """Return the litellm module, importing and quieting it on first use."""
     global _module

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import errno
+import ipaddress
 import re
+import sys
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from ohtui.sdk.llm._litellm import litellm
+from ohtui.sdk.llm._litellm import loaded as _litellm_module
 from ohtui.sdk.llm.exceptions import (
     LLMAuthenticationError,
     LLMBadRequestError,
@@ -36,6 +41,19 @@ _CONTEXT_HINTS = (
     "prompt is too long",
     "input is too long",
 )
+
+
+class _NoLitellm:
+    """Stands in for litellm when it was never imported: then no exception can be one of its
+    types, and mapping an error of the direct path must not pay seconds to import it."""
+
+    def __getattr__(self, name: str) -> type:
+        return type(name, (Exception,), {})
+
+
+def _litellm_types() -> Any:
+    imported = _litellm_module() is not None or "litellm" in sys.modules
+    return litellm() if imported else _NoLitellm()
 
 
 def provider_message(exc: BaseException, limit: int = 300) -> str:
@@ -91,6 +109,25 @@ def _is_unreachable(chain: list[BaseException], lib: Any) -> bool:
     )
 
 
+def _refused_here(exc: BaseException, base_url: str | None) -> bool:
+    """Whether a server on this machine (a loopback base URL) refused the connection."""
+    if not base_url:
+        return False
+    host = (urlsplit(base_url).hostname or "").lower()
+    if host != "localhost":
+        try:
+            if not ipaddress.ip_address(host).is_loopback:
+                return False
+        except ValueError:
+            return False
+    return any(
+        isinstance(e, ConnectionRefusedError)
+        or getattr(e, "errno", None) == errno.ECONNREFUSED
+        or "connection refused" in str(e).lower()
+        for e in _chain(exc)
+    )
+
+
 def _category(exc: BaseException, lib: Any, said: str, status: int | None) -> str:
     chain = _chain(exc)
     if isinstance(exc, lib.ContextWindowExceededError) or (
@@ -124,7 +161,7 @@ def _category(exc: BaseException, lib: Any, said: str, status: int | None) -> st
 
 def map_error(exc: BaseException, llm: LLM) -> LLMError:
     """Turn any exception from a completion call into the matching LLMError."""
-    lib = litellm()
+    lib = _litellm_types()
     model = llm.model
     where = f" at {llm.base_url}" if llm.base_url else ""
     said = provider_message(exc)
@@ -191,10 +228,23 @@ def map_error(exc: BaseException, llm: LLM) -> LLMError:
             f"The call to '{model}'{where} failed: {type(exc).__name__}: {said}",
         ),
     }
+    if category == "unreachable" and _refused_here(exc, llm.base_url):
+        category = "refused_here"
+        messages[category] = (
+            LLMServiceUnavailableError,
+            f"Nothing is listening at {llm.base_url} for '{model}' (connection refused). "
+            "Start the server, or check the base URL's host and port.",
+        )
     error_type, message = messages[category]
     error = error_type(
-        message, model=model, status_code=None if category == "unreachable" else status
+        message,
+        model=model,
+        status_code=None if category in ("unreachable", "refused_here") else status,
     )
+    if category == "refused_here":
+        # This machine said no at once: no server listens there, and waiting ~30 s of
+        # backoff will not start one.
+        error.retryable = False
     error.retry_after = _retry_after(exc)
     server = llm.base_url or "the provider"
     summaries = {
@@ -205,6 +255,7 @@ def map_error(exc: BaseException, llm: LLM) -> LLMError:
         "timeout": f"no answer within {llm.timeout:g} s",
         "not_found": f"unknown model '{model}'",
         "unreachable": f"cannot reach {server}",
+        "refused_here": f"nothing listens at {server}",
         "server": f"{server} failed ({status or 'server error'})",
         "bad_request": "the request was refused",
         "not_text": "the answer was not UTF-8 text",

@@ -222,7 +222,7 @@ def test_connection_refused_says_the_server_cannot_be_reached() -> None:
     with pytest.raises(LLMServiceUnavailableError) as info:
         llm.completion(USER)
     assert info.value.status_code is None
-    assert "server is running" in info.value.message
+    assert "Start the server" in info.value.message
 
 
 def test_original_exception_is_chained(llm_server: ScriptedLLMServer) -> None:
@@ -362,10 +362,33 @@ def test_exhausted_rate_limit_retries(llm_server: ScriptedLLMServer) -> None:
     assert len(llm_server.requests) == 2
 
 
-def test_connection_refused_is_retried_then_gives_up() -> None:
-    llm = make_llm(closed_port_url(), num_retries=1)
-    with pytest.raises(LLMServiceUnavailableError, match="gave up after 2 attempts"):
+def test_a_refused_connection_on_this_machine_fails_at_once() -> None:
+    """Nothing listens on that loopback port: backing off ~30 s will not start a server, so
+    the default four retries are not spent (issue 29: it took 46 s)."""
+    llm = make_llm(closed_port_url(), num_retries=4, retry_min_wait=2, retry_max_wait=30)
+    started = time.monotonic()
+    with pytest.raises(LLMServiceUnavailableError) as info:
         llm.completion(USER)
+    assert time.monotonic() - started < 1.5
+    assert not info.value.retryable
+    assert "Nothing is listening at http://127.0.0.1:" in info.value.message
+    assert "gave up" not in info.value.message
+    assert info.value.summary.startswith("nothing listens at")
+
+
+@pytest.mark.parametrize("base_url", ["http://10.1.2.3:8000/v1", "https://api.example.com/v1"])
+def test_a_refused_connection_elsewhere_is_still_retried(base_url: str) -> None:
+    """A remote server refusing may be restarting behind its balancer: keep the backoff."""
+    from ohtui.sdk.llm.errors import map_error
+
+    lib = litellm()
+    cause = ConnectionRefusedError(111, "Connection refused")
+    error = lib.APIConnectionError(message="Connection refused", llm_provider="openai", model="m")
+    error.__cause__ = cause
+    mapped = map_error(error, make_llm(base_url))
+    assert isinstance(mapped, LLMServiceUnavailableError)
+    assert mapped.retryable
+    assert "Cannot reach" in mapped.message
 
 
 def test_without_retries_no_attempt_count_is_added(llm_server: ScriptedLLMServer) -> None:
