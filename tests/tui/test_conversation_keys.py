@@ -82,3 +82,48 @@ async def test_tab_from_the_composer_goes_to_the_newest_cell_and_arrows_walk_bac
         assert app.focused is shown[-2]
         await pilot.press("down", "down")
         assert isinstance(app.focused, ComposerInput)  # past the newest cell: back to typing
+
+
+async def test_escape_on_a_cell_goes_back_to_the_composer_and_pauses_nothing(
+    app_options: AppOptions, llm_server: ScriptedLLMServer, wait: Any
+) -> None:
+    app = OhtuiApp(app_options)
+    async with app.run_test(size=SIZE) as pilot:
+        await _long_chat(app, pilot, wait)
+        assert app.chat is not None
+        await pilot.press("tab", "up")
+        assert isinstance(app.focused, AgentCell)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.focused, ComposerInput)
+        assert app.chat.status_bar.status == "idle"
+        assert app.screen is app.chat  # one Esc leaves the cell: no rewind screen
+
+
+async def test_letters_typed_on_a_cell_go_to_the_composer_and_c_copies_only_on_purpose(
+    app_options: AppOptions, llm_server: ScriptedLLMServer, wait: Any
+) -> None:
+    app = OhtuiApp(app_options)
+    async with app.run_test(size=SIZE) as pilot:
+        await _long_chat(app, pilot, wait)
+        composer = app.query_one(ComposerInput)
+        await pilot.press("tab")  # focused from the keyboard: on purpose
+        newest = app.focused
+        assert isinstance(newest, AgentCell)
+        await pilot.press("h", "i")
+        assert composer.text == "hi" and app.focused is composer  # not dropped
+
+        await pilot.press("tab")
+        assert app.focused is newest
+        await pilot.press("c")
+        assert app.clipboard == newest.copy_text() and "Answer 29." in app.clipboard
+        assert composer.text == "hi"
+
+        app.copy_to_clipboard("")
+        await pilot.press("escape")
+        await pilot.click(newest)  # focused by a click: its keys are the composer's
+        await pilot.pause()
+        assert app.focused is newest
+        await pilot.press("space", "c", "a", "t")
+        assert app.clipboard == ""
+        assert composer.text == "hi cat" and app.focused is composer

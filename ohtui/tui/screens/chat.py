@@ -20,6 +20,7 @@ from ohtui.tui.history import PromptHistory
 from ohtui.tui.options import AppOptions
 from ohtui.tui.screens import commands
 from ohtui.tui.status import RunStatus
+from ohtui.tui.widgets.cells import Cell
 from ohtui.tui.widgets.composer import Composer
 from ohtui.tui.widgets.conversation_view import ConversationView
 from ohtui.tui.widgets.footer import CoveredFooter
@@ -157,6 +158,11 @@ class ChatScreen(Screen[None]):
         """Scroll the conversation ("up", "down", "top", "bottom"), or jump to its "first" or
         "newest" events; focus stays where it is."""
         self.view.scroll_by_keys(where)
+
+    @on(Cell.Left)
+    def _left_cell(self, event: Cell.Left) -> None:
+        event.stop()
+        self.query_one(Composer).focus_input(event.character)
 
     @on(Composer.TabbedOut)
     def _tabbed_out(self) -> None:

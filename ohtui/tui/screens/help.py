@@ -26,7 +26,7 @@ KEYS = (
     ("Ctrl+O", "review actions waiting for approval"),
     ("Ctrl+P", "command palette (themes too)"),
     ("PgUp/PgDn, Ctrl+Home/End", "scroll the conversation; to its top / bottom"),
-    ("Tab, ↑/↓, Enter, c", "newest cell, older/newer one, expand or collapse, copy"),
+    ("Tab, ↑/↓, Enter, c, Esc", "newest cell, older/newer, expand, copy, back to typing"),
 )
 
 

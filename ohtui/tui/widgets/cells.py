@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, cast
 from rich.console import Group, RenderableType
 from rich.markdown import Markdown
 from rich.text import Text
+from textual import events
 from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.geometry import Region
@@ -49,11 +50,30 @@ class Cell(Widget):
         Binding("c", "copy", "Copy", show=False),
         Binding("up", "step(-1)", "Older", show=False),
         Binding("down", "step(1)", "Newer", show=False),
+        Binding("escape", "leave", "Back to the composer", show=False),
     ]
+    CELL_KEYS: ClassVar[frozenset[str]] = frozenset({"c", "space"})
+    """Printable keys a cell acts on, when it was focused on purpose (from the keyboard)."""
 
     expanded: reactive[bool] = reactive(False, toggle_class="-expanded", layout=True)
     event_index: int = -1
     """The index of the event that made this cell (for reading older events back)."""
+    _by_pointer = False
+    """Whether a click focused the cell (then its keys are the composer's: see on_key)."""
+
+    class Left(Message):
+        """Esc on a cell, or text typed where it has focus: the composer takes over, with
+        the character typed (if any)."""
+
+        def __init__(self, cell: Cell, character: str = "") -> None:
+            super().__init__()
+            self.cell = cell
+            self.character = character
+
+        @property
+        def control(self) -> Cell:
+            """The cell that gives the focus back."""
+            return self.cell
 
     class PastNewest(Message):
         """Down on the newest cell: the view holding it decides where to go (newer cells
@@ -67,6 +87,27 @@ class Cell(Widget):
         def control(self) -> Cell:
             """The newest cell, which Down was pressed on."""
             return self.cell
+
+    def on_mouse_down(self) -> None:
+        self._by_pointer = True
+
+    def on_blur(self) -> None:
+        self._by_pointer = False
+
+    def on_key(self, event: events.Key) -> None:
+        """Text typed on a cell is never lost: it goes to the composer, unless the cell was
+        focused on purpose and the key is one of its own (`c` copies, space expands)."""
+        if not event.is_printable or event.character is None:
+            return
+        if event.key in self.CELL_KEYS and not self._by_pointer:
+            return
+        event.stop()
+        event.prevent_default()
+        self.post_message(self.Left(self, event.character))
+
+    def action_leave(self) -> None:
+        """Back to the composer."""
+        self.post_message(self.Left(self))
 
     def copy_text(self) -> str:
         """The cell's text, for the clipboard."""

@@ -243,9 +243,12 @@ class Composer(Vertical):
         self._input.placeholder = reason or PLACEHOLDER
         self.set_class(reason is not None, "-blocked")
 
-    def focus_input(self) -> None:
-        """Move keyboard focus to the input."""
+    def focus_input(self, typed: str = "") -> None:
+        """Move keyboard focus to the input, adding `typed` at its cursor (a key pressed
+        while something else had focus)."""
         self._input.focus()
+        if typed:
+            self._input.insert(typed)
 
     def set_commands(self, commands: Sequence[SlashCommand]) -> None:
         """Replace the slash commands offered after `/`."""
