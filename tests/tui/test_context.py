@@ -226,6 +226,43 @@ async def test_typing_while_a_slow_summary_is_written_then_the_line_expands_to_i
         assert bar.context_used == conversation.conversation_stats.context.tokens != 1240
 
 
+async def test_a_message_sent_while_a_slow_summary_is_written_shows_at_once_as_queued(
+    app_options: AppOptions, config_file: Path, llm_server: ScriptedLLMServer, wait: Any
+) -> None:
+    """/condense holds the conversation while the summary is written (17 s with a slow
+    model): a message sent meanwhile must show at once, as queued, then go when it ends."""
+    configure(config_file, SMALL_CONDENSER)
+    for number in range(4):
+        llm_server.reply_text(f"Hello {number}.", usage=USAGE)
+    llm_server.reply_text(SUMMARY, delay=3.0)
+    llm_server.reply_text("On it.", usage=USAGE)
+    app = OhtuiApp(app_options)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await wait(pilot, lambda: chat_ready(app), what="the chat")
+        for number in range(4):
+            await exchange(pilot, wait, f"hi {number}")
+        assert app.chat is not None
+        bar = app.chat.status_bar
+        await submit(pilot, "/condense")
+        await pilot.press("enter")
+        await wait(pilot, lambda: bar.condensing, timeout=5, what="the progress state")
+        await submit(pilot, "next task")
+        await pilot.pause(0.3)
+        assert bar.condensing, "the summary takes 3 s: the message was sent while it is written"
+        queued = [c for c in cells(app, UserCell) if c.queued]
+        assert [c.text for c in queued] == ["next task"]
+        assert "(queued)" in screen_text(app)
+        await wait(
+            pilot,
+            lambda: status(app) == "finished" and not bar.condensing,
+            timeout=90,
+            what=f"the queued message to run ({status(app)}, {len(llm_server.requests)} calls)",
+        )
+        assert not [c for c in cells(app, UserCell) if c.queued]
+        assert "On it." in screen_text(app)
+        assert "next task" in " ".join(user_message_texts(llm_server.requests[-1]))
+
+
 async def test_a_resumed_conversation_shows_its_condensation_the_same_way(
     app_options: AppOptions, config_file: Path, llm_server: ScriptedLLMServer, wait: Any
 ) -> None:

@@ -87,7 +87,9 @@ class Session:
         )
         self.titles = Titles(link, profile)
         self.bridge = Bridge(link, profile, lambda: self.runner.running, self._safety)
-        self.runner = Runner(link, self.bridge.call_failed, self._finished)
+        self.runner = Runner(
+            link, self.bridge.call_failed, self._finished, lambda: self.side.condensing
+        )
         self.approvals = Approvals(link, rule_store, options.policy, self.runner.start_run)
         self.sandbox_switch = SandboxSwitch(link, profile)
         self.mcp = McpServers(link, frame_idle)

@@ -1,7 +1,8 @@
 """Runner: sending the user's messages and running the conversation on a daemon thread.
 
-A message sent while a run goes on (or before the conversation opens) is queued and handed
-to the engine at the next step boundary; a run asked for while one goes on runs again after
+A message sent while a run goes on (or before the conversation opens, or while /condense
+writes a summary) is queued, shown as such at once, and handed to the engine at the next step
+boundary; a run asked for while one goes on runs again after
 it."""
 
 from __future__ import annotations
@@ -36,10 +37,13 @@ class Runner:
         link: Link,
         call_failed: Callable[[BaseException], None],
         finished: Callable[[BaseConversation, RunStatus], None],
+        held_aside: Callable[[], bool] = lambda: False,
     ) -> None:
         """`call_failed`: a run's LLM call failed for good; `finished`: a run ended, with
-        this status (after RunFinished is posted)."""
+        this status (after RunFinished is posted); `held_aside`: whether something else
+        holds the conversation for a while (a summary being written for /condense)."""
         self._link = link
+        self._held_aside = held_aside
         self._call_failed = call_failed
         self._finished = finished
         self._running = False
@@ -61,8 +65,9 @@ class Runner:
     def submit(self, text: str) -> None:
         """Send a message; while a run goes on (or before opening) it is queued."""
         link = self._link
+        held = self._held_aside()  # taken before the lock: it reads the holder's own state
         with link.lock:
-            busy = self._running or link.conversation is None
+            busy = self._running or link.conversation is None or held
             if busy:
                 self._queue.append(text)
                 queued = list(self._queue)
@@ -128,9 +133,13 @@ class Runner:
             with link.lock:
                 self._queue.pop(0)
                 queued = list(self._queue)
+                idle = not self._running
             link.post(msg.QueueChanged(queued))
-            if conversation.state.execution_status is not ConversationExecutionStatus.RUNNING:
-                self.start_run()  # the run had ended: start one for this message
+            running = conversation.state.execution_status is ConversationExecutionStatus.RUNNING
+            if idle or not running:
+                # No run of ours goes on (the message waited for /condense, which reads as
+                # running meanwhile), or the run had ended: start one for this message.
+                self.start_run()
 
     def start_run(self) -> None:
         """Run the conversation (again); a run already going picks the new input up."""
