@@ -16,14 +16,9 @@ if TYPE_CHECKING:
 def pending_views(conversation: BaseConversation) -> list[PendingActionView]:
     """One view per action the conversation waits on, with a suggested "always allow" rule."""
     from ohtui.sdk import ConversationState
-    from ohtui.sdk.sandbox import SandboxMode
     from ohtui.sdk.security import suggest_rules
 
     working_dir = conversation.workspace.working_dir
-    sandbox = conversation.sandbox
-    confined = (
-        {"terminal"} if sandbox is not None and sandbox.mode is not SandboxMode.OFF else set()
-    )
     views = []
     for action in ConversationState.get_unmatched_actions(conversation.state.active_branch()):
         summary, detail = action_summary(action)
@@ -42,7 +37,7 @@ def pending_views(conversation: BaseConversation) -> list[PendingActionView]:
                     for r in suggestion.rules
                 ),
                 no_rule_reason=suggestion.reason,
-                sandboxed=action.tool_name in confined,
+                sandboxed=conversation.outside_sandbox_matters(action),
             )
         )
     return views

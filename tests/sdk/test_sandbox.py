@@ -22,7 +22,16 @@ from llm_server import ScriptedLLMServer
 from sandbox_shell import scratch_root
 from sandboxed_bash import require_bwrap
 
-from ohtui.sdk import LLM, Agent, ConfirmRisky, Conversation, LocalConversation, NeverConfirm, Tool
+from ohtui.sdk import (
+    LLM,
+    Agent,
+    AlwaysConfirm,
+    ConfirmRisky,
+    Conversation,
+    LocalConversation,
+    NeverConfirm,
+    Tool,
+)
 from ohtui.sdk.conversation import ConversationExecutionStatus as Status
 from ohtui.sdk.event import ObservationEvent
 from ohtui.sdk.hooks import HookConfig
@@ -336,6 +345,65 @@ def test_a_low_background_swap_never_lets_the_editor_write_outside(
     # The race ran: the folder was the link to the home folder at some tries (whether any
     # landed inside, between swaps, is up to the scheduler).
     assert any("is outside the sandbox" in text for text in texts[1:]), texts[1:3]
+
+
+def test_an_edit_the_sandbox_refuses_can_be_approved_outside_it_once(
+    make_conversation: Any, llm_server: ScriptedLLMServer, home: Path, project: Path
+) -> None:
+    """`o` on an edit: offered only where the sandbox alone refuses it, and then it does
+    what it says (the file is written); the next edit is confined again, and ohtui's own
+    files stay out of reach even outside the sandbox."""
+    conversation = make_conversation(sandbox=SandboxConfig(mode=SandboxMode.READ_ONLY))
+    conversation.set_confirmation_policy(AlwaysConfirm())
+    create = {"command": "create", "path": "notes.txt", "file_text": "approved\n"}
+    again = {"command": "create", "path": "again.txt", "file_text": "confined\n"}
+    llm_server.reply_tool_call("file_editor", create)
+    llm_server.reply_tool_call("file_editor", again)
+    llm_server.reply_text("Done.")
+    conversation.send_message("write notes")
+    conversation.run()
+    [waiting] = conversation.state.get_unmatched_actions(conversation.state.events)
+    assert conversation.outside_sandbox_matters(waiting)
+    conversation.approve_outside_sandbox([waiting.id])
+    conversation.run()
+    assert (project / "notes.txt").read_text() == "approved\n"
+    [second] = conversation.state.get_unmatched_actions(conversation.state.events)
+    conversation.set_confirmation_policy(NeverConfirm())
+    conversation.run()
+    assert not (project / "again.txt").exists()
+    assert "read-only" in observations(conversation)[-1]
+    assert second.id != waiting.id
+
+
+def test_outside_the_sandbox_is_offered_only_where_it_changes_something(
+    make_conversation: Any, llm_server: ScriptedLLMServer, project: Path
+) -> None:
+    conversation = make_conversation()
+    data = project.parent / "ohtui-data"  # ohtui's own files, as a front end names them
+    data.mkdir()
+    (data / "keys.json").write_text("{}")
+    own = str(data / "keys.json")
+    conversation.set_sandbox(SandboxConfig(), private_paths=(str(data),))  # workspace-write
+    conversation.set_confirmation_policy(AlwaysConfirm())
+    llm_server.reply_tool_calls(
+        [
+            ("terminal", {"command": "echo hi"}),
+            ("file_editor", {"command": "create", "path": "in.txt", "file_text": "x"}),
+            ("file_editor", {"command": "create", "path": "/etc/ohtui-x", "file_text": "x"}),
+            ("file_editor", {"command": "view", "path": own}),
+        ]
+    )
+    conversation.send_message("go")
+    conversation.run()
+    terminal, inside, outside, ohtuis = conversation.state.get_unmatched_actions(
+        conversation.state.events
+    )
+    assert conversation.outside_sandbox_matters(terminal)  # the shell is confined
+    assert not conversation.outside_sandbox_matters(inside)  # the sandbox allows it anyway
+    assert conversation.outside_sandbox_matters(outside)  # only the sandbox refuses it
+    assert not conversation.outside_sandbox_matters(ohtuis)  # refused in every mode
+    conversation.set_sandbox(None)
+    assert not conversation.outside_sandbox_matters(terminal)  # no sandbox: nothing to lift
 
 
 def test_approving_outside_needs_a_waiting_action(make_conversation: Any) -> None:

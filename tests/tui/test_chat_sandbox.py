@@ -73,6 +73,50 @@ async def test_o_runs_one_command_outside_the_sandbox(
         assert "outside the sandbox" in cell_text(action_cells(app, "terminal")[0])
 
 
+async def test_o_is_offered_for_an_edit_only_the_sandbox_refuses_and_writes_it(
+    app_options: AppOptions, llm_server: ScriptedLLMServer, wait: Any, project: Path
+) -> None:
+    """An edit inside a writable workspace: nothing to run outside, no `o`. In read-only
+    mode the sandbox refuses the same edit: `o` is offered and writes the file."""
+    require_bwrap()
+    app_options.policy = "always"
+    app_options.sandbox = "read-only"
+    create = {"command": "create", "path": "notes.txt", "file_text": "approved\n"}
+    llm_server.reply_tool_call("file_editor", create, usage=USAGE)
+    llm_server.reply_text("Written.", usage=USAGE)
+    app = OhtuiApp(app_options)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait(pilot, lambda: chat_ready(app), what="the conversation to open")
+        await submit(pilot, "write notes")
+        await wait(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the modal")
+        screen = app.screen
+        assert isinstance(screen, ApprovalScreen)
+        assert screen.check_action("approve_outside", ()) is True
+        await pilot.press("o")
+        await wait(pilot, lambda: status(app) == "finished", what="the run")
+        assert (project / "notes.txt").read_text() == "approved\n"
+
+
+async def test_no_o_for_an_edit_the_sandbox_allows(
+    app_options: AppOptions, llm_server: ScriptedLLMServer, wait: Any, project: Path
+) -> None:
+    require_bwrap()
+    app_options.policy = "always"
+    create = {"command": "create", "path": "notes.txt", "file_text": "inside\n"}
+    llm_server.reply_tool_call("file_editor", create, usage=USAGE)
+    app = OhtuiApp(app_options)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait(pilot, lambda: chat_ready(app), what="the conversation to open")
+        await submit(pilot, "write notes")
+        await wait(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the modal")
+        screen = app.screen
+        assert isinstance(screen, ApprovalScreen)
+        assert not screen.check_action("approve_outside", ())
+        await pilot.press("o")  # does nothing: the edit waits, unapproved
+        await pilot.pause(0.3)
+        assert isinstance(app.screen, ApprovalScreen) and not (project / "notes.txt").exists()
+
+
 async def test_without_bubblewrap_the_app_says_so_and_runs_unconfined(
     app_options: AppOptions,
     llm_server: ScriptedLLMServer,

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
         CheckpointRestoreEvent,
         FileChangeRecord,
     )
+    from ohtui.sdk.event.llm_convertible.action import ActionEvent
     from ohtui.sdk.event.types import EventID
     from ohtui.sdk.llm.llm import LLM
     from ohtui.sdk.llm.message import Message
@@ -197,6 +198,12 @@ class BaseConversation(ABC):
         """Let these waiting actions run outside the sandbox, once each. ValueError where
         there is no sandbox to run them outside of."""
         raise ValueError(f"{type(self).__name__} has no sandbox to run actions outside of")
+
+    def outside_sandbox_matters(self, action: ActionEvent) -> bool:
+        """Whether running this action outside the sandbox would change anything (so a
+        front end offers it): a command while the sandbox confines the shell, or an edit
+        that the sandbox alone refuses. False where there is no sandbox here."""
+        return False
 
     # --- the conversation tree ----------------------------------------------------------
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ohtui.sdk.sandbox.config import SandboxConfig, SandboxMode
 from ohtui.sdk.sandbox.launch import Launch, within
@@ -92,6 +92,14 @@ class Sandbox:
             if problem is None:
                 return None
         return problem
+
+    def unconfined(self) -> Sandbox:
+        """The same boundary with the sandbox's own limits lifted, for one action the user
+        approved to run outside it: ohtui's own files (settings, saved conversations, keys)
+        stay out of reach, in every mode."""
+        from ohtui.sdk.sandbox.config import SandboxMode
+
+        return replace(self, config=self.config.model_copy(update={"mode": SandboxMode.OFF}))
 
     def check_write(self, path: str) -> str | None:
         """Why `path` may not be written by the agent's tools; None when it may."""

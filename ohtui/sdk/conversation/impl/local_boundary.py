@@ -20,6 +20,7 @@ from ohtui.sdk.event.checkpoint import (
     checkpoints_in,
     undo_target_in,
 )
+from ohtui.sdk.event.llm_convertible.action import ActionEvent
 from ohtui.sdk.sandbox import Sandbox, SandboxConfig, SandboxMode
 
 
@@ -163,6 +164,30 @@ class LocalBoundary(BaseConversation):
         own = self._state.persistence_dir
         store = (str(Path(own).parent),) if own else ()
         return replace(sandbox, private=(*sandbox.private, *store))
+
+    def outside_sandbox_matters(self, action: ActionEvent) -> bool:
+        """Whether running this action outside the sandbox would change anything: a command
+        while the sandbox confines the shell, or an edit the sandbox alone refuses (never
+        one that ohtui's own files refuse: those stay out of reach in every mode)."""
+        from ohtui.sdk.tools.file_editor import FileEditorAction
+        from ohtui.sdk.tools.terminal import TerminalAction
+
+        sandbox = self._state.sandbox
+        if sandbox is None or not sandbox.active:
+            return False
+        inner = action.action
+        if isinstance(inner, TerminalAction):
+            return True
+        if not isinstance(inner, FileEditorAction) or not inner.path.strip():
+            return False
+        reading = inner.command == "view"
+        unconfined = sandbox.unconfined()
+        confined_says, free_says = (
+            (sandbox.check_read, unconfined.check_read)
+            if reading
+            else (sandbox.check_write, unconfined.check_write)
+        )
+        return confined_says(inner.path) is not None and free_says(inner.path) is None
 
     def approve_outside_sandbox(self, action_ids: Iterable[str]) -> None:
         """Let these waiting actions run outside the sandbox when they run (each once).

@@ -33,6 +33,7 @@ from ohtui.sdk.tools.file_editor.render import list_directory, numbered, unified
 from ohtui.sdk.utils.text import plural
 
 if TYPE_CHECKING:
+    from ohtui.sdk.conversation.impl.local_conversation import LocalConversation
     from ohtui.sdk.sandbox import Sandbox
 
 logger = logging.getLogger(__name__)
@@ -57,11 +58,13 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, FileEditorObservation]):
         self._lock = threading.Lock()
 
     def __call__(
-        self, action: FileEditorAction, conversation: object = None
+        self, action: FileEditorAction, conversation: LocalConversation | None = None
     ) -> FileEditorObservation:
         """Run the command; failures come back as error observations, never as exceptions."""
         path = self.resolve(action.path)
         sandbox = self._sandbox_of()
+        if sandbox is not None and _approved_outside(conversation):
+            sandbox = sandbox.unconfined()
         try:
             with self._lock:
                 return self._run(action, path, sandbox)
@@ -344,6 +347,17 @@ def _exists(path: Path) -> FileEditorError:
     return FileEditorError(
         f"{path} already exists, so create would overwrite it. To change it, use "
         "str_replace or insert (view it first to see the current content)."
+    )
+
+
+def _approved_outside(conversation: LocalConversation | None) -> bool:
+    """Whether the user approved the action running now to run outside the sandbox (`o` in
+    the approval dialog): its edit then goes where the sandbox alone would refuse it."""
+    from ohtui.sdk.tool.context import running_action_id
+
+    return (
+        conversation is not None
+        and conversation.state.runs_outside_sandbox(running_action_id.get()) is True
     )
 
 
