@@ -50,7 +50,7 @@ from ohtui.sdk.security.undo import changes_workspace
 from ohtui.sdk.tool.context import running_action_id
 from ohtui.sdk.tool.risk import SecurityRisk
 from ohtui.sdk.tool.schema import Action, Observation
-from ohtui.sdk.tool.tool import ToolArgumentError, ToolDefinition
+from ohtui.sdk.tool.tool import ToolArgumentError, ToolDefinition, tool_name_of
 from ohtui.sdk.utils.valid_text import valid_data
 
 if TYPE_CHECKING:
@@ -112,9 +112,8 @@ class Agent(AgentBase):
         tools = self.tools_map
         if self._system_message is None:
             self._tool_schemas = _schemas(tools)
-            summaries = [(t.name, t.description.strip().splitlines()[0]) for t in tools.values()]
-            suffix = self.agent_context.system_message_extension() if self.agent_context else None
-            prompt = render_system_prompt(state.workspace.working_dir, summaries, suffix)
+            summaries = [(t.name, _first_line(t.description)) for t in tools.values()]
+            prompt = self._render_static(state.workspace.working_dir, summaries)
             dynamic = self.get_dynamic_context(state)
             self._static_prompt = prompt
             self._dynamic_context = dynamic
@@ -130,6 +129,24 @@ class Agent(AgentBase):
                     ),
                 )
             )
+
+    @property
+    def static_system_message(self) -> str:
+        """The system prompt without the conversation's own context (secrets, memory).
+
+        Before a conversation starts, its workspace is not known yet and the tools are listed
+        by name only.
+        """
+        if self._system_message is not None:
+            return self._static_prompt
+        names = [spec.name for spec in self.tools] + [
+            tool_name_of(name) for name in self.include_default_tools
+        ]
+        return self._render_static("(set when a conversation starts)", [(n, "") for n in names])
+
+    def _render_static(self, working_dir: str, summaries: list[tuple[str, str]]) -> str:
+        suffix = self.agent_context.system_message_extension() if self.agent_context else None
+        return render_system_prompt(working_dir, summaries, suffix, self.read_security_policy())
 
     def get_dynamic_context(self, state: ConversationState) -> str | None:
         """The part of the system prompt that is this conversation's own: the secrets its
@@ -609,6 +626,11 @@ class _ParsedCall(NamedTuple):
     risk: SecurityRisk = SecurityRisk.UNKNOWN
     summary: str | None = None
     error: str | None = None  # for the model, when the call did not validate
+
+
+def _first_line(text: str) -> str:
+    lines = text.strip().splitlines()
+    return lines[0] if lines else ""
 
 
 def _schemas(tools: dict[str, ToolDefinition[Any, Any]]) -> dict[bool, list[dict[str, Any]]]:

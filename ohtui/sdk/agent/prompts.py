@@ -33,16 +33,24 @@ You act only through tool calls. Your tools:
 
 
 def render_system_prompt(
-    working_dir: str, tools: Sequence[tuple[str, str]], extra: str | None = None
+    working_dir: str,
+    tools: Sequence[tuple[str, str]],
+    extra: str | None = None,
+    security_policy: str | None = None,
 ) -> str:
-    """The system prompt for a workspace and the (name, first line of description) tools."""
-    tool_list = "\n".join(f"- {name}: {summary}" for name, summary in tools)
+    """The system prompt for a workspace and the (name, first line of description) tools,
+    with a custom security policy (inserted as written) and the agent context's `extra`."""
+    tool_list = "\n".join(
+        f"- {name}: {summary}" if summary else f"- {name}" for name, summary in tools
+    )
     prompt = SYSTEM_PROMPT.format(
         working_dir=working_dir,
         today=date.today().isoformat(),
         os_name=f"{platform.system()} {platform.release()}",
         tool_list=tool_list,
     )
+    if security_policy is not None:
+        prompt += f"\n\n<SECURITY>\n{security_policy.strip()}\n</SECURITY>"
     if extra:
         prompt += f"\n\n<ADDITIONAL_INSTRUCTIONS>\n{extra.strip()}\n</ADDITIONAL_INSTRUCTIONS>"
     return prompt
