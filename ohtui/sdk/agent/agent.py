@@ -31,6 +31,7 @@ from ohtui.sdk.agent.vouching import unvouched
 from ohtui.sdk.context.condenser.base import NoCondensationAvailableException
 from ohtui.sdk.context.conversation_manager.config import ManagerField
 from ohtui.sdk.context.conversation_manager.view import ManagedView
+from ohtui.sdk.context.memory import MEMORY_GUIDANCE, render_memory_context
 from ohtui.sdk.context.view import View
 from ohtui.sdk.event.condenser import Condensation
 from ohtui.sdk.event.llm_convertible.action import ActionEvent
@@ -145,18 +146,27 @@ class Agent(AgentBase):
         return self._render_static("(set when a conversation starts)", [(n, "") for n in names])
 
     def _render_static(self, working_dir: str, summaries: list[tuple[str, str]]) -> str:
-        suffix = self.agent_context.system_message_extension() if self.agent_context else None
+        context = self.agent_context
+        suffix = context.system_message_extension() if context else None
+        if context is not None and context.load_memory:
+            suffix = f"{MEMORY_GUIDANCE}\n\n{suffix}" if suffix else MEMORY_GUIDANCE
         return render_system_prompt(working_dir, summaries, suffix, self.read_security_policy())
 
     def get_dynamic_context(self, state: ConversationState) -> str | None:
         """The part of the system prompt that is this conversation's own: the secrets its
-        commands may use, by name and description (never a value). None when there is none.
+        commands may use, by name and description (never a value), and the persistent memory
+        read when it started. None when there is none.
 
         It follows the static prompt, so the shared part stays cacheable by the provider.
         """
         registry = state.secret_registry
-        context = render_secrets_context(registry.get_secret_infos())
-        return registry.mask_secrets_in_output(context) if context else None
+        secrets = render_secrets_context(registry.get_secret_infos())
+        memory = self.agent_context.memory_context if self.agent_context else None
+        parts = [
+            registry.mask_secrets_in_output(secrets) if secrets else None,
+            registry.mask_secrets_in_output(render_memory_context(memory)) if memory else None,
+        ]
+        return "\n\n".join(p for p in parts if p) or None
 
     def step(
         self,
