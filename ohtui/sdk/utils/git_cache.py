@@ -51,10 +51,12 @@ def cached_tree(
     what: str,
     timeout: float = GIT_TIMEOUT_SECONDS,
     error: type[GitFetchError] = GitFetchError,
+    refresh: bool = True,
 ) -> tuple[Path, str]:
     """The unpacked files of `url` at `ref` (None: the default branch) and their commit.
 
     `what` names the source in errors ("plugin github:o/r"); `error` is the type raised.
+    `refresh=False` uses the clone already cached as it is (no network once it exists).
     """
     git = GitCache(repo_dir / "repo.git", what, timeout, error)
     pinned = ref is not None and SHA.match(ref.lower()) is not None
@@ -63,7 +65,7 @@ def cached_tree(
     else:
         if not git.git_dir.is_dir():
             git.clone(url)
-        elif not (pinned and git.has_commit(ref or "")):
+        elif refresh and not (pinned and git.has_commit(ref or "")):
             git.update(url)
         sha = git.resolve(ref)
     tree = repo_dir / sha

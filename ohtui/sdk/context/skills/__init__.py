@@ -16,9 +16,26 @@ if TYPE_CHECKING:
         load_project_skills,
         load_skills_from_dir,
         load_user_skills,
+        read_skills_dir,
     )
     from ohtui.sdk.context.skills.prompt import recall_knowledge, render_repo_context
-    from ohtui.sdk.context.skills.skill import KeywordTrigger, Skill, SkillError
+    from ohtui.sdk.context.skills.public import (
+        PUBLIC_SKILLS_REF,
+        PUBLIC_SKILLS_REPO,
+        forget_public_skills,
+        load_public_skills,
+    )
+    from ohtui.sdk.context.skills.resources import (
+        RESOURCE_DIRECTORIES,
+        SkillResources,
+        discover_skill_resources,
+    )
+    from ohtui.sdk.context.skills.skill import (
+        DEFAULT_MARKETPLACE_PATH,
+        KeywordTrigger,
+        Skill,
+        SkillError,
+    )
 
 _HOMES = {
     "PROJECT_SKILL_DIRS": "loader",
@@ -27,6 +44,15 @@ _HOMES = {
     "load_project_skills": "loader",
     "load_skills_from_dir": "loader",
     "load_user_skills": "loader",
+    "read_skills_dir": "loader",
+    "PUBLIC_SKILLS_REF": "public",
+    "PUBLIC_SKILLS_REPO": "public",
+    "forget_public_skills": "public",
+    "load_public_skills": "public",
+    "RESOURCE_DIRECTORIES": "resources",
+    "SkillResources": "resources",
+    "discover_skill_resources": "resources",
+    "DEFAULT_MARKETPLACE_PATH": "skill",
     "recall_knowledge": "prompt",
     "render_repo_context": "prompt",
     "KeywordTrigger": "skill",
@@ -35,15 +61,24 @@ _HOMES = {
 }
 
 __all__ = [
+    "DEFAULT_MARKETPLACE_PATH",
     "PROJECT_SKILL_DIRS",
+    "PUBLIC_SKILLS_REF",
+    "PUBLIC_SKILLS_REPO",
+    "RESOURCE_DIRECTORIES",
     "KeywordTrigger",
     "Skill",
     "SkillError",
     "SkillLoad",
+    "SkillResources",
     "default_user_skill_dirs",
+    "discover_skill_resources",
+    "forget_public_skills",
     "load_project_skills",
+    "load_public_skills",
     "load_skills_from_dir",
     "load_user_skills",
+    "read_skills_dir",
     "recall_knowledge",
     "render_repo_context",
 ]
