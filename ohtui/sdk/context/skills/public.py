@@ -42,14 +42,17 @@ def public_skills_cache_dir() -> Path:
 
 
 def load_public_skills(
-    repo_url: str = PUBLIC_SKILLS_REPO,
-    ref: str = PUBLIC_SKILLS_REF,
+    repo_url: str | None = None,
+    ref: str | None = None,
     marketplace_path: str | None = DEFAULT_MARKETPLACE_PATH,
 ) -> list[Skill]:
-    """The public skills at `ref`: those the repository's `marketplace_path` lists (None:
-    every skill in its `skills/` folder). An empty list, with a warning logged, when the
-    repository cannot be fetched and no copy of it is cached; it never raises for that.
+    """The public skills of `repo_url` (default PUBLIC_SKILLS_REPO) at `ref` (default
+    PUBLIC_SKILLS_REF): those the repository's `marketplace_path` lists (None: every skill
+    in its `skills/` folder). An empty list, with a warning logged, when the repository
+    cannot be fetched and no copy of it is cached; it never raises for that.
     """
+    repo_url = repo_url or PUBLIC_SKILLS_REPO
+    ref = ref or PUBLIC_SKILLS_REF
     key = (repo_url, ref, marketplace_path)
     with _cache_lock:
         kept = _cache.get(key)
