@@ -9,6 +9,15 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ohtui.sdk.context.skills.installed import (
+        InstalledSkillInfo,
+        get_installed_skills_dir,
+        install_skill,
+        install_skills_from_marketplace,
+        list_installed_skills,
+        load_installed_skills,
+        uninstall_skill,
+    )
     from ohtui.sdk.context.skills.loader import (
         PROJECT_SKILL_DIRS,
         SkillLoad,
@@ -38,6 +47,13 @@ if TYPE_CHECKING:
     )
 
 _HOMES = {
+    "InstalledSkillInfo": "installed",
+    "get_installed_skills_dir": "installed",
+    "install_skill": "installed",
+    "install_skills_from_marketplace": "installed",
+    "list_installed_skills": "installed",
+    "load_installed_skills": "installed",
+    "uninstall_skill": "installed",
     "PROJECT_SKILL_DIRS": "loader",
     "SkillLoad": "loader",
     "default_user_skill_dirs": "loader",
@@ -66,6 +82,7 @@ __all__ = [
     "PUBLIC_SKILLS_REF",
     "PUBLIC_SKILLS_REPO",
     "RESOURCE_DIRECTORIES",
+    "InstalledSkillInfo",
     "KeywordTrigger",
     "Skill",
     "SkillError",
@@ -74,6 +91,11 @@ __all__ = [
     "default_user_skill_dirs",
     "discover_skill_resources",
     "forget_public_skills",
+    "get_installed_skills_dir",
+    "install_skill",
+    "install_skills_from_marketplace",
+    "list_installed_skills",
+    "load_installed_skills",
     "load_project_skills",
     "load_public_skills",
     "load_skills_from_dir",
@@ -81,6 +103,7 @@ __all__ = [
     "read_skills_dir",
     "recall_knowledge",
     "render_repo_context",
+    "uninstall_skill",
 ]
 
 
