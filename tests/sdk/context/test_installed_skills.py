@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -35,7 +36,7 @@ def installed(tmp_path: Path) -> Path:
     return tmp_path / "installed"
 
 
-def marketplace(root: Path, skills: list[dict[str, str]], plugins: list[object] = ()) -> Path:  # type: ignore[assignment]
+def marketplace(root: Path, skills: list[dict[str, str]], plugins: Sequence[object] = ()) -> Path:
     data = {"name": "team", "owner": {"name": "Team"}, "skills": skills, "plugins": list(plugins)}
     write(root / ".plugin" / "marketplace.json", json.dumps(data))
     return root
