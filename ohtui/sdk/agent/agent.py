@@ -31,6 +31,7 @@ from ohtui.sdk.agent.vouching import unvouched
 from ohtui.sdk.context.condenser.base import NoCondensationAvailableException
 from ohtui.sdk.context.conversation_manager.config import ManagerField
 from ohtui.sdk.context.conversation_manager.view import ManagedView
+from ohtui.sdk.context.memory import MEMORY_GUIDANCE, render_memory_context
 from ohtui.sdk.context.view import View
 from ohtui.sdk.event.condenser import Condensation
 from ohtui.sdk.event.llm_convertible.action import ActionEvent
@@ -50,7 +51,7 @@ from ohtui.sdk.security.undo import changes_workspace
 from ohtui.sdk.tool.context import running_action_id
 from ohtui.sdk.tool.risk import SecurityRisk
 from ohtui.sdk.tool.schema import Action, Observation
-from ohtui.sdk.tool.tool import ToolArgumentError, ToolDefinition
+from ohtui.sdk.tool.tool import ToolArgumentError, ToolDefinition, tool_name_of
 from ohtui.sdk.utils.valid_text import valid_data
 
 if TYPE_CHECKING:
@@ -112,11 +113,8 @@ class Agent(AgentBase):
         tools = self.tools_map
         if self._system_message is None:
             self._tool_schemas = _schemas(tools)
-            summaries = [(t.name, t.description.strip().splitlines()[0]) for t in tools.values()]
-            suffix = self.agent_context.system_message_extension() if self.agent_context else None
-            prompt = render_system_prompt(
-                state.workspace.working_dir, summaries, suffix, self.system_prompt_kwargs
-            )
+            summaries = [(t.name, _first_line(t.description)) for t in tools.values()]
+            prompt = self._render_static(state.workspace.working_dir, summaries)
             dynamic = self.get_dynamic_context(state)
             self._static_prompt = prompt
             self._dynamic_context = dynamic
@@ -133,15 +131,48 @@ class Agent(AgentBase):
                 )
             )
 
+    @property
+    def static_system_message(self) -> str:
+        """The system prompt without the conversation's own context (secrets, memory).
+
+        Before a conversation starts, its workspace is not known yet and the tools are listed
+        by name only.
+        """
+        if self._system_message is not None:
+            return self._static_prompt
+        names = [spec.name for spec in self.tools] + [
+            tool_name_of(name) for name in self.include_default_tools
+        ]
+        return self._render_static("(set when a conversation starts)", [(n, "") for n in names])
+
+    def _render_static(self, working_dir: str, summaries: list[tuple[str, str]]) -> str:
+        context = self.agent_context
+        suffix = context.system_message_extension() if context else None
+        if context is not None and context.load_memory:
+            suffix = f"{MEMORY_GUIDANCE}\n\n{suffix}" if suffix else MEMORY_GUIDANCE
+        return render_system_prompt(
+            working_dir,
+            summaries,
+            suffix,
+            kwargs=self.system_prompt_kwargs,
+            security_policy=self.read_security_policy(),
+        )
+
     def get_dynamic_context(self, state: ConversationState) -> str | None:
         """The part of the system prompt that is this conversation's own: the secrets its
-        commands may use, by name and description (never a value). None when there is none.
+        commands may use, by name and description (never a value), and the persistent memory
+        read when it started. None when there is none.
 
         It follows the static prompt, so the shared part stays cacheable by the provider.
         """
         registry = state.secret_registry
-        context = render_secrets_context(registry.get_secret_infos())
-        return registry.mask_secrets_in_output(context) if context else None
+        secrets = render_secrets_context(registry.get_secret_infos())
+        memory = self.agent_context.memory_context if self.agent_context else None
+        parts = [
+            registry.mask_secrets_in_output(secrets) if secrets else None,
+            registry.mask_secrets_in_output(render_memory_context(memory)) if memory else None,
+        ]
+        return "\n\n".join(p for p in parts if p) or None
 
     def step(
         self,
@@ -611,6 +642,11 @@ class _ParsedCall(NamedTuple):
     risk: SecurityRisk = SecurityRisk.UNKNOWN
     summary: str | None = None
     error: str | None = None  # for the model, when the call did not validate
+
+
+def _first_line(text: str) -> str:
+    lines = text.strip().splitlines()
+    return lines[0] if lines else ""
 
 
 def _schemas(tools: dict[str, ToolDefinition[Any, Any]]) -> dict[bool, list[dict[str, Any]]]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ConfigDict, Field, PrivateAttr, SerializeAsAny, field_validator
@@ -29,6 +30,8 @@ if TYPE_CHECKING:
     from ohtui.sdk.sandbox import Sandbox
 
 EventCallback = Callable[["Event"], None]
+DEFAULT_SECURITY_POLICY = "security_policy.j2"
+"""The SDK's name for its built-in policy file: here, no file and no extra policy."""
 BUILT_IN_TOOL_CLASSES = {cls.__name__: cls for cls in BUILT_IN_TOOLS}
 """The tools every agent may have without registering them, by class name."""
 
@@ -87,6 +90,18 @@ class AgentBase(DiscriminatedUnionMixin, ABC):
         "are kept with the agent but change nothing.",
         examples=[{"cli_mode": True}],
     )
+    security_policy_filename: str = Field(
+        default=DEFAULT_SECURITY_POLICY,
+        description="A file whose text joins the system prompt, as written, as its security "
+        "policy (a relative path is read from the current directory). The default "
+        f"'{DEFAULT_SECURITY_POLICY}' and '' (or None) add none: ohtui's own rules are in the "
+        "prompt's working style.",
+    )
+
+    @field_validator("security_policy_filename", mode="before")
+    @classmethod
+    def _none_is_no_policy(cls, value: object) -> object:
+        return "" if value is None else value
 
     @field_validator("include_default_tools")
     @classmethod
@@ -105,6 +120,24 @@ class AgentBase(DiscriminatedUnionMixin, ABC):
     _mcp: Any = PrivateAttr(default=None)  # MCPClientManager, imported on first use
     _mcp_lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
     _mcp_version: int = PrivateAttr(default=-1)
+
+    def read_security_policy(self) -> str | None:
+        """The custom security policy's text, or None when the agent has none.
+
+        ValueError, naming the file and the field, when it cannot be read.
+        """
+        name = self.security_policy_filename
+        if not name or name == DEFAULT_SECURITY_POLICY:
+            return None
+        path = Path(name).expanduser()
+        try:
+            return path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            raise ValueError(
+                f"security_policy_filename {name!r}: cannot read it ({why}); give the path of "
+                "a UTF-8 text file, or leave it unset for no custom policy"
+            ) from exc
 
     @property
     def tools_map(self) -> dict[str, ToolDefinition[Any, Any]]:

@@ -46,10 +46,14 @@ def render_system_prompt(
     tools: Sequence[tuple[str, str]],
     extra: str | None = None,
     kwargs: Mapping[str, object] | None = None,
+    security_policy: str | None = None,
 ) -> str:
-    """The system prompt for a workspace and the (name, first line of description) tools;
+    """The system prompt for a workspace and the (name, first line of description) tools,
+    with a custom security policy (inserted as written) and the agent context's `extra`;
     `kwargs` are the agent's `system_prompt_kwargs` (ohtui reads `cli_mode`)."""
-    tool_list = "\n".join(f"- {name}: {summary}" for name, summary in tools)
+    tool_list = "\n".join(
+        f"- {name}: {summary}" if summary else f"- {name}" for name, summary in tools
+    )
     cli_mode = (kwargs or {}).get("cli_mode")
     prompt = SYSTEM_PROMPT.format(
         working_dir=working_dir,
@@ -58,6 +62,8 @@ def render_system_prompt(
         mode="" if cli_mode is None else "\n" + CLI_MODE_LINES[bool(cli_mode)],
         tool_list=tool_list,
     )
+    if security_policy is not None:
+        prompt += f"\n\n<SECURITY>\n{security_policy.strip()}\n</SECURITY>"
     if extra:
         prompt += f"\n\n<ADDITIONAL_INSTRUCTIONS>\n{extra.strip()}\n</ADDITIONAL_INSTRUCTIONS>"
     return prompt

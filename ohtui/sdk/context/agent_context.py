@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ohtui.sdk.context.skills.prompt import recall_knowledge, render_repo_context
-from ohtui.sdk.context.skills.skill import Skill
+from ohtui.sdk.context.skills.skill import DEFAULT_MARKETPLACE_PATH, Skill
 from ohtui.sdk.llm.message import TextContent
 
 
@@ -42,6 +42,42 @@ class AgentContext(BaseModel):
         description="Where the user's skills are (first wins); None: ~/.agents/skills and "
         "~/.openhands/skills.",
     )
+    load_public_skills: bool = Field(
+        default=False,
+        description="Add the public skills (github.com/OpenHands/extensions, fetched into a "
+        "cache) when the context is made; skills given here win a name. Offline, the cached "
+        "copy is used, or none (a warning is logged).",
+    )
+    marketplace_path: str | None = Field(
+        default=DEFAULT_MARKETPLACE_PATH,
+        description="Which public skills: the marketplace file listing them, inside the "
+        "repository (None: all of them).",
+    )
+    load_memory: bool = Field(
+        default=False,
+        description="Keep persistent memory: the MEMORY.md indexes under ~/.openhands/memory/ "
+        "and <workspace>/.openhands/memory/ join the prompt when a conversation starts, and "
+        "the prompt tells the agent how to keep them.",
+    )
+    memory_context: str | None = Field(
+        default=None,
+        exclude=True,
+        description="The memory read when the conversation started (never saved: it is read "
+        "again each time).",
+    )
+
+    @model_validator(mode="after")
+    def _add_public_skills(self) -> AgentContext:
+        if not self.load_public_skills:
+            return self
+        from ohtui.sdk.context.skills.public import load_public_skills
+
+        given = {skill.name for skill in self.skills}
+        public = load_public_skills(marketplace_path=self.marketplace_path)
+        added = [skill for skill in public if skill.name not in given]
+        if added:
+            object.__setattr__(self, "skills", [*self.skills, *added])  # frozen: set once, here
+        return self
 
     def system_message_extension(self) -> str | None:
         """What follows the system prompt: the always-on skills, then the suffix."""

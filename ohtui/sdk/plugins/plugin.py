@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ohtui.sdk.context.skills.loader import load_skills_from_dir
+from ohtui.sdk.context.skills.loader import read_skills_dir
 from ohtui.sdk.context.skills.skill import Skill
 from ohtui.sdk.hooks.config import HookConfig, HookConfigError, HookDefinition
 
@@ -60,7 +60,7 @@ class Plugin:
         if not root.is_dir():
             raise PluginLoadError(f"plugin folder {root} does not exist")
         manifest = _manifest(root)
-        skills = load_skills_from_dir(root / "skills")
+        skills = read_skills_dir(root / "skills")
         return cls(
             name=str(manifest.get("name") or root.name),
             path=root,

@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import PurePosixPath
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-_CREDENTIALS = re.compile(r"(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*://)[^/@\s]+@")
+from ohtui.sdk.utils.git_cache import redact_url_credentials
 
-
-def redact_url_credentials(source: str) -> str:
-    """`source` with any `user:token@` of a URL replaced by `****@` (safe to save or show)."""
-    return _CREDENTIALS.sub(r"\g<scheme>****@", source)
+__all__ = ["PluginSource", "ResolvedPluginSource", "redact_url_credentials"]
 
 
 class PluginSource(BaseModel):

@@ -16,8 +16,8 @@ from ohtui.sdk.context.skills import (
     Skill,
     SkillError,
     load_project_skills,
-    load_skills_from_dir,
     load_user_skills,
+    read_skills_dir,
 )
 
 DEPLOY = """---
@@ -129,7 +129,7 @@ def test_a_bad_file_is_skipped_with_a_warning_and_the_others_load(tmp_path: Path
     write(skills / "pdf" / "SKILL.md", "Use pdftotext.\n")
     write(skills / "pdf" / "reference.md", "not a skill of its own\n")
 
-    loaded = load_skills_from_dir(skills)
+    loaded = read_skills_dir(skills)
 
     assert sorted(loaded.skills) == ["deploy", "pdf"]
     [warning] = loaded.warnings

@@ -59,8 +59,9 @@ class SkillLoad:
         self.skills[skill.name] = skill
 
 
-def load_skills_from_dir(skill_dir: str | Path) -> SkillLoad:
-    """Every skill in a directory: `*.md` files (any depth) and `<name>/SKILL.md` folders.
+def read_skills_dir(skill_dir: str | Path) -> SkillLoad:
+    """Every skill in a directory: `*.md` files (any depth) and `<name>/SKILL.md` folders,
+    with a warning per file that could not be read.
 
     README.md files are documentation, not skills. A missing directory has none.
     """
@@ -84,10 +85,29 @@ def load_skills_from_dir(skill_dir: str | Path) -> SkillLoad:
     return result
 
 
+def load_skills_from_dir(
+    skill_dir: str | Path,
+) -> tuple[dict[str, Skill], dict[str, Skill], dict[str, Skill]]:
+    """A directory's skills as the SDK sorts them: (always-on, keyword-triggered, SKILL.md
+    folders), each by name. Files that cannot be read are skipped with a logged warning.
+    """
+    repo: dict[str, Skill] = {}
+    knowledge: dict[str, Skill] = {}
+    agent_skills: dict[str, Skill] = {}
+    for name, skill in read_skills_dir(skill_dir).skills.items():
+        if skill.is_agentskills_format:
+            agent_skills[name] = skill
+        elif skill.trigger is None:
+            repo[name] = skill
+        else:
+            knowledge[name] = skill
+    return repo, knowledge, agent_skills
+
+
 def _merge_dirs(dirs: Iterable[Path]) -> SkillLoad:
     result = SkillLoad()
     for directory in dirs:
-        result.add_missing(load_skills_from_dir(directory))
+        result.add_missing(read_skills_dir(directory))
     return result
 
 

@@ -6,7 +6,12 @@ import re
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from ohtui.sdk.context.skills.resources import SkillResources, discover_skill_resources
+
+DEFAULT_MARKETPLACE_PATH = "marketplaces/default.json"
+"""The public skills loaded by default: those this file of their repository lists."""
 
 
 class SkillError(ValueError):
@@ -49,6 +54,31 @@ class Skill(BaseModel):
     is_agentskills_format: bool = Field(
         default=False, description="An AgentSkills SKILL.md (the model may open it on demand)."
     )
+    license: str | None = Field(default=None, description="Its license (AgentSkills field).")
+    compatibility: str | None = Field(
+        default=None, description="What it needs to work, e.g. 'Requires bash' (AgentSkills)."
+    )
+    metadata: dict[str, str] | None = Field(
+        default=None, description="Free key-value metadata (AgentSkills field)."
+    )
+    allowed_tools: list[str] | None = Field(
+        default=None, description="Tools the skill expects to use (AgentSkills 'allowed-tools')."
+    )
+    resources: SkillResources | None = Field(
+        default=None, description="Its folder's scripts/, references/ and assets/ (SKILL.md only)."
+    )
+
+    @field_validator("metadata", mode="before")
+    @classmethod
+    def _metadata_as_text(cls, value: object) -> object:
+        if isinstance(value, dict):
+            return {str(k): str(v) for k, v in value.items()}
+        return value
+
+    @field_validator("allowed_tools", mode="before")
+    @classmethod
+    def _tools_list(cls, value: object) -> object:
+        return value.split() if isinstance(value, str) else value
 
     THIRD_PARTY_NAMES: ClassVar[dict[str, str]] = {
         "agents.md": "agents",
@@ -101,6 +131,7 @@ class Skill(BaseModel):
         keywords = _keywords(metadata, path)
         if "inputs" in metadata and f"/{name}" not in keywords:
             keywords.append(f"/{name}")  # a task skill is also called by its slash name
+        resources = discover_skill_resources(path.parent) if agentskill else None
         return cls(
             name=name,
             content=body,
@@ -108,6 +139,11 @@ class Skill(BaseModel):
             source=str(path),
             description=_text_field(metadata, "description", path),
             is_agentskills_format=agentskill,
+            license=_text_field(metadata, "license", path),
+            compatibility=_text_field(metadata, "compatibility", path),
+            metadata=_mapping_field(metadata, "metadata", path),
+            allowed_tools=_tools_field(metadata, path),
+            resources=resources if resources is not None and resources.has_resources() else None,
         )
 
 
@@ -147,6 +183,28 @@ def _text_field(metadata: dict[str, Any], key: str, path: Path) -> str | None:
     if not isinstance(value, str | int | float) or isinstance(value, bool) or not str(value):
         raise SkillError(f"{path}: '{key}' must be a non-empty text, not {value!r}")
     return str(value).strip()
+
+
+def _mapping_field(metadata: dict[str, Any], key: str, path: Path) -> dict[str, str] | None:
+    value = metadata.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise SkillError(f"{path}: '{key}' must be 'key: value' lines, not {value!r}")
+    return {str(k): str(v) for k, v in value.items()}
+
+
+def _tools_field(metadata: dict[str, Any], path: Path) -> list[str] | None:
+    value = metadata.get("allowed-tools", metadata.get("allowed_tools"))
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return value.split()
+    if isinstance(value, list) and all(isinstance(t, str) for t in value):
+        return list(value)
+    raise SkillError(
+        f"{path}: 'allowed-tools' must be tool names separated by spaces, not {value!r}"
+    )
 
 
 def _keywords(metadata: dict[str, Any], path: Path) -> list[str]:

@@ -3,7 +3,8 @@
 Skills of the same name replace each other in this order (later wins): the user's skills,
 the agent context's own, each plugin's in the order given, the project's (AGENTS.md,
 .agents/skills...). MCP server settings: the agent's, then each plugin's (later wins).
-Hooks: the conversation's, then each plugin's, all of them run.
+Hooks: the conversation's, then each plugin's, all of them run. Persistent memory (the
+MEMORY.md indexes) is read here too, when the agent context asks for it.
 """
 
 from __future__ import annotations
@@ -49,7 +50,9 @@ def extend_agent(
     `plugin_check` raises; skill files that cannot be read are skipped with a warning each.
     """
     context = agent.agent_context
-    wants_disk = context is not None and (context.load_project_skills or context.load_user_skills)
+    wants_disk = context is not None and (
+        context.load_project_skills or context.load_user_skills or context.load_memory
+    )
     if not plugins and not saved_plugins and not wants_disk:
         return AgentExtension(agent, hook_config)
     from ohtui.sdk.context.skills.loader import load_project_skills, load_user_skills
@@ -73,13 +76,16 @@ def extend_agent(
         project = load_project_skills(working_dir)
         layers.append(project.skills.values())
         warnings.extend(project.warnings)
+    update: dict[str, object] = {"skills": _by_name(layers)}
+    if context.load_memory:
+        update["memory_context"] = _memory(working_dir, warnings)
     # A new instance, not model_copy: that would share the agent's private per-conversation
     # parts (history, tools) with the caller's object.
     fields = {name: getattr(agent, name) for name in type(agent).model_fields}
     extended = type(agent)(
         **{
             **fields,
-            "agent_context": context.model_copy(update={"skills": _by_name(layers)}),
+            "agent_context": context.model_copy(update=update),
             "mcp_config": {**agent.mcp_config, **loaded.mcp_config},
         }
     )
@@ -89,6 +95,17 @@ def extend_agent(
         resolved_plugins=loaded.resolved or None,
         warnings=warnings,
     )
+
+
+def _memory(working_dir: str, warnings: list[str]) -> str | None:
+    """The memory indexes' text; None (with a warning) when they cannot be read."""
+    from ohtui.sdk.context.memory import load_memory
+
+    try:
+        return load_memory(working_dir)
+    except (OSError, ValueError) as exc:  # a bad home or workspace path: start without memory
+        warnings.append(f"persistent memory left out: {exc}")
+        return None
 
 
 def _by_name(layers: Iterable[Iterable[Skill]]) -> list[Skill]:
