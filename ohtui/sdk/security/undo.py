@@ -9,6 +9,11 @@ if TYPE_CHECKING:
 
 CONVERSATION_ONLY = frozenset({"finish", "think", "task_tracker"})
 """Tools that change nothing outside the conversation."""
+FILE_EDITORS = frozenset({"file_editor", "planning_file_editor"})
+"""ohtui's file editor and the tools built on it: `view` reads, every other command writes."""
+CONFINED_WRITERS = FILE_EDITORS | {"apply_patch", "write_file", "edit"}
+"""Tools that write only files, through the file editor's handles, inside the workspace (or
+the sandbox): a checkpoint taken before them undoes what they do."""
 
 
 def changes_workspace(action: ActionEvent, read_only_tool: bool) -> bool:
@@ -17,7 +22,7 @@ def changes_workspace(action: ActionEvent, read_only_tool: bool) -> bool:
     if read_only_tool or action.tool_name in CONVERSATION_ONLY or action.action is None:
         return False
     command = getattr(action.action, "command", None)
-    if action.tool_name == "file_editor":
+    if action.tool_name in FILE_EDITORS:
         return command != "view"
     if action.tool_name == "terminal" and isinstance(command, str):
         from ohtui.sdk.security.shell import only_reads, parse_command
