@@ -115,7 +115,11 @@ class Agent(AgentBase):
             summaries = [(t.name, t.description.strip().splitlines()[0]) for t in tools.values()]
             suffix = self.agent_context.system_message_extension() if self.agent_context else None
             prompt = render_system_prompt(
-                state.workspace.working_dir, summaries, suffix, self.system_prompt_kwargs
+                state.workspace.working_dir,
+                summaries,
+                suffix,
+                self.system_prompt_kwargs,
+                filename=self.system_prompt_filename,
             )
             dynamic = self.get_dynamic_context(state)
             self._static_prompt = prompt
