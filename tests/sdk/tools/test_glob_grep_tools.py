@@ -136,6 +136,13 @@ def test_glob_refuses_folders_outside_the_workspace(project: Path, tmp_path: Pat
     assert "secret.py" not in " ".join(glob(project, "**/*.py").files)
 
 
+def test_links_to_files_inside_the_workspace_are_listed_and_searched(project: Path) -> None:
+    (project / "alias.py").symlink_to(project / "src" / "app.py")
+    found = glob(project, "alias.py").files
+    assert found == [str(project.resolve() / "alias.py")] and os.path.islink(found[0])
+    assert "alias.py" in names(grep(project, "hello world").matches, project)
+
+
 def test_glob_lists_at_most_100_files_and_says_more_matched(workspace: Path) -> None:
     for index in range(105):
         (workspace / f"f{index:03}.txt").write_text("x")
@@ -195,7 +202,7 @@ def test_grep_bad_regex_and_bad_folder_are_errors(project: Path, tmp_path: Path)
     bad = grep(project, "def (")
     assert bad.is_error and bad.text.startswith("Invalid regex pattern:")
     missing = grep(project, "x", path="no/such/dir")
-    assert missing.is_error and "does not exist" in missing.text
+    assert missing.is_error and "is not a valid directory (it does not exist)" in missing.text
     outside = grep(project, "x", path=str(tmp_path))
     assert outside.is_error and "outside the workspace" in outside.text
 

@@ -48,7 +48,8 @@ file names at any depth.
 * Lists the matching files' absolute paths, most recently modified first; at most 100, so \
 narrow the pattern or pass `path` when there are more.
 * Hidden files and bulky folders (node_modules, .git, virtual environments) are skipped \
-unless the pattern names them. Only the workspace is searched; links are not followed."""
+unless the pattern names them. Only the workspace is searched; links to \
+folders are not followed, nor links out of it."""
 
 
 class GlobTool(ToolDefinition[GlobAction, GlobObservation]):

@@ -39,7 +39,8 @@ class Walk:
     """Why not every file was looked at (too many entries, too long); None when all were."""
 
     def files(self) -> Iterator[tuple[str, os.DirEntry[str]]]:
-        """(path relative to the root, entry) of each regular file, no link followed.
+        """(path relative to the root, entry) of each regular file, and of each link to a
+        regular file inside the workspace; no link to a folder is followed.
 
         Hidden names and bulky folders (node_modules, .git, virtual environments) are left
         out unless `include_hidden`; so are folders the sandbox hides."""
@@ -74,9 +75,16 @@ class Walk:
                         continue
                     if self.boundary is None or self.boundary.check_read(entry.path) is None:
                         subfolders.append((entry.path, relative + "/"))
-                elif stat.S_ISREG(mode):
+                elif stat.S_ISREG(mode) or (stat.S_ISLNK(mode) and self._file_inside(entry.path)):
                     yield relative, entry
             stack.extend(reversed(subfolders))
+
+    def _file_inside(self, link: str) -> bool:
+        """Whether the link leads to a regular file inside the workspace (a link to a folder
+        is never followed: no loop, no way out)."""
+        root = self.boundary.root if self.boundary is not None else str(self.root)
+        real = os.path.realpath(link)
+        return inside(real, root) and os.path.isfile(real)
 
 
 def search_root(raw: str | None, working_dir: str, boundary: WorkspaceBoundary) -> Path:
@@ -93,10 +101,10 @@ def search_root(raw: str | None, working_dir: str, boundary: WorkspaceBoundary) 
             "workspace itself."
         )
     if not os.path.isdir(real):
-        what = "does not exist" if not os.path.lexists(path) else "is not a folder"
+        what = "it does not exist" if not os.path.lexists(path) else "it is not a folder"
         raise SearchPathError(
-            f"The path '{path}' {what}. Pass a folder of the workspace, or leave the path "
-            "out for the workspace itself."
+            f"The path '{path}' is not a valid directory ({what}). Pass a folder of the "
+            "workspace, or leave the path out for the workspace itself."
         )
     problem = boundary.check_read(real)
     if problem:

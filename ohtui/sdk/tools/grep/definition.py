@@ -53,7 +53,8 @@ TOOL_DESCRIPTION = """Find the files whose content matches a regular expression.
 narrow the pattern or pass `path`/`include` when there are more. To see the matching lines, \
 view the files.
 * Binary files, files over 10 MB, hidden files and bulky folders (node_modules, .git, \
-virtual environments) are skipped. Only the workspace is searched; links are not followed."""
+virtual environments) are skipped. Only the workspace is searched; links to \
+folders are not followed, nor links out of it."""
 
 
 class GrepTool(ToolDefinition[GrepAction, GrepObservation]):

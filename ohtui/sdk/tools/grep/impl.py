@@ -84,10 +84,11 @@ def _compile(pattern: str) -> re.Pattern[str]:
 
 def _search(path: str, regex: re.Pattern[str]) -> float | None:
     """The file's modification time when its text matches, else None. A file that is not
-    regular (swapped for a link or a pipe since it was listed), binary or too large is not
-    searched."""
+    regular (swapped for a pipe since it was listed), binary or too large is not searched."""
     try:
-        fd = os.open(path, _OPEN_FLAGS)
+        # A link was listed only when it leads to a file inside the workspace: open where it
+        # leads, following no further link.
+        fd = os.open(os.path.realpath(path), _OPEN_FLAGS)
     except OSError:
         return None
     try:
