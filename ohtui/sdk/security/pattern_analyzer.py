@@ -30,7 +30,7 @@ from ohtui.sdk.security.command_rules import (
 from ohtui.sdk.security.risk import SecurityRisk
 from ohtui.sdk.security.shell import CommandLine, is_read_only, only_reads, parse_command
 from ohtui.sdk.security.shell_scan import scan_shell_command
-from ohtui.sdk.security.undo import CONVERSATION_ONLY, FILE_EDITORS
+from ohtui.sdk.security.undo import CONVERSATION_ONLY, FILE_EDITORS, written_paths
 
 if TYPE_CHECKING:
     from ohtui.sdk.event.llm_convertible.action import ActionEvent
@@ -209,7 +209,7 @@ class PatternSecurityAnalyzer(SecurityAnalyzerBase):
             return self._terminal(command)
         if action.tool_name in FILE_EDITORS and isinstance(path, str):
             return self._edit(str(command or "view"), path)
-        written = _written_paths(action.tool_name, arguments)
+        written = written_paths(action.tool_name, arguments)
         if written:
             return [finding for each in written for finding in self._edit("write", each)]
         if action.tool_name in CONVERSATION_ONLY and action.action is not None:
@@ -342,19 +342,6 @@ class PatternSecurityAnalyzer(SecurityAnalyzerBase):
 
 _UNPROVEN = "not-shown-harmless"
 _UNDOABLE = "confined to the workspace and undoable (a checkpoint is taken first)"
-
-
-_PATCH_PATH = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$|^\*\*\* Move to: (.+)$", re.M)
-
-
-def _written_paths(tool_name: str, arguments: dict[str, Any]) -> list[str]:
-    """The files a call of one of the other file-writing tools writes (apply_patch, the
-    Gemini-style write_file and edit); empty for any other call."""
-    if tool_name in ("write_file", "edit") and isinstance(arguments.get("file_path"), str):
-        return [arguments["file_path"]]
-    if tool_name == "apply_patch" and isinstance(arguments.get("patch"), str):
-        return [a or b for a, b in _PATCH_PATH.findall(arguments["patch"])]
-    return []
 
 
 def _not_undoable(line: CommandLine) -> str:

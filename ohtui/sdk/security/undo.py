@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import re
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ohtui.sdk.event.llm_convertible.action import ActionEvent
@@ -29,3 +30,16 @@ def changes_workspace(action: ActionEvent, read_only_tool: bool) -> bool:
 
         return not only_reads(parse_command(command))
     return True
+
+
+_PATCH_PATH = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$|^\*\*\* Move to: (.+)$", re.M)
+
+
+def written_paths(tool_name: str, arguments: dict[str, Any]) -> list[str]:
+    """The files a call of one of the other file-writing tools writes (apply_patch, the
+    Gemini-style write_file and edit); empty for any other call."""
+    if tool_name in ("write_file", "edit") and isinstance(arguments.get("file_path"), str):
+        return [arguments["file_path"]]
+    if tool_name == "apply_patch" and isinstance(arguments.get("patch"), str):
+        return [(a or b).strip() for a, b in _PATCH_PATH.findall(arguments["patch"])]
+    return []

@@ -210,6 +210,7 @@ def test_gpt5_agent_patches_after_a_checkpoint_that_undoes_it(
         assert (workspace / "README.md").read_text() == "new\n"
         [checkpoint] = conv.list_checkpoints()
         assert checkpoint.action_id == observation.action_id
+        assert checkpoint.label == "apply_patch README.md"
         conv.restore_checkpoint()
         assert (workspace / "README.md").read_text() == "old\n"
     finally:
