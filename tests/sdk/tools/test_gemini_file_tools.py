@@ -42,7 +42,9 @@ def test_read_file_refuses_what_it_cannot_read(workspace: Path, tmp_path: Path) 
     (tmp_path / "secret.txt").write_text("s\n")
     (workspace / "link.txt").symlink_to(tmp_path / "secret.txt")
     read = ReadFileExecutor(str(workspace))
-    assert "does not exist" in read(ReadFileAction(file_path="nope.txt")).text
+    assert "File not found" in read(ReadFileAction(file_path="nope.txt")).text
+    (workspace / "folder").mkdir()
+    assert "is a directory" in read(ReadFileAction(file_path="folder")).text
     assert "binary" in read(ReadFileAction(file_path="blob")).text
     for path in (str(tmp_path / "secret.txt"), "link.txt", "../secret.txt"):
         obs = read(ReadFileAction(file_path=path))
@@ -120,6 +122,8 @@ def test_list_directory_lists_two_levels_without_following_links(
     assert paths == [".hidden", "a", "a/b", "a/one.txt", "link"]
     sizes = {e.name: e.size for e in deep.entries}
     assert sizes["one.txt"] == 5 and sizes["a"] == 0
+    assert "Directory not found" in listing(ListDirectoryAction(dir_path="nope")).text
+    assert "not a directory" in listing(ListDirectoryAction(dir_path="a/one.txt")).text
     outside = listing(ListDirectoryAction(dir_path=str(tmp_path)))
     assert outside.is_error and "outside the workspace" in outside.text
 

@@ -28,10 +28,15 @@ class ListDirectoryExecutor(WorkspaceExecutor):
     ) -> ListDirectoryObservation:
         """List the folder; failures come back as error observations."""
         boundary = self.files.boundary
+        path = self.files.resolve(action.dir_path)
+        if not path.exists():
+            return _error(f"Error: Directory not found: {path}. Check the path.")
+        if not path.is_dir():
+            return _error(f"Error: Path is not a directory: {path}. Read files with read_file.")
         try:
             root = search_root(action.dir_path, self.workspace_root, boundary)
         except SearchPathError as exc:
-            return ListDirectoryObservation.from_text(f"Error: {exc}", is_error=True)
+            return _error(f"Error: {exc}")
         entries: list[FileEntry] = []
         truncated = _list(root, DEPTH if action.recursive else 1, entries, boundary)
         text = f"Listed directory: {root} ({len(entries)} entries"
@@ -45,6 +50,10 @@ class ListDirectoryExecutor(WorkspaceExecutor):
             total_count=len(entries),
             is_truncated=truncated,
         )
+
+
+def _error(text: str) -> ListDirectoryObservation:
+    return ListDirectoryObservation.from_text(text, is_error=True)
 
 
 def _list(folder: Path, depth: int, out: list[FileEntry], boundary: WorkspaceBoundary) -> bool:

@@ -17,6 +17,12 @@ class ReadFileExecutor(WorkspaceExecutor):
     def __call__(self, action: ReadFileAction, conversation: object = None) -> ReadFileObservation:
         """Read the lines asked for; failures come back as error observations."""
         path = self.files.resolve(action.file_path)
+        if not self.files.exists(path):
+            return _error(
+                f"Error: File not found: {path}. Check the path (list_directory shows what "
+                "is there).",
+                str(path),
+            )
         try:
             lines = split_lines(self.files.read(path).text)
         except (FileEditorError, OSError) as exc:
