@@ -172,3 +172,16 @@ def test_an_unknown_prompt_file_is_a_clear_error(llm: LLM) -> None:
 
     with pytest.raises(ValueError, match="renders no Jinja2 template"):
         Agent(llm=llm, system_prompt_filename="/tmp/custom.j2")
+
+
+def test_the_planning_agent_crosses_the_wire_with_its_prompt(llm: LLM) -> None:
+    from ohtui.sdk.wire.agent_in import agent_from_wire
+    from ohtui.sdk.wire.agent_out import agent_to_wire
+
+    agent = get_planning_agent(llm)
+    payload = agent_to_wire(agent)
+    assert payload["system_prompt_filename"] == "system_prompt_planning.j2"
+    back = agent_from_wire(payload)
+    assert back.system_prompt_filename == agent.system_prompt_filename
+    assert back.system_prompt_kwargs == agent.system_prompt_kwargs
+    assert [t.name for t in back.tools] == ["glob", "grep", "planning_file_editor"]
