@@ -116,6 +116,7 @@ if TYPE_CHECKING:
     from ohtui.sdk.conversation.impl.remote_events import RemoteEventsList
     from ohtui.sdk.conversation.impl.remote_state import RemoteState
     from ohtui.sdk.hooks import HookConfig
+    from ohtui.sdk.llm.llm_profile_store import LLMProfileStore
     from ohtui.sdk.security import PatternSecurityAnalyzer, PolicyRailSecurityAnalyzer
 
 # Loaded on first use, to keep `import ohtui.sdk` light: the command-reading analyzers, the
@@ -124,6 +125,7 @@ __getattr__ = lazy_exports(
     __name__,
     {
         "HookConfig": "ohtui.sdk.hooks",
+        "LLMProfileStore": "ohtui.sdk.llm.llm_profile_store",
         "PatternSecurityAnalyzer": "ohtui.sdk.security",
         "PolicyRailSecurityAnalyzer": "ohtui.sdk.security",
         "RemoteConversation": "ohtui.sdk.conversation.impl.remote_conversation",
@@ -184,6 +186,7 @@ __all__ = [
     "LLMCompletionLogEvent",
     "LLMConvertibleEvent",
     "LLMError",
+    "LLMProfileStore",
     "LLMRegistry",
     "LLMSecurityAnalyzer",
     "LLMStreamChunk",

@@ -20,20 +20,22 @@ import json
 import logging
 import os
 import re
-import sys
 import threading
 from collections.abc import Callable, Mapping
-from concurrent.futures import Future
-from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
+
+from ohtui.sdk.utils.os_keyring import SERVICE
+from ohtui.sdk.utils.os_keyring import KeyringTimeoutError as _KeyringTimeoutError
+from ohtui.sdk.utils.os_keyring import call_with_timeout as _call
+from ohtui.sdk.utils.os_keyring import readable as _readable
+from ohtui.sdk.utils.os_keyring import usable_backend as _usable
 
 if TYPE_CHECKING:
     from keyring.backend import KeyringBackend
 
 logger = logging.getLogger(__name__)
 
-SERVICE = "ohtui"
 SERVER_KEY_ENV = "OHTUI_SERVER_API_KEY"
 """The session API key of the agent server ([server] url), over the keyring's."""
 PROBE_TIMEOUT = 3.0  # seconds
@@ -43,16 +45,6 @@ _PROBE_USER = "probe"
 _USER_SECRETS = "user-secrets"
 _CIPHER_KEY = "conversation-cipher-key"
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_READABLE_NAMES = {
-    "keyring.backends.SecretService.Keyring": "Secret Service",
-    "keyring.backends.libsecret.Keyring": "Secret Service (libsecret)",
-    "keyring.backends.kwallet.DBusKeyring": "KWallet",
-    "keyring.backends.macOS.Keyring": "macOS Keychain",
-    "keyring.backends.Windows.WinVaultKeyring": "Windows Credential Manager",
-}
-# keyrings.alt backends that keep secrets in files anyone with the disk can read.
-_FILE_MODULES = ("keyrings.alt.file", "keyrings.alt.pyfs")
-
 T = TypeVar("T")
 
 
@@ -67,99 +59,6 @@ class KeyringStatus:
 
 class SecretStoreError(Exception):
     """A secret could not be read or saved; the message says what failed and what to do."""
-
-
-class _KeyringTimeoutError(Exception):
-    """A keyring call did not return in time (its thread is abandoned)."""
-
-
-def _call(fn: Callable[[], T], timeout: float, what: str) -> T:
-    # A daemon thread, not an executor: executor threads are joined at exit, so one hung
-    # D-Bus call would keep the whole app from quitting.
-    future: Future[T] = Future()
-
-    def run() -> None:
-        try:
-            future.set_result(fn())
-        except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread, re-raised there
-            future.set_exception(exc)
-
-    threading.Thread(target=run, name=f"ohtui-keyring: {what}", daemon=True).start()
-    try:
-        return future.result(timeout)
-    except FutureTimeout:
-        logger.warning("keyring call abandoned after %g s: %s", timeout, what)
-        raise _KeyringTimeoutError(what) from None
-
-
-def _qualname(backend: KeyringBackend) -> str:
-    cls = type(backend)
-    return f"{cls.__module__}.{cls.__qualname__}"
-
-
-def _readable(backend: KeyringBackend) -> str:
-    from keyring.backends import fail, null
-
-    if isinstance(backend, fail.Keyring):
-        return "none"
-    if isinstance(backend, null.Keyring):
-        return "null (disabled)"
-    return _READABLE_NAMES.get(_qualname(backend)) or str(type(backend).name)
-
-
-def _no_keyring_reason() -> str:
-    """Why keyring found nothing, in words a user understands."""
-    if not sys.platform.startswith("linux"):
-        return "No OS keyring is available (the keyring library found no usable backend)."
-    if not os.environ.get("DBUS_SESSION_BUS_ADDRESS"):
-        return (
-            "No OS keyring is available (no D-Bus session bus: DBUS_SESSION_BUS_ADDRESS is not "
-            "set, as in an SSH or container session without a desktop)."
-        )
-    try:
-        from keyring.backends import SecretService
-
-        SecretService.Keyring.priority  # noqa: B018 - raises the reason it cannot be used
-    except Exception as exc:  # noqa: BLE001 - any failure here is the reason we report
-        detail = str(exc) or type(exc).__name__
-        if "neither running nor activatable" in detail:
-            return "No OS keyring is available (no Secret Service on the session bus)."
-        return f"No OS keyring is available (the Secret Service cannot be reached: {detail})."
-    return "No OS keyring is available (the keyring library found no usable backend)."
-
-
-def _usable(backend: KeyringBackend) -> tuple[KeyringBackend | None, str | None]:
-    """The safe backend to use for `backend` (a chainer's best member), or why there is none."""
-    from keyring.backends import chainer, fail, null
-
-    if isinstance(backend, chainer.ChainerBackend):
-        for member in backend.backends:
-            if _usable(member)[0] is not None:
-                return member, None
-        return None, _no_keyring_reason()
-    if isinstance(backend, fail.Keyring):
-        return None, _no_keyring_reason()
-    if isinstance(backend, null.Keyring):
-        return None, (
-            "The OS keyring is turned off (the keyring library is set to its null backend, "
-            "which saves nothing)."
-        )
-    name = _qualname(backend)
-    if name.startswith(_FILE_MODULES) or "plaintext" in name.lower():
-        return None, (
-            f"The only keyring configured ({name}) keeps secrets in a plain file; "
-            "ohtui does not store secrets there."
-        )
-    try:
-        priority = float(type(backend).priority)
-    except Exception as exc:  # noqa: BLE001 - keyring reports unusable backends by raising
-        return None, f"The OS keyring ({_readable(backend)}) cannot be used: {exc}."
-    if priority < 1:  # keyring's own threshold for a recommended backend
-        return None, (
-            f"The configured keyring ({name}) is not one the keyring library recommends, so "
-            "ohtui does not store secrets in it."
-        )
-    return backend, None
 
 
 def probe_keyring(timeout: float = PROBE_TIMEOUT) -> KeyringStatus:

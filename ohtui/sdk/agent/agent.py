@@ -156,6 +156,7 @@ class Agent(AgentBase):
             suffix,
             kwargs=self.system_prompt_kwargs,
             security_policy=self.read_security_policy(),
+            filename=self.system_prompt_filename,
         )
 
     def get_dynamic_context(self, state: ConversationState) -> str | None:

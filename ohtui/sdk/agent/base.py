@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ConfigDict, Field, PrivateAttr, SerializeAsAny, field_validator
 
+from ohtui.sdk.agent.prompts import DEFAULT_PROMPT_FILE, PLANNING_PROMPT_FILE, PROMPT_FILES
 from ohtui.sdk.context.agent_context import AgentContext
 from ohtui.sdk.context.condenser.base import CondenserBase
 from ohtui.sdk.llm.llm import LLM
@@ -102,6 +103,25 @@ class AgentBase(DiscriminatedUnionMixin, ABC):
     @classmethod
     def _none_is_no_policy(cls, value: object) -> object:
         return "" if value is None else value
+
+    system_prompt_filename: str = Field(
+        default=DEFAULT_PROMPT_FILE,
+        description=f"Which built-in prompt the agent gets, by the SDK's names: "
+        f"'{DEFAULT_PROMPT_FILE}' (the default) or '{PLANNING_PROMPT_FILE}' (explore and "
+        "write a plan). ohtui renders no Jinja2 templates of its own.",
+    )
+
+    @field_validator("system_prompt_filename")
+    @classmethod
+    def _known_prompt(cls, name: str) -> str:
+        if name not in PROMPT_FILES:
+            raise ValueError(
+                f"system_prompt_filename {name!r}: ohtui has the built-in prompts "
+                f"{', '.join(repr(n) for n in PROMPT_FILES)} and renders no Jinja2 template "
+                "files. Add your own instructions with "
+                "AgentContext(system_message_suffix=...) instead."
+            )
+        return name
 
     @field_validator("include_default_tools")
     @classmethod

@@ -32,6 +32,26 @@ You act only through tool calls. Your tools:
 </WORKING_STYLE>"""
 
 
+DEFAULT_PROMPT_FILE = "system_prompt.j2"
+PLANNING_PROMPT_FILE = "system_prompt_planning.j2"
+"""The SDK's names for its two built-in prompts (`Agent.system_prompt_filename`): here they
+choose ohtui's own prompts; no template file is read."""
+
+PLANNING_STYLE = """<PLANNING>
+You are the planning agent of a two-stage workflow: you explore and plan, another agent
+implements the plan afterwards. Your tools only read (glob, grep, viewing files) and write
+the plan file: you change nothing else and run no commands.
+- Explore the relevant code first: find the files with glob and grep, and view them.
+- Do not ask clarifying questions: make reasonable assumptions and state them in the plan.
+- Write the plan into the plan file (its path is in your file editor's description); it
+  already holds the section headings: fill in every section, concretely enough that another
+  engineer can implement it without asking you.
+- When the plan is written, call `finish` with a short summary and the plan file's path.
+</PLANNING>"""
+
+PROMPT_FILES = (DEFAULT_PROMPT_FILE, PLANNING_PROMPT_FILE)
+
+
 CLI_MODE_LINES = {
     True: "You run on the user's own machine, from their command line: what you change "
     "outside the workspace changes their system.",
@@ -47,21 +67,31 @@ def render_system_prompt(
     extra: str | None = None,
     kwargs: Mapping[str, object] | None = None,
     security_policy: str | None = None,
+    *,
+    filename: str = DEFAULT_PROMPT_FILE,
 ) -> str:
     """The system prompt for a workspace and the (name, first line of description) tools,
     with a custom security policy (inserted as written) and the agent context's `extra`;
-    `kwargs` are the agent's `system_prompt_kwargs` (ohtui reads `cli_mode`)."""
+    `kwargs` are the agent's `system_prompt_kwargs` (ohtui reads `cli_mode`, and for the
+    planning prompt `plan_structure`); `filename` the SDK's name of the prompt."""
     tool_list = "\n".join(
         f"- {name}: {summary}" if summary else f"- {name}" for name, summary in tools
     )
     cli_mode = (kwargs or {}).get("cli_mode")
-    prompt = SYSTEM_PROMPT.format(
+    template = SYSTEM_PROMPT
+    if filename == PLANNING_PROMPT_FILE:
+        template = SYSTEM_PROMPT[: SYSTEM_PROMPT.index("<WORKING_STYLE>")] + "{planning}"
+    prompt = template.format(
         working_dir=working_dir,
         today=date.today().isoformat(),
         os_name=f"{platform.system()} {platform.release()}",
         mode="" if cli_mode is None else "\n" + CLI_MODE_LINES[bool(cli_mode)],
         tool_list=tool_list,
+        planning=PLANNING_STYLE,
     )
+    structure = (kwargs or {}).get("plan_structure")
+    if filename == PLANNING_PROMPT_FILE and structure:
+        prompt += f"\n\n<PLAN_STRUCTURE>\n{str(structure).strip()}\n</PLAN_STRUCTURE>"
     if security_policy is not None:
         prompt += f"\n\n<SECURITY>\n{security_policy.strip()}\n</SECURITY>"
     if extra:

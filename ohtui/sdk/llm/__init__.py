@@ -1,5 +1,7 @@
 """The LLM layer: messages, the litellm-backed LLM, streaming deltas, metrics, errors."""
 
+from typing import TYPE_CHECKING
+
 from ohtui.sdk.llm.exceptions import (
     LLMAuthenticationError,
     LLMBadRequestError,
@@ -11,6 +13,7 @@ from ohtui.sdk.llm.exceptions import (
     LLMServiceUnavailableError,
     LLMTimeoutError,
 )
+from ohtui.sdk.llm.fallback_strategy import FallbackStrategy
 from ohtui.sdk.llm.llm import LLM, LLMCallContext, LLMResponse
 from ohtui.sdk.llm.message import (
     ImageContent,
@@ -25,9 +28,17 @@ from ohtui.sdk.llm.message import (
 from ohtui.sdk.llm.metrics import Metrics, MetricsSnapshot, TokenUsage
 from ohtui.sdk.llm.registry import LLMRegistry, RegistryEvent
 from ohtui.sdk.llm.streaming import LLMStreamChunk, TokenCallbackType, ToolCallDelta
+from ohtui.sdk.utils.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from ohtui.sdk.llm.llm_profile_store import LLMProfileStore
+
+# The profile store loads on first use: it brings the file lock and the keyring's helpers.
+__getattr__ = lazy_exports(__name__, {"LLMProfileStore": "ohtui.sdk.llm.llm_profile_store"})
 
 __all__ = [
     "LLM",
+    "FallbackStrategy",
     "ImageContent",
     "LLMAuthenticationError",
     "LLMBadRequestError",
@@ -36,6 +47,7 @@ __all__ = [
     "LLMContextWindowExceedError",
     "LLMError",
     "LLMNoResponseError",
+    "LLMProfileStore",
     "LLMRateLimitError",
     "LLMRegistry",
     "LLMResponse",

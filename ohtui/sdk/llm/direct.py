@@ -1,4 +1,5 @@
-"""Chat completions straight over HTTP, for OpenAI-compatible servers (`openai/…` + base URL).
+"""Chat completions straight over HTTP, for OpenAI-compatible servers (`openai/…` + base URL,
+or a LiteLLM proxy: `litellm_proxy/…`).
 
 litellm walks every message of a request several times on the way out (and its logging
 once more after the answer): with a long history that is tens of milliseconds per call,
@@ -21,6 +22,8 @@ from typing import Any
 from ohtui.sdk.llm.wire import encode_messages
 
 PREFIX = "openai/"
+PREFIXES = (PREFIX, "litellm_proxy/")
+"""Providers that are an OpenAI-compatible server at the base URL (a LiteLLM proxy is one)."""
 _IGNORED = frozenset(
     {"drop_params", "num_retries", "max_retries", "_skip_mcp_handler", "custom_llm_provider"}
 )
@@ -109,9 +112,9 @@ def serves(model: str, base_url: str | None, provider: str | None, api_version: 
     """Whether calls to this model go straight to an OpenAI-compatible server (unless a
     request carries options only litellm handles)."""
     return (
-        model.startswith(PREFIX)
+        model.startswith(PREFIXES)
         and bool(base_url)
-        and provider in (None, "openai")
+        and provider in (None, "openai", "litellm_proxy")
         and api_version is None
     )
 
@@ -166,7 +169,7 @@ def completion(**request: Any) -> Any:
 
 
 def _body(request: dict[str, Any]) -> bytes:
-    fields: dict[str, Any] = {"model": str(request["model"])[len(PREFIX) :]}
+    fields: dict[str, Any] = {"model": str(request["model"]).partition("/")[2]}
     fields.update({k: request[k] for k in _SENT if request.get(k) is not None})
     head = json.dumps(fields, separators=(",", ":"))
     return f'{head[:-1]},"messages":{encode_messages(request["messages"])}}}'.encode()

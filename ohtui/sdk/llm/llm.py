@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import logging
+import os
 import threading
 import time
 import uuid
@@ -29,8 +30,9 @@ from pydantic import (
     field_validator,
 )
 
-from ohtui.sdk.llm import direct, model_map
+from ohtui.sdk.llm import direct, model_map, openhands_provider
 from ohtui.sdk.llm._litellm import call_options, litellm, unlogged
+from ohtui.sdk.llm.completion_log import CompletionRecord, Mask
 from ohtui.sdk.llm.counting import count_tokens, lookup_context_window
 from ohtui.sdk.llm.errors import map_error
 from ohtui.sdk.llm.exceptions import (
@@ -39,6 +41,7 @@ from ohtui.sdk.llm.exceptions import (
     LLMError,
     LLMNoResponseError,
 )
+from ohtui.sdk.llm.fallback_strategy import FallbackStrategy
 from ohtui.sdk.llm.message import Message
 from ohtui.sdk.llm.metrics import Metrics, MetricsSnapshot, TokenUsage
 from ohtui.sdk.llm.prompt_cache import mark_cache_points, needs_cache_marks
@@ -106,10 +109,12 @@ class LLMCallContext:
     """What a conversation tells its LLM calls about itself.
 
     `prompt_cache_key` groups requests that share a long prefix (one conversation's) so
-    that OpenAI serves them from the same prompt cache.
+    that OpenAI serves them from the same prompt cache. `mask` hides the conversation's
+    secrets in what is written about a call (completion logs).
     """
 
     prompt_cache_key: str | None = None
+    mask: Mask | None = None
 
 
 class LLM(BaseModel):
@@ -160,6 +165,23 @@ class LLM(BaseModel):
         default=True,
         description="Send tools as the API's `tools`; False describes them in the system "
         "prompt and reads calls from the answer's text (for servers without tool calling).",
+    )
+    disable_vision: bool | None = Field(
+        default=None, description="Treat a vision-capable model as text-only."
+    )
+    log_completions: bool = Field(
+        default=False,
+        description="Write each call's request and answer to a JSON file (secrets masked).",
+    )
+    log_completions_folder: str = Field(
+        default=os.path.join(os.getenv("LOG_DIR", "logs"), "completions"),
+        description="Where `log_completions` writes its files.",
+    )
+    fallback_strategy: FallbackStrategy | None = Field(
+        default=None,
+        exclude=True,
+        description="LLM profiles to try when a call fails for good with a transient "
+        "error; not saved with the LLM.",
     )
 
     _metrics: Metrics | None = PrivateAttr(default=None)
@@ -217,6 +239,26 @@ class LLM(BaseModel):
             self._metrics = Metrics(model_name=self.model)
         return self._metrics
 
+    def reset_metrics(self) -> None:
+        """Start counting afresh (the totals so far are dropped, not saved anywhere)."""
+        self._metrics = Metrics(model_name=self.model)
+
+    def vision_is_active(self) -> bool:
+        """Whether images are worth sending: the model reads them (litellm's model map says
+        so) and `disable_vision` is not set."""
+        if self.disable_vision:
+            return False
+        info = model_map.model_info(self._capability_model(), self.custom_llm_provider)
+        return bool((info or {}).get("supports_vision"))
+
+    def _capability_model(self) -> str:
+        """The name this model's window, prices and abilities are known under."""
+        return openhands_provider.capability_name(self.model)
+
+    def _route(self) -> tuple[str, str | None]:
+        """The model name and base URL calls are made with (`openhands/` is a proxy)."""
+        return openhands_provider.route(self.model, self.base_url)
+
     def set_call_context(self, context: LLMCallContext) -> None:
         """The context of the calls not given one (a conversation sets its own)."""
         self._call_context = context
@@ -245,14 +287,16 @@ class LLM(BaseModel):
         map (offline); None for a model it does not know (set `max_input_tokens` then)."""
         if self.max_input_tokens:
             return self.max_input_tokens
+        model = self._capability_model()
         if self.called_directly:  # litellm is never needed for it: not even imported
-            return model_map.context_window(self.model, self.custom_llm_provider)
-        return lookup_context_window(self.model, self.custom_llm_provider)
+            return model_map.context_window(model, self.custom_llm_provider)
+        return lookup_context_window(model, self.custom_llm_provider)
 
     @property
     def called_directly(self) -> bool:
         """Whether calls go straight to an OpenAI-compatible server, without litellm."""
-        return direct.serves(self.model, self.base_url, self.custom_llm_provider, self.api_version)
+        model, base_url = self._route()
+        return direct.serves(model, base_url, self.custom_llm_provider, self.api_version)
 
     @property
     def effective_max_input_tokens(self) -> int | None:
@@ -288,18 +332,25 @@ class LLM(BaseModel):
         """
         stream = kwargs.pop("stream", None)
         enable_streaming = self.stream if stream is None else bool(stream)
+        original_tools = tools
         chat = [m if isinstance(m, dict) else m.to_chat_dict() for m in messages]
         prompted = bool(tools) and not self.native_tool_calling
         if prompted:
             chat, tools = to_prompted(chat, tools or ()), None
         if self.is_caching_prompt_active():
             chat = mark_cache_points(chat)
-        request = self._request(tools, call_context or self._call_context, kwargs)
-        return self._with_retries(
+        context = call_context or self._call_context
+        request = self._request(tools, context, kwargs)
+        record = self._log_record({**request, "messages": chat}, context)
+        return self._answer(
             lambda cancel_: self._call_once(
                 chat, request, enable_streaming, on_token, cancel_, prompted
             ),
             cancel,
+            record,
+            lambda fallback: fallback.completion(
+                messages, original_tools, on_token, cancel, call_context, stream=stream, **kwargs
+            ),
         )
 
     def uses_responses_api(self) -> bool:
@@ -346,7 +397,67 @@ class LLM(BaseModel):
         if context.prompt_cache_key and self.caching_prompt and self._is_openai_itself():
             request["prompt_cache_key"] = context.prompt_cache_key
         request.update(kwargs)
-        return self._with_retries(lambda cancel_: self._respond_once(request), cancel)
+        return self._answer(
+            lambda cancel_: self._respond_once(request),
+            cancel,
+            self._log_record(request, context),
+            lambda fallback: fallback.responses(messages, tools, cancel, call_context, **kwargs),
+        )
+
+    def _answer(
+        self,
+        attempt: Callable[[threading.Event | None], _Answer],
+        cancel: threading.Event | None,
+        record: CompletionRecord | None,
+        ask_fallback: Callable[[LLM], LLMResponse],
+    ) -> LLMResponse:
+        """The answer of `attempt` (retried), logged when logging is on; when it fails for
+        good with a transient error, the first answer of the fallback LLMs, if any."""
+        try:
+            response = self._with_retries(attempt, cancel)
+        except LLMError as error:
+            if record is not None:
+                record.failed(error)
+            strategy = self.fallback_strategy
+            if strategy is not None and strategy.should_fallback(error):
+                answer = strategy.try_fallback(self.model, error, self.metrics, ask_fallback)
+                if answer is not None:
+                    return answer
+            raise
+        if record is not None:
+            record.answered(
+                {
+                    "id": response.id,
+                    "model": self.model,
+                    "choices": [
+                        {
+                            "index": 0,
+                            "finish_reason": response.finish_reason,
+                            "message": response.message.to_chat_dict(),
+                        }
+                    ],
+                    "usage": response.usage.model_dump(mode="json"),
+                },
+                self._cost(response.usage),
+                response.usage.model_dump(),
+            )
+        return response
+
+    def _log_record(
+        self, request: dict[str, Any], context: LLMCallContext
+    ) -> CompletionRecord | None:
+        """What to log of a call about to be made; None (nothing done) when logging is off."""
+        if not self.log_completions:
+            return None
+        key = self.maskable_key
+        return CompletionRecord(
+            folder=self.log_completions_folder,
+            model=self.model,
+            request=request,
+            context_window=self.context_window or 0,
+            secrets=(key,) if key else (),
+            mask=context.mask,
+        )
 
     def _with_retries(
         self, attempt: Callable[[threading.Event | None], _Answer], cancel: threading.Event | None
@@ -385,8 +496,9 @@ class LLM(BaseModel):
         self, tools: ToolsArg | None, context: LLMCallContext, extra: dict[str, Any]
     ) -> dict[str, Any]:
         """The keyword arguments of a chat-completions call, but its messages and streaming."""
+        model, base_url = self._route()
         request: dict[str, Any] = {
-            "model": self.model,
+            "model": model,
             "timeout": self._timeouts(),
             "drop_params": self.drop_params,
             "num_retries": 0,  # we retry ourselves, once, with backoff
@@ -394,7 +506,7 @@ class LLM(BaseModel):
         }
         optional = {
             "api_key": self.api_key.get_secret_value() if self.api_key else None,
-            "api_base": self.base_url,
+            "api_base": base_url,
             "api_version": self.api_version,
             "custom_llm_provider": self.custom_llm_provider,
             "temperature": self.temperature,
@@ -414,11 +526,12 @@ class LLM(BaseModel):
     def _is_openai_itself(self) -> bool:
         """Whether requests go to OpenAI's own API: other providers and OpenAI-compatible
         servers may refuse fields they do not know."""
-        if self.base_url:
+        model, base_url = self._route()
+        if base_url:
             return False
         try:
             _, provider, _, _ = litellm().get_llm_provider(
-                self.model, custom_llm_provider=self.custom_llm_provider
+                model, custom_llm_provider=self.custom_llm_provider
             )
         except Exception:  # noqa: BLE001 - a model litellm cannot place is not OpenAI's
             return False
@@ -487,7 +600,7 @@ class LLM(BaseModel):
 
             with openai.OpenAI(
                 api_key=self.api_key.get_secret_value() if self.api_key else None,
-                base_url=self.base_url,
+                base_url=self._route()[1],
                 timeout=self._timeouts(),
                 max_retries=0,  # we retry ourselves
                 default_headers=self.extra_headers,
@@ -504,15 +617,16 @@ class LLM(BaseModel):
         )
 
     def _responses_model(self) -> str:
-        """The model's name at OpenAI (or a server speaking its API); LLMBadRequestError for
-        a model another provider serves."""
+        """The model's name at OpenAI (or a server speaking its API, such as a LiteLLM
+        proxy); LLMBadRequestError for a model another provider serves."""
+        model, _ = self._route()
         try:
             name, provider, _, _ = litellm().get_llm_provider(
-                self.model, custom_llm_provider=self.custom_llm_provider
+                model, custom_llm_provider=self.custom_llm_provider
             )
         except Exception:  # noqa: BLE001 - litellm cannot place it: take the name as given
-            return str(self.model)
-        if provider != "openai":
+            return str(model)
+        if provider not in ("openai", "litellm_proxy"):
             raise LLMBadRequestError(
                 f"'{self.model}' is served by {provider}, which does not offer OpenAI's "
                 "Responses API. Use completion(), or api_mode='chat'.",
@@ -601,7 +715,7 @@ class LLM(BaseModel):
             return 0.0
         if self.called_directly:
             price = model_map.cost(
-                self.model,
+                self._capability_model(),
                 self.custom_llm_provider,
                 prompt_tokens=usage.prompt_tokens,
                 completion_tokens=usage.completion_tokens,
@@ -612,7 +726,7 @@ class LLM(BaseModel):
             return price or 0.0
         try:
             prompt_cost, completion_cost = litellm().cost_per_token(
-                model=self.model,
+                model=self._capability_model(),
                 prompt_tokens=usage.prompt_tokens,
                 completion_tokens=usage.completion_tokens,
                 cache_read_input_tokens=usage.cache_read_tokens,

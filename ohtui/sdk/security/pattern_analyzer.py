@@ -30,7 +30,7 @@ from ohtui.sdk.security.command_rules import (
 from ohtui.sdk.security.risk import SecurityRisk
 from ohtui.sdk.security.shell import CommandLine, is_read_only, only_reads, parse_command
 from ohtui.sdk.security.shell_scan import scan_shell_command
-from ohtui.sdk.security.undo import CONVERSATION_ONLY
+from ohtui.sdk.security.undo import CONVERSATION_ONLY, FILE_EDITORS, written_paths
 
 if TYPE_CHECKING:
     from ohtui.sdk.event.llm_convertible.action import ActionEvent
@@ -207,8 +207,11 @@ class PatternSecurityAnalyzer(SecurityAnalyzerBase):
         command, path = arguments.get("command"), arguments.get("path")
         if action.tool_name == "terminal" and isinstance(command, str):
             return self._terminal(command)
-        if action.tool_name == "file_editor" and isinstance(path, str):
+        if action.tool_name in FILE_EDITORS and isinstance(path, str):
             return self._edit(str(command or "view"), path)
+        written = written_paths(action.tool_name, arguments)
+        if written:
+            return [finding for each in written for finding in self._edit("write", each)]
         if action.tool_name in CONVERSATION_ONLY and action.action is not None:
             return [_Finding(SecurityRisk.LOW, "changes nothing outside the conversation", "")]
         if isinstance(action.action, MCPToolAction):

@@ -25,6 +25,14 @@ _MODULE_QUALNAMES: dict[str, str] = {
     "terminal": "ohtui.sdk.tools.terminal",
     "file_editor": "ohtui.sdk.tools.file_editor",
     "task_tracker": "ohtui.sdk.tools.task_tracker",
+    "glob": "ohtui.sdk.tools.glob",
+    "grep": "ohtui.sdk.tools.grep",
+    "planning_file_editor": "ohtui.sdk.tools.planning_file_editor",
+    "apply_patch": "ohtui.sdk.tools.apply_patch",
+    "read_file": "ohtui.sdk.tools.gemini.read_file",
+    "write_file": "ohtui.sdk.tools.gemini.write_file",
+    "edit": "ohtui.sdk.tools.gemini.edit",
+    "list_directory": "ohtui.sdk.tools.gemini.list_directory",
 }
 """The module defining each built-in tool, imported when a conversation first asks for it."""
 

@@ -52,6 +52,8 @@ def agent_from_wire(payload: Any) -> Agent:
         fields["include_default_tools"] = [
             name for name in payload["include_default_tools"] if name in BUILT_IN_TOOL_CLASSES
         ]
+    if isinstance(payload.get("system_prompt_filename"), str):
+        fields["system_prompt_filename"] = payload["system_prompt_filename"]
     if isinstance(payload.get("system_prompt_kwargs"), Mapping):
         fields["system_prompt_kwargs"] = dict(payload["system_prompt_kwargs"])
     context = _context_from_wire(payload.get("agent_context"))

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ohtui.sdk.agent.base import AgentBase
+from ohtui.sdk.agent.prompts import DEFAULT_PROMPT_FILE
 from ohtui.sdk.llm.llm import LLM
 
 LLM_FIELDS = (
@@ -65,6 +66,8 @@ def agent_to_wire(agent: AgentBase) -> dict[str, Any]:
         "tools": [tool.model_dump(mode="json") for tool in agent.tools],
         "include_default_tools": list(agent.include_default_tools),
     }
+    if agent.system_prompt_filename != DEFAULT_PROMPT_FILE:
+        out["system_prompt_filename"] = agent.system_prompt_filename
     if agent.system_prompt_kwargs:
         out["system_prompt_kwargs"] = dict(agent.system_prompt_kwargs)
     context = agent.agent_context

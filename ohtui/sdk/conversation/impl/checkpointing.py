@@ -25,6 +25,7 @@ from ohtui.sdk.event.checkpoint import (
     FileChangeRecord,
     find_checkpoint,
 )
+from ohtui.sdk.security.undo import FILE_EDITORS, written_paths
 
 if TYPE_CHECKING:
     from ohtui.sdk.event.base import Event
@@ -201,8 +202,10 @@ def _label(action: ActionEvent) -> str:
     data = action.action.model_dump() if action.action is not None else {}
     if action.tool_name == "terminal" and isinstance(data.get("command"), str):
         text = " ".join(data["command"].split())
-    elif action.tool_name == "file_editor" and isinstance(data.get("path"), str):
+    elif action.tool_name in FILE_EDITORS and isinstance(data.get("path"), str):
         text = f"{data.get('command', 'edit')} {data['path']}"
+    elif written := written_paths(action.tool_name, data):
+        text = f"{action.tool_name} {', '.join(written)}"
     else:
         text = action.tool_name
     return text if len(text) <= 80 else text[:79] + "…"

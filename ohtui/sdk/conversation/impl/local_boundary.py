@@ -22,6 +22,7 @@ from ohtui.sdk.event.checkpoint import (
 )
 from ohtui.sdk.event.llm_convertible.action import ActionEvent
 from ohtui.sdk.sandbox import Sandbox, SandboxConfig, SandboxMode
+from ohtui.sdk.security.undo import CONFINED_WRITERS
 
 
 class LocalBoundary(BaseConversation):
@@ -82,10 +83,11 @@ class LocalBoundary(BaseConversation):
     def undoable(self, tool_name: str) -> bool:
         """Whether the tool's next action would be confined and undoable: a checkpoint can be
         taken first, and for the terminal, the sandbox keeps its writes in the workspace
-        with no network (the file editor only writes where ohtui lets it)."""
+        with no network (the file editor, and the tools built on its handles, only write
+        where ohtui lets them)."""
         if self.checkpointing is None or not self.checkpointing.ready:
             return False
-        if tool_name == "file_editor":
+        if tool_name in CONFINED_WRITERS:
             return True
         sandbox = self._state.sandbox
         return (

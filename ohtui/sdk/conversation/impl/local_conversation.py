@@ -384,8 +384,13 @@ class LocalConversation(LocalBoundary):
             self._state.secret_registry.add_masked_value(key)
 
     def _bind_call_context(self, event: RegistryEvent) -> None:
-        """Key the provider's prompt cache by this conversation: its requests share a prefix."""
-        event.llm.set_call_context(LLMCallContext(prompt_cache_key=str(self._id)))
+        """Key the provider's prompt cache by this conversation (its requests share a
+        prefix), and hide its secrets in what is logged of a call."""
+        event.llm.set_call_context(
+            LLMCallContext(
+                prompt_cache_key=str(self._id), mask=self._state.secret_registry.mask_data
+            )
+        )
 
     # --- events --------------------------------------------------------------------------
 

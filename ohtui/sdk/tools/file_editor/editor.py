@@ -5,13 +5,14 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ohtui.sdk.tool.tool import ToolExecutor
 from ohtui.sdk.tools.file_editor.actions import FileEditorAction, FileEditorObservation
+from ohtui.sdk.tools.file_editor.confined import WorkspaceBoundary
 from ohtui.sdk.tools.file_editor.fileio import (
     FileEditorError,
     TextFile,
@@ -48,11 +49,22 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, FileEditorObservation]):
     """Views and edits files; remembers each file's previous contents for `undo_edit`."""
 
     def __init__(
-        self, working_dir: str, sandbox: Callable[[], Sandbox | None] | None = None
+        self,
+        working_dir: str,
+        sandbox: Callable[[], Sandbox | None] | None = None,
+        allowed_edits_files: Sequence[str] | None = None,
     ) -> None:
-        """`sandbox`: the conversation's current sandbox; its boundary holds here too."""
+        """`sandbox`: the conversation's current sandbox; its boundary holds here too.
+        `allowed_edits_files`: when given, the only files it may change (absolute paths,
+        their links resolved now: a link put in their place later leads nowhere); it still
+        views any file."""
         self.working_dir = Path(working_dir)
         self._sandbox_of = sandbox or (lambda: None)
+        self.allowed_edits_files = (
+            None
+            if allowed_edits_files is None
+            else [os.path.realpath(p) for p in allowed_edits_files]
+        )
         # Previous bytes of each edited path, newest last; None means the file did not exist.
         self._history: dict[Path, list[bytes | None]] = {}
         self._lock = threading.Lock()
@@ -65,9 +77,20 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, FileEditorObservation]):
         sandbox = self._sandbox_of()
         if sandbox is not None and _approved_outside(conversation):
             sandbox = sandbox.unconfined()
+        boundary: Boundary | None = sandbox
+        if self.allowed_edits_files is not None:
+            if action.command != "view" and not self._may_edit(path):
+                return self._error(action, path, self._not_allowed(action.command, path))
+            # Checked again where the file really is, so no link leads an edit elsewhere.
+            boundary = WorkspaceBoundary(
+                str(self.working_dir),
+                sandbox,
+                read_anywhere=True,
+                writable=self.allowed_edits_files,
+            )
         try:
             with self._lock:
-                return self._run(action, path, sandbox)
+                return self._run(action, path, boundary)
         except OutOfBoundsError as exc:
             return self._error(action, path, _refusal(action.command, path, str(exc), sandbox))
         except FileEditorError as exc:
@@ -81,6 +104,16 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, FileEditorObservation]):
             return self._error(
                 action, path, f"Unexpected error during {action.command} of {path}: {exc!r}."
             )
+
+    def _may_edit(self, path: Path) -> bool:
+        return os.path.realpath(path) in (self.allowed_edits_files or [])
+
+    def _not_allowed(self, command: str, path: Path) -> str:
+        allowed = ", ".join(self.allowed_edits_files or []) or "no file"
+        return (
+            f"This editor may only change {allowed}; it cannot {command} {path}. Nothing was "
+            "changed. View files freely, and write what you found into the allowed file."
+        )
 
     def resolve(self, raw: str) -> Path:
         """`raw` as an absolute path: `~` expanded, relative paths taken from the workspace."""

@@ -7,10 +7,17 @@ from ohtui.sdk.tools.preset.default import (
     get_default_tools,
     register_default_tools,
 )
+from ohtui.sdk.tools.preset.gemini import get_gemini_agent, get_gemini_tools
+from ohtui.sdk.tools.preset.gpt5 import get_gpt5_agent
+from ohtui.sdk.tools.preset.planning import get_planning_agent
 
 __all__ = [
     "get_default_agent",
     "get_default_condenser",
     "get_default_tools",
+    "get_gemini_agent",
+    "get_gemini_tools",
+    "get_gpt5_agent",
+    "get_planning_agent",
     "register_default_tools",
 ]
