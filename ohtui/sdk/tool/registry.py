@@ -25,6 +25,9 @@ _MODULE_QUALNAMES: dict[str, str] = {
     "terminal": "ohtui.sdk.tools.terminal",
     "file_editor": "ohtui.sdk.tools.file_editor",
     "task_tracker": "ohtui.sdk.tools.task_tracker",
+    "task_tool_set": "ohtui.sdk.tools.task",
+    "task": "ohtui.sdk.tools.task",
+    "delegate": "ohtui.sdk.tools.delegate",
 }
 """The module defining each built-in tool, imported when a conversation first asks for it."""
 
