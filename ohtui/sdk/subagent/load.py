@@ -78,7 +78,9 @@ def discover_agents(
     the project's win a name found in both."""
     found: list[AgentDefinition] = []
     if include_project and project_dir is not None:
-        found += [d.model_copy(update={"level": "project"}) for d in load_project_agents(project_dir)]
+        found += [
+            d.model_copy(update={"level": "project"}) for d in load_project_agents(project_dir)
+        ]
     if include_user:
         found += [d.model_copy(update={"level": "user"}) for d in load_user_agents()]
     return _first_of_each_name(found)

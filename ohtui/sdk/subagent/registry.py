@@ -119,7 +119,10 @@ def agent_definition_to_factory(
     def factory(llm: LLM) -> Agent:
         from ohtui.sdk.agent.agent import Agent
         from ohtui.sdk.context.agent_context import AgentContext
-        from ohtui.sdk.context.condenser.llm_summarizing_condenser import LLMSummarizingCondenser
+        from ohtui.sdk.context.condenser.llm_summarizing_condenser import (
+            LLMSummarizingCondenser,
+            default_condenser,
+        )
         from ohtui.sdk.tool.registry import list_registered_tools
         from ohtui.sdk.tool.spec import Tool
 
@@ -142,12 +145,12 @@ def agent_definition_to_factory(
             # Each spawn counts its condenser apart, under an id other than the agent's.
             usage_id = condenser.llm.usage_id if condenser.llm.usage_id != llm.usage_id else None
             condenser = condenser.model_copy(
-                update={"llm": condenser.llm.model_copy(update={"usage_id": usage_id or "condenser"})}
+                update={
+                    "llm": condenser.llm.model_copy(update={"usage_id": usage_id or "condenser"})
+                }
             )
         elif condenser is None:
-            condenser = LLMSummarizingCondenser(
-                llm=llm.model_copy(update={"usage_id": "condenser"})
-            )
+            condenser = default_condenser(llm.model_copy(update={"usage_id": "condenser"}))
         return Agent(
             llm=llm,
             tools=[Tool(name=name) for name in agent_def.tools],

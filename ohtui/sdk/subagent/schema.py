@@ -151,11 +151,13 @@ class AgentDefinition(BaseModel):
             color=None if fm.get("color") is None else str(fm["color"]),
             tools=_names(fm.get("tools"), split_text=False),
             skills=_names(fm.get("skills"), split_text=True),
-            permission_mode=None if fm.get("permission_mode") is None else str(fm["permission_mode"]),
+            permission_mode=None
+            if fm.get("permission_mode") is None
+            else str(fm["permission_mode"]),
             max_iteration_per_run=_number(fm, "max_iteration_per_run", int),
             max_budget_per_run=_number(fm, "max_budget_per_run", float),
             mcp_config=_mcp_config(fm),
-            hooks=HookConfig.model_validate(fm["hooks"]) if isinstance(fm.get("hooks"), dict) else None,
+            hooks=_hooks(fm.get("hooks")),
             profile_store_dir=_text_or_none(fm, "profile_store_dir"),
             condenser=_condenser(fm.get("condenser")),
             system_prompt=body.strip(),
@@ -188,13 +190,23 @@ def _number(fm: dict[str, Any], key: str, kind: type[int] | type[float]) -> Any:
         raise ValueError(f"'{key}' must be a number, not {raw!r}") from None
 
 
-def _text_or_none(fm: dict[str, Any], key: str) -> str | None:
+def _text_or_none(fm: dict[str, Any], key: str, any_scalar: bool = False) -> str | None:
     raw = fm.get(key)
     if raw is None:
         return None
+    if any_scalar and isinstance(raw, str | int | float | bool):
+        return str(raw)
     if not isinstance(raw, str):
         raise ValueError(f"'{key}' must be a text, not {type(raw).__name__}")
     return raw
+
+
+def _hooks(raw: object) -> HookConfig | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        raise ValueError(f"'hooks' must map hook events to their hooks, not {raw!r}")
+    return HookConfig.model_validate(raw)
 
 
 def _mcp_config(fm: dict[str, Any]) -> dict[str, Any] | None:

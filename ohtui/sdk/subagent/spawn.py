@@ -158,7 +158,9 @@ def run_until_settled(
     """Run the sub-conversation until it stops for good. Actions waiting for the user go to
     `confirmation_handler`; without one they are rejected and the run stops there."""
     conversation.run()
-    while conversation.state.execution_status is ConversationExecutionStatus.WAITING_FOR_CONFIRMATION:
+    while (
+        conversation.state.execution_status is ConversationExecutionStatus.WAITING_FOR_CONFIRMATION
+    ):
         pending = ConversationState.get_unmatched_actions(conversation.state.active_branch())
         if not pending:
             return

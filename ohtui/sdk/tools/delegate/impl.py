@@ -112,7 +112,7 @@ class DelegateExecutor(ToolExecutor[DelegateAction, DelegateObservation]):
         except Exception as exc:
             for _, _, conversation in created:
                 conversation.close()
-            logger.warning("failed to spawn agents: %s", exc)
+            logger.warning("failed to spawn agents: %s", exc, exc_info=True)
             return self._error(action, f"failed to spawn agents: {exc}")
         for agent_id, agent_type, conversation in created:
             previous = self._sub_agents.get(agent_id)
@@ -120,7 +120,9 @@ class DelegateExecutor(ToolExecutor[DelegateAction, DelegateObservation]):
                 previous.close()
             self._sub_agents[agent_id] = conversation
             logger.info("spawned sub-agent %s", self._format_agent_label(agent_id, agent_type))
-        labels = [self._format_agent_label(agent_id, agent_type) for agent_id, agent_type, _ in created]
+        labels = [
+            self._format_agent_label(agent_id, agent_type) for agent_id, agent_type, _ in created
+        ]
         return DelegateObservation.from_text(
             text=f"Successfully spawned {len(action.ids)} sub-agents: {', '.join(labels)}",
             command=action.command,
@@ -150,7 +152,7 @@ class DelegateExecutor(ToolExecutor[DelegateAction, DelegateObservation]):
                 answer = get_agent_final_response(conversation.state.events)
                 results[agent_id] = answer or "No response from sub-agent"
             except Exception as exc:
-                logger.warning("sub-agent %s failed: %s", agent_id, exc)
+                logger.warning("sub-agent %s failed: %s", agent_id, exc, exc_info=True)
                 errors[agent_id] = f"Sub-agent {agent_id} failed: {exc}"
 
         threads = []
@@ -177,7 +179,9 @@ class DelegateExecutor(ToolExecutor[DelegateAction, DelegateObservation]):
             if agent_id in results:
                 lines.append(f"{index}. Agent {agent_id}: {results[agent_id]}")
             else:
-                lines.append(f"{index}. Agent {agent_id} ERROR: {errors.get(agent_id, 'No result')}")
+                lines.append(
+                    f"{index}. Agent {agent_id} ERROR: {errors.get(agent_id, 'No result')}"
+                )
         text = f"Completed delegation of {len(action.tasks)} tasks"
         if errors:
             text += f" with {len(errors)} errors"
@@ -200,5 +204,5 @@ class DelegateExecutor(ToolExecutor[DelegateAction, DelegateObservation]):
             try:
                 conversation.close()
             except Exception as exc:  # one failing close must not keep the others open
-                logger.warning("error closing sub-agent '%s': %s", agent_id, exc)
+                logger.warning("error closing sub-agent '%s': %s", agent_id, exc, exc_info=True)
         self._sub_agents.clear()

@@ -44,7 +44,7 @@ class DelegationVisualizer(DefaultConversationVisualizer):
 
     @staticmethod
     def _format_agent_name(name: str) -> str:
-        """"lodging_expert" and "LodgingExpert" as "Lodging Expert"; a name with spaces as is."""
+        """ "lodging_expert" and "LodgingExpert" as "Lodging Expert"; a name with spaces as is."""
         if " " in name:
             return name
         if "_" in name:

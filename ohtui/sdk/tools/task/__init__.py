@@ -1,6 +1,6 @@
 """The task tool: an agent hands a sub-task to a sub-agent with a context of its own.
 
-    agent = Agent(llm=llm, tools=[Tool(name=TaskToolSet.name)])
+agent = Agent(llm=llm, tools=[Tool(name=TaskToolSet.name)])
 """
 
 from ohtui.sdk.tools.task.definition import TaskAction, TaskObservation, TaskTool, TaskToolSet

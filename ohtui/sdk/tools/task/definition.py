@@ -135,7 +135,7 @@ class TaskToolSet(ToolDefinition[TaskAction, TaskObservation]):
         cls,
         conv_state: ConversationState | None = None,
         confirmation_handler: ConfirmationHandler | None = None,
-    ) -> list[ToolDefinition]:  # type: ignore[type-arg]
+    ) -> list[ToolDefinition]:
         """The task tool of one conversation, with its own TaskManager.
 
         `confirmation_handler` decides a sub-agent's actions that wait for the user; without

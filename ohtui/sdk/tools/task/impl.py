@@ -34,7 +34,7 @@ class TaskExecutor(ToolExecutor[TaskAction, TaskObservation]):
                 conversation=conversation,
             )
         except Exception as exc:
-            logger.warning("task could not start: %s", exc)
+            logger.warning("task could not start: %s", exc, exc_info=True)
             return TaskObservation.from_text(
                 text=f"Failed to execute task: {exc}",
                 task_id="unknown",

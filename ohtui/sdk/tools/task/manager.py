@@ -202,7 +202,7 @@ class TaskManager:
             else:
                 task.set_error(stop_detail(conversation))
         except Exception as exc:
-            logger.warning("task %s failed: %s", task.id, exc)
+            logger.warning("task %s failed: %s", task.id, exc, exc_info=True)
             task.set_error(str(exc))
         finally:
             self._running.pop(task.id, None)

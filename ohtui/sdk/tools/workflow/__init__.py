@@ -1,0 +1,1 @@
+"""The dynamic workflow tool."""
