@@ -28,6 +28,8 @@ _MODULE_QUALNAMES: dict[str, str] = {
     "task_tool_set": "ohtui.sdk.tools.task",
     "task": "ohtui.sdk.tools.task",
     "delegate": "ohtui.sdk.tools.delegate",
+    "workflow_tool_set": "ohtui.sdk.tools.workflow",
+    "workflow": "ohtui.sdk.tools.workflow",
 }
 """The module defining each built-in tool, imported when a conversation first asks for it."""
 

@@ -1,4 +1,4 @@
-"""Built-in tools: terminal, file_editor, task_tracker; the task and delegate tools (sub-agents).
+"""Built-in tools: terminal, file_editor, task_tracker; task, delegate and workflow (sub-agents).
 
 The names upstream's `openhands.tools` exports are imported on first use, so that
 `import ohtui.sdk.tools` stays light.
@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from ohtui.sdk.tools.task import TaskToolSet
     from ohtui.sdk.tools.task_tracker import TaskTrackerTool
     from ohtui.sdk.tools.terminal import TerminalTool
+    from ohtui.sdk.tools.workflow import WorkflowToolSet
 
 __getattr__ = lazy_exports(
     __name__,
@@ -29,6 +30,7 @@ __getattr__ = lazy_exports(
         "TaskToolSet": "ohtui.sdk.tools.task",
         "TaskTrackerTool": "ohtui.sdk.tools.task_tracker",
         "TerminalTool": "ohtui.sdk.tools.terminal",
+        "WorkflowToolSet": "ohtui.sdk.tools.workflow",
         "get_default_agent": "ohtui.sdk.tools.preset.default",
         "get_default_tools": "ohtui.sdk.tools.preset.default",
         "register_builtins_agents": "ohtui.sdk.tools.preset.builtin_agents",
@@ -42,6 +44,7 @@ __all__ = [
     "TaskToolSet",
     "TaskTrackerTool",
     "TerminalTool",
+    "WorkflowToolSet",
     "get_default_agent",
     "get_default_tools",
     "register_builtins_agents",
