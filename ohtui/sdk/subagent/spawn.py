@@ -119,7 +119,7 @@ def open_sub_conversation(
             or parent.max_iteration_per_run
         ),
         max_budget_per_run=remaining_budget(parent, definition.max_budget_per_run),
-        hook_config=hook_config if hook_config is not None else definition.hooks,
+        hook_config=_hooks(parent, hook_config if hook_config is not None else definition.hooks),
     )
     try:
         _inherit_limits(parent, conversation, definition.get_confirmation_policy())
@@ -127,6 +127,18 @@ def open_sub_conversation(
         conversation.close()
         raise
     return conversation
+
+
+def _hooks(parent: LocalConversation, own: HookConfig | None) -> HookConfig | None:
+    """The sub-agent's hooks: its own, after the parent's PreToolUse hooks (which may block
+    an action, as they would the parent's: they are part of what keeps it safe)."""
+    from ohtui.sdk.hooks.config import HookConfig
+
+    manager = parent.hooks
+    if manager is None or not manager.config.pre_tool_use:
+        return own
+    gate = HookConfig(pre_tool_use=list(manager.config.pre_tool_use))
+    return HookConfig.merge([gate, own])
 
 
 def _inherit_limits(
@@ -176,13 +188,17 @@ def stop_detail(conversation: LocalConversation) -> str:
     """Why a sub-conversation stopped without finishing, with what it said so far."""
     from ohtui.sdk.conversation.response_utils import get_agent_final_response
     from ohtui.sdk.event.conversation_error import ConversationErrorEvent
+    from ohtui.sdk.event.llm_convertible.message import MessageEvent
     from ohtui.sdk.event.llm_convertible.observation import UserRejectObservation
 
     state = conversation.state
     status = state.execution_status
+    failed = status is ConversationExecutionStatus.ERROR
     reason = f"Sub-agent stopped without finishing (status: {status.value})."
-    for event in reversed(state.events):
-        if isinstance(event, ConversationErrorEvent):
+    for event in reversed(state.events):  # this run's events: back to the task's message
+        if isinstance(event, MessageEvent) and event.source == "user":
+            break
+        if isinstance(event, ConversationErrorEvent) and failed:
             reason = event.detail
             break
         if isinstance(event, UserRejectObservation) and event.rejection_reason == NO_HANDLER_REASON:

@@ -17,6 +17,7 @@ from llm_server import Reply, ScriptedLLMServer, ToolCall
 from ohtui.sdk import LLM, Agent, LocalConversation, Tool
 from ohtui.sdk.conversation.state import ConversationExecutionStatus
 from ohtui.sdk.event import ActionEvent, ObservationEvent
+from ohtui.sdk.hooks import HookConfig
 from ohtui.sdk.security.confirmation_policy import AlwaysConfirm
 from ohtui.sdk.subagent import AgentDefinition, register_agent, registry
 from ohtui.sdk.tools.task import TaskObservation, TaskToolSet
@@ -193,6 +194,26 @@ def test_a_confirmation_handler_decides_a_sub_agents_actions(
     assert (workspace / "made.txt").exists()
     assert asked == [("task_00000001", ["terminal"])]  # (finish never waits)
     assert _observations(parent)[0].text == "made it"
+    parent.close()
+
+
+def test_the_parents_blocking_hooks_stop_a_sub_agents_action(
+    llm: LLM, llm_server: ScriptedLLMServer, workspace: Path
+) -> None:
+    blocker = {"type": "command", "command": "echo no terminal here >&2; exit 2"}
+    hooks = HookConfig.model_validate({"PreToolUse": [{"matcher": "terminal", "hooks": [blocker]}]})
+    _runner_tries(llm_server, "touch made.txt")
+    llm_server.reply_tool_call("finish", {"message": "blocked"})  # the sub-agent
+    llm_server.reply_tool_call("finish", {"message": "done"})  # the parent
+    agent = Agent(llm=llm, tools=[Tool(name=TaskToolSet.name)])
+    parent = LocalConversation(agent=agent, workspace=workspace, visualizer=None, hook_config=hooks)
+    parent.send_message("go")
+
+    parent.run()
+
+    assert not (workspace / "made.txt").exists()
+    sub_saw = json.dumps(llm_server.requests[2]["messages"])
+    assert "Blocked by" in sub_saw and "no terminal here" in sub_saw
     parent.close()
 
 
