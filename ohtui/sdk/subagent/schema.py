@@ -162,9 +162,14 @@ class AgentDefinition(BaseModel):
             condenser=_condenser(fm.get("condenser")),
             system_prompt=body.strip(),
             source=path.as_posix(),
-            when_to_use_examples=[m.strip() for m in _EXAMPLE.findall(description) if m.strip()],
+            when_to_use_examples=_extract_examples(description),
             metadata={k: v for k, v in fm.items() if k not in KNOWN_FIELDS},
         )
+
+
+def _extract_examples(description: str) -> list[str]:
+    """The texts of the description's <example> tags (any case), in order."""
+    return [m.strip() for m in _EXAMPLE.findall(description) if m.strip()]
 
 
 def _names(raw: object, *, split_text: bool) -> list[str]:

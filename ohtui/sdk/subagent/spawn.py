@@ -86,7 +86,7 @@ def remaining_budget(parent: LocalConversation, own: float | None) -> float | No
     """The sub-conversation's budget: its definition's, never more than the parent has
     left (a sub-agent cannot spend past the parent's budget)."""
     limit = parent.max_budget_per_run
-    if limit is None:
+    if not isinstance(limit, int | float):  # no budget
         return own
     spent = parent.conversation_stats.get_combined_metrics().accumulated_cost
     left = max(limit - spent, 1e-9)  # a budget must be positive: nothing left stops at once

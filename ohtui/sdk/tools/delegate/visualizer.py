@@ -14,7 +14,7 @@ from ohtui.sdk.event.llm_convertible.observation import ObservationEvent
 from ohtui.sdk.event.llm_convertible.system import SystemPromptEvent
 
 if TYPE_CHECKING:
-    from rich.console import Console
+    from rich.console import Console, Group
 
 
 class DelegationVisualizer(DefaultConversationVisualizer):
@@ -31,13 +31,13 @@ class DelegationVisualizer(DefaultConversationVisualizer):
             highlight_regex=highlight_regex, skip_user_messages=skip_user_messages, console=console
         )
         self._name = name
-        self._highlight_regex = dict(highlight_regex or {})
+        self._highlight_patterns = dict(highlight_regex or {})
 
     def create_sub_visualizer(self, agent_id: str) -> DelegationVisualizer:
         """A visualizer for the sub-agent `agent_id`, printing like this one."""
         return DelegationVisualizer(
             name=agent_id,
-            highlight_regex=self._highlight_regex,
+            highlight_regex=self._highlight_patterns,
             skip_user_messages=self._skip_user_messages,
             console=self._console,
         )
@@ -50,6 +50,10 @@ class DelegationVisualizer(DefaultConversationVisualizer):
         if "_" in name:
             return name.replace("_", " ").title()
         return re.sub(r"(?<!^)(?=[A-Z])", " ", name).title()
+
+    def _create_message_event_block(self, event: MessageEvent) -> Group | None:
+        """The block of a message, titled by who spoke to whom."""
+        return self._create_event_block(event)
 
     def _agent_name(self) -> str:
         return self._format_agent_name(self._name) if self._name else "Agent"

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ohtui.sdk.conversation.response_utils import get_agent_final_response
 from ohtui.sdk.conversation.state import ConversationExecutionStatus
 from ohtui.sdk.subagent.registry import AgentFactory, get_agent_factory
 from ohtui.sdk.subagent.spawn import (
@@ -30,6 +31,7 @@ from ohtui.sdk.subagent.spawn import (
 )
 
 if TYPE_CHECKING:
+    from ohtui.sdk.agent.base import AgentBase
     from ohtui.sdk.conversation.impl.local_conversation import LocalConversation
 
 logger = logging.getLogger(__name__)
@@ -95,7 +97,7 @@ class TaskManager:
         self._parent_conversation = conversation
         folder = subagents_dir(conversation)
         if folder is None:
-            folder = Path(tempfile.mkdtemp(prefix="ohtui_tasks_"))
+            folder = Path(tempfile.mkdtemp(prefix="openhands_tasks_"))
             self._temporary_dir = True
         self._persistence_dir = folder
 
@@ -129,6 +131,17 @@ class TaskManager:
             task = self._create_task(subagent_type=subagent_type, description=description)
         return self._run_task(task=task, prompt=prompt)
 
+    def _get_sub_agent(self, subagent_type: str) -> AgentBase:
+        """A new Agent of the registered type (ValueError for an unknown type)."""
+        return sub_agent(self.parent_conversation, get_agent_factory(subagent_type))
+
+    @staticmethod
+    def _run_stop_detail(
+        conversation: LocalConversation, status: ConversationExecutionStatus | None = None
+    ) -> str:
+        """Why a task's conversation stopped without finishing, with its partial answer."""
+        return stop_detail(conversation)
+
     def _generate_ids(self) -> tuple[str, uuid.UUID]:
         return f"task_{len(self._tasks) + 1:08x}", uuid.uuid4()
 
@@ -155,7 +168,7 @@ class TaskManager:
                     f"Task '{resume}' not found. "
                     f"Available tasks: {', '.join(sorted(self._tasks)) or 'none'}"
                 )
-            if known.status is TaskStatus.RUNNING:
+            if resume in self._running:
                 raise ValueError(f"Task '{resume}' is running; wait for its result first.")
             factory = get_agent_factory(subagent_type)
             agent = sub_agent(self.parent_conversation, factory)
@@ -196,8 +209,6 @@ class TaskManager:
             conversation.send_message(prompt, sender=sender)
             run_until_settled(task.id, conversation, self._confirmation_handler)
             if conversation.state.execution_status is ConversationExecutionStatus.FINISHED:
-                from ohtui.sdk.conversation.response_utils import get_agent_final_response
-
                 task.set_result(get_agent_final_response(conversation.state.events))
             else:
                 task.set_error(stop_detail(conversation))
