@@ -184,15 +184,18 @@ def run_until_settled(
         conversation.run()
 
 
-def stop_detail(conversation: LocalConversation) -> str:
-    """Why a sub-conversation stopped without finishing, with what it said so far."""
+def stop_detail(
+    conversation: LocalConversation, status: ConversationExecutionStatus | None = None
+) -> str:
+    """Why a sub-conversation stopped without finishing (in `status`, by default its own),
+    with what it said so far."""
     from ohtui.sdk.conversation.response_utils import get_agent_final_response
     from ohtui.sdk.event.conversation_error import ConversationErrorEvent
     from ohtui.sdk.event.llm_convertible.message import MessageEvent
     from ohtui.sdk.event.llm_convertible.observation import UserRejectObservation
 
     state = conversation.state
-    status = state.execution_status
+    status = status if status is not None else state.execution_status
     failed = status is ConversationExecutionStatus.ERROR
     reason = f"Sub-agent stopped without finishing (status: {status.value})."
     for event in reversed(state.events):  # this run's events: back to the task's message

@@ -140,7 +140,7 @@ class TaskManager:
         conversation: LocalConversation, status: ConversationExecutionStatus | None = None
     ) -> str:
         """Why a task's conversation stopped without finishing, with its partial answer."""
-        return stop_detail(conversation)
+        return stop_detail(conversation, status)
 
     def _generate_ids(self) -> tuple[str, uuid.UUID]:
         return f"task_{len(self._tasks) + 1:08x}", uuid.uuid4()
