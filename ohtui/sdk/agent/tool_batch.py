@@ -49,11 +49,13 @@ class ResourceLocks:
 
 
 def lock_keys(tool: ToolDefinition[Any, Any], event: ActionEvent) -> tuple[str, ...]:
-    """The resources a call holds while it runs (a tool that declares nothing: itself)."""
+    """The resources a call holds while it runs. A tool that declares nothing holds itself
+    and its executor: tools sharing one executor (one shell) never run at once."""
+    undeclared = (f"tool:{tool.name}", f"executor:{id(tool.executor)}")
     if event.action is None:
-        return (f"tool:{tool.name}",)
+        return undeclared
     declared = tool.declared_resources(event.action)
-    return declared.keys if declared.declared else (f"tool:{tool.name}",)
+    return declared.keys if declared.declared else undeclared
 
 
 def run_concurrently(
