@@ -152,3 +152,52 @@ def test_the_limit_is_at_least_one() -> None:
     with pytest.raises(ValidationError, match="tool_concurrency_limit"):
         Agent(llm=llm, tools=[], tool_concurrency_limit=0)
     assert Agent(llm=llm, tools=[]).tool_concurrency_limit == 1
+
+
+SHARED_EXECUTOR = ConcurrencyNapExecutor()
+
+
+class ConcurrencyLeftNapTool(ToolDefinition[ConcurrencyNapAction, ConcurrencyNapObservation]):
+    """Declares nothing, and shares its executor with the right-hand tool."""
+
+    @classmethod
+    def create(cls, conv_state: Any = None, **params: Any) -> Sequence[ConcurrencyLeftNapTool]:
+        return [
+            cls(
+                description="Nap left.",
+                action_type=ConcurrencyNapAction,
+                observation_type=ConcurrencyNapObservation,
+                executor=SHARED_EXECUTOR,
+            )
+        ]
+
+
+class ConcurrencyRightNapTool(ConcurrencyLeftNapTool):
+    """The same executor under another name."""
+
+
+register_tool(ConcurrencyLeftNapTool.name, ConcurrencyLeftNapTool)
+register_tool(ConcurrencyRightNapTool.name, ConcurrencyRightNapTool)
+
+
+def test_tools_sharing_an_executor_never_run_at_once(
+    llm: LLM, llm_server: ScriptedLLMServer, workspace: Path
+) -> None:
+    ConcurrencyNapExecutor.spans.clear()
+    llm_server.reply_tool_calls(
+        [("concurrency_left_nap", {"label": "l"}), ("concurrency_right_nap", {"label": "r"})]
+    )
+    llm_server.reply_tool_call("finish", {"message": "rested"})
+    agent = Agent(
+        llm=llm,
+        tools=[Tool(name="concurrency_left_nap"), Tool(name="concurrency_right_nap")],
+        tool_concurrency_limit=2,
+    )
+    conversation = LocalConversation(agent=agent, workspace=workspace, visualizer=None)
+    conversation.send_message("nap")
+
+    conversation.run()
+
+    assert set(ConcurrencyNapExecutor.spans) == {"l", "r"}
+    assert not _overlap("l", "r")  # one shell is never driven by two calls at once
+    conversation.close()
