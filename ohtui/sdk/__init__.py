@@ -118,9 +118,17 @@ if TYPE_CHECKING:
     from ohtui.sdk.hooks import HookConfig
     from ohtui.sdk.llm.llm_profile_store import LLMProfileStore
     from ohtui.sdk.security import PatternSecurityAnalyzer, PolicyRailSecurityAnalyzer
+    from ohtui.sdk.subagent import (
+        agent_definition_to_factory,
+        discover_agents,
+        load_agents_from_dir,
+        load_project_agents,
+        load_user_agents,
+        register_agent,
+    )
 
 # Loaded on first use, to keep `import ohtui.sdk` light: the command-reading analyzers, the
-# remote conversation (its socket, REST and wire modules), and hooks.
+# remote conversation (its socket, REST and wire modules), hooks, and sub-agents.
 __getattr__ = lazy_exports(
     __name__,
     {
@@ -131,6 +139,12 @@ __getattr__ = lazy_exports(
         "RemoteConversation": "ohtui.sdk.conversation.impl.remote_conversation",
         "RemoteEventsList": "ohtui.sdk.conversation.impl.remote_events",
         "RemoteState": "ohtui.sdk.conversation.impl.remote_state",
+        "agent_definition_to_factory": "ohtui.sdk.subagent",
+        "discover_agents": "ohtui.sdk.subagent",
+        "load_agents_from_dir": "ohtui.sdk.subagent",
+        "load_project_agents": "ohtui.sdk.subagent",
+        "load_user_agents": "ohtui.sdk.subagent",
+        "register_agent": "ohtui.sdk.subagent",
     },
 )
 
@@ -235,8 +249,14 @@ __all__ = [
     "UserRejectObservation",
     "WebSocketConnectionError",
     "WorkspaceError",
+    "agent_definition_to_factory",
+    "discover_agents",
     "get_agent_final_response",
     "get_logger",
     "list_registered_tools",
+    "load_agents_from_dir",
+    "load_project_agents",
+    "load_user_agents",
+    "register_agent",
     "register_tool",
 ]

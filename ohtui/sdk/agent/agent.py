@@ -27,6 +27,7 @@ from ohtui.sdk.agent.conversation_contract import (
 )
 from ohtui.sdk.agent.history import ChatHistory
 from ohtui.sdk.agent.prompts import render_secrets_context, render_system_prompt
+from ohtui.sdk.agent.tool_batch import ResourceLocks, run_concurrently
 from ohtui.sdk.agent.vouching import unvouched
 from ohtui.sdk.context.condenser.base import NoCondensationAvailableException
 from ohtui.sdk.context.conversation_manager.config import ManagerField
@@ -90,6 +91,7 @@ class Agent(AgentBase):
     _static_prompt: str = PrivateAttr(default="")
     _dynamic_context: str | None = PrivateAttr(default=None)
     _tool_schemas: dict[bool, list[dict[str, Any]]] = PrivateAttr(default_factory=dict)
+    _resource_locks: ResourceLocks = PrivateAttr(default_factory=ResourceLocks)
 
     @model_validator(mode="after")
     def _one_context_strategy(self) -> Agent:
@@ -496,75 +498,124 @@ class Agent(AgentBase):
         *,
         confirmed: bool = False,
     ) -> None:
-        """Execute actions in order, recording an observation (or an error) for each, with a
-        checkpoint of the workspace before each that may change it.
+        """Execute actions, recording an observation (or an error) for each in their order,
+        with a checkpoint of the workspace before each that may change it; with a
+        `tool_concurrency_limit` above 1 their tools run at the same time (tool_batch.py).
 
         Once `cancel` is set, the actions not started yet are recorded as rejected. When no
         checkpoint can be taken for an action that ran unasked only because it was undoable
         (not `confirmed` by the user), it and the rest wait for the user instead.
         """
-        state = conversation.state
         hooks: HookManager | None = getattr(conversation, "hooks", None)
+        together = self.tool_concurrency_limit > 1 and len(actions) > 1
+        batch: list[tuple[ActionEvent, ToolDefinition[Any, Any]]] = []
         for event in actions:
-            if cancel is not None and cancel.is_set():
-                on_event(
-                    UserRejectObservation(
-                        action_id=event.id,
-                        tool_name=event.tool_name,
-                        tool_call_id=event.tool_call_id,
-                        rejection_reason="The user interrupted the agent before this action ran.",
-                    )
+            tool, wait = self._prepare_call(conversation, event, on_event, cancel, hooks, confirmed)
+            if wait:
+                conversation.state.execution_status = (
+                    ConversationExecutionStatus.WAITING_FOR_CONFIRMATION
                 )
+                return
+            if tool is None:
                 continue
-            if hooks is not None and self._blocked_by_hook(hooks, state, event, on_event):
+            if together:
+                batch.append((event, tool))
                 continue
-            tool = self.tool_for(event)
-            if tool is None or event.action is None:
-                on_event(
-                    AgentErrorEvent(
-                        error=f"Tool '{event.tool_name}' is not available; the action did not run.",
-                        tool_name=event.tool_name,
-                        tool_call_id=event.tool_call_id,
-                    )
-                )
-                continue
-            checkpointing = conversation.checkpointing
-            if checkpointing is not None and (
-                changes_workspace(event, tool.is_read_only)
-                # A line shown to only read may run something else in a prepared shell.
-                or unvouched(self.tools_map, state, event) is not None
-            ):
-                taken = checkpointing.before(event)
-                if taken is None and not confirmed and _relied_on_undo(state, event):
-                    state.execution_status = ConversationExecutionStatus.WAITING_FOR_CONFIRMATION
-                    return
             token = running_action_id.set(event.id)
             try:
-                observation = tool(event.action, conversation)
+                outcome: Observation | Exception = tool(event.action, conversation)
             except Exception as exc:  # a failing tool must not end the run
                 logger.exception("tool %s failed", event.tool_name)
-                on_event(
-                    AgentErrorEvent(
-                        error=f"Tool '{event.tool_name}' failed: {_error_text(exc)}",
-                        tool_name=event.tool_name,
-                        tool_call_id=event.tool_call_id,
-                    )
-                )
-                continue
+                outcome = exc
             finally:
                 running_action_id.reset(token)
+            self._record(conversation.state, event, outcome, on_event, hooks)
+        if batch:
+            outcomes = run_concurrently(
+                batch,
+                lambda event, tool: tool(event.action, conversation),
+                self.tool_concurrency_limit,
+                self._resource_locks,
+            )
+            for (event, _), outcome in zip(batch, outcomes, strict=True):
+                self._record(conversation.state, event, outcome, on_event, hooks)
+
+    def _prepare_call(
+        self,
+        conversation: LocalConversation,
+        event: ActionEvent,
+        on_event: EventCallback,
+        cancel: threading.Event | None,
+        hooks: HookManager | None,
+        confirmed: bool,
+    ) -> tuple[ToolDefinition[Any, Any] | None, bool]:
+        """The tool to run `event` with (None: it was refused, and that is recorded), and
+        whether it must wait for the user after all (no checkpoint where it relied on one)."""
+        state = conversation.state
+        if cancel is not None and cancel.is_set():
             on_event(
-                ObservationEvent(
-                    observation=observation,
+                UserRejectObservation(
                     action_id=event.id,
+                    tool_name=event.tool_name,
+                    tool_call_id=event.tool_call_id,
+                    rejection_reason="The user interrupted the agent before this action ran.",
+                )
+            )
+            return None, False
+        if hooks is not None and self._blocked_by_hook(hooks, state, event, on_event):
+            return None, False
+        tool = self.tool_for(event)
+        if tool is None or event.action is None:
+            on_event(
+                AgentErrorEvent(
+                    error=f"Tool '{event.tool_name}' is not available; the action did not run.",
                     tool_name=event.tool_name,
                     tool_call_id=event.tool_call_id,
                 )
             )
-            if hooks is not None:
-                self._post_tool_hooks(hooks, event, observation, on_event)
-            if event.tool_name == "finish":
-                state.execution_status = ConversationExecutionStatus.FINISHED
+            return None, False
+        checkpointing = conversation.checkpointing
+        if checkpointing is not None and (
+            changes_workspace(event, tool.is_read_only)
+            # A line shown to only read may run something else in a prepared shell.
+            or unvouched(self.tools_map, state, event) is not None
+        ):
+            taken = checkpointing.before(event)
+            if taken is None and not confirmed and _relied_on_undo(state, event):
+                return None, True
+        return tool, False
+
+    def _record(
+        self,
+        state: ConversationState,
+        event: ActionEvent,
+        outcome: Observation | Exception,
+        on_event: EventCallback,
+        hooks: HookManager | None,
+    ) -> None:
+        """Record what a call gave (its observation, or its tool's failure), then run the
+        PostToolUse hooks; `finish` ends the run."""
+        if isinstance(outcome, Exception):
+            on_event(
+                AgentErrorEvent(
+                    error=f"Tool '{event.tool_name}' failed: {_error_text(outcome)}",
+                    tool_name=event.tool_name,
+                    tool_call_id=event.tool_call_id,
+                )
+            )
+            return
+        on_event(
+            ObservationEvent(
+                observation=outcome,
+                action_id=event.id,
+                tool_name=event.tool_name,
+                tool_call_id=event.tool_call_id,
+            )
+        )
+        if hooks is not None:
+            self._post_tool_hooks(hooks, event, outcome, on_event)
+        if event.tool_name == "finish":
+            state.execution_status = ConversationExecutionStatus.FINISHED
 
     @staticmethod
     def _blocked_by_hook(

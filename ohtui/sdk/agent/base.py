@@ -123,6 +123,14 @@ class AgentBase(DiscriminatedUnionMixin, ABC):
             )
         return name
 
+    tool_concurrency_limit: int = Field(
+        default=1,
+        ge=1,
+        description="How many tool calls of one step may run at the same time (1: one after "
+        "the other). Calls of a tool that declares no resources, or declaring a common one, "
+        "still run one at a time.",
+    )
+
     @field_validator("include_default_tools")
     @classmethod
     def _known_built_ins(cls, names: list[str]) -> list[str]:

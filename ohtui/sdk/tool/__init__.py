@@ -9,6 +9,7 @@ from ohtui.sdk.tool.registry import (
 from ohtui.sdk.tool.schema import Action, Observation, Schema
 from ohtui.sdk.tool.spec import Tool
 from ohtui.sdk.tool.tool import (
+    DeclaredResources,
     ExecutableTool,
     ToolAnnotations,
     ToolArgumentError,
@@ -18,6 +19,7 @@ from ohtui.sdk.tool.tool import (
 
 __all__ = [
     "Action",
+    "DeclaredResources",
     "ExecutableTool",
     "Observation",
     "Schema",

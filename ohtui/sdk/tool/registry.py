@@ -33,6 +33,11 @@ _MODULE_QUALNAMES: dict[str, str] = {
     "write_file": "ohtui.sdk.tools.gemini.write_file",
     "edit": "ohtui.sdk.tools.gemini.edit",
     "list_directory": "ohtui.sdk.tools.gemini.list_directory",
+    "task_tool_set": "ohtui.sdk.tools.task",
+    "task": "ohtui.sdk.tools.task",
+    "delegate": "ohtui.sdk.tools.delegate",
+    "workflow_tool_set": "ohtui.sdk.tools.workflow",
+    "workflow": "ohtui.sdk.tools.workflow",
 }
 """The module defining each built-in tool, imported when a conversation first asks for it."""
 

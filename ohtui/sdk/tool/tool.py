@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, Self, TypeVar, cast
 
 from pydantic import (
@@ -92,8 +93,25 @@ class ToolExecutor(ABC, Generic[ActionT, ObservationT]):
     def interrupt(self) -> None:
         """Stop the action running now, if any, from another thread. Default: nothing to stop."""
 
+    def pause(self) -> None:
+        """Pause what the running action started (a sub-agent's conversation), from another
+        thread, when the conversation is paused. Default: nothing to pause."""
+
     def close(self) -> None:
         """Release resources (processes, files). Must be idempotent."""
+
+
+@dataclass(frozen=True, slots=True)
+class DeclaredResources:
+    """What an action of a tool touches, for running tool calls in parallel.
+
+    `declared=False` (the default): unknown, so calls of that tool run one at a time;
+    `declared=True` with no keys: nothing shared, run freely; with keys (`"file:/a.py"`):
+    calls holding a common key run one at a time.
+    """
+
+    keys: tuple[str, ...] = ()
+    declared: bool = False
 
 
 class ExecutableTool(Protocol):
@@ -218,6 +236,11 @@ class ToolDefinition(DiscriminatedUnionMixin, Generic[ActionT, ObservationT]):
         if self.executor is None:
             raise NotImplementedError(f"Tool '{self.name}' has no executor")
         return cast(ExecutableTool, self)
+
+    def declared_resources(self, action: Action) -> DeclaredResources:
+        """What `action` touches (see DeclaredResources); by default undeclared, so this
+        tool's calls never run at the same time as each other."""
+        return DeclaredResources(keys=(), declared=False)
 
     def set_response_schema(self, response_schema: ResponseSchema | None) -> Self:
         """A copy of this tool whose calls must also fill `response_schema`'s fields (a

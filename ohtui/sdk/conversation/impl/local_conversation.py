@@ -628,10 +628,20 @@ class LocalConversation(LocalBoundary):
         self._writable("be paused")
         if self._running:
             self._pause_requested.set()
+            self._pause_tools()  # a sub-agent at work pauses with its parent
             return
         if self._state.execution_status in _PAUSABLE:
             self._ensure_agent_ready()
             self._record_pause()
+
+    def _pause_tools(self) -> None:
+        try:
+            tools = self.agent.tools_map
+        except RuntimeError:
+            return
+        for tool in list(tools.values()):
+            if tool.executor is not None:
+                tool.executor.pause()
 
     def interrupt(self) -> None:
         """Stop now, from any thread: abandon the LLM call and kill the running command.

@@ -103,7 +103,7 @@ class DefaultConversationVisualizer(ConversationVisualizerBase):
         body.plain = terminal_safe(body.plain)
         for pattern, style in self._highlight.items():
             body.highlight_regex(pattern, style)
-        title, colour = _title(event)
+        title, colour = self._event_title(event)
         parts: list[Rule | Text] = [
             Rule(Text(title, style=f"bold {colour}"), style=colour, align="left"),
             Text(),
@@ -116,6 +116,10 @@ class DefaultConversationVisualizer(ConversationVisualizerBase):
                 parts += [Text(), Text.from_markup(subtitle, style="dim")]
         parts.append(Text())
         return Group(*parts)
+
+    def _event_title(self, event: Event) -> tuple[str, str]:
+        """The title and colour of `event`'s block (a subclass may name the agents)."""
+        return _title(event)
 
     def _claim_batch_primary(self, event: Event | None) -> bool:
         """Whether `event` is the first action of its LLM response (or no action at all).

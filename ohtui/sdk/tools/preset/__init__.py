@@ -2,9 +2,11 @@
 replacement for building your own Agent."""
 
 from ohtui.sdk.tools.preset.default import (
+    discover_builtin_agents,
     get_default_agent,
     get_default_condenser,
     get_default_tools,
+    register_builtins_agents,
     register_default_tools,
 )
 from ohtui.sdk.tools.preset.gemini import get_gemini_agent, get_gemini_tools
@@ -12,6 +14,7 @@ from ohtui.sdk.tools.preset.gpt5 import get_gpt5_agent
 from ohtui.sdk.tools.preset.planning import get_planning_agent
 
 __all__ = [
+    "discover_builtin_agents",
     "get_default_agent",
     "get_default_condenser",
     "get_default_tools",
@@ -19,5 +22,6 @@ __all__ = [
     "get_gemini_tools",
     "get_gpt5_agent",
     "get_planning_agent",
+    "register_builtins_agents",
     "register_default_tools",
 ]

@@ -15,6 +15,10 @@ from ohtui.sdk.context.condenser.llm_summarizing_condenser import default_conden
 from ohtui.sdk.tool.builtins import BUILT_IN_TOOLS, FinishTool
 from ohtui.sdk.tool.registry import list_registered_tools, register_tool
 from ohtui.sdk.tool.spec import Tool
+from ohtui.sdk.tools.preset.builtin_agents import (  # noqa: F401 - re-exported, as upstream
+    discover_builtin_agents,
+    register_builtins_agents,
+)
 
 if TYPE_CHECKING:
     from ohtui.sdk.context.condenser.base import CondenserBase
