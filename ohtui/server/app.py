@@ -28,6 +28,7 @@ from starlette.routing import Mount, Route, Router, WebSocketRoute
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ohtui.server.auth import HEADER, KeyChecker
+from ohtui.server.deferred import DeferredInit
 from ohtui.server.errors import StoppingError
 from ohtui.server.guard import AllowedHosts, BodyLimit, RequestGuard
 from ohtui.server.hub import Hub
@@ -62,6 +63,13 @@ class ServerConfig:
     warm_up: bool = True
     """Prepare each conversation's LLM path in the background as it opens (litellm's import
     only where its model needs litellm)."""
+    local_users: bool = False
+    """Let this user's own programs here in without the key (a key the server made itself:
+    see `ohtui.server.peer`)."""
+    deferred: bool = False
+    """Start dormant: `/api/*` answers 503 until `POST /api/init` (`ohtui.server.deferred`)."""
+    init_key: str | None = None
+    """The key `POST /api/init` wants in X-Init-API-Key (None: the session key)."""
 
 
 @dataclass
@@ -182,22 +190,39 @@ class Lazy:
 
 
 class ApiKeyMiddleware:
-    """401 for every `/api/*` request without the session key (constant-time compare)."""
+    """401 for every `/api/*` and `/v1/*` request without the session key (constant-time
+    compare; `/v1`, the OpenAI-compatible gateway, takes it as a Bearer token too), but
+    `/api/init` (its own key); then 503 while a deferred server is dormant."""
 
     DETAIL = (
         "Unauthorized: send the session API key in the X-Session-API-Key header (ohtui serve "
         "printed where it keeps it when it started)."
     )
 
-    def __init__(self, app: ASGIApp, keys: KeyChecker) -> None:
+    def __init__(self, app: ASGIApp, keys: KeyChecker, deferred: DeferredInit) -> None:
         self.app = app
         self.keys = keys
+        self.deferred = deferred
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        wanted = scope["type"] == "http" and scope["path"].startswith("/api")
-        if wanted and not self.keys.accepts(_header(scope, HEADER)):
+        path = scope["path"] if scope["type"] == "http" else ""
+        wanted = _under(path, "/api") or _under(path, "/v1")
+        if not wanted or _under(path, "/api/init"):
+            await self.app(scope, receive, send)
+            return
+        presented = _header(scope, HEADER)
+        if presented is None and _under(path, "/v1"):
+            presented = _bearer(_header(scope, "Authorization"))
+        if not await self.keys.admits(scope, presented):
             response = JSONResponse({"detail": self.DETAIL}, status_code=401)
             await response(scope, receive, send)
+            return
+        if self.deferred.dormant:
+            detail = (
+                f"server is in deferred-init state '{self.deferred.state}'; call POST /api/init "
+                "first"
+            )
+            await JSONResponse({"detail": detail}, status_code=503)(scope, receive, send)
             return
         await self.app(scope, receive, send)
 
@@ -233,6 +258,17 @@ class AccessLog:
             )
 
 
+def _under(path: str, prefix: str) -> bool:
+    return path == prefix or path.startswith(prefix + "/")
+
+
+def _bearer(value: str | None) -> str | None:
+    if value is None:
+        return None
+    scheme, _, token = value.partition(" ")
+    return token.strip() if scheme.lower() == "bearer" and token.strip() else None
+
+
 def _header(scope: Scope, name: str) -> str | None:
     wanted = name.lower().encode()
     for key, value in scope.get("headers", []):
@@ -244,7 +280,8 @@ def _header(scope: Scope, name: str) -> str | None:
 def create_app(config: ServerConfig) -> Starlette:
     """The app; its engine is `app.state.engine` (loaded at start, closed at shutdown)."""
     hub = Hub()
-    keys = KeyChecker(config.api_key)
+    keys = KeyChecker(config.api_key, local_users=config.local_users)
+    deferred = DeferredInit(keys, config.init_key, config.deferred)
     engine = Engine(config, hub, keys)
 
     @contextlib.asynccontextmanager
@@ -270,13 +307,14 @@ def create_app(config: ServerConfig) -> Starlette:
         Route("/health", alive),
         Route("/ready", ready),
         Route("/server_info", server_info),
+        Route("/api/init", deferred.handle, methods=["GET", "POST"]),
         Mount("/api", app=Lazy(engine, lambda loaded: loaded.api_router)),
         Mount("/sockets", app=Lazy(engine, lambda loaded: loaded.socket_router)),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
     # The last added runs first: log, guard, key, then the body is read.
     app.add_middleware(BodyLimit)
-    app.add_middleware(ApiKeyMiddleware, keys=keys)
+    app.add_middleware(ApiKeyMiddleware, keys=keys, deferred=deferred)
     app.add_middleware(RequestGuard, hosts=config.hosts)
     app.add_middleware(AccessLog)
     app.state.engine = engine

@@ -66,7 +66,7 @@ class Confinement:
             roots, skipped = _config_roots(settings.server.roots)
             notices += skipped
         if roots is None:
-            roots = Roots((start_dir.resolve(),))
+            roots = Roots((start_dir.resolve(),), private_temp=True)
         config = settings.sandbox.config()
         availability = probe() if config.mode is not SandboxMode.OFF else None
         problem = availability.message if availability and not availability.available else None

@@ -32,6 +32,10 @@ class Roots:
     """The real paths of the roots, in the order given."""
 
     paths: tuple[Path, ...]
+    private_temp: bool = False
+    """Also the folders of the system temp dir that are this user's alone (see
+    `private_temp_folder`): the default roots' scratch space, for clients that work in a
+    `tempfile.mkdtemp()` folder as OpenHands examples do."""
 
     @classmethod
     def resolve(cls, given: Iterable[str | Path], base: Path, origin: str) -> Roots:
@@ -54,7 +58,10 @@ class Roots:
         return cls(tuple(found))
 
     def __str__(self) -> str:
-        return ", ".join(map(str, self.paths))
+        shown = ", ".join(map(str, self.paths))
+        if self.private_temp:
+            shown += f", and your private folders in {_temp_dir()}"
+        return shown
 
     def contains(self, real: Path) -> bool:
         """Whether the real path `real` is a root or under one."""
@@ -72,7 +79,8 @@ class Roots:
             )
         try:
             real = Path(os.path.realpath(path))
-            if not self.contains(real):
+            inside = self.contains(real) or (self.private_temp and private_temp_folder(real))
+            if not inside:
                 raise OutsideRootsError(self.outside(working_dir, real))
             if real.is_symlink():
                 raise WorkingDirError(
@@ -94,3 +102,29 @@ class Roots:
             f"in ({self}). Work under one of them, or restart ohtui serve with --root for "
             "that folder (or set roots in the [server] table of config.toml)."
         )
+
+
+def _temp_dir() -> Path:
+    import tempfile
+
+    return Path(os.path.realpath(tempfile.gettempdir()))
+
+
+def private_temp_folder(real: Path) -> bool:
+    """Whether the real path `real` is, or is under, a folder directly in the system temp
+    dir that belongs to this user and that no one else may enter (as `mkdtemp` makes
+    them). A missing one is made so (mode 0700) and then checked: a name another user took
+    first, or a link planted there, is refused."""
+    temp = _temp_dir()
+    if real == temp or not real.is_relative_to(temp):
+        return False
+    top = temp / real.relative_to(temp).parts[0]
+    try:
+        if top == real and not os.path.lexists(top):
+            os.mkdir(top, 0o700)
+        info = os.lstat(top)
+    except OSError:
+        return False
+    import stat
+
+    return stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() and not info.st_mode & 0o077
