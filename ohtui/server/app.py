@@ -41,6 +41,9 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("ohtui.server")
 
+SETTINGS_FILE = "server-settings.json"
+"""Beside the server's secret key: what clients store through /api/settings, encrypted."""
+
 
 @dataclass(frozen=True)
 class ServerConfig:
@@ -113,7 +116,9 @@ class Engine:
         from ohtui.server.registry import Registry
         from ohtui.server.routes import Api
         from ohtui.server.secret import server_cipher
+        from ohtui.server.settings_routes import SettingsApi
         from ohtui.server.sockets import EventSocket
+        from ohtui.server.stored_settings import StoredSettings
 
         config = self.config
         confinement = Confinement.load(
@@ -123,20 +128,22 @@ class Engine:
             logger.warning("%s", line)
         for line in confinement.start_lines():
             logger.info("%s", line)
+        cipher = server_cipher(config.secret_key_file)
         registry = Registry(
             config.conversations_dir,
-            server_cipher(config.secret_key_file),
+            cipher,
             self.hub,
             confinement,
             warm_up=config.warm_up,
         )
         api = Api(registry, confinement, self.started)
+        stored = StoredSettings(config.secret_key_file.with_name(SETTINGS_FILE), cipher)
         socket = EventSocket(registry, self.hub, self.keys)
         loaded = Loaded(
             registry=registry,
             confinement=confinement,
             api=api,
-            api_router=Router(routes=api.routes()),
+            api_router=Router(routes=[*api.routes(), *SettingsApi(stored).routes()]),
             socket_router=Router(
                 routes=[WebSocketRoute("/events/{conversation_id}", socket.handle)]
             ),
