@@ -112,6 +112,7 @@ class Engine:
 
     def _load(self) -> Loaded:
         started = time.perf_counter()
+        from ohtui.server.bash_routes import BashApi
         from ohtui.server.confinement import Confinement
         from ohtui.server.registry import Registry
         from ohtui.server.routes import Api
@@ -143,7 +144,13 @@ class Engine:
             registry=registry,
             confinement=confinement,
             api=api,
-            api_router=Router(routes=[*api.routes(), *SettingsApi(stored).routes()]),
+            api_router=Router(
+                routes=[
+                    *api.routes(),
+                    *SettingsApi(stored).routes(),
+                    *BashApi(confinement).routes(),
+                ]
+            ),
             socket_router=Router(
                 routes=[WebSocketRoute("/events/{conversation_id}", socket.handle)]
             ),
