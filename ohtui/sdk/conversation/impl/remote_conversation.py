@@ -197,7 +197,10 @@ class RemoteConversation(BaseConversation):
             visualizer.initialize(self._state)
             listeners.append(visualizer.on_event)
         listeners.extend(callbacks or [])
-        self._notify = self.compose_callbacks(listeners)
+        self._callbacks = listeners
+        """The event callbacks, read at each event: one appended later hears what follows
+        (the SDK's examples append to it)."""
+        self._notify = self._notify_callbacks
 
         self._socket = WebSocketCallbackClient(
             # ohtui's own event fields (a risk's reason) where the server has them.
@@ -910,6 +913,10 @@ class RemoteConversation(BaseConversation):
         raise NotImplementedError(
             "execute_tool is not supported for a RemoteConversation: its tools run on the server"
         )
+
+    def _notify_callbacks(self, event: Event) -> None:
+        """Hand `event` to each callback of the list as it is now."""
+        self.compose_callbacks(self._callbacks)(event)
 
     def close(self) -> None:
         """Stop the event socket; delete the conversation on the server if `delete_on_close`.
