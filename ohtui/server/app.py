@@ -84,6 +84,7 @@ class Loaded:
     api: Api
     api_router: Router
     socket_router: Router
+    gateway_router: Router
 
 
 class Engine:
@@ -114,6 +115,7 @@ class Engine:
         started = time.perf_counter()
         from ohtui.server.bash_routes import BashApi
         from ohtui.server.confinement import Confinement
+        from ohtui.server.gateway import Gateway
         from ohtui.server.registry import Registry
         from ohtui.server.routes import Api
         from ohtui.server.secret import server_cipher
@@ -154,6 +156,7 @@ class Engine:
             socket_router=Router(
                 routes=[WebSocketRoute("/events/{conversation_id}", socket.handle)]
             ),
+            gateway_router=Router(routes=Gateway(registry, stored, confinement).routes()),
         )
         with self._close_lock:
             if self._closed:  # a signal came while it loaded: nothing may open now
@@ -324,6 +327,7 @@ def create_app(config: ServerConfig) -> Starlette:
         Route("/api/init", deferred.handle, methods=["GET", "POST"]),
         Mount("/api", app=Lazy(engine, lambda loaded: loaded.api_router)),
         Mount("/sockets", app=Lazy(engine, lambda loaded: loaded.socket_router)),
+        Mount("/v1", app=Lazy(engine, lambda loaded: loaded.gateway_router)),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
     # The last added runs first: log, guard, key, then the body is read.
