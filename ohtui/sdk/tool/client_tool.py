@@ -123,7 +123,7 @@ class ClientTool(ToolDefinition[ClientToolAction, ClientToolObservation]):
                 "a client tool is made from spec=ClientToolSpec(...) (or its JSON), got "
                 f"{type(spec).__name__}"
             )
-        tool = cls(
+        tool = cls(  # type: ignore[call-arg]  # an instance's own name (ToolDefinition)
             name=spec.name,
             description=spec.description,
             action_type=ClientToolAction,
