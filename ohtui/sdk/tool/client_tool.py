@@ -45,7 +45,7 @@ class ClientToolRegistrationError(ValueError):
 class ClientToolSpec(BaseModel):
     """A tool the client defines and carries out: what the agent is told about it."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(defer_build=True, frozen=True, extra="forbid")
 
     name: str = Field(min_length=1, description="The name the agent calls the tool by.")
     description: str = Field(description="When and how to use the tool, for the model.")
@@ -74,7 +74,7 @@ class ClientToolAction(Action):
     """One call of a client tool: the model's arguments, as its fields (`model_dump()` gives
     them back as the client's schema names them)."""
 
-    model_config = ConfigDict(frozen=True, extra="allow")
+    model_config = ConfigDict(defer_build=True, frozen=True, extra="allow")
 
     @property
     def arguments(self) -> dict[str, Any]:
