@@ -38,8 +38,11 @@ def test_a_client_tool_call_reaches_the_client(
         conversation._callbacks.append(later.append)
         conversation.send_message("go to the files page")
         conversation.run()
+        with server.client() as client:
+            final = client.get(f"/api/conversations/{conversation.id}/agent_final_response")
     finally:
         conversation.close()
+    assert final.json() == {"response": "done"}
     offered = [t["function"]["name"] for t in llm_script.requests[-2]["tools"]]
     assert "navigate_to" in offered
     for heard in (first, later):
