@@ -33,7 +33,7 @@ class Roots:
 
     paths: tuple[Path, ...]
     private_temp: bool = False
-    """Also the folders of the system temp dir that are this user's alone (see
+    """Also the folders directly in the system temp dir that are this user's alone (see
     `private_temp_folder`): the default roots' scratch space, for clients that work in a
     `tempfile.mkdtemp()` folder as OpenHands examples do."""
 
@@ -60,7 +60,7 @@ class Roots:
     def __str__(self) -> str:
         shown = ", ".join(map(str, self.paths))
         if self.private_temp:
-            shown += f", and your private folders in {_temp_dir()}"
+            shown += f", and your private folders directly in {_temp_dir()}"
         return shown
 
     def contains(self, real: Path) -> bool:
@@ -111,20 +111,22 @@ def _temp_dir() -> Path:
 
 
 def private_temp_folder(real: Path) -> bool:
-    """Whether the real path `real` is, or is under, a folder directly in the system temp
-    dir that belongs to this user and that no one else may enter (as `mkdtemp` makes
-    them). A missing one is made so (mode 0700) and then checked: a name another user took
-    first, or a link planted there, is refused."""
+    """Whether the real path `real` is a folder directly in the system temp dir that
+    belongs to this user and that no one else may enter (as `mkdtemp` makes them). Only
+    such a folder itself, not one below it: a private folder there may hold other
+    programs' folders (pytest's, a tool's cache). A missing one is made so (mode 0700) and
+    then checked: a name another user took first, or a link planted there, is refused."""
     temp = _temp_dir()
-    if real == temp or not real.is_relative_to(temp):
+    if real.parent != temp:
         return False
-    top = temp / real.relative_to(temp).parts[0]
     try:
-        if top == real and not os.path.lexists(top):
-            os.mkdir(top, 0o700)
-        info = os.lstat(top)
+        if not os.path.lexists(real):
+            os.mkdir(real, 0o700)
+        info = os.lstat(real)
     except OSError:
         return False
     import stat
 
-    return stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() and not info.st_mode & 0o077
+    return (
+        stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() and not info.st_mode & 0o077
+    )

@@ -1,5 +1,6 @@
-"""The default roots' scratch space: folders of the temp dir that are this user's alone
-(mkdtemp's), and nothing else there."""
+"""The default roots' scratch space: folders directly in the temp dir that are this user's
+alone (mkdtemp's), and nothing else there (not what such a folder holds: pytest's own is
+one)."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ def test_a_private_temp_folder_is_in_and_a_shared_one_is_not(tmp_path: Path) -> 
     link.symlink_to(private)
     try:
         assert private_temp_folder(private)
-        assert private_temp_folder(private / "deeper" / "still")
+        assert not private_temp_folder(private / "deeper")  # only the folder itself
         assert not private_temp_folder(shared)
         assert not private_temp_folder(_temp())
         assert not private_temp_folder(link)  # the link itself, as a top folder
