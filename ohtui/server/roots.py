@@ -127,6 +127,4 @@ def private_temp_folder(real: Path) -> bool:
         return False
     import stat
 
-    return (
-        stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() and not info.st_mode & 0o077
-    )
+    return stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() and not info.st_mode & 0o077
