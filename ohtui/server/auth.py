@@ -47,7 +47,8 @@ def check_bind(host: str, key: str | None, key_env: str) -> None:
 
 class KeyChecker:
     """Compares presented keys with the session keys in constant time; with `local_users`,
-    also lets in this user's own programs on this machine (`ohtui.server.peer`)."""
+    also lets in this user's own programs on this machine (`ohtui.server.peer`), but not
+    a request a browser made (a web page needs the key)."""
 
     def __init__(self, key: str, local_users: bool = False) -> None:
         self._keys = [key.encode()]
@@ -89,8 +90,18 @@ class KeyChecker:
         if self.accepts(presented):
             return True
         local = self._local
-        if local is None:
+        if local is None or _from_a_browser(scope):
             return False
         from starlette.concurrency import run_in_threadpool
 
         return await run_in_threadpool(local.admits, scope.get("client"), scope.get("server"))
+
+
+def _from_a_browser(scope: Mapping[str, Any]) -> bool:
+    """Whether the request carries what only browsers send (Origin, Sec-Fetch-*): a page
+    is one of this user's programs too, but it must show the key like anyone else."""
+    for name, _ in scope.get("headers", []):
+        lowered = name.lower()
+        if lowered == b"origin" or lowered.startswith(b"sec-fetch-"):
+            return True
+    return False

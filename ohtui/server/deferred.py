@@ -18,9 +18,9 @@ import hmac
 import logging
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
@@ -45,15 +45,6 @@ NOT_OURS = (
 )
 """InitRequest fields of the OpenHands server that ohtui serve does not take at init."""
 InitState = Literal["dormant", "initializing", "ready"]
-
-
-class InitRequest(BaseModel):
-    """What `POST /api/init` may set."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    session_api_keys: list[str] | None = Field(default=None, min_length=1)
-    env: dict[str, str] | None = None
 
 
 def deferred_asked(environ: Mapping[str, str]) -> bool:
@@ -108,10 +99,9 @@ class DeferredInit:
                     },
                     status_code=422,
                 )
-            asked = InitRequest.model_validate(data)
-        except (ValueError, ValidationError) as exc:
-            detail = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc)
-            return JSONResponse({"detail": f"bad /api/init body: {detail}"}, status_code=422)
+            asked = _init_request(data)
+        except ValueError as exc:
+            return JSONResponse({"detail": f"bad /api/init body: {exc}"}, status_code=422)
         async with self._lock:
             if self.state != "dormant":
                 return JSONResponse(
@@ -135,3 +125,33 @@ class DeferredInit:
         if self._init_key is not None:
             return given is not None and hmac.compare_digest(given.encode(), self._init_key)
         return await self.keys.admits(request.scope, request.headers.get(HEADER))
+
+
+@dataclass(frozen=True)
+class InitRequest:
+    """What `POST /api/init` may set."""
+
+    session_api_keys: list[str] | None = None
+    env: dict[str, str] | None = None
+
+
+def _init_request(data: Any) -> InitRequest:
+    """The body as an InitRequest; ValueError saying what is wrong (pydantic is not
+    imported for it: this module loads before the server listens)."""
+    if not isinstance(data, dict):
+        raise ValueError("the body must be a JSON object")
+    unknown = sorted(set(data) - {"session_api_keys", "env"})
+    if unknown:
+        raise ValueError(f"unknown field(s) {', '.join(unknown)}")
+    keys = data.get("session_api_keys")
+    if keys is not None and (
+        not isinstance(keys, list) or not keys or not all(isinstance(k, str) and k for k in keys)
+    ):
+        raise ValueError("session_api_keys must be a non-empty list of non-empty strings")
+    env = data.get("env")
+    if env is not None and (
+        not isinstance(env, dict)
+        or not all(isinstance(k, str) and isinstance(v, str) for k, v in env.items())
+    ):
+        raise ValueError("env must be an object of string values")
+    return InitRequest(session_api_keys=keys, env=env)

@@ -14,6 +14,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+SCRATCH_WORDS = "your private folders directly in"
+
 
 class RootError(ValueError):
     """A root that cannot be one (missing, not a folder); the message says which."""
@@ -58,10 +60,14 @@ class Roots:
         return cls(tuple(found))
 
     def __str__(self) -> str:
-        shown = ", ".join(map(str, self.paths))
-        if self.private_temp:
-            shown += f", and your private folders directly in {_temp_dir()}"
-        return shown
+        return ", ".join(map(str, self.paths))
+
+    @property
+    def described(self) -> str:
+        """The roots, and the scratch space when it is allowed, in words."""
+        if not self.private_temp:
+            return str(self)
+        return f"{self}, and {SCRATCH_WORDS} {_temp_dir()}"
 
     def contains(self, real: Path) -> bool:
         """Whether the real path `real` is a root or under one."""
@@ -99,8 +105,8 @@ class Roots:
         shown = f"'{working_dir}'" + (f" (really {real})" if str(real) != working_dir else "")
         return (
             f"The folder {shown} is outside the folders this server lets conversations work "
-            f"in ({self}). Work under one of them, or restart ohtui serve with --root for "
-            "that folder (or set roots in the [server] table of config.toml)."
+            f"in ({self.described}). Work under one of them, or restart ohtui serve with "
+            "--root for that folder (or set roots in the [server] table of config.toml)."
         )
 
 

@@ -40,6 +40,12 @@ def test_this_users_program_needs_no_key(keyless: ServerProcess) -> None:
     assert keyed.status_code == 200
 
 
+def test_a_browser_request_needs_the_key(keyless: ServerProcess) -> None:
+    url = keyless.url + "/api/conversations/count"
+    for headers in ({"Origin": keyless.url}, {"Sec-Fetch-Site": "none"}):
+        assert httpx.get(url, headers=headers, timeout=30).status_code == 401, headers
+
+
 def test_a_program_in_a_sandbox_is_refused(keyless: ServerProcess) -> None:
     if shutil.which("bwrap") is None:
         pytest.skip("bubblewrap is not installed")
