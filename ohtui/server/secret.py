@@ -6,8 +6,10 @@ import os
 import stat
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ohtui.sdk.utils.cipher import Cipher
+if TYPE_CHECKING:
+    from ohtui.sdk.utils.cipher import Cipher
 
 SECRET_ENV = "OHTUI_SERVER_SECRET_KEY"
 """Overrides the key file (e.g. for servers whose data dir is shared or ephemeral)."""
@@ -24,6 +26,8 @@ def given_secret_key(environ: Mapping[str, str]) -> str | None:
 def server_cipher(path: Path) -> Cipher:
     """The cipher from OHTUI_SERVER_SECRET_KEY (or OH_SECRET_KEY), else from `path` (made on
     first start, readable by this user only). PersistenceError-free: OSError says what failed."""
+    from ohtui.sdk.utils.cipher import Cipher  # the engine's: loaded with it, not at start
+
     override = given_secret_key(os.environ)
     if override:
         return Cipher(override)
