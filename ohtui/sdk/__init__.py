@@ -109,7 +109,7 @@ from ohtui.sdk.tool import (
     register_tool,
 )
 from ohtui.sdk.utils.lazy import lazy_exports
-from ohtui.sdk.workspace import LocalWorkspace, RemoteWorkspace, WorkspaceError
+from ohtui.sdk.workspace import LocalWorkspace, RemoteWorkspace, Workspace, WorkspaceError
 
 if TYPE_CHECKING:
     from ohtui.sdk.conversation.impl.remote_conversation import RemoteConversation
@@ -248,6 +248,7 @@ __all__ = [
     "ToolExecutor",
     "UserRejectObservation",
     "WebSocketConnectionError",
+    "Workspace",
     "WorkspaceError",
     "agent_definition_to_factory",
     "discover_agents",

@@ -28,6 +28,7 @@ from starlette.routing import Mount, Route, Router, WebSocketRoute
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ohtui.server.auth import HEADER, KeyChecker
+from ohtui.server.deferred import DeferredInit
 from ohtui.server.errors import StoppingError
 from ohtui.server.guard import AllowedHosts, BodyLimit, RequestGuard
 from ohtui.server.hub import Hub
@@ -39,6 +40,9 @@ if TYPE_CHECKING:
     from ohtui.server.routes import Api
 
 logger = logging.getLogger("ohtui.server")
+
+SETTINGS_FILE = "server-settings.json"
+"""Beside the server's secret key: what clients store through /api/settings, encrypted."""
 
 
 @dataclass(frozen=True)
@@ -62,6 +66,13 @@ class ServerConfig:
     warm_up: bool = True
     """Prepare each conversation's LLM path in the background as it opens (litellm's import
     only where its model needs litellm)."""
+    local_users: bool = False
+    """Let this user's own programs here in without the key (a key the server made itself:
+    see `ohtui.server.peer`)."""
+    deferred: bool = False
+    """Start dormant: `/api/*` answers 503 until `POST /api/init` (`ohtui.server.deferred`)."""
+    init_key: str | None = None
+    """The key `POST /api/init` wants in X-Init-API-Key (None: the session key)."""
 
 
 @dataclass
@@ -73,6 +84,7 @@ class Loaded:
     api: Api
     api_router: Router
     socket_router: Router
+    gateway_router: Router
 
 
 class Engine:
@@ -101,11 +113,15 @@ class Engine:
 
     def _load(self) -> Loaded:
         started = time.perf_counter()
+        from ohtui.server.bash_routes import BashApi
         from ohtui.server.confinement import Confinement
+        from ohtui.server.gateway import Gateway
         from ohtui.server.registry import Registry
         from ohtui.server.routes import Api
         from ohtui.server.secret import server_cipher
+        from ohtui.server.settings_routes import SettingsApi
         from ohtui.server.sockets import EventSocket
+        from ohtui.server.stored_settings import StoredSettings
 
         config = self.config
         confinement = Confinement.load(
@@ -115,23 +131,32 @@ class Engine:
             logger.warning("%s", line)
         for line in confinement.start_lines():
             logger.info("%s", line)
+        cipher = server_cipher(config.secret_key_file)
         registry = Registry(
             config.conversations_dir,
-            server_cipher(config.secret_key_file),
+            cipher,
             self.hub,
             confinement,
             warm_up=config.warm_up,
         )
         api = Api(registry, confinement, self.started)
+        stored = StoredSettings(config.secret_key_file.with_name(SETTINGS_FILE), cipher)
         socket = EventSocket(registry, self.hub, self.keys)
         loaded = Loaded(
             registry=registry,
             confinement=confinement,
             api=api,
-            api_router=Router(routes=api.routes()),
+            api_router=Router(
+                routes=[
+                    *api.routes(),
+                    *SettingsApi(stored).routes(),
+                    *BashApi(confinement).routes(),
+                ]
+            ),
             socket_router=Router(
                 routes=[WebSocketRoute("/events/{conversation_id}", socket.handle)]
             ),
+            gateway_router=Router(routes=Gateway(registry, stored, confinement).routes()),
         )
         with self._close_lock:
             if self._closed:  # a signal came while it loaded: nothing may open now
@@ -182,22 +207,39 @@ class Lazy:
 
 
 class ApiKeyMiddleware:
-    """401 for every `/api/*` request without the session key (constant-time compare)."""
+    """401 for every `/api/*` and `/v1/*` request without the session key (constant-time
+    compare; `/v1`, the OpenAI-compatible gateway, takes it as a Bearer token too), but
+    `/api/init` (its own key); then 503 while a deferred server is dormant."""
 
     DETAIL = (
         "Unauthorized: send the session API key in the X-Session-API-Key header (ohtui serve "
         "printed where it keeps it when it started)."
     )
 
-    def __init__(self, app: ASGIApp, keys: KeyChecker) -> None:
+    def __init__(self, app: ASGIApp, keys: KeyChecker, deferred: DeferredInit) -> None:
         self.app = app
         self.keys = keys
+        self.deferred = deferred
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        wanted = scope["type"] == "http" and scope["path"].startswith("/api")
-        if wanted and not self.keys.accepts(_header(scope, HEADER)):
+        path = scope["path"] if scope["type"] == "http" else ""
+        wanted = _under(path, "/api") or _under(path, "/v1")
+        if not wanted or _under(path, "/api/init"):
+            await self.app(scope, receive, send)
+            return
+        presented = _header(scope, HEADER)
+        if presented is None and _under(path, "/v1"):
+            presented = _bearer(_header(scope, "Authorization"))
+        if not await self.keys.admits(scope, presented):
             response = JSONResponse({"detail": self.DETAIL}, status_code=401)
             await response(scope, receive, send)
+            return
+        if self.deferred.dormant:
+            detail = (
+                f"server is in deferred-init state '{self.deferred.state}'; call POST /api/init "
+                "first"
+            )
+            await JSONResponse({"detail": detail}, status_code=503)(scope, receive, send)
             return
         await self.app(scope, receive, send)
 
@@ -233,6 +275,17 @@ class AccessLog:
             )
 
 
+def _under(path: str, prefix: str) -> bool:
+    return path == prefix or path.startswith(prefix + "/")
+
+
+def _bearer(value: str | None) -> str | None:
+    if value is None:
+        return None
+    scheme, _, token = value.partition(" ")
+    return token.strip() if scheme.lower() == "bearer" and token.strip() else None
+
+
 def _header(scope: Scope, name: str) -> str | None:
     wanted = name.lower().encode()
     for key, value in scope.get("headers", []):
@@ -244,7 +297,8 @@ def _header(scope: Scope, name: str) -> str | None:
 def create_app(config: ServerConfig) -> Starlette:
     """The app; its engine is `app.state.engine` (loaded at start, closed at shutdown)."""
     hub = Hub()
-    keys = KeyChecker(config.api_key)
+    keys = KeyChecker(config.api_key, local_users=config.local_users)
+    deferred = DeferredInit(keys, config.init_key, config.deferred)
     engine = Engine(config, hub, keys)
 
     @contextlib.asynccontextmanager
@@ -270,13 +324,15 @@ def create_app(config: ServerConfig) -> Starlette:
         Route("/health", alive),
         Route("/ready", ready),
         Route("/server_info", server_info),
+        Route("/api/init", deferred.handle, methods=["GET", "POST"]),
         Mount("/api", app=Lazy(engine, lambda loaded: loaded.api_router)),
         Mount("/sockets", app=Lazy(engine, lambda loaded: loaded.socket_router)),
+        Mount("/v1", app=Lazy(engine, lambda loaded: loaded.gateway_router)),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
     # The last added runs first: log, guard, key, then the body is read.
     app.add_middleware(BodyLimit)
-    app.add_middleware(ApiKeyMiddleware, keys=keys)
+    app.add_middleware(ApiKeyMiddleware, keys=keys, deferred=deferred)
     app.add_middleware(RequestGuard, hosts=config.hosts)
     app.add_middleware(AccessLog)
     app.state.engine = engine

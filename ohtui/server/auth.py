@@ -7,8 +7,12 @@ from __future__ import annotations
 
 import hmac
 from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from ohtui.settings.local_server import is_loopback
+
+if TYPE_CHECKING:
+    from ohtui.server.peer import LocalUsers
 
 DEFAULT_KEY_ENV = "OHTUI_SERVER_API_KEY"
 HEADER = "X-Session-API-Key"
@@ -42,17 +46,62 @@ def check_bind(host: str, key: str | None, key_env: str) -> None:
 
 
 class KeyChecker:
-    """Compares presented keys with the session key in constant time."""
+    """Compares presented keys with the session keys in constant time; with `local_users`,
+    also lets in this user's own programs on this machine (`ohtui.server.peer`), but not
+    a request a browser made (a web page needs the key)."""
 
-    def __init__(self, key: str) -> None:
-        self._key = key.encode()
+    def __init__(self, key: str, local_users: bool = False) -> None:
+        self._keys = [key.encode()]
+        self._local: LocalUsers | None = None
+        if local_users:
+            from ohtui.server.peer import LocalUsers
+
+            self._local = LocalUsers()
+
+    @property
+    def admits_local_users(self) -> bool:
+        """Whether this user's own programs here need no key."""
+        return self._local is not None
+
+    def replace(self, keys: list[str]) -> None:
+        """Make `keys` the session keys (from POST /api/init): keys given on purpose, so
+        only they open the server from now on."""
+        if not keys or not all(keys):
+            raise ValueError("session_api_keys must hold at least one non-empty key")
+        self._keys = [k.encode() for k in keys]
+        self._local = None
 
     def accepts(self, presented: str | None) -> bool:
-        """Whether `presented` is the key (False for none, or one no UTF-8 can hold)."""
+        """Whether `presented` is a session key (False for none, or one no UTF-8 can hold)."""
         if presented is None:
             return False
         try:
             given = presented.encode()
         except UnicodeEncodeError:  # a lone surrogate, from a JSON auth frame
             return False
-        return hmac.compare_digest(given, self._key)
+        found = False
+        for key in self._keys:  # every key compared: the time says nothing of which matched
+            found |= hmac.compare_digest(given, key)
+        return found
+
+    async def admits(self, scope: Mapping[str, Any], presented: str | None) -> bool:
+        """Whether the request or socket `scope` may go on: the key presented, or (when
+        allowed) a connection from this user's own programs here."""
+        if self.accepts(presented):
+            return True
+        local = self._local
+        if local is None or _from_a_browser(scope):
+            return False
+        from starlette.concurrency import run_in_threadpool
+
+        return await run_in_threadpool(local.admits, scope.get("client"), scope.get("server"))
+
+
+def _from_a_browser(scope: Mapping[str, Any]) -> bool:
+    """Whether the request carries what only browsers send (Origin, Sec-Fetch-*): a page
+    is one of this user's programs too, but it must show the key like anyone else."""
+    for name, _ in scope.get("headers", []):
+        lowered = name.lower()
+        if lowered == b"origin" or lowered.startswith(b"sec-fetch-"):
+            return True
+    return False

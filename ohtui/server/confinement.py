@@ -12,7 +12,7 @@ from typing import Any
 
 from ohtui.sdk.conversation.base import BaseConversation
 from ohtui.sdk.sandbox import SandboxConfig, SandboxMode, probe
-from ohtui.server.roots import RootError, Roots
+from ohtui.server.roots import SCRATCH_WORDS, RootError, Roots
 
 logger = logging.getLogger(__name__)
 
@@ -66,7 +66,7 @@ class Confinement:
             roots, skipped = _config_roots(settings.server.roots)
             notices += skipped
         if roots is None:
-            roots = Roots((start_dir.resolve(),))
+            roots = Roots((start_dir.resolve(),), private_temp=True)
         config = settings.sandbox.config()
         availability = probe() if config.mode is not SandboxMode.OFF else None
         problem = availability.message if availability and not availability.available else None
@@ -106,7 +106,11 @@ class Confinement:
         else:
             network = "network on" if self.sandbox.network else "no network"
             sandbox = f"sandbox: {mode.value} for every conversation ({network})"
-        return [sandbox, f"roots: {self.roots} (conversations work in these folders only)"]
+        return [
+            sandbox,
+            f"roots: {self.roots} (conversations work in these folders only)",
+            *([f"scratch: {SCRATCH_WORDS} the temp dir"] if self.roots.private_temp else []),
+        ]
 
 
 def _config_roots(entries: list[str]) -> tuple[Roots, list[str]]:

@@ -271,6 +271,7 @@ class Registry:
                 visualizer=None,
                 cipher=self._cipher,
                 checkpoints=True,
+                client_tools=request.client_tools,
             )
             self._warm_up(agent.llm)
             try:

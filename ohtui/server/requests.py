@@ -37,6 +37,7 @@ from ohtui.sdk.llm.message import Message
 from ohtui.sdk.secret.secrets import SecretSource
 from ohtui.sdk.security.analyzer import SecurityAnalyzerBase
 from ohtui.sdk.security.confirmation_policy import ConfirmationPolicyBase
+from ohtui.sdk.tool.client_tool import ClientToolSpec
 from ohtui.sdk.wire.agent_in import (
     WireError,
     confirmation_policy_from_wire,
@@ -210,6 +211,8 @@ class StartConversationRequest(RequestModel):
     )
     autotitle: Truthy = True
     initial_message: SendMessageRequest | None = None
+    client_tools: list[ClientToolSpec] = Field(default_factory=list)
+    """Tools the client carries out (`ohtui.sdk.tool.client_tool`), added to the agent's."""
 
     @field_validator("agent", mode="before")
     @classmethod

@@ -14,6 +14,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+SCRATCH_WORDS = "your private folders directly in"
+
 
 class RootError(ValueError):
     """A root that cannot be one (missing, not a folder); the message says which."""
@@ -32,6 +34,10 @@ class Roots:
     """The real paths of the roots, in the order given."""
 
     paths: tuple[Path, ...]
+    private_temp: bool = False
+    """Also the folders directly in the system temp dir that are this user's alone (see
+    `private_temp_folder`): the default roots' scratch space, for clients that work in a
+    `tempfile.mkdtemp()` folder as OpenHands examples do."""
 
     @classmethod
     def resolve(cls, given: Iterable[str | Path], base: Path, origin: str) -> Roots:
@@ -56,6 +62,13 @@ class Roots:
     def __str__(self) -> str:
         return ", ".join(map(str, self.paths))
 
+    @property
+    def described(self) -> str:
+        """The roots, and the scratch space when it is allowed, in words."""
+        if not self.private_temp:
+            return str(self)
+        return f"{self}, and {SCRATCH_WORDS} {_temp_dir()}"
+
     def contains(self, real: Path) -> bool:
         """Whether the real path `real` is a root or under one."""
         return any(real == root or real.is_relative_to(root) for root in self.paths)
@@ -72,7 +85,8 @@ class Roots:
             )
         try:
             real = Path(os.path.realpath(path))
-            if not self.contains(real):
+            inside = self.contains(real) or (self.private_temp and private_temp_folder(real))
+            if not inside:
                 raise OutsideRootsError(self.outside(working_dir, real))
             if real.is_symlink():
                 raise WorkingDirError(
@@ -91,6 +105,32 @@ class Roots:
         shown = f"'{working_dir}'" + (f" (really {real})" if str(real) != working_dir else "")
         return (
             f"The folder {shown} is outside the folders this server lets conversations work "
-            f"in ({self}). Work under one of them, or restart ohtui serve with --root for "
-            "that folder (or set roots in the [server] table of config.toml)."
+            f"in ({self.described}). Work under one of them, or restart ohtui serve with "
+            "--root for that folder (or set roots in the [server] table of config.toml)."
         )
+
+
+def _temp_dir() -> Path:
+    import tempfile
+
+    return Path(os.path.realpath(tempfile.gettempdir()))
+
+
+def private_temp_folder(real: Path) -> bool:
+    """Whether the real path `real` is a folder directly in the system temp dir that
+    belongs to this user and that no one else may enter (as `mkdtemp` makes them). Only
+    such a folder itself, not one below it: a private folder there may hold other
+    programs' folders (pytest's, a tool's cache). A missing one is made so (mode 0700) and
+    then checked: a name another user took first, or a link planted there, is refused."""
+    temp = _temp_dir()
+    if real.parent != temp:
+        return False
+    try:
+        if not os.path.lexists(real):
+            os.mkdir(real, 0o700)
+        info = os.lstat(real)
+    except OSError:
+        return False
+    import stat
+
+    return stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() and not info.st_mode & 0o077

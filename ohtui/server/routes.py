@@ -28,6 +28,7 @@ from starlette.routing import Route
 from ohtui import __version__
 from ohtui.sdk.conversation.exceptions import CheckpointError, PersistenceError
 from ohtui.sdk.conversation.impl.forking import ConversationIdTakenError
+from ohtui.sdk.conversation.response_utils import get_agent_final_response
 from ohtui.sdk.event.checkpoint import CheckpointRestoreEvent, find_checkpoint
 from ohtui.sdk.wire.agent_in import WireError
 from ohtui.sdk.wire.events_out import event_to_wire
@@ -202,6 +203,11 @@ class Api:
 
         await run_in_threadpool(apply)
         return ok()
+
+    async def final_response(self, request: Request) -> Response:
+        served = await self.served(request)
+        branch = await run_in_threadpool(lambda: list(served.live.state.active_branch()))
+        return JSONResponse({"response": get_agent_final_response(branch)})
 
     async def delete(self, request: Request) -> Response:
         # Not opened first: a conversation outside the roots can still be deleted.
@@ -466,6 +472,7 @@ class Api:
             (one, self.get, ["GET"]),
             (one, self.patch, ["PATCH"]),
             (one, self.delete, ["DELETE"]),
+            (one + "/agent_final_response", self.final_response, ["GET"]),
             (one + "/events/search", self.events_search, ["GET"]),
             (one + "/events/count", self.events_count, ["GET"]),
             (one + "/events/respond_to_confirmation", self.respond_to_confirmation, ["POST"]),

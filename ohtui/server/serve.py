@@ -108,6 +108,7 @@ def main(argv: list[str]) -> int:
 
     _set_up_logging()
     key_line = f"session key: from {key_env}; clients send it in the {HEADER} header"
+    local_users = key is None
     if key is None:
         from ohtui.settings.local_server import KeyFileError, stored_session_key
 
@@ -119,13 +120,16 @@ def main(argv: list[str]) -> int:
         key_line = (
             f"session key: {'made and ' if made else ''}kept in {path} (readable by you only); "
             f"clients send it in the {HEADER} header, and ohtui --server "
-            f"http://{_url_host(args.host)}:{args.port} on this machine reads it there"
+            f"http://{_url_host(args.host)}:{args.port} on this machine reads it there; your "
+            "own programs on this machine, outside the sandbox, need no key"
         )
     # The event loop thread waits for the GIL behind the run threads (litellm parsing a
     # stream holds it): a shorter switch interval cuts the frames' tail latency.
     sys.setswitchinterval(0.001)
     from ohtui.server.app import ServerConfig
+    from ohtui.server.deferred import deferred_asked
     from ohtui.server.guard import AllowedHosts
+    from ohtui.server.secret import given_secret_key
 
     config = ServerConfig(
         conversations_dir=paths.conversations_dir(),
@@ -136,6 +140,9 @@ def main(argv: list[str]) -> int:
         start_dir=Path.cwd(),
         sandbox=args.sandbox,
         roots=roots,
+        local_users=local_users,
+        deferred=deferred_asked(os.environ),
+        init_key=given_secret_key(os.environ),
     )
     return _run(args.host, args.port, config, key_line)
 

@@ -101,7 +101,7 @@ class EventSocket:
             self.hub.unsubscribe(subscription)
 
     async def _authenticate(self, websocket: WebSocket) -> bool:
-        if self.keys.accepts(websocket.headers.get(HEADER)):
+        if await self.keys.admits(websocket.scope, websocket.headers.get(HEADER)):
             return True
         try:
             text = await asyncio.wait_for(_receive_text(websocket), AUTH_TIMEOUT_SECONDS)

@@ -61,7 +61,8 @@ def test_loopback_without_a_key_makes_one(tmp_path: Path) -> None:
     server = ServerProcess(tmp_path, key=None).start()
     try:
         url = server.url + "/api/conversations/count"
-        assert httpx.get(url, timeout=120).status_code == 401
+        browser = {"Origin": server.url}  # a page: never let in as this user's program
+        assert httpx.get(url, headers=browser, timeout=120).status_code == 401
         key = (tmp_path / "server-session.key").read_text().strip()
         assert httpx.get(url, headers={"X-Session-API-Key": key}).json() == 0
     finally:

@@ -1,5 +1,6 @@
 """Tools: typed actions and observations, tool definitions, executors and their registry."""
 
+from ohtui.sdk.tool.client_tool import ClientTool, ClientToolSpec
 from ohtui.sdk.tool.registry import (
     list_registered_tools,
     list_usable_tools,
@@ -19,6 +20,8 @@ from ohtui.sdk.tool.tool import (
 
 __all__ = [
     "Action",
+    "ClientTool",
+    "ClientToolSpec",
     "DeclaredResources",
     "ExecutableTool",
     "Observation",

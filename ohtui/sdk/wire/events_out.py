@@ -48,6 +48,9 @@ SENT_KINDS = {
 }
 """Event kinds both sides have; any other of ours stays on this side of the wire."""
 OHTUI_KINDS = frozenset({"CheckpointEvent", "CheckpointRestoreEvent"})
+OHTUI_TOOL_KINDS = frozenset({"ClientToolAction", "ClientToolObservation"})
+"""Actions and observations of ohtui's own, sent as they are to a client that reads ohtui's
+fields (to others, as the MCP kinds OpenHands has for a tool it does not know)."""
 """Event kinds only ohtui has: sent only to a client that reads ohtui's own fields (an
 OpenHands client validates every frame against its own kinds)."""
 _EVENT_EXTRAS = {"ActionEvent": {"security_risk_reason"}, "CondensationRequest": {"focus"}}
@@ -74,9 +77,11 @@ def event_to_wire(event: Event, *, ohtui_fields: bool = False) -> dict[str, Any]
     if isinstance(event, SystemPromptEvent):
         data["tools"] = [t for t in map(_tool_to_wire, data.get("tools", [])) if t is not None]
     elif isinstance(event, ActionEvent) and "action" in data:
-        data["action"] = _action_to_wire(data["action"])
+        if not (ohtui_fields and data["action"].get("kind") in OHTUI_TOOL_KINDS):
+            data["action"] = _action_to_wire(data["action"])
     elif isinstance(event, ObservationEvent):
-        data["observation"] = _observation_to_wire(data["observation"], event.tool_name)
+        if not (ohtui_fields and data["observation"].get("kind") in OHTUI_TOOL_KINDS):
+            data["observation"] = _observation_to_wire(data["observation"], event.tool_name)
     elif isinstance(event, HookExecutionEvent):
         data = _hook_to_wire(data)
     return data

@@ -56,6 +56,7 @@ from ohtui.sdk.plugins.types import PluginSource, ResolvedPluginSource
 from ohtui.sdk.sandbox import SandboxConfig
 from ohtui.sdk.security.analyzer import SecurityAnalyzerBase
 from ohtui.sdk.security.confirmation_policy import ConfirmationPolicyBase
+from ohtui.sdk.tool.client_tool import ClientToolSpec, client_tool_specs, with_client_tools
 from ohtui.sdk.tool.schema import Action, Observation
 from ohtui.sdk.utils.cipher import Cipher
 from ohtui.sdk.workspace.local import LocalWorkspace
@@ -126,6 +127,7 @@ class LocalConversation(LocalBoundary):
         plugin_check: PluginCheck | None = None,
         mcp_check: Callable[[str], str | None] | None = None,
         checkpoints: bool = False,
+        client_tools: Sequence[ClientToolSpec] | None = None,
     ) -> None:
         """Create a conversation, or resume the one saved under `persistence_dir` with this id.
 
@@ -155,12 +157,15 @@ class LocalConversation(LocalBoundary):
         for the security analyzer. Raises
         WorkspaceError or PersistenceError (with what to do) when the workspace or the
         persistence directory cannot be used, and ValueError when a resumed conversation
-        needs a tool the agent no longer has.
+        needs a tool the agent no longer has. `client_tools` are tools the caller carries out
+        (see `ohtui.sdk.tool.client_tool`): added to the agent's, they answer each call with
+        an acknowledgment while the callbacks see the ActionEvent.
         """
         if read_only and persistence_dir is None:
             raise ValueError("a read-only conversation is a saved one: give its persistence_dir")
         if not isinstance(workspace, LocalWorkspace):
             workspace = LocalWorkspace(working_dir=str(workspace))
+        agent = _with_client_tools(agent, client_tools or ())
         self.agent = agent
         self.workspace = workspace.prepare()
         self.max_iteration_per_run = max_iteration_per_run
@@ -913,3 +918,12 @@ def _agent_already_surfaced_error(events: Sequence[Event], since: int = 0) -> bo
     """
     error = _latest_error(events, since)
     return error is not None and error.source == "agent"
+
+
+def _with_client_tools(agent: AgentBase, specs: Sequence[ClientToolSpec]) -> AgentBase:
+    """The agent with the client tools `specs` added, and those its tools carry (a resumed
+    conversation's) registered so they resolve."""
+    if not specs and not client_tool_specs(agent.tools):
+        return agent
+    tools = with_client_tools(agent.tools, specs)
+    return agent if not specs else agent.model_copy(update={"tools": tools})

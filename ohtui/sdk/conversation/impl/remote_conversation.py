@@ -18,7 +18,7 @@ import threading
 import time
 import uuid
 import warnings
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ohtui.sdk.conversation.base import BaseConversation
@@ -72,6 +72,7 @@ if TYPE_CHECKING:
     from ohtui.sdk.plugins.types import PluginSource
     from ohtui.sdk.security.analyzer import SecurityAnalyzerBase
     from ohtui.sdk.security.confirmation_policy import ConfirmationPolicyBase
+    from ohtui.sdk.tool.client_tool import ClientToolSpec
     from ohtui.sdk.tool.schema import Action, Observation
     from ohtui.sdk.workspace.remote import RemoteWorkspace
 
@@ -130,6 +131,7 @@ class RemoteConversation(BaseConversation):
         observability_span_name: str | None = None,
         confirmation_policy: ConfirmationPolicyBase | None = None,
         security_analyzer: SecurityAnalyzerBase | None = None,
+        client_tools: Sequence[ClientToolSpec] | None = None,
     ) -> None:
         """Create the conversation on the server, or attach to `conversation_id` there
         (created with that id when the server has none), and subscribe to its events.
@@ -142,7 +144,10 @@ class RemoteConversation(BaseConversation):
         `reconnect_backoff` is the first retry delay (doubling to 30 s). `tags`, `user_id`,
         `observability_span_name`, `confirmation_policy` and `security_analyzer` go to the
         server with a new conversation (the OpenHands server keeps the policy and analyzer
-        it was created with through its restarts, not those set later).
+        it was created with through its restarts, not those set later). `client_tools`
+        (tools this client carries out, see `ohtui.sdk.tool.client_tool`) go with a new
+        conversation too: the server adds them to the agent, and their ActionEvents come to
+        the callbacks.
         """
         self.agent = agent
         self.workspace = workspace
@@ -163,6 +168,8 @@ class RemoteConversation(BaseConversation):
         self._capabilities: set[str] | None = None  # read when first needed
         extra: dict[str, Any] = {"tags": dict(tags) if tags else None, "user_id": user_id}
         extra["observability_span_name"] = observability_span_name
+        if client_tools:
+            extra["client_tools"] = [spec.model_dump(mode="json") for spec in client_tools]
         if confirmation_policy is not None:
             extra["confirmation_policy"] = confirmation_policy.model_dump(
                 mode="json", exclude_none=True
@@ -197,7 +204,10 @@ class RemoteConversation(BaseConversation):
             visualizer.initialize(self._state)
             listeners.append(visualizer.on_event)
         listeners.extend(callbacks or [])
-        self._notify = self.compose_callbacks(listeners)
+        self._callbacks = listeners
+        """The event callbacks, read at each event: one appended later hears what follows
+        (the SDK's examples append to it)."""
+        self._notify = self._notify_callbacks
 
         self._socket = WebSocketCallbackClient(
             # ohtui's own event fields (a risk's reason) where the server has them.
@@ -910,6 +920,10 @@ class RemoteConversation(BaseConversation):
         raise NotImplementedError(
             "execute_tool is not supported for a RemoteConversation: its tools run on the server"
         )
+
+    def _notify_callbacks(self, event: Event) -> None:
+        """Hand `event` to each callback of the list as it is now."""
+        self.compose_callbacks(self._callbacks)(event)
 
     def close(self) -> None:
         """Stop the event socket; delete the conversation on the server if `delete_on_close`.
