@@ -90,11 +90,25 @@ class KeyChecker:
         if self.accepts(presented):
             return True
         local = self._local
-        if local is None or _from_a_browser(scope):
+        if local is None or _from_a_browser(scope) or not _names_this_machine(scope):
             return False
         from starlette.concurrency import run_in_threadpool
 
         return await run_in_threadpool(local.admits, scope.get("client"), scope.get("server"))
+
+
+def _names_this_machine(scope: Mapping[str, Any]) -> bool:
+    """Whether the request's Host names this machine (localhost, a loopback address): a page
+    whose own name was made to resolve here (DNS rebinding) sends its name, and needs the key."""
+    for name, value in scope.get("headers", []):
+        if name.lower() == b"host":
+            host = value.decode("latin-1")
+            if host.startswith("["):
+                host = host[: host.find("]") + 1]
+            else:
+                host = host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+            return is_loopback(host)
+    return False
 
 
 def _from_a_browser(scope: Mapping[str, Any]) -> bool:

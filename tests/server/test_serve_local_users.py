@@ -46,6 +46,22 @@ def test_a_browser_request_needs_the_key(keyless: ServerProcess) -> None:
         assert httpx.get(url, headers=headers, timeout=30).status_code == 401, headers
 
 
+def test_a_page_whose_name_resolves_here_needs_the_key(keyless: ServerProcess) -> None:
+    """DNS rebinding: a web page's own name made to resolve to 127.0.0.1 reaches the server
+    from this user's browser, Host naming the page; an old browser sends no Sec-Fetch-*."""
+    url = keyless.url + "/api/conversations/count"
+    for host in ("evil.example", "evil.example:8000", "127.0.0.1.evil.example", "10.0.0.1"):
+        response = httpx.get(url, headers={"Host": host}, timeout=30)
+        assert response.status_code in (401, 403), host
+    for host in (
+        "localhost",
+        "127.0.0.1",
+        f"127.0.0.1:{keyless.port}",
+        f"localhost:{keyless.port}",
+    ):
+        assert httpx.get(url, headers={"Host": host}, timeout=30).status_code == 200, host
+
+
 def test_a_program_in_a_sandbox_is_refused(keyless: ServerProcess) -> None:
     if shutil.which("bwrap") is None:
         pytest.skip("bubblewrap is not installed")
