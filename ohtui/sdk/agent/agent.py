@@ -114,7 +114,9 @@ class Agent(AgentBase):
             self._tool_schemas = _schemas(tools)
             summaries = [(t.name, t.description.strip().splitlines()[0]) for t in tools.values()]
             suffix = self.agent_context.system_message_extension() if self.agent_context else None
-            prompt = render_system_prompt(state.workspace.working_dir, summaries, suffix)
+            prompt = render_system_prompt(
+                state.workspace.working_dir, summaries, suffix, self.system_prompt_kwargs
+            )
             dynamic = self.get_dynamic_context(state)
             self._static_prompt = prompt
             self._dynamic_context = dynamic

@@ -80,6 +80,13 @@ class AgentBase(DiscriminatedUnionMixin, ABC):
         default=None,
         description="Keeps a long history within the model's window (None: never condensed).",
     )
+    system_prompt_kwargs: dict[str, object] = Field(
+        default_factory=dict,
+        description="Settings for the system prompt. ohtui's prompt reads `cli_mode` (True: "
+        "the agent works on the user's own machine; False: in a hosted workspace); other keys "
+        "are kept with the agent but change nothing.",
+        examples=[{"cli_mode": True}],
+    )
 
     @field_validator("include_default_tools")
     @classmethod

@@ -12,7 +12,7 @@ SYSTEM_PROMPT = """You are ohtui, a careful, capable software engineer working i
 Workspace: {working_dir}
 All relative paths are relative to the workspace. Work inside it unless the user asks otherwise.
 Today's date: {today}
-Operating system: {os_name}
+Operating system: {os_name}{mode}
 </ENVIRONMENT>
 
 <TOOLS>
@@ -32,15 +32,30 @@ You act only through tool calls. Your tools:
 </WORKING_STYLE>"""
 
 
+CLI_MODE_LINES = {
+    True: "You run on the user's own machine, from their command line: what you change "
+    "outside the workspace changes their system.",
+    False: "You run in a hosted workspace (often a sandbox or container) set up for this "
+    "task; still treat its files and credentials as the user's.",
+}
+"""The environment line for `system_prompt_kwargs["cli_mode"]` (no line when it is unset)."""
+
+
 def render_system_prompt(
-    working_dir: str, tools: Sequence[tuple[str, str]], extra: str | None = None
+    working_dir: str,
+    tools: Sequence[tuple[str, str]],
+    extra: str | None = None,
+    kwargs: Mapping[str, object] | None = None,
 ) -> str:
-    """The system prompt for a workspace and the (name, first line of description) tools."""
+    """The system prompt for a workspace and the (name, first line of description) tools;
+    `kwargs` are the agent's `system_prompt_kwargs` (ohtui reads `cli_mode`)."""
     tool_list = "\n".join(f"- {name}: {summary}" for name, summary in tools)
+    cli_mode = (kwargs or {}).get("cli_mode")
     prompt = SYSTEM_PROMPT.format(
         working_dir=working_dir,
         today=date.today().isoformat(),
         os_name=f"{platform.system()} {platform.release()}",
+        mode="" if cli_mode is None else "\n" + CLI_MODE_LINES[bool(cli_mode)],
         tool_list=tool_list,
     )
     if extra:

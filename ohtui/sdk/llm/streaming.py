@@ -10,18 +10,64 @@ from ohtui.sdk.utils.valid_text import valid_text
 
 
 @dataclass(frozen=True, slots=True)
+class FunctionDelta:
+    """`tool_call.function` of a streamed tool call, as litellm shapes it."""
+
+    name: str | None
+    arguments: str
+
+
+@dataclass(frozen=True, slots=True)
 class ToolCallDelta:
-    """A piece of a tool call as it streams: the name first, then argument fragments."""
+    """A piece of a tool call as it streams: the name first, then argument fragments.
+
+    Read as a litellm tool-call delta too: `function.name`, `function.arguments`, `type`.
+    """
 
     index: int
     id: str | None = None
     name: str | None = None
     arguments: str = ""
 
+    @property
+    def function(self) -> FunctionDelta:
+        """The name and argument fragment, as `function` in litellm's delta."""
+        return FunctionDelta(self.name, self.arguments)
+
+    @property
+    def type(self) -> str:
+        """Always "function", as in litellm's delta."""
+        return "function"
+
+
+@dataclass(frozen=True, slots=True)
+class StreamDelta:
+    """`choice.delta` of a streamed chunk, as litellm shapes it: a field with nothing in
+    this chunk is None."""
+
+    content: str | None
+    reasoning_content: str | None
+    tool_calls: list[ToolCallDelta] | None
+    role: str = "assistant"
+
+
+@dataclass(frozen=True, slots=True)
+class StreamChoice:
+    """One entry of a streamed chunk's `choices`, as litellm shapes it."""
+
+    index: int
+    delta: StreamDelta
+    finish_reason: str | None
+
 
 @dataclass(frozen=True, slots=True)
 class LLMStreamChunk:
-    """One streamed delta of an LLM response."""
+    """One streamed delta of an LLM response.
+
+    Read it by its own fields (`content`, `reasoning_content`, `tool_calls`), as ohtui's
+    front ends do, or as litellm's `ModelResponseStream`, as SDK token callbacks do:
+    `chunk.id`, `chunk.choices[0].delta.content`, `...delta.tool_calls[i].function.name`.
+    """
 
     response_id: str
     content: str = ""
@@ -29,6 +75,32 @@ class LLMStreamChunk:
     tool_calls: tuple[ToolCallDelta, ...] = ()
     finish_reason: str | None = None
 
+    @property
+    def id(self) -> str:
+        """The response's id, as `id` in litellm's chunk."""
+        return self.response_id
+
+    @property
+    def object(self) -> str:
+        """Always "chat.completion.chunk", as in litellm's chunk."""
+        return "chat.completion.chunk"
+
+    @property
+    def choices(self) -> list[StreamChoice]:
+        """This delta as litellm's one-choice list; empty for a chunk that carries nothing
+        (litellm's last, usage-only chunk)."""
+        if not (self.content or self.reasoning_content or self.tool_calls or self.finish_reason):
+            return []
+        delta = StreamDelta(
+            content=self.content or None,
+            reasoning_content=self.reasoning_content or None,
+            tool_calls=list(self.tool_calls) or None,
+        )
+        return [StreamChoice(index=0, delta=delta, finish_reason=self.finish_reason)]
+
+
+ModelResponseStream = LLMStreamChunk
+"""The SDK's name for what token callbacks get (litellm's chunk there; ours reads alike)."""
 
 TokenCallbackType = Callable[[LLMStreamChunk], None]
 

@@ -7,7 +7,10 @@ from ohtui.sdk.context.condenser.base import (
     PipelinableCondenserBase,
     RollingCondenser,
 )
-from ohtui.sdk.context.condenser.llm_summarizing_condenser import LLMSummarizingCondenser
+from ohtui.sdk.context.condenser.llm_summarizing_condenser import (
+    LLMSummarizingCondenser,
+    default_condenser,
+)
 from ohtui.sdk.context.condenser.no_op_condenser import NoOpCondenser
 from ohtui.sdk.context.condenser.pipeline_condenser import PipelineCondenser
 
@@ -20,4 +23,5 @@ __all__ = [
     "PipelinableCondenserBase",
     "PipelineCondenser",
     "RollingCondenser",
+    "default_condenser",
 ]

@@ -205,3 +205,16 @@ class LLMSummarizingCondenser(RollingCondenser):
             summary_offset=offset,
             llm_response_id=response.id,
         )
+
+
+DEFAULT_CONDENSER_MAX_SIZE = 80
+"""`default_condenser`'s view size: the SDK's default agent and its sub-agents use it."""
+DEFAULT_CONDENSER_KEEP_FIRST = 4
+
+
+def default_condenser(llm: LLM) -> LLMSummarizingCondenser:
+    """The summarizing condenser the default agent (and its sub-agents) use, writing with
+    `llm`: at most 80 events in view, the first 4 always kept."""
+    return LLMSummarizingCondenser(
+        llm=llm, max_size=DEFAULT_CONDENSER_MAX_SIZE, keep_first=DEFAULT_CONDENSER_KEEP_FIRST
+    )
