@@ -51,6 +51,7 @@ from ohtui.sdk.llm.exceptions import LLMCancelledError
 from ohtui.sdk.llm.llm import LLM, LLMCallContext, same_llm
 from ohtui.sdk.llm.message import Message, TextContent
 from ohtui.sdk.llm.registry import LLMRegistry, RegistryEvent
+from ohtui.sdk.llm.router import RouterLLM
 from ohtui.sdk.llm.streaming import LLMStreamChunk
 from ohtui.sdk.plugins.types import PluginSource, ResolvedPluginSource
 from ohtui.sdk.sandbox import SandboxConfig
@@ -301,6 +302,7 @@ class LocalConversation(LocalBoundary):
         self.llm_registry.subscribe(self._mask_llm_key)
         self.llm_registry.subscribe(self._bind_call_context)
         self.llm_registry.add(self.agent.llm)
+        self._register_routed_llms(self.agent.llm)
         self._register_condenser_llm()
 
         if isinstance(visualizer, type):
@@ -328,6 +330,17 @@ class LocalConversation(LocalBoundary):
         self._cancel = threading.Event()
         self._closed = False
         self._guards = RunGuards(self._state, self.hooks, self._stuck_detector, self._on_event)
+
+    def _register_routed_llms(self, llm: LLM) -> None:
+        """Count the calls of a router's LLMs in this conversation's stats: they answer
+        for it, each under its own usage_id."""
+        if not isinstance(llm, RouterLLM):
+            return
+        for routed in llm.llms_for_routing.values():
+            try:
+                self._registered(routed)
+            except ValueError as exc:
+                logger.warning("a routed LLM is not counted: %s", exc)
 
     def _register_condenser_llm(self) -> None:
         """Count the summarizing condenser's calls in this conversation's stats (under its
@@ -791,6 +804,7 @@ class LocalConversation(LocalBoundary):
         if not isinstance(llm, LLM):
             raise TypeError(f"switch_llm takes an LLM, not {type(llm).__name__}")
         new_llm = self._registered(llm)
+        self._register_routed_llms(new_llm)
         with self._state:
             self.agent = self.agent.model_copy(update={"llm": new_llm})
             self._state.agent = self.agent
