@@ -52,6 +52,20 @@ _memory_keys: dict[str, str] = {}
 _thread_lock = threading.Lock()
 
 
+def default_profile_dir() -> Path:
+    """Where profiles are kept when no folder is given: ~/.openhands/profiles."""
+    return Path.home() / ".openhands" / "profiles"
+
+
+def profile_names(base_dir: Path | str | None = None) -> builtins.list[str]:
+    """The names of the profiles saved in `base_dir` (the default folder when None), sorted;
+    read without creating the folder."""
+    folder = Path(base_dir) if base_dir is not None else default_profile_dir()
+    if not folder.is_dir():
+        return []
+    return sorted(p.stem for p in folder.glob("*.json") if _valid(p.stem))
+
+
 class ProfileLimitExceeded(Exception):  # noqa: N818 - the SDK's name
     """Saving a new profile would exceed `max_profiles`."""
 
@@ -61,9 +75,7 @@ class LLMProfileStore:
 
     def __init__(self, base_dir: Path | str | None = None) -> None:
         """`base_dir`: the profiles' folder (made if missing); ~/.openhands/profiles by default."""
-        self.base_dir = (
-            Path(base_dir) if base_dir is not None else Path.home() / ".openhands" / "profiles"
-        )
+        self.base_dir = Path(base_dir) if base_dir is not None else default_profile_dir()
         self.base_dir.mkdir(parents=True, exist_ok=True)
 
     def list(self) -> list[str]:

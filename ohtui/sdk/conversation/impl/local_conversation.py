@@ -811,6 +811,25 @@ class LocalConversation(LocalBoundary):
             with self._ask_llm_lock:
                 self.llm_registry.remove(ASK_AGENT_LLM_USAGE_ID)  # re-copied from the new LLM
 
+    def switch_profile(self, profile_name: str) -> None:
+        """Think with the LLM saved as `profile_name` (in the default `LLMProfileStore`)
+        from the next LLM call on, counted under the usage id "profile:<name>".
+
+        The profile is read once per conversation; its key is restored with this
+        conversation's cipher if it was saved encrypted. FileNotFoundError names the saved
+        profiles; ValueError says what is wrong with a damaged one.
+        """
+        usage_id = f"profile:{profile_name}"
+        try:
+            llm = self.llm_registry.get(usage_id)
+        except KeyError:
+            from ohtui.sdk.llm.llm_profile_store import LLMProfileStore
+
+            cipher = self._fork_options["cipher"]
+            loaded = LLMProfileStore().load(profile_name, cipher=cipher)
+            llm = loaded.model_copy(update={"usage_id": usage_id})
+        self.switch_llm(llm)
+
     def _registered(self, llm: LLM) -> LLM:
         """`llm`, or the same-configured LLM already registered under its usage_id."""
         try:
