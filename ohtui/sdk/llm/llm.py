@@ -341,7 +341,7 @@ class LLM(BaseModel):
             chat = mark_cache_points(chat)
         context = call_context or self._call_context
         request = self._request(tools, context, kwargs)
-        record = self._log_record({**request, "messages": chat}, context)
+        record = self._log_record(request, context, chat)
         return self._answer(
             lambda cancel_: self._call_once(
                 chat, request, enable_streaming, on_token, cancel_, prompted
@@ -444,16 +444,20 @@ class LLM(BaseModel):
         return response
 
     def _log_record(
-        self, request: dict[str, Any], context: LLMCallContext
+        self,
+        request: dict[str, Any],
+        context: LLMCallContext,
+        messages: list[dict[str, Any]] | None = None,
     ) -> CompletionRecord | None:
-        """What to log of a call about to be made; None (nothing done) when logging is off."""
+        """What to log of a call about to be made (the chat `messages` apart from the rest
+        of the request); None, and nothing else done, when logging is off."""
         if not self.log_completions:
             return None
         key = self.maskable_key
         return CompletionRecord(
             folder=self.log_completions_folder,
             model=self.model,
-            request=request,
+            request=request if messages is None else {**request, "messages": messages},
             context_window=self.context_window or 0,
             secrets=(key,) if key else (),
             mask=context.mask,
