@@ -95,7 +95,7 @@ def test_with_an_os_keyring_the_key_is_kept_there(
     assert KEY not in text
     assert json.loads(text)["ohtui_api_key"] == "keyring"
     path = (store.base_dir / "fast.json").resolve()
-    assert read_secret(f"llm-profile:{path}") == KEY
+    assert json.loads(read_secret(f"llm-profile:{path}") or "{}") == {"api_key": KEY}
     loaded = store.load("fast")
     assert loaded.api_key is not None and loaded.api_key.get_secret_value() == KEY
 
@@ -144,7 +144,29 @@ def test_without_a_keyring_the_key_stays_in_this_process_only(
         check=True,
     )
     assert other.stdout.strip() == "None"
-    assert "it loads without one" in other.stderr
+    assert "it loads without them" in other.stderr
+
+
+@pytest.mark.parametrize("keep", ["cipher", "keyring", "redacted"])
+def test_credential_headers_are_secrets_too(
+    store: LLMProfileStore, keep: str, request: pytest.FixtureRequest
+) -> None:
+    headers = {"Authorization": "Bearer hdr-secret-77", "X-Trace": "plain-trace"}
+    cipher = Cipher(Cipher.generate_key()) if keep == "cipher" else None
+    if keep == "keyring":
+        request.getfixturevalue("os_keyring")
+    store.save(
+        "h", keyed_llm(extra_headers=headers), include_secrets=keep != "redacted", cipher=cipher
+    )
+
+    text = profile_text(store, "h")
+    assert "hdr-secret-77" not in text and KEY not in text
+    assert json.loads(text)["extra_headers"]["X-Trace"] == "plain-trace"
+    loaded = store.load("h", cipher=cipher)
+    if keep == "redacted":
+        assert loaded.extra_headers == {"X-Trace": "plain-trace"}
+    else:
+        assert loaded.extra_headers == headers
 
 
 def test_an_upstream_profile_loads_with_the_fields_ohtui_lacks_ignored(
