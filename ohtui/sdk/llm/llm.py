@@ -17,7 +17,7 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import SimpleNamespace
-from typing import Any, Literal, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeVar
 
 from pydantic import (
     BaseModel,
@@ -32,7 +32,6 @@ from pydantic import (
 
 from ohtui.sdk.llm import direct, model_map, openhands_provider
 from ohtui.sdk.llm._litellm import call_options, litellm, unlogged
-from ohtui.sdk.llm.completion_log import CompletionRecord, Mask
 from ohtui.sdk.llm.counting import count_tokens, lookup_context_window
 from ohtui.sdk.llm.errors import map_error
 from ohtui.sdk.llm.exceptions import (
@@ -56,6 +55,9 @@ from ohtui.sdk.llm.streaming import StreamAssembler, TokenCallbackType
 from ohtui.sdk.utils.exposure import dump_secret
 from ohtui.sdk.utils.valid_text import valid_model
 
+if TYPE_CHECKING:
+    from ohtui.sdk.llm.completion_log import CompletionRecord
+
 logger = logging.getLogger(__name__)
 
 MIN_KEY_LENGTH = 8
@@ -73,6 +75,8 @@ RetryListener = Callable[[int, float, LLMError], None]
 AttemptListener = Callable[[int], None]
 """Told the attempt number (1 for the first) as each attempt of a call starts."""
 ChatMessages = Sequence[Message | dict[str, Any]]
+Mask = Callable[[Any], Any]
+"""Masks secrets in JSON-like data (a conversation's `SecretRegistry.mask_data`)."""
 
 
 @dataclass(frozen=True)
@@ -453,6 +457,8 @@ class LLM(BaseModel):
         of the request); None, and nothing else done, when logging is off."""
         if not self.log_completions:
             return None
+        from ohtui.sdk.llm.completion_log import CompletionRecord  # only when logging
+
         key = self.maskable_key
         return CompletionRecord(
             folder=self.log_completions_folder,

@@ -51,7 +51,6 @@ from ohtui.sdk.llm.exceptions import LLMCancelledError
 from ohtui.sdk.llm.llm import LLM, LLMCallContext, same_llm
 from ohtui.sdk.llm.message import Message, TextContent
 from ohtui.sdk.llm.registry import LLMRegistry, RegistryEvent
-from ohtui.sdk.llm.router import RouterLLM
 from ohtui.sdk.llm.streaming import LLMStreamChunk
 from ohtui.sdk.plugins.types import PluginSource, ResolvedPluginSource
 from ohtui.sdk.sandbox import SandboxConfig
@@ -334,6 +333,8 @@ class LocalConversation(LocalBoundary):
     def _register_routed_llms(self, llm: LLM) -> None:
         """Count the calls of a router's LLMs in this conversation's stats: they answer
         for it, each under its own usage_id."""
+        from ohtui.sdk.llm.router.base import RouterLLM  # small; not needed before a conversation
+
         if not isinstance(llm, RouterLLM):
             return
         for routed in llm.llms_for_routing.values():

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any, Protocol, Self, runtime_checkable
 
 from pydantic import Field
 
-from ohtui.sdk.llm.llm_profile_store import profile_names
 from ohtui.sdk.tool.schema import Action, Observation
 from ohtui.sdk.tool.tool import ToolAnnotations, ToolDefinition, ToolExecutor
 
@@ -105,6 +104,9 @@ class SwitchLLMTool(ToolDefinition[SwitchLLMAction, SwitchLLMObservation]):
     """The built-in `switch_llm` tool; `SwitchLLMTool()` lists the profiles saved now."""
 
     def __init__(self, **fields: Any) -> None:
+        # The profile store (file lock, keyring helpers) loads only when the tool is made.
+        from ohtui.sdk.llm.llm_profile_store import profile_names
+
         names = profile_names()
         listed = "\n".join(f"- {name}" for name in names) or "- (none saved yet)"
         defaults: dict[str, Any] = {
