@@ -41,7 +41,7 @@ from ohtui.sdk.llm.exceptions import (
     LLMNoResponseError,
 )
 from ohtui.sdk.llm.fallback_strategy import FallbackStrategy
-from ohtui.sdk.llm.message import Message
+from ohtui.sdk.llm.message import ImageContent, Message
 from ohtui.sdk.llm.metrics import Metrics, MetricsSnapshot, TokenUsage
 from ohtui.sdk.llm.prompt_cache import mark_cache_points, needs_cache_marks
 from ohtui.sdk.llm.prompted_tools import parse_answer, to_prompted
@@ -332,11 +332,14 @@ class LLM(BaseModel):
         abandons the call at once (LLMCancelledError). `call_context` replaces the one set
         with `set_call_context` for this call. With `native_tool_calling` off, the tools go
         into the system prompt and calls are read from the answer (see `prompted_tools`).
-        Failures raise an LLMError subclass with an actionable message.
+        With `disable_vision`, images of Messages are left out. Failures raise an LLMError
+        subclass with an actionable message.
         """
         stream = kwargs.pop("stream", None)
         enable_streaming = self.stream if stream is None else bool(stream)
         original_tools = tools
+        if self.disable_vision:
+            messages = [_without_images(m) for m in messages]
         chat = [m if isinstance(m, dict) else m.to_chat_dict() for m in messages]
         prompted = bool(tools) and not self.native_tool_calling
         if prompted:
@@ -768,6 +771,14 @@ def litellm_completion(**request: Any) -> Any:
         return direct.completion(**request)
     with unlogged():
         return litellm().completion(**request, **call_options())
+
+
+def _without_images(message: Message | dict[str, Any]) -> Message | dict[str, Any]:
+    """A Message without its images (a chat dict is sent as given)."""
+    if isinstance(message, dict) or not message.contains_image:
+        return message
+    kept = [part for part in message.content if not isinstance(part, ImageContent)]
+    return message.model_copy(update={"content": kept})
 
 
 def _text_of(content: Any) -> str | None:

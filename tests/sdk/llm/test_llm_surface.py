@@ -5,7 +5,7 @@ from __future__ import annotations
 from llm_server import ScriptedLLMServer
 
 from ohtui.sdk import LLM
-from ohtui.sdk.llm import Message, TextContent
+from ohtui.sdk.llm import ImageContent, Message, TextContent
 from ohtui.sdk.llm.openhands_provider import OPENHANDS_PROXY_URL, route
 
 USER = [Message(role="user", content=[TextContent(text="hi")])]
@@ -59,3 +59,15 @@ def test_without_a_base_url_the_openhands_proxy_is_used() -> None:
         "http://127.0.0.1:1/v1",
     )
     assert route("openai/gpt-4o", None) == ("openai/gpt-4o", None)
+
+
+def test_with_vision_disabled_images_are_not_sent(llm_server: ScriptedLLMServer) -> None:
+    llm = LLM(
+        model="openai/gpt-4o", base_url=llm_server.base_url, num_retries=0, disable_vision=True
+    )
+    image = ImageContent(image_urls=["https://example.com/cat.png"])
+    llm_server.reply_text("I read only the text.")
+    llm.completion([Message(role="user", content=[TextContent(text="What is this?"), image])])
+    sent = llm_server.requests[0]["messages"][0]["content"]
+    assert "cat.png" not in str(sent)
+    assert "What is this?" in str(sent)
