@@ -92,11 +92,23 @@ def resolve_tool(spec: Tool, conv_state: ConversationState) -> Sequence[ToolDefi
     if tool is None:
         known = ", ".join(list_registered_tools())
         raise ValueError(f"no tool registered as '{spec.name}' (known tools: {known})")
+    params = dict(spec.params)
+    # Any tool may be given a response schema: it is the registry's to apply, not create()'s.
+    response_schema = params.pop("response_schema", None)
     if isinstance(tool, ToolDefinition):
-        if spec.params:
+        if params:
             raise ValueError(
-                f"tool '{spec.name}' is registered as a ready instance and takes no parameters, "
-                f"got {sorted(spec.params)}"
+                f"tool '{spec.name}' is registered as a ready instance and takes no parameters "
+                f"but response_schema, got {sorted(params)}"
             )
-        return [tool]
-    return tool.create(conv_state, **spec.params)
+        tools: Sequence[ToolDefinition[Any, Any]] = [tool]
+    else:
+        tools = tool.create(conv_state, **params)
+    if response_schema is None:
+        return tools
+    if len(tools) != 1:
+        raise ValueError(
+            f"tool '{spec.name}' makes {len(tools)} tools; a response_schema needs a spec "
+            "that makes exactly one"
+        )
+    return [tools[0].set_response_schema(response_schema)]

@@ -6,7 +6,7 @@ import copy
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Self
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, PrivateAttr
 
 from ohtui.sdk.llm.message import ImageContent, TextContent, text_of
 from ohtui.sdk.utils.models import DiscriminatedUnionMixin
@@ -28,6 +28,18 @@ class Schema(DiscriminatedUnionMixin):
 
 class Action(Schema):
     """The validated arguments of one tool call. Subclass it with documented fields."""
+
+    _structured_output: dict[str, Any] | None = PrivateAttr(default=None)
+
+    @property
+    def structured_output(self) -> dict[str, Any] | None:
+        """The call's answer to its tool's response schema (JSON), if the tool has one."""
+        return self._structured_output
+
+    def set_structured_output(self, output: dict[str, Any] | None) -> None:
+        """Keep the call's structured output with the action (it is not one of its fields:
+        the action's own arguments stay as the tool defines them)."""
+        self._structured_output = output
 
     @property
     def visualize(self) -> Text:

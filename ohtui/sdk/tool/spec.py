@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializationInfo, field_serializer
 
 
 class Tool(BaseModel):
@@ -16,3 +16,13 @@ class Tool(BaseModel):
     params: dict[str, Any] = Field(
         default_factory=dict, description="Keyword arguments for the tool's create()."
     )
+
+    @field_serializer("params")
+    def _schema_class_as_json(
+        self, params: dict[str, Any], info: SerializationInfo
+    ) -> dict[str, Any]:
+        # A response schema given as a model class is saved (and sent) as its JSON schema.
+        schema = params.get("response_schema")
+        if info.mode != "json" or not (isinstance(schema, type) and issubclass(schema, BaseModel)):
+            return params
+        return {**params, "response_schema": schema.model_json_schema()}

@@ -20,6 +20,13 @@ from pydantic import (
     model_validator,
 )
 
+from ohtui.sdk.tool.response_schema import (
+    ResponseSchema,
+    ResponseSchemaError,
+    parameters_of,
+    parse_output,
+    split_arguments,
+)
 from ohtui.sdk.tool.schema import Action, Observation, Schema
 from ohtui.sdk.utils.models import DiscriminatedUnionMixin
 
@@ -128,6 +135,13 @@ class ToolDefinition(DiscriminatedUnionMixin, Generic[ActionT, ObservationT]):
     annotations: ToolAnnotations | None = None
     meta: dict[str, Any] | None = Field(default=None, description="MCP `_meta` of the tool.")
     executor: ToolExecutor[Any, Any] | None = Field(default=None, repr=False, exclude=True)
+    response_schema: ResponseSchema | None = Field(
+        default=None,
+        repr=False,
+        exclude=True,
+        description="Fields the model must fill on every call, kept as the action's "
+        "structured_output (see `set_response_schema`).",
+    )
 
     def __class_getitem__(cls, params: Any) -> Any:
         # The type parameters are for type checkers only, as in the SDK: any Action class is
@@ -205,13 +219,74 @@ class ToolDefinition(DiscriminatedUnionMixin, Generic[ActionT, ObservationT]):
             raise NotImplementedError(f"Tool '{self.name}' has no executor")
         return cast(ExecutableTool, self)
 
+    def set_response_schema(self, response_schema: ResponseSchema | None) -> Self:
+        """A copy of this tool whose calls must also fill `response_schema`'s fields (a
+        pydantic model class or a JSON schema of an object); None removes it.
+
+        ValueError when the schema cannot be used, or names a field the tool has already.
+        """
+        if response_schema is None:
+            return self.model_copy(update={"response_schema": None})
+        added = set(parameters_of(response_schema)["properties"])
+        own = set(
+            self.model_copy(update={"response_schema": None})._get_tool_schema(True)["properties"]
+        )
+        clash = added & own
+        if clash:
+            raise ResponseSchemaError(
+                f"response_schema fields {sorted(clash)} collide with the parameters of tool "
+                f"'{self.name}' ({self.action_type.__name__}): rename them"
+            )
+        return self.model_copy(update={"response_schema": response_schema})
+
+    def parse_response(self, action: Action) -> BaseModel | dict[str, Any]:
+        """The structured output of one of this tool's actions: an instance of the response
+        schema's model (or the dict, for a JSON schema). ValueError when there is none."""
+        if self.response_schema is None:
+            raise ValueError(
+                f"Tool '{self.name}' has no response_schema: give one in its spec, "
+                "Tool(name=..., params={'response_schema': Model})"
+            )
+        output = action.structured_output
+        if output is None:
+            raise ValueError(f"Action '{type(action).__name__}' has no structured output")
+        return parse_output(self.response_schema, output)
+
+    def parse_last_response(self, events: Sequence[Any]) -> BaseModel | dict[str, Any] | None:
+        """The structured output of this tool's latest action in `events` (None if the tool
+        has not been called, or its call carried none). It is read from the recorded call's
+        arguments, so it is there in a resumed conversation too."""
+        import json
+
+        if self.response_schema is None:
+            return None
+        for event in reversed(events):
+            # An ActionEvent, read by its fields: events are a layer above tools.
+            call = getattr(event, "tool_call", None)
+            if (
+                call is not None
+                and getattr(event, "tool_name", None) == self.name
+                and getattr(event, "action", None) is not None
+            ):
+                arguments = json.loads(call.arguments or "{}")
+                _, output = split_arguments(self.response_schema, arguments)
+                return parse_output(self.response_schema, output)
+        return None
+
     def action_from_arguments(self, arguments: dict[str, Any]) -> ActionT:
-        """Validate the model's arguments into this tool's Action.
+        """Validate the model's arguments into this tool's Action (the response schema's
+        fields, if the tool has one, into its `structured_output`).
 
         Raises ToolArgumentError with a message the model can act on.
         """
+        output: dict[str, Any] | None = None
+        if self.response_schema is not None:
+            try:
+                arguments, output = split_arguments(self.response_schema, arguments)
+            except ResponseSchemaError as exc:
+                raise ToolArgumentError(f"Invalid arguments for tool '{self.name}': {exc}") from exc
         try:
-            return self.action_type.model_validate(arguments)
+            action = self.action_type.model_validate(arguments)
         except ValidationError as exc:
             problems = "; ".join(
                 f"{'.'.join(str(p) for p in err['loc']) or '(arguments)'}: {err['msg']}"
@@ -221,6 +296,9 @@ class ToolDefinition(DiscriminatedUnionMixin, Generic[ActionT, ObservationT]):
                 f"Invalid arguments for tool '{self.name}': {problems}. "
                 f"Expected parameters: {sorted(self.action_type.model_fields)}."
             ) from exc
+        if output is not None:
+            action.set_structured_output(output)
+        return action
 
     def __call__(
         self, action: ActionT, conversation: LocalConversation | None = None
@@ -294,6 +372,11 @@ class ToolDefinition(DiscriminatedUnionMixin, Generic[ActionT, ObservationT]):
             }
             schema["required"] = [*schema.get("required", []), "security_risk"]
         own = schema["properties"]
+        if self.response_schema is not None:
+            added = parameters_of(self.response_schema)
+            own.update(added["properties"])
+            required = schema.setdefault("required", [])
+            required += [name for name in added["required"] if name not in required]
         if "summary" not in own:  # a tool's own `summary` parameter wins
             extra["summary"] = {"type": "string", "description": SUMMARY_DESC}
         # The short arguments first: a reply cut off at the output-token limit then loses

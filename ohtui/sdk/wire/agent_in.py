@@ -55,6 +55,8 @@ def agent_from_wire(payload: Any) -> Agent:
         fields["include_default_tools"] = [
             name for name in payload["include_default_tools"] if name in BUILT_IN_TOOL_CLASSES
         ]
+    if isinstance(payload.get("system_prompt_kwargs"), Mapping):
+        fields["system_prompt_kwargs"] = dict(payload["system_prompt_kwargs"])
     context = _context_from_wire(payload.get("agent_context"))
     if context is not None:
         fields["agent_context"] = context
@@ -123,14 +125,14 @@ def _accepted_params(name: str, params: Mapping[str, Any]) -> dict[str, Any]:
 
         importlib.import_module(_MODULE_QUALNAMES[name])
     tool = _REG.get(name)
-    if not inspect.isclass(tool):
-        return {}
-    signature = inspect.signature(tool.create)
-    named = {
-        p.name
-        for p in signature.parameters.values()
-        if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD) and p.name != "conv_state"
-    }
+    named = {"response_schema"}  # any tool takes one (structured output), as a JSON schema
+    if inspect.isclass(tool):
+        signature = inspect.signature(tool.create)
+        named |= {
+            p.name
+            for p in signature.parameters.values()
+            if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD) and p.name != "conv_state"
+        }
     kept = {k: v for k, v in params.items() if k in named}
     if dropped := sorted(params.keys() - kept.keys()):
         logger.info("tool %s: params %s are not ours: ignored", name, ", ".join(dropped))

@@ -62,9 +62,11 @@ def agent_to_wire(agent: AgentBase) -> dict[str, Any]:
     out: dict[str, Any] = {
         "kind": agent.kind,
         "llm": llm_to_wire(agent.llm),
-        "tools": [{"name": tool.name, "params": dict(tool.params)} for tool in agent.tools],
+        "tools": [tool.model_dump(mode="json") for tool in agent.tools],
         "include_default_tools": list(agent.include_default_tools),
     }
+    if agent.system_prompt_kwargs:
+        out["system_prompt_kwargs"] = dict(agent.system_prompt_kwargs)
     context = agent.agent_context
     if context is not None:
         dumped = context.model_dump(mode="json")

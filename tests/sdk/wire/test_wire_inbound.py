@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pydantic import SecretStr
+from pydantic import BaseModel, SecretStr
 
 from ohtui.sdk import LLM, Agent, LLMSummarizingCondenser, Tool
 from ohtui.sdk.event import (
@@ -24,6 +24,7 @@ from ohtui.sdk.event import (
 )
 from ohtui.sdk.mcp.definition import MCPToolAction
 from ohtui.sdk.tools.terminal import TerminalAction, TerminalObservation
+from ohtui.sdk.wire.agent_in import agent_from_wire
 from ohtui.sdk.wire.agent_out import agent_to_wire
 from ohtui.sdk.wire.events_in import (
     REMOTE_STREAM_ID,
@@ -231,3 +232,23 @@ def test_a_server_s_lone_surrogates_are_made_valid_text() -> None:
     delta = {"kind": "StreamingDeltaEvent", "content": "a\ud800", "reasoning_content": "\udfff"}
     chunk = stream_chunk(delta)
     assert (chunk.content, chunk.reasoning_content) == ("a\ufffd", "\ufffd")
+
+
+def test_prompt_settings_and_response_schemas_cross_the_wire() -> None:
+    class Rationale(BaseModel):
+        purpose: str
+
+    llm = LLM(model="openai/test-model", api_key=SecretStr("sk-secret"))
+    agent = Agent(
+        llm=llm,
+        tools=[Tool(name="terminal", params={"response_schema": Rationale})],
+        system_prompt_kwargs={"cli_mode": True},
+    )
+    wire = json.loads(json.dumps(agent_to_wire(agent)))  # what really travels: JSON
+    assert wire["system_prompt_kwargs"] == {"cli_mode": True}
+    assert wire["tools"][0]["params"]["response_schema"]["properties"]["purpose"]["type"] == (
+        "string"
+    )
+    rebuilt = agent_from_wire(wire)
+    assert rebuilt.system_prompt_kwargs == {"cli_mode": True}
+    assert rebuilt.tools[0].params["response_schema"]["title"] == "Rationale"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Self
 
-from ohtui.sdk.tool.tool import ToolAnnotations, ToolDefinition
+from ohtui.sdk.tool.tool import ToolAnnotations, ToolDefinition, ToolExecutor
 from ohtui.sdk.tools.terminal.executor import (
     DEFAULT_MAX_OUTPUT_CHARS,
     DEFAULT_TIMEOUT,
@@ -17,8 +17,16 @@ if TYPE_CHECKING:
     from ohtui.sdk.conversation.state import ConversationState
 
 
-def terminal_description(timeout: float, max_output_chars: int) -> str:
+def terminal_description(
+    timeout: float, max_output_chars: int, no_change_timeout: float | None = None
+) -> str:
     """The tool description, stating this tool's limits."""
+    quiet = (
+        f"* A command that prints nothing new for {no_change_timeout:g} s is stopped too, so "
+        "run quiet long jobs in the background with their output redirected.\n"
+        if no_change_timeout is not None
+        else ""
+    )
     return (
         "Run a bash command in a persistent shell in the workspace; stdout and stderr are "
         "returned together, followed by the exit code.\n"
@@ -33,6 +41,7 @@ def terminal_description(timeout: float, max_output_chars: int) -> str:
         f"* A command is killed after {timeout:g} s unless you pass a larger `timeout`. Start "
         "servers and other long-running processes in the background with their output "
         "redirected, e.g. `python app.py > server.log 2>&1 &`, then read the log.\n"
+        f"{quiet}"
         f"* Output longer than {max_output_chars:,} characters is cut to its first and last "
         "whole lines; a note between them says which lines are left out and the file that "
         "holds the full output, to read in parts with grep, head, tail or sed -n.\n"
@@ -58,9 +67,17 @@ class TerminalTool(ToolDefinition[TerminalAction, TerminalObservation]):
         timeout: float = DEFAULT_TIMEOUT,
         max_output_chars: int = DEFAULT_MAX_OUTPUT_CHARS,
         shell: str = "bash",
+        no_change_timeout_seconds: float | None = None,
+        executor: ToolExecutor[Any, Any] | None = None,
         **params: Any,
     ) -> Sequence[Self]:
-        """The terminal for one conversation; bash starts on its first command."""
+        """The terminal for one conversation; bash starts on its first command.
+
+        `no_change_timeout_seconds` stops a command that prints nothing new for that long.
+        `executor` runs the commands instead of a new TerminalExecutor: one executor may be
+        shared by several tools. A TerminalExecutor given here gets the conversation's
+        secrets and sandbox unless it was made with its own.
+        """
         if conv_state is None:
             raise ValueError(
                 "TerminalTool.create() needs the conversation's state (conv_state): its shell "
@@ -68,20 +85,29 @@ class TerminalTool(ToolDefinition[TerminalAction, TerminalObservation]):
             )
         if params:
             raise ValueError(
-                f"terminal takes only timeout, max_output_chars and shell, got {sorted(params)}"
+                f"terminal takes only {', '.join(TERMINAL_PARAMS)}, got {sorted(params)}"
             )
-        executor = TerminalExecutor(
-            working_dir=conv_state.workspace.working_dir,
-            output_dir=conv_state.env_observation_persistence_dir,
-            timeout=timeout,
-            max_output_chars=max_output_chars,
-            shell=shell,
-            secrets=getattr(conv_state, "secret_registry", None),
-            sandbox=lambda: getattr(conv_state, "sandbox", None),
-        )
+        if executor is None:
+            executor = TerminalExecutor(
+                working_dir=conv_state.workspace.working_dir,
+                output_dir=conv_state.env_observation_persistence_dir,
+                timeout=timeout,
+                max_output_chars=max_output_chars,
+                shell=shell,
+                secrets=getattr(conv_state, "secret_registry", None),
+                sandbox=lambda: getattr(conv_state, "sandbox", None),
+                no_change_timeout_seconds=no_change_timeout_seconds,
+            )
+        elif isinstance(executor, TerminalExecutor):
+            executor.attach(conv_state)
+        if isinstance(executor, TerminalExecutor):
+            timeout, max_output_chars = executor.timeout, executor.max_output_chars
+            no_change_timeout_seconds = executor.no_change_timeout_seconds
         return [
             cls(
-                description=terminal_description(timeout, max_output_chars),
+                description=terminal_description(
+                    timeout, max_output_chars, no_change_timeout_seconds
+                ),
                 action_type=TerminalAction,
                 observation_type=TerminalObservation,
                 annotations=ToolAnnotations(
@@ -94,3 +120,7 @@ class TerminalTool(ToolDefinition[TerminalAction, TerminalObservation]):
                 executor=executor,
             )
         ]
+
+
+TERMINAL_PARAMS = ("timeout", "max_output_chars", "shell", "no_change_timeout_seconds", "executor")
+"""The parameters `TerminalTool.create` takes besides the conversation's state."""

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
     from ohtui.sdk.conversation.impl.local_conversation import LocalConversation
     from ohtui.sdk.conversation.secret_registry import SecretRegistry
+    from ohtui.sdk.conversation.state import ConversationState
     from ohtui.sdk.sandbox import Sandbox
 
 DEFAULT_TIMEOUT = 120.0
@@ -52,11 +53,20 @@ class TerminalExecutor(ToolExecutor[TerminalAction, TerminalObservation]):
         shell: str = "bash",
         secrets: SecretRegistry | None = None,
         sandbox: Callable[[], Sandbox | None] | None = None,
+        no_change_timeout_seconds: float | None = None,
     ) -> None:
         """`secrets`: exported to the commands that name them, masked in what they print.
-        `sandbox`: the current sandbox, asked before each command (it may change)."""
+        `sandbox`: the current sandbox, asked before each command (it may change).
+        `no_change_timeout_seconds`: a command that prints nothing new for that long is
+        stopped, as on timeout (None: only the timeout stops it)."""
         if timeout <= 0:
             raise ValueError(f"terminal timeout must be positive, got {timeout}")
+        if no_change_timeout_seconds is not None and not no_change_timeout_seconds > 0:
+            raise ValueError(
+                "no_change_timeout_seconds must be a positive number of seconds (or None), "
+                f"got {no_change_timeout_seconds!r}"
+            )
+        self.no_change_timeout_seconds = no_change_timeout_seconds
         if max_output_chars < 100:
             raise ValueError(f"max_output_chars must be at least 100, got {max_output_chars}")
         self.working_dir = working_dir
@@ -68,6 +78,7 @@ class TerminalExecutor(ToolExecutor[TerminalAction, TerminalObservation]):
         self._files_lock = threading.Lock()
         self._shell = shell
         self._sandbox_of = sandbox or (lambda: None)
+        self._sandbox_given = sandbox is not None
         self._session = BashSession(
             shell=shell, working_dir=working_dir, sandbox=self._sandbox_of()
         )
@@ -77,6 +88,22 @@ class TerminalExecutor(ToolExecutor[TerminalAction, TerminalObservation]):
         self._shell_lost = False
         self._layout: tuple[tuple[int, int] | None, ...] = ()  # its sandbox's, at its start
         self._integrity = ShellIntegrity()
+
+    def attach(self, conv_state: ConversationState) -> None:
+        """Give a terminal made outside a conversation (e.g. shared by several tools) what
+        the conversation's own terminal has: its secrets, its sandbox, and where long
+        outputs are saved. What was given at creation is kept."""
+        if self._secrets is None:
+            self._secrets = getattr(conv_state, "secret_registry", None)
+        if self._output_dir is None:
+            self._output_dir = conv_state.env_observation_persistence_dir
+        if not self._sandbox_given:
+            self._sandbox_of = lambda: getattr(conv_state, "sandbox", None)
+            self._sandbox_given = True
+            if not self._session.started:
+                self._session = BashSession(
+                    shell=self._shell, working_dir=self.working_dir, sandbox=self._sandbox_of()
+                )
 
     @property
     def session(self) -> BashSession:
@@ -120,7 +147,9 @@ class TerminalExecutor(ToolExecutor[TerminalAction, TerminalObservation]):
         env = self._secrets.get_secrets_as_env_vars(action.command) if self._secrets else {}
         self._running = session
         try:
-            result = session.run(action.command, timeout, capture.feed, env)
+            result = session.run(
+                action.command, timeout, capture.feed, env, self.no_change_timeout_seconds
+            )
         except SessionClosedError:
             return self._error(action, CLOSED_MESSAGE)
         except OSError as exc:
@@ -318,6 +347,15 @@ class TerminalExecutor(ToolExecutor[TerminalAction, TerminalObservation]):
             lines.append(
                 "[The user interrupted the command. It was stopped: every process it started "
                 "was killed, and the rest of the command line did not run.]"
+            )
+        elif result.idle:
+            lines.append(
+                f"[The command printed nothing new for {self.no_change_timeout_seconds:g} s "
+                "and was stopped, with every process it started; the rest of the command line "
+                "did not run. This shell has no terminal and its stdin is /dev/null, so "
+                "programs waiting for input (REPLs, prompts, pagers) cannot be answered: pass "
+                "the input in the command (e.g. `python3 -c '...'`, a heredoc, `yes |`), or "
+                "run long quiet jobs in the background with their output redirected.]"
             )
         elif result.timed_out:
             lines.append(

@@ -68,7 +68,7 @@ BUSY_AFTER = 0.5
 """Seconds a stopped command may run no process and still not end before bash is deemed
 busy in itself (a loop in a command that ignores the stop) and killed."""
 
-Outcome = Literal["done", "exited", "timeout", "interrupted", "closed"]
+Outcome = Literal["done", "exited", "timeout", "idle", "interrupted", "closed"]
 
 
 class SessionClosedError(RuntimeError):
@@ -84,6 +84,8 @@ class RunResult:
     working_dir: str
     """The shell's cwd afterwards (the last known one when it could not be read)."""
     timed_out: bool = False
+    idle: bool = False
+    """Stopped for printing nothing new for the idle timeout (`timed_out` is set too)."""
     interrupted: bool = False
     shell_exited: bool = False
     """Bash itself ended during the command (e.g. `exit 3`, or a stop under `set -e`)."""
@@ -128,6 +130,7 @@ class BashSession:
         # Guards the fields the reader thread shares with `run`, `interrupt` and `close`.
         self._cond = threading.Condition()
         self._frame: Framer | None = None
+        self._last_output = 0.0  # when the running command last printed (monotonic)
         self._eof = False
         self._interrupt_requested = False
         self._closed = False
@@ -202,8 +205,10 @@ class BashSession:
         timeout: float,
         sink: Callable[[bytes], None],
         env: Mapping[str, str] | None = None,
+        idle_timeout: float | None = None,
     ) -> RunResult:
         """Run `command` (with `env` exported for it) and send its output to `sink`.
+        `idle_timeout`: stop it, as on timeout, once it has printed nothing for that long.
 
         On timeout or interrupt the whole command line stops: bash runs no more of it, and
         every process it started (detached ones too) is gone before this returns; bash is
@@ -225,8 +230,8 @@ class BashSession:
                 # If bash is gone the write fails; the wait below reports how it exited.
                 with contextlib.suppress(OSError):
                     _write_all(proc.stdin, command_script(command, nonce, env))
-                outcome = self._wait(frame, proc, timeout)
-                if outcome in ("timeout", "interrupted"):
+                outcome = self._wait(frame, proc, timeout, idle_timeout)
+                if outcome in ("timeout", "idle", "interrupted"):
                     self._stop_command(frame, proc, earlier)
                     if self._closed and not frame.done:
                         outcome = "closed"
@@ -284,7 +289,8 @@ class BashSession:
         return RunResult(
             None,
             self._cwd,
-            timed_out=outcome == "timeout",
+            timed_out=outcome in ("timeout", "idle"),
+            idle=outcome == "idle",
             interrupted=outcome == "interrupted",
             shell_exited=exited,
             shell_killed=killed,
@@ -435,6 +441,7 @@ class BashSession:
                         self._cond.notify_all()
                         return
                     if self._frame is not None:
+                        self._last_output = time.monotonic()
                         try:
                             self._frame.feed(chunk)
                         except Exception:  # a broken sink must not leave `run` waiting
@@ -444,9 +451,16 @@ class BashSession:
         finally:
             stream.close()
 
-    def _wait(self, frame: Framer, proc: subprocess.Popen[bytes], timeout: float) -> Outcome:
+    def _wait(
+        self,
+        frame: Framer,
+        proc: subprocess.Popen[bytes],
+        timeout: float,
+        idle_timeout: float | None = None,
+    ) -> Outcome:
         deadline = time.monotonic() + timeout
         with self._cond:
+            self._last_output = time.monotonic()
             while True:
                 if frame.done:
                     return "done"
@@ -457,9 +471,12 @@ class BashSession:
                 # Polling too: a background job holding the pipe open hides bash's EOF.
                 if self._eof or proc.poll() is not None:
                     return "exited"
-                remaining = deadline - time.monotonic()
+                now = time.monotonic()
+                remaining = deadline - now
                 if remaining <= 0:
                     return "timeout"
+                if idle_timeout is not None and now - self._last_output >= idle_timeout:
+                    return "idle"
                 self._cond.wait(min(remaining, 0.1))
 
     def _wait_done(self, frame: Framer, proc: subprocess.Popen[bytes], timeout: float) -> bool:
