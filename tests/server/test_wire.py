@@ -217,6 +217,22 @@ def test_openhands_agent_payload_builds_our_agent(llm_server: ScriptedLLMServer)
     assert agent.llm.num_retries == 0 and agent.llm.usage_id == "agent"
 
 
+def test_a_client_does_not_choose_places_on_the_servers_disk(
+    llm_server: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    payload = agent_payload(llm_server)
+    payload["llm"]["log_completions"] = True
+    payload["llm"]["log_completions_folder"] = str(tmp_path / "client-chosen")
+    payload["llm"]["fallback_strategy"] = {
+        "fallback_llms": ["theirs"],
+        "profile_store_dir": str(tmp_path / "profiles"),
+    }
+    llm = agent_from_wire(payload).llm
+    assert llm.log_completions
+    assert llm.log_completions_folder == LLM(model="m").log_completions_folder
+    assert llm.fallback_strategy is None
+
+
 def test_unknown_tool_is_a_clear_error(llm_server: ScriptedLLMServer) -> None:
     payload = agent_payload(llm_server, tools=("terminal", "browser_tool_set"))
     with pytest.raises(

@@ -14,7 +14,7 @@ from typing import Any, Self
 
 from pydantic import ConfigDict, Field, PrivateAttr, SerializeAsAny, ValidationError
 
-from ohtui.sdk.agent.base import BUILT_IN_TOOL_CLASSES, AgentBase, check_resumable
+from ohtui.sdk.agent.base import DEFAULT_BUILT_IN_NAMES, AgentBase, check_resumable
 from ohtui.sdk.agent.conversation_contract import ConversationExecutionStatus
 from ohtui.sdk.context.view import View
 from ohtui.sdk.conversation.branch import Branch
@@ -250,7 +250,7 @@ class ConversationState(FastPrivateModel):
             agent,
             str(saved_agent.get("kind", type(agent).__name__)),
             [str(t.get("name")) for t in saved_agent.get("tools", []) if isinstance(t, dict)],
-            saved_agent.get("include_default_tools", BUILT_IN_TOOL_CLASSES),
+            saved_agent.get("include_default_tools", DEFAULT_BUILT_IN_NAMES),
         )
         return state
 

@@ -27,7 +27,8 @@ from ohtui.sdk.utils.masking import SECRET_MASK, forms_to_mask
 logger = logging.getLogger(__name__)
 
 Mask = Callable[[Any], Any]
-"""Masks secrets in JSON-like data (the conversation's `SecretRegistry.mask_data`)."""
+"""Masks secrets in JSON-like data (the conversation's `SecretRegistry.mask_data`); the
+LLM module names the same type, without importing this one."""
 _NOT_LOGGED = frozenset({"api_key", "messages", "input", "instructions", "tools"})
 """Request fields not copied into `kwargs`: the key never, the rest have their own entry."""
 

@@ -17,7 +17,7 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import SimpleNamespace
-from typing import Any, Literal, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeVar
 
 from pydantic import (
     BaseModel,
@@ -32,7 +32,6 @@ from pydantic import (
 
 from ohtui.sdk.llm import direct, model_map, openhands_provider
 from ohtui.sdk.llm._litellm import call_options, litellm, unlogged
-from ohtui.sdk.llm.completion_log import CompletionRecord, Mask
 from ohtui.sdk.llm.counting import count_tokens, lookup_context_window
 from ohtui.sdk.llm.errors import map_error
 from ohtui.sdk.llm.exceptions import (
@@ -42,7 +41,7 @@ from ohtui.sdk.llm.exceptions import (
     LLMNoResponseError,
 )
 from ohtui.sdk.llm.fallback_strategy import FallbackStrategy
-from ohtui.sdk.llm.message import Message
+from ohtui.sdk.llm.message import ImageContent, Message
 from ohtui.sdk.llm.metrics import Metrics, MetricsSnapshot, TokenUsage
 from ohtui.sdk.llm.prompt_cache import mark_cache_points, needs_cache_marks
 from ohtui.sdk.llm.prompted_tools import parse_answer, to_prompted
@@ -55,6 +54,9 @@ from ohtui.sdk.llm.responses_api import token_counts as responses_token_counts
 from ohtui.sdk.llm.streaming import StreamAssembler, TokenCallbackType
 from ohtui.sdk.utils.exposure import dump_secret
 from ohtui.sdk.utils.valid_text import valid_model
+
+if TYPE_CHECKING:
+    from ohtui.sdk.llm.completion_log import CompletionRecord
 
 logger = logging.getLogger(__name__)
 
@@ -73,6 +75,8 @@ RetryListener = Callable[[int, float, LLMError], None]
 AttemptListener = Callable[[int], None]
 """Told the attempt number (1 for the first) as each attempt of a call starts."""
 ChatMessages = Sequence[Message | dict[str, Any]]
+Mask = Callable[[Any], Any]
+"""Masks secrets in JSON-like data (a conversation's `SecretRegistry.mask_data`)."""
 
 
 @dataclass(frozen=True)
@@ -328,11 +332,14 @@ class LLM(BaseModel):
         abandons the call at once (LLMCancelledError). `call_context` replaces the one set
         with `set_call_context` for this call. With `native_tool_calling` off, the tools go
         into the system prompt and calls are read from the answer (see `prompted_tools`).
-        Failures raise an LLMError subclass with an actionable message.
+        With `disable_vision`, images of Messages are left out. Failures raise an LLMError
+        subclass with an actionable message.
         """
         stream = kwargs.pop("stream", None)
         enable_streaming = self.stream if stream is None else bool(stream)
         original_tools = tools
+        if self.disable_vision:
+            messages = [_without_images(m) for m in messages]
         chat = [m if isinstance(m, dict) else m.to_chat_dict() for m in messages]
         prompted = bool(tools) and not self.native_tool_calling
         if prompted:
@@ -341,7 +348,7 @@ class LLM(BaseModel):
             chat = mark_cache_points(chat)
         context = call_context or self._call_context
         request = self._request(tools, context, kwargs)
-        record = self._log_record({**request, "messages": chat}, context)
+        record = self._log_record(request, context, chat)
         return self._answer(
             lambda cancel_: self._call_once(
                 chat, request, enable_streaming, on_token, cancel_, prompted
@@ -444,16 +451,22 @@ class LLM(BaseModel):
         return response
 
     def _log_record(
-        self, request: dict[str, Any], context: LLMCallContext
+        self,
+        request: dict[str, Any],
+        context: LLMCallContext,
+        messages: list[dict[str, Any]] | None = None,
     ) -> CompletionRecord | None:
-        """What to log of a call about to be made; None (nothing done) when logging is off."""
+        """What to log of a call about to be made (the chat `messages` apart from the rest
+        of the request); None, and nothing else done, when logging is off."""
         if not self.log_completions:
             return None
+        from ohtui.sdk.llm.completion_log import CompletionRecord  # only when logging
+
         key = self.maskable_key
         return CompletionRecord(
             folder=self.log_completions_folder,
             model=self.model,
-            request=request,
+            request=request if messages is None else {**request, "messages": messages},
             context_window=self.context_window or 0,
             secrets=(key,) if key else (),
             mask=context.mask,
@@ -758,6 +771,14 @@ def litellm_completion(**request: Any) -> Any:
         return direct.completion(**request)
     with unlogged():
         return litellm().completion(**request, **call_options())
+
+
+def _without_images(message: Message | dict[str, Any]) -> Message | dict[str, Any]:
+    """A Message without its images (a chat dict is sent as given)."""
+    if isinstance(message, dict) or not message.contains_image:
+        return message
+    kept = [part for part in message.content if not isinstance(part, ImageContent)]
+    return message.model_copy(update={"content": kept})
 
 
 def _text_of(content: Any) -> str | None:

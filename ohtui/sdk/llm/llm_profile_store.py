@@ -1,12 +1,13 @@
 """LLMProfileStore: LLM configurations saved by name, one JSON file each, to reuse later.
 
 A profile is `<base_dir>/<name>.json`: the LLM's fields as the OpenHands SDK writes them
-(its own profiles load here; fields ohtui's LLM does not have are ignored). The API key is
-never written in clear: without `include_secrets` it is redacted; with it, it is encrypted
-with the `cipher` given, or else kept in the OS keyring (service "ohtui") and the file
-only says so (`"ohtui_api_key": "keyring"`). Where no safe keyring works, the key is kept
-in this process's memory for the profile (`"memory"`), with a warning: another process
-loads the profile without it. Writes are atomic (a temporary file renamed) and files
+(its own profiles load here; fields ohtui's LLM does not have are ignored). Its secrets
+(the API key, and the values of headers that carry credentials, such as Authorization) are
+never written in clear: without `include_secrets` they are redacted; with it, they are
+encrypted with the `cipher` given, or else kept in the OS keyring (service "ohtui") and
+the file only says so (`"ohtui_api_key": "keyring"`). Where no safe keyring works, they are
+kept in this process's memory for the profile (`"memory"`), with a warning: another
+process loads the profile without them. Writes are atomic (a temporary file renamed) and files
 readable by their owner only; a file lock keeps processes sharing a folder in turn.
 """
 
@@ -22,13 +23,14 @@ import os
 import re
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from pydantic import SecretStr, ValidationError
 
 from ohtui.sdk.utils.os_keyring import KeyringUnavailableError, read_secret, write_secret
+from ohtui.sdk.utils.secret_headers import is_secret_header
 
 if TYPE_CHECKING:
     from ohtui.sdk.llm.llm import LLM
@@ -42,14 +44,28 @@ PROFILE_NAME_REGEX: Final = re.compile(PROFILE_NAME_PATTERN)
 REDACTED: Final = "**********"
 """What a profile holds in place of a key it does not carry (the OpenHands SDK's mark)."""
 KEY_HOME_FIELD: Final = "ohtui_api_key"
-"""Where the profile's key is kept when not in the file: "keyring" or "memory"."""
+"""Where the profile's secrets are kept when not in the file: "keyring" or "memory"."""
 SCHEMA_VERSION: Final = 1
 _FERNET_PREFIX: Final = "gAAAA"
 _NOT_LLM_FIELDS: Final = frozenset({"schema_version", KEY_HOME_FIELD})
 
 _memory_keys: dict[str, str] = {}
-"""Keys of profiles saved where no safe keyring worked, for this process only."""
+"""Secrets of profiles saved where no safe keyring worked (as JSON), for this process only."""
 _thread_lock = threading.Lock()
+
+
+def default_profile_dir() -> Path:
+    """Where profiles are kept when no folder is given: ~/.openhands/profiles."""
+    return Path.home() / ".openhands" / "profiles"
+
+
+def profile_names(base_dir: Path | str | None = None) -> builtins.list[str]:
+    """The names of the profiles saved in `base_dir` (the default folder when None), sorted;
+    read without creating the folder."""
+    folder = Path(base_dir) if base_dir is not None else default_profile_dir()
+    if not folder.is_dir():
+        return []
+    return sorted(p.stem for p in folder.glob("*.json") if _valid(p.stem))
 
 
 class ProfileLimitExceeded(Exception):  # noqa: N818 - the SDK's name
@@ -61,9 +77,7 @@ class LLMProfileStore:
 
     def __init__(self, base_dir: Path | str | None = None) -> None:
         """`base_dir`: the profiles' folder (made if missing); ~/.openhands/profiles by default."""
-        self.base_dir = (
-            Path(base_dir) if base_dir is not None else Path.home() / ".openhands" / "profiles"
-        )
+        self.base_dir = Path(base_dir) if base_dir is not None else default_profile_dir()
         self.base_dir.mkdir(parents=True, exist_ok=True)
 
     def list(self) -> list[str]:
@@ -82,14 +96,15 @@ class LLMProfileStore:
     ) -> None:
         """Save `llm` as profile `name`, replacing one of that name.
 
-        With `include_secrets`, the API key is saved encrypted with `cipher`, or without one
-        in the OS keyring (see the module); otherwise it is redacted. `max_profiles` caps
-        how many profiles the folder may hold (ProfileLimitExceeded for a new one past it).
+        With `include_secrets`, its secrets (API key, credential headers) are saved
+        encrypted with `cipher`, or without one in the OS keyring (see the module); otherwise
+        they are redacted. `max_profiles` caps how many profiles the folder may hold
+        (ProfileLimitExceeded for a new one past it).
         """
         path = self._path(name)
         data = llm.model_dump(mode="json", exclude_none=True)
         data.pop("api_key", None)
-        key = llm.api_key.get_secret_value() if llm.api_key is not None else ""
+        secrets = _secrets_of(llm)
         with self._locked():
             if max_profiles is not None and not path.exists():
                 count = sum(1 for p in self.base_dir.glob("*.json") if _valid(p.stem))
@@ -99,14 +114,13 @@ class LLMProfileStore:
                         f"{self.base_dir} before saving '{name}'."
                     )
             old_home = _read(path).get(KEY_HOME_FIELD) if path.exists() else None
-            if key:
-                data["api_key"] = REDACTED
-                if include_secrets and cipher is not None:
-                    data["api_key"] = cipher.encrypt(key)
-                elif include_secrets:
-                    data[KEY_HOME_FIELD] = self._keep_key(path, key)
+            _put_secrets(data, secrets, lambda _: REDACTED)
+            if secrets and include_secrets and cipher is not None:
+                _put_secrets(data, secrets, cipher.encrypt)
+            elif secrets and include_secrets:
+                data[KEY_HOME_FIELD] = self._keep_secrets(path, secrets)
             if old_home and not data.get(KEY_HOME_FIELD):
-                self._forget_key(path)
+                self._forget_secrets(path)
             data["schema_version"] = SCHEMA_VERSION
             _write_atomically(path, json.dumps(data, indent=2))
         logger.info("saved LLM profile %r at %s", name, path)
@@ -130,22 +144,22 @@ class LLMProfileStore:
                 raise ValueError(f"Failed to load profile '{name}': {exc}") from exc
             if not isinstance(data, dict):
                 raise ValueError(f"Failed to load profile '{name}': not a JSON object")
-            key = self._key_of(name, path, data, cipher)
-        return _llm_from(name, data, key)
+            secrets = self._secrets_in(name, path, data, cipher)
+        return _llm_from(name, data, secrets)
 
     def delete(self, name: str) -> None:
-        """Delete profile `name` (and its key in the keyring); nothing if it does not exist."""
+        """Delete profile `name` (and its secrets in the keyring); nothing if there is none."""
         path = self._path(name)
         with self._locked():
             if not path.exists():
                 return
             if _read(path).get(KEY_HOME_FIELD):
-                self._forget_key(path)
+                self._forget_secrets(path)
             path.unlink()
         logger.info("deleted LLM profile %r", name)
 
     def rename(self, old_name: str, new_name: str) -> None:
-        """Rename a profile, its key with it (FileNotFoundError, FileExistsError)."""
+        """Rename a profile, its secrets with it (FileNotFoundError, FileExistsError)."""
         old, new = self._path(old_name), self._path(new_name)
         with self._locked():
             if not old.exists():
@@ -155,10 +169,10 @@ class LLMProfileStore:
             if new.exists():
                 raise FileExistsError(f"LLM profile '{new_name}' already exists")
             if _read(old).get(KEY_HOME_FIELD):
-                key = self._kept_key(old)
-                if key:
-                    self._keep_key(new, key)
-                self._forget_key(old)
+                kept = self._kept_secrets(old)
+                if kept:
+                    self._keep_secrets(new, kept)
+                self._forget_secrets(old)
             old.rename(new)
 
     def list_summaries(self) -> builtins.list[dict[str, Any]]:
@@ -190,71 +204,97 @@ class LLMProfileStore:
         """The profiles' names, without ".json"."""
         return sorted(p.stem for p in self.base_dir.glob("*.json"))
 
-    # --- keys ----------------------------------------------------------------------------
+    # --- secrets ------------------------------------------------------------------------
 
-    def _key_of(self, name: str, path: Path, data: dict[str, Any], cipher: Cipher | None) -> str:
-        """The profile's API key, "" when it has none (or it cannot be read: warned)."""
+    def _secrets_in(
+        self, name: str, path: Path, data: dict[str, Any], cipher: Cipher | None
+    ) -> Secrets:
+        """The profile's secrets, wherever it keeps them; what cannot be read is left out
+        (with a warning), so the LLM loads without it."""
         if data.get(KEY_HOME_FIELD):
-            key = self._kept_key(path)
-            if not key:
+            kept = self._kept_secrets(path)
+            if kept is None:
                 logger.warning(
-                    "the API key of LLM profile %r is not in the OS keyring or this process "
-                    "(it was kept in the memory of the process that saved it, or removed); "
-                    "it loads without one",
+                    "the secrets of LLM profile %r are not in the OS keyring or this process "
+                    "(they were kept in the memory of the process that saved it, or removed); "
+                    "it loads without them",
                     name,
                 )
-            return key or ""
-        value = data.get("api_key")
+            return kept or {}
+        found: Secrets = {}
+        key = self._readable(name, "API key", data.get("api_key"), cipher)
+        if key:
+            found["api_key"] = key
+        headers = data.get("extra_headers")
+        if isinstance(headers, dict):
+            readable = {
+                header: self._readable(name, f"header {header}", value, cipher)
+                for header, value in headers.items()
+                if is_secret_header(str(header))
+            }
+            found["extra_headers"] = {k: v for k, v in readable.items() if v}
+        return found
+
+    def _readable(self, name: str, what: str, value: Any, cipher: Cipher | None) -> str:
+        """A secret as the file holds it, read: "" when redacted or unreadable."""
         if not isinstance(value, str) or not value.strip() or value == REDACTED:
             return ""
         if value.startswith(_FERNET_PREFIX):
             secret = cipher.decrypt(value) if cipher is not None else None
             if secret is None:
                 logger.warning(
-                    "the API key of LLM profile %r is encrypted and %s; it loads without one",
+                    "the %s of LLM profile %r is encrypted and %s; it loads without it",
+                    what,
                     name,
                     "no cipher was given" if cipher is None else "this cipher cannot read it",
                 )
                 return ""
             return secret.get_secret_value()
         logger.warning(
-            "LLM profile %r holds its API key in plain text; save it again to keep the key "
-            "encrypted or in the OS keyring",
+            "LLM profile %r holds its %s in plain text; save it again to keep it encrypted "
+            "or in the OS keyring",
             name,
+            what,
         )
         return value
 
-    def _keep_key(self, path: Path, key: str) -> str:
-        """Keep `key` for the profile at `path`: in the OS keyring, else in memory."""
+    def _keep_secrets(self, path: Path, secrets: Secrets) -> str:
+        """Keep the profile's secrets in the OS keyring, else in memory; where they went."""
         user = _keyring_user(path)
+        text = json.dumps(secrets)
         try:
-            write_secret(user, key)
+            write_secret(user, text)
         except KeyringUnavailableError as exc:
             logger.warning(
-                "%s The API key of LLM profile %r is kept for this process only; pass "
-                "cipher= to save it encrypted in the profile instead.",
+                "%s The secrets of LLM profile %r are kept for this process only; pass "
+                "cipher= to save them encrypted in the profile instead.",
                 exc,
                 path.stem,
             )
             with _thread_lock:
-                _memory_keys[user] = key
+                _memory_keys[user] = text
             return "memory"
         with _thread_lock:
             _memory_keys.pop(user, None)
         return "keyring"
 
-    def _kept_key(self, path: Path) -> str | None:
+    def _kept_secrets(self, path: Path) -> Secrets | None:
         user = _keyring_user(path)
         with _thread_lock:
-            if user in _memory_keys:
-                return _memory_keys[user]
+            text = _memory_keys.get(user)
+        if text is None:
+            try:
+                text = read_secret(user)
+            except KeyringUnavailableError as exc:
+                logger.warning("cannot read the secrets of LLM profile %r: %s", path.stem, exc)
+                return None
         try:
-            return read_secret(user)
-        except KeyringUnavailableError as exc:
-            logger.warning("cannot read the API key of LLM profile %r: %s", path.stem, exc)
-            return None
+            kept = json.loads(text) if text else None
+        except ValueError:
+            kept = None
+        return kept if isinstance(kept, dict) else None
 
-    def _forget_key(self, path: Path) -> None:
+    def _forget_secrets(self, path: Path) -> None:
         user = _keyring_user(path)
         with _thread_lock:
             _memory_keys.pop(user, None)
@@ -295,6 +335,29 @@ class LLMProfileStore:
 _held = threading.local()
 
 
+Secrets = dict[str, Any]
+"""A profile's secrets: "api_key" (text) and "extra_headers" (name -> value), when it has them."""
+
+
+def _secrets_of(llm: LLM) -> Secrets:
+    """The API key and credential headers of `llm`, in clear (for encrypting or keeping)."""
+    secrets: Secrets = {}
+    if llm.api_key is not None and llm.api_key.get_secret_value():
+        secrets["api_key"] = llm.api_key.get_secret_value()
+    headers = {k: v for k, v in (llm.extra_headers or {}).items() if is_secret_header(k)}
+    if headers:
+        secrets["extra_headers"] = headers
+    return secrets
+
+
+def _put_secrets(data: dict[str, Any], secrets: Secrets, write: Callable[[str], str]) -> None:
+    """Write each secret into the profile's data as `write` turns it (redacted, encrypted)."""
+    if "api_key" in secrets:
+        data["api_key"] = write(secrets["api_key"])
+    for header, value in secrets.get("extra_headers", {}).items():
+        data["extra_headers"][header] = write(value)
+
+
 def _valid(name: str) -> bool:
     return bool(PROFILE_NAME_REGEX.match(name))
 
@@ -323,7 +386,7 @@ def _write_atomically(path: Path, text: str) -> None:
         raise
 
 
-def _llm_from(name: str, data: dict[str, Any], key: str) -> LLM:
+def _llm_from(name: str, data: dict[str, Any], secrets: Secrets) -> LLM:
     """The LLM a profile describes: fields ohtui's LLM lacks, or whose value it cannot take
     (beyond the model), are left out with a note in the log."""
     from ohtui.sdk.llm.llm import LLM
@@ -338,8 +401,12 @@ def _llm_from(name: str, data: dict[str, Any], key: str) -> LLM:
     if unknown:
         logger.info("LLM profile %r: fields ignored here: %s", name, ", ".join(unknown))
     fields = {k: v for k, v in data.items() if k in LLM.model_fields and k != "api_key"}
-    if key:
-        fields["api_key"] = SecretStr(key)
+    if secrets.get("api_key"):
+        fields["api_key"] = SecretStr(secrets["api_key"])
+    headers = fields.get("extra_headers")
+    if isinstance(headers, dict):
+        plain = {k: v for k, v in headers.items() if not is_secret_header(str(k))}
+        fields["extra_headers"] = {**plain, **secrets.get("extra_headers", {})}
     while True:
         try:
             return LLM.model_validate(fields)

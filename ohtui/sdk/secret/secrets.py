@@ -7,7 +7,6 @@ context carries a cipher (see `utils.exposure`). A redacted value loads back as 
 from __future__ import annotations
 
 import os
-import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import Any, Self
@@ -29,6 +28,7 @@ from pydantic import (
 from ohtui.sdk.utils.cipher import Cipher
 from ohtui.sdk.utils.exposure import SecretExposure, dump_secret
 from ohtui.sdk.utils.models import DiscriminatedUnionMixin
+from ohtui.sdk.utils.secret_headers import is_secret_header
 
 REDACTED = "**********"
 """How a redacted value is written where a string must stand (pydantic's SecretStr form)."""
@@ -39,16 +39,6 @@ DEFAULT_SERVER_URL = "http://127.0.0.1:8000"
 _FERNET_PREFIX = "gAAAAA"
 """How every Fernet token starts (its version byte and timestamp), so a saved value that
 looks like one is decrypted rather than taken for the secret itself."""
-_SECRET_HEADER = re.compile(
-    r"AUTHORIZATION|AUTH(?!OR)|COOKIE|CREDENTIAL|KEY|PASS|SECRET|SESSION|SIGNATURE|TOKEN",
-    re.IGNORECASE,
-)
-"""Header names whose values are credentials ("Author" is not; "X-Auth" is)."""
-
-
-def is_secret_header(name: str) -> bool:
-    """Whether a header of this name carries a credential (so it is never saved in clear)."""
-    return _SECRET_HEADER.search(name) is not None
 
 
 def _is_blank(value: str) -> bool:

@@ -33,6 +33,9 @@ REDACTED = "**********"
 TOOL_ALIASES = {"bash": "terminal", "execute_bash": "terminal", "str_replace_editor": "file_editor"}
 """Older OpenHands tool names for tools we have under another name."""
 _CONTEXT_FIELDS = ("system_message_suffix", "user_message_suffix")
+_SERVER_SIDE_LLM_FIELDS = frozenset({"log_completions_folder", "fallback_strategy"})
+"""LLM fields that name places on the server's disk (where logs go, which profiles answer
+for the model): a client does not choose them; the server's defaults stand."""
 
 
 class WireError(ValueError):
@@ -75,7 +78,10 @@ def llm_from_wire(payload: Any, where: str) -> LLM:
     fields = {
         name: value
         for name, value in payload.items()
-        if name in LLM.model_fields and value is not None and value != REDACTED
+        if name in LLM.model_fields
+        and name not in _SERVER_SIDE_LLM_FIELDS
+        and value is not None
+        and value != REDACTED
     }
     while True:
         try:

@@ -26,7 +26,12 @@ from ohtui.sdk.tool import (
     registry,
     resolve_tool,
 )
-from ohtui.sdk.tool.builtins import BUILT_IN_TOOLS, FinishAction, FinishTool, ThinkTool
+from ohtui.sdk.tool.builtins import (
+    DEFAULT_BUILT_IN_TOOLS,
+    FinishAction,
+    FinishTool,
+    ThinkTool,
+)
 from ohtui.sdk.tool.tool import _camel_to_snake, tool_name_of
 from ohtui.sdk.tools.file_editor import FileEditorTool
 from ohtui.sdk.tools.task_tracker import TaskTrackerTool
@@ -229,7 +234,7 @@ def test_an_unknown_kind_is_named() -> None:
 
 
 def test_built_in_tools_need_no_conversation() -> None:
-    for tool_class in BUILT_IN_TOOLS:
+    for tool_class in DEFAULT_BUILT_IN_TOOLS:
         [tool] = tool_class.create()
         assert tool.executor is not None
         assert tool.annotations is not None and tool.annotations.readOnlyHint

@@ -29,6 +29,7 @@ from ohtui.sdk.tool import (
 )
 from ohtui.sdk.tool.builtins import (
     BUILT_IN_TOOLS,
+    DEFAULT_BUILT_IN_TOOLS,
     FinishAction,
     FinishObservation,
     FinishTool,
@@ -380,7 +381,8 @@ def test_think_tool_executes() -> None:
 
 
 def test_built_in_tools() -> None:
-    assert {cls().name for cls in BUILT_IN_TOOLS} == {"finish", "think"}
+    assert {cls().name for cls in DEFAULT_BUILT_IN_TOOLS} == {"finish", "think"}
+    assert {cls().name for cls in BUILT_IN_TOOLS} == {"finish", "think", "switch_llm"}
     with pytest.raises(ToolArgumentError, match="finish"):
         FinishTool().action_from_arguments({"msg": "wrong field"})
 

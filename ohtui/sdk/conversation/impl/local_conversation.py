@@ -306,6 +306,7 @@ class LocalConversation(LocalBoundary):
         self.llm_registry.subscribe(self._mask_llm_key)
         self.llm_registry.subscribe(self._bind_call_context)
         self.llm_registry.add(self.agent.llm)
+        self._register_routed_llms(self.agent.llm)
         self._register_condenser_llm()
 
         if isinstance(visualizer, type):
@@ -333,6 +334,19 @@ class LocalConversation(LocalBoundary):
         self._cancel = threading.Event()
         self._closed = False
         self._guards = RunGuards(self._state, self.hooks, self._stuck_detector, self._on_event)
+
+    def _register_routed_llms(self, llm: LLM) -> None:
+        """Count the calls of a router's LLMs in this conversation's stats: they answer
+        for it, each under its own usage_id."""
+        from ohtui.sdk.llm.router.base import RouterLLM  # small; not needed before a conversation
+
+        if not isinstance(llm, RouterLLM):
+            return
+        for routed in llm.llms_for_routing.values():
+            try:
+                self._registered(routed)
+            except ValueError as exc:
+                logger.warning("a routed LLM is not counted: %s", exc)
 
     def _register_condenser_llm(self) -> None:
         """Count the summarizing condenser's calls in this conversation's stats (under its
@@ -806,11 +820,31 @@ class LocalConversation(LocalBoundary):
         if not isinstance(llm, LLM):
             raise TypeError(f"switch_llm takes an LLM, not {type(llm).__name__}")
         new_llm = self._registered(llm)
+        self._register_routed_llms(new_llm)
         with self._state:
             self.agent = self.agent.model_copy(update={"llm": new_llm})
             self._state.agent = self.agent
             with self._ask_llm_lock:
                 self.llm_registry.remove(ASK_AGENT_LLM_USAGE_ID)  # re-copied from the new LLM
+
+    def switch_profile(self, profile_name: str) -> None:
+        """Think with the LLM saved as `profile_name` (in the default `LLMProfileStore`)
+        from the next LLM call on, counted under the usage id "profile:<name>".
+
+        The profile is read once per conversation; its key is restored with this
+        conversation's cipher if it was saved encrypted. FileNotFoundError names the saved
+        profiles; ValueError says what is wrong with a damaged one.
+        """
+        usage_id = f"profile:{profile_name}"
+        try:
+            llm = self.llm_registry.get(usage_id)
+        except KeyError:
+            from ohtui.sdk.llm.llm_profile_store import LLMProfileStore
+
+            cipher = self._fork_options["cipher"]
+            loaded = LLMProfileStore().load(profile_name, cipher=cipher)
+            llm = loaded.model_copy(update={"usage_id": usage_id})
+        self.switch_llm(llm)
 
     def _registered(self, llm: LLM) -> LLM:
         """`llm`, or the same-configured LLM already registered under its usage_id."""

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from ohtui.sdk.agent.agent import Agent
 from ohtui.sdk.context.condenser.llm_summarizing_condenser import default_condenser
-from ohtui.sdk.tool.builtins import BUILT_IN_TOOLS, FinishTool
+from ohtui.sdk.tool.builtins import DEFAULT_BUILT_IN_TOOLS, FinishTool
 from ohtui.sdk.tool.registry import list_registered_tools, register_tool
 from ohtui.sdk.tool.spec import Tool
 from ohtui.sdk.tools.preset.builtin_agents import (  # noqa: F401 - re-exported, as upstream
@@ -102,7 +102,7 @@ def get_default_agent(
             Tool(name=finish_name, params={"response_schema": finish_tool_response_schema})
         )
         extra["include_default_tools"] = [
-            tool.__name__ for tool in BUILT_IN_TOOLS if tool is not FinishTool
+            tool.__name__ for tool in DEFAULT_BUILT_IN_TOOLS if tool is not FinishTool
         ]
     return Agent(
         llm=llm,

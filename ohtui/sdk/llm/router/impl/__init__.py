@@ -1,0 +1,1 @@
+"""The routers the SDK ships: by content (multimodal) and at random."""
