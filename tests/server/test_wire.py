@@ -251,10 +251,13 @@ def test_agent_without_model_is_a_clear_error() -> None:
 def test_tool_params_we_do_not_take_are_dropped(llm_server: ScriptedLLMServer) -> None:
     payload = agent_payload(llm_server)
     payload["tools"] = [
-        {"name": "terminal", "params": {"timeout": 30, "no_change_timeout_seconds": 5}}
+        {
+            "name": "terminal",
+            "params": {"timeout": 30, "no_change_timeout_seconds": 5, "terminal_type": "tmux"},
+        }
     ]
     agent = agent_from_wire(payload)
-    assert agent.tools[0].params == {"timeout": 30}
+    assert agent.tools[0].params == {"timeout": 30, "no_change_timeout_seconds": 5}
 
 
 def test_redaction_hides_every_api_key(llm_server: ScriptedLLMServer) -> None:
