@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import gc
+import logging
 import threading
+import weakref
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
@@ -28,6 +31,8 @@ if TYPE_CHECKING:
     from ohtui.sdk.mcp.manager import MCPClientManager
     from ohtui.sdk.sandbox import Sandbox
 
+logger = logging.getLogger(__name__)
+
 EventCallback = Callable[["Event"], None]
 BUILT_IN_TOOL_CLASSES = {cls.__name__: cls for cls in BUILT_IN_TOOLS}
 """The tools every agent may have without registering them, by class name."""
@@ -42,6 +47,8 @@ class AgentBase(DiscriminatedUnionMixin, ABC):
       `tools`, `include_default_tools`, `agent_context` (skills and plugins add to it),
       `mcp_config` and `condenser` (`condense` and the condenser's own LLM's stats);
     - `verify(persisted)` / `check_resumable`: whether it may take over a saved conversation;
+    - `serving(conversation)`: the agent a new conversation runs (this one, or a copy of it
+      while another open conversation has it);
     - `start_mcp(...)` and `mcp` (its MCP servers' manager: started, listed, closed);
     - `init_state(state, on_event)` once before the first step, then `step(conversation,
       on_event, on_token)` for each step of a run and `end_run(conversation)` when the run
@@ -94,7 +101,7 @@ class AgentBase(DiscriminatedUnionMixin, ABC):
 
     _tools: dict[str, ToolDefinition[Any, Any]] | None = PrivateAttr(default=None)
     _tools_lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
-    _bound_to: object = PrivateAttr(default=None)
+    _owner: weakref.ref[object] | None = PrivateAttr(default=None)
     _mcp: Any = PrivateAttr(default=None)  # MCPClientManager, imported on first use
     _mcp_lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
     _mcp_version: int = PrivateAttr(default=-1)
@@ -109,15 +116,10 @@ class AgentBase(DiscriminatedUnionMixin, ABC):
     def resolve_tools(self, state: ConversationState) -> dict[str, ToolDefinition[Any, Any]]:
         """Create this agent's tools for a conversation (once); ValueError for unknown tools.
 
-        Tools hold per-conversation resources (a shell, edit history), so an agent serves
-        one conversation at a time: give each conversation its own Agent.
+        Tools hold per-conversation resources (a shell, edit history): a conversation gets
+        an agent of its own through `serving`.
         """
         with self._tools_lock:
-            if self._tools is not None and self._bound_to != state.id:
-                raise ValueError(
-                    f"this Agent already runs conversation {self._bound_to}; create a separate "
-                    "Agent for each conversation"
-                )
             if self._tools is None:
                 tools: dict[str, ToolDefinition[Any, Any]] = {}
                 for spec in self.tools:
@@ -130,8 +132,58 @@ class AgentBase(DiscriminatedUnionMixin, ABC):
                 if self.mcp_config:
                     tools = self._with_mcp_tools(tools, state.workspace.working_dir)
                 self._tools = tools
-                self._bound_to = state.id
             return self._tools
+
+    def serving(self, conversation: object) -> AgentBase:
+        """The agent `conversation` runs: this one, now its conversation's, or a copy.
+
+        An agent's tools and MCP servers belong to one conversation. This one is taken when
+        no open conversation has it: one closed, or dropped by the caller (`del
+        conversation`; collected here first), gives it up, its left-over tools closed. While
+        another open conversation still has it, `conversation` gets a copy: the same
+        settings and the same LLM object (its metrics count both), tools of its own.
+        """
+        if self._take(conversation):
+            return self
+        gc.collect()  # a conversation the caller dropped lives on in its reference cycles
+        if self._take(conversation):
+            return self
+        logger.info(
+            "this %s is in use by another open conversation: this one runs a copy of it "
+            "(the same settings and LLM, tools of its own)",
+            type(self).__name__,
+        )
+        copy = self.unshared_copy()
+        copy._take(conversation)
+        return copy
+
+    def _take(self, conversation: object) -> bool:
+        """Make `conversation` this agent's owner unless another live one is; whether it is."""
+        with self._tools_lock:
+            owner = self._owner() if self._owner is not None else None
+            if owner is conversation:
+                return True
+            if owner is not None:
+                return False
+            stale = self._owner is not None  # its conversation was collected, never closed
+        if stale:
+            self.close()  # the dropped conversation's shell and servers
+        with self._tools_lock:
+            if self._owner is not None and self._owner() is not None:
+                return self._owner() is conversation
+            self._owner = weakref.ref(conversation)
+        self.forget_conversation()
+        return True
+
+    def forget_conversation(self) -> None:
+        """Called when a conversation takes this agent: drop what the one before left (its
+        tools are closed already). Agents keeping a conversation's history extend this."""
+
+    def unshared_copy(self) -> AgentBase:
+        """A copy with the same settings (the same objects: LLM, context, condenser) and
+        nothing of this one's per-conversation parts (tools, MCP servers)."""
+        fields = {name: getattr(self, name) for name in type(self).model_fields}
+        return type(self).model_construct(_fields_set=set(self.model_fields_set), **fields)
 
     def tool_for(self, event: ActionEvent) -> ToolDefinition[Any, Any] | None:
         """The tool that runs an action: an MCP call by its server and tool (a conversation
@@ -247,7 +299,7 @@ class AgentBase(DiscriminatedUnionMixin, ABC):
         """Close every resolved tool (processes, files); the agent may serve another
         conversation afterwards. Subclasses holding more resources extend this."""
         with self._tools_lock:
-            tools, self._tools, self._bound_to = self._tools, None, None
+            tools, self._tools, self._owner = self._tools, None, None
         with self._mcp_lock:
             manager, self._mcp = self._mcp, None
         if manager is not None:

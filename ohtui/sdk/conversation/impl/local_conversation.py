@@ -161,7 +161,9 @@ class LocalConversation(LocalBoundary):
             raise ValueError("a read-only conversation is a saved one: give its persistence_dir")
         if not isinstance(workspace, LocalWorkspace):
             workspace = LocalWorkspace(working_dir=str(workspace))
-        self.agent = agent
+        # Taken before the state: a conversation the caller dropped still holding this agent
+        # gives it up (and with its tools, the saved conversation it may be reopening here).
+        self.agent = agent if read_only else agent.serving(self)
         self.workspace = workspace.prepare()
         self.max_iteration_per_run = max_iteration_per_run
         self.max_budget_per_run = max_budget_per_run
@@ -189,17 +191,22 @@ class LocalConversation(LocalBoundary):
         conversation_dir = (
             self.get_persistence_dir(persistence_dir, self._id) if persistence_dir else None
         )
-        self._state = ConversationState.create(
-            id=self._id,
-            agent=agent,
-            workspace=self.workspace,
-            persistence_dir=conversation_dir,
-            max_iterations=max_iteration_per_run,
-            stuck_detection=stuck_detection,
-            cipher=cipher,
-            read_only=read_only,
-            exclusive=True,  # its tools act on the workspace: never taken over under them
-        )
+        try:
+            self._state = ConversationState.create(
+                id=self._id,
+                agent=agent,
+                workspace=self.workspace,
+                persistence_dir=conversation_dir,
+                max_iterations=max_iteration_per_run,
+                stuck_detection=stuck_detection,
+                cipher=cipher,
+                read_only=read_only,
+                exclusive=True,  # its tools act on the workspace: never taken over under them
+            )
+        except BaseException:
+            if not read_only:
+                self.agent.close()  # lets go of the agent it took
+            raise
         try:
             self.skill_warnings: list[str] = []
             if not read_only:  # a read-only conversation runs nothing: no plugins to fetch
@@ -229,6 +236,8 @@ class LocalConversation(LocalBoundary):
                 )
         except BaseException:
             self._state.close()  # lets go of the conversation
+            if not read_only:
+                self.agent.close()  # never ran: its servers may have started
             raise
 
     def start_mcp(self) -> None:
@@ -256,7 +265,8 @@ class LocalConversation(LocalBoundary):
         )
         self.skill_warnings = extension.warnings
         if extension.agent is not self.agent:
-            self.agent = extension.agent
+            self.agent.close()  # the caller's agent, taken above: free for another conversation
+            self.agent = extension.agent.serving(self)
             with self._state:
                 self._state.agent = extension.agent
                 if extension.resolved_plugins != self._state.resolved_plugins:
