@@ -548,7 +548,7 @@ class LocalConversation(LocalBoundary):
                 self._state.execution_status = Status.ERROR
                 events = self._state.events
                 if not _agent_already_surfaced_error(events, run_start):  # its own says more
-                    self._on_event(ConversationErrorEvent(code=type(exc).__name__, detail=str(exc)))
+                    self._record_run_error(exc)
                 error = _latest_error(events, run_start)
             raise ConversationRunError(
                 self.id, exc, self._state.persistence_dir, conversation_error=error
@@ -558,6 +558,14 @@ class LocalConversation(LocalBoundary):
             self._running = False
             self._pause_requested.clear()
             self._idle.set()
+
+    def _record_run_error(self, exc: Exception) -> None:
+        """Record why the run failed. The listeners hear of it, but one failing again (a
+        broken callback may be why the run failed) must not hide the run's error."""
+        try:
+            self._on_event(ConversationErrorEvent(code=type(exc).__name__, detail=str(exc)))
+        except Exception:
+            logger.exception("conversation %s: a callback failed on the run's error", self.id)
 
     def _end_agent_run(self) -> None:
         """Let the agent wrap up the run (its conversation manager trims the history)."""

@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ohtui.sdk.conversation.base import BaseConversation
+from ohtui.sdk.conversation.callbacks import logging_failures
 from ohtui.sdk.conversation.exceptions import CheckpointError, ConversationRunError
 from ohtui.sdk.conversation.impl.remote_errors import (
     RemoteAuthenticationError,
@@ -197,7 +198,8 @@ class RemoteConversation(BaseConversation):
             visualizer.initialize(self._state)
             listeners.append(visualizer.on_event)
         listeners.extend(callbacks or [])
-        self._notify = self.compose_callbacks(listeners)
+        # Called on the socket's thread, as in the SDK: a failing listener is logged there.
+        self._notify = self.compose_callbacks(logging_failures(c) for c in listeners)
 
         self._socket = WebSocketCallbackClient(
             # ohtui's own event fields (a risk's reason) where the server has them.
