@@ -46,7 +46,7 @@ from ohtui.sdk.event.llm_convertible.action import ActionEvent
 from ohtui.sdk.event.llm_convertible.message import MessageEvent
 from ohtui.sdk.event.llm_convertible.observation import AgentErrorEvent, UserRejectObservation
 from ohtui.sdk.event.types import EventID
-from ohtui.sdk.event.user_action import PauseEvent
+from ohtui.sdk.event.user_action import InterruptEvent, PauseEvent
 from ohtui.sdk.llm.exceptions import LLMCancelledError
 from ohtui.sdk.llm.llm import LLM, LLMCallContext, same_llm
 from ohtui.sdk.llm.message import Message, TextContent
@@ -332,6 +332,7 @@ class LocalConversation(LocalBoundary):
         self._ready_lock = threading.Lock()
         self._ask_llm_lock = threading.Lock()
         self._running = False
+        self._asynchronous = False
         self._idle = threading.Event()
         self._idle.set()
         self._pause_requested = threading.Event()
@@ -519,6 +520,35 @@ class LocalConversation(LocalBoundary):
         something goes wrong; hitting max_iteration_per_run also ends in ERROR, with a
         ConversationErrorEvent, but does not raise.
         """
+        self._run(requests_cleared=False)
+
+    async def arun(self) -> None:
+        """`run()` for asyncio code: the run goes on a thread of its own, the loop stays free.
+
+        `interrupt()`, from the loop (a timer, a signal handler) or any thread, stops it at
+        once, the LLM call abandoned and a running command killed: the conversation ends
+        PAUSED with an InterruptEvent and `arun` returns normally. Cancelling the awaiting
+        task does the same, as in the SDK: the run is interrupted and waited for, and the
+        CancelledError is not raised. Callbacks are called on the run's thread (wrap a
+        coroutine in `AsyncCallbackWrapper`). Raises ConversationRunError as `run()` does.
+        """
+        from ohtui.sdk.conversation.impl.async_run import run_on_thread  # asyncio: on use
+
+        if self._closed:
+            raise RuntimeError(f"conversation {self.id} is closed")
+        self._writable("run")
+        # Cleared here, not on the run's thread: an interrupt made once arun is called holds.
+        self._pause_requested.clear()
+        self._cancel.clear()
+        await run_on_thread(
+            lambda: self._run(requests_cleared=True, asynchronous=True),
+            self.interrupt,
+            f"ohtui-arun-{self.id.hex[:8]}",
+        )
+
+    def _run(self, requests_cleared: bool, asynchronous: bool = False) -> None:
+        """The run (see `run`); `requests_cleared`: `arun` cleared stale pause and interrupt
+        requests already; `asynchronous`: an interrupt is recorded as an InterruptEvent."""
         if self._closed:
             raise RuntimeError(f"conversation {self.id} is closed")
         self._writable("run")
@@ -530,10 +560,13 @@ class LocalConversation(LocalBoundary):
         run_start = len(self._state.events)
         with self._state:
             confirmed = self._state.execution_status is Status.WAITING_FOR_CONFIRMATION
-            # Clear stale requests first: a pause or interrupt made once RUNNING shows must hold.
-            self._pause_requested.clear()
-            self._cancel.clear()
+            if not requests_cleared:
+                # Clear stale requests first: a pause or interrupt made once RUNNING shows
+                # must hold.
+                self._pause_requested.clear()
+                self._cancel.clear()
             self._running = True
+            self._asynchronous = asynchronous
             self._idle.clear()
             self._guards.begin_run()
             if self._state.execution_status in _RESTARTABLE:
@@ -556,6 +589,7 @@ class LocalConversation(LocalBoundary):
         finally:
             self._end_agent_run()
             self._running = False
+            self._asynchronous = False
             self._pause_requested.clear()
             self._idle.set()
 
@@ -626,11 +660,14 @@ class LocalConversation(LocalBoundary):
         self._on_event(ConversationErrorEvent(code=code, detail=detail))
 
     def _record_pause(self) -> None:
+        """PAUSED, with a PauseEvent; an InterruptEvent for an `arun` interrupted (as the
+        SDK records them)."""
         with self._state:
             self._pause_requested.clear()
             if self._state.execution_status in _PAUSABLE:
                 self._state.execution_status = Status.PAUSED
-                self._on_event(PauseEvent())
+                interrupted = self._asynchronous and self._cancel.is_set()
+                self._on_event(InterruptEvent() if interrupted else PauseEvent())
 
     def pause(self) -> None:
         """Pause between steps; callable from any thread. Records one PauseEvent.
