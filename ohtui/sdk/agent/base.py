@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import gc
 import logging
+import re
 import threading
 import weakref
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ConfigDict, Field, PrivateAttr, SerializeAsAny, field_validator
@@ -80,13 +81,48 @@ class AgentBase(DiscriminatedUnionMixin, ABC):
     )
     mcp_config: dict[str, Any] = Field(
         default_factory=dict,
-        description="MCP servers by name (settings as in .mcp.json's mcpServers); plugins add "
-        "theirs, a later one replacing one of the same name.",
+        description="MCP servers by name (settings as in .mcp.json's mcpServers, or MCPServer "
+        "values, kept as their settings); plugins add theirs, a later one replacing one of "
+        "the same name.",
+    )
+    filter_tools_regex: str | None = Field(
+        default=None,
+        description="Only the tools whose name matches this regular expression (from its "
+        "start) are offered, of those of `tools` and the MCP servers; built-in tools always "
+        "are.",
     )
     condenser: SerializeAsAny[CondenserBase] | None = Field(
         default=None,
         description="Keeps a long history within the model's window (None: never condensed).",
     )
+
+    @field_validator("mcp_config", mode="before")
+    @classmethod
+    def _mcp_settings(cls, value: object) -> object:
+        """`{"mcpServers": {...}}` unwrapped; MCPServer values as their settings."""
+        if not isinstance(value, Mapping):
+            return value
+        from ohtui.sdk.mcp.server_config import MCPServer
+
+        servers = value.get("mcpServers", value)
+        if not isinstance(servers, Mapping):
+            return value  # refused by the field's own check, naming the type
+        return {
+            name: server.to_settings() if isinstance(server, MCPServer) else server
+            for name, server in servers.items()
+        }
+
+    @field_validator("filter_tools_regex")
+    @classmethod
+    def _compiles(cls, pattern: str | None) -> str | None:
+        if pattern is not None:
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise ValueError(
+                    f"filter_tools_regex {pattern!r} is not a regular expression: {exc}"
+                ) from exc
+        return pattern
 
     @field_validator("include_default_tools")
     @classmethod
@@ -131,8 +167,18 @@ class AgentBase(DiscriminatedUnionMixin, ABC):
                     tools.setdefault(tool.name, tool)
                 if self.mcp_config:
                     tools = self._with_mcp_tools(tools, state.workspace.working_dir)
-                self._tools = tools
+                self._tools = self._filtered(tools)
             return self._tools
+
+    def _filtered(
+        self, tools: dict[str, ToolDefinition[Any, Any]]
+    ) -> dict[str, ToolDefinition[Any, Any]]:
+        """`tools` without those `filter_tools_regex` leaves out; built-in tools stay."""
+        if self.filter_tools_regex is None:
+            return tools
+        pattern = re.compile(self.filter_tools_regex)
+        built_in = {tool.name for tool in self._built_in_tools()}
+        return {n: t for n, t in tools.items() if n in built_in or pattern.match(n)}
 
     def serving(self, conversation: object) -> AgentBase:
         """The agent `conversation` runs: this one, now its conversation's, or a copy.
@@ -273,6 +319,7 @@ class AgentBase(DiscriminatedUnionMixin, ABC):
             own = {name: t for name, t in self._tools.items() if not _is_mcp(t)}
             for tool in manager.tool_definitions():
                 own.setdefault(tool.name, tool)
+            own = self._filtered(own)
             changed = set(own) != set(self._tools)
             self._tools = own
         return changed

@@ -52,6 +52,8 @@ def agent_from_wire(payload: Any) -> Agent:
         fields["include_default_tools"] = [
             name for name in payload["include_default_tools"] if name in BUILT_IN_TOOL_CLASSES
         ]
+    if isinstance(payload.get("filter_tools_regex"), str):
+        fields["filter_tools_regex"] = payload["filter_tools_regex"]
     context = _context_from_wire(payload.get("agent_context"))
     if context is not None:
         fields["agent_context"] = context

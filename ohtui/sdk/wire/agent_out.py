@@ -65,6 +65,8 @@ def agent_to_wire(agent: AgentBase) -> dict[str, Any]:
         "tools": [{"name": tool.name, "params": dict(tool.params)} for tool in agent.tools],
         "include_default_tools": list(agent.include_default_tools),
     }
+    if agent.filter_tools_regex is not None:
+        out["filter_tools_regex"] = agent.filter_tools_regex
     context = agent.agent_context
     if context is not None:
         dumped = context.model_dump(mode="json")
