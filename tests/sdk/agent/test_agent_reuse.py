@@ -8,6 +8,7 @@ import weakref
 from pathlib import Path
 
 from llm_server import ScriptedLLMServer
+from mcp_servers import time_server
 
 from ohtui.sdk import LLM, Agent, Conversation, ConversationExecutionStatus, Tool
 
@@ -103,3 +104,36 @@ def test_an_agent_in_use_gives_the_next_conversation_a_copy(
     finally:
         first.close()
         second.close()
+
+
+def test_a_dropped_conversation_with_mcp_servers_can_be_reopened(
+    llm: LLM, llm_server: ScriptedLLMServer, workspace: Path, persistence_dir: Path
+) -> None:
+    # The agent holds its MCP servers' manager: it must not hold the conversation itself.
+    agent = Agent(llm=llm, mcp_config={"time": time_server()})
+    first = Conversation(
+        agent=agent, workspace=workspace, persistence_dir=persistence_dir, visualizer=None
+    )
+    conversation_id = first.id
+    llm_server.reply_text("one")
+    first.send_message("go")
+    first.run()
+    del first
+
+    llm_server.reply_text("two")
+    again = Conversation(
+        agent=agent,
+        workspace=workspace,
+        persistence_dir=persistence_dir,
+        conversation_id=conversation_id,
+        visualizer=None,
+    )
+    try:
+        assert again.agent is agent
+        again.send_message("again")
+        again.run()
+        assert again.state.execution_status is ConversationExecutionStatus.FINISHED
+        offered = {t["function"]["name"] for t in llm_server.requests[-1]["tools"]}
+        assert "time_convert_time" in offered  # its servers started again
+    finally:
+        again.close()

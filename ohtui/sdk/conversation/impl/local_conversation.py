@@ -227,11 +227,14 @@ class LocalConversation(LocalBoundary):
             if self._state.execution_status is Status.RUNNING and not read_only:
                 self._settle_crashed_run()
             if not read_only:  # its MCP servers start now, in the background, or are set up
+                # The agent holds what it is given: never this conversation itself, which a
+                # caller dropping it must leave collectable (see AgentBase.serving).
+                state = self._state
                 self.agent.start_mcp(
                     self.workspace.working_dir,
-                    self._state.secret_registry.get_secret_value,
+                    state.secret_registry.get_secret_value,
                     launch=not defer_mcp,
-                    sandbox=lambda: self._state.sandbox,
+                    sandbox=lambda: state.sandbox,
                     check=mcp_check,
                 )
         except BaseException:
