@@ -12,13 +12,14 @@ import logging
 import threading
 from collections.abc import Callable, Coroutine
 from concurrent.futures import Future
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ohtui.sdk.event.base import Event
+if TYPE_CHECKING:  # utils sits below the events: the type is named, never imported
+    from ohtui.sdk.event.base import Event
 
 logger = logging.getLogger(__name__)
 
-AsyncConversationCallback = Callable[[Event], Coroutine[Any, Any, None]]
+AsyncConversationCallback = Callable[["Event"], Coroutine[Any, Any, None]]
 """A coroutine function taking each event."""
 
 
