@@ -17,7 +17,7 @@ MCPTransport = Literal["stdio", "http", "streamable-http", "sse"]
 
 
 class _Credential(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")  # built on first use
 
     def to_http_headers(self) -> dict[str, str] | None:
         """The headers that authenticate a request (None: not done with headers)."""
@@ -81,7 +81,7 @@ class MCPHeaderAuthCredential(_Credential):
 class MCPOAuthAuthentication(BaseModel):
     """How an OAuth login would register its client (kept, not used: see MCPOAuthAuthCredential)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")  # built on first use
 
     type: Literal["oauth"]
     client_auth_method: (
@@ -127,7 +127,7 @@ class MCPServer(BaseModel):
     """One MCP server: a program run over stdio (`command`, `args`, `env`, `cwd`) or a
     remote one (`url`, `headers`, `auth`). `timeout` is in milliseconds, as in `.mcp.json`."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")  # built on first use
 
     url: str | None = Field(default=None, min_length=1)
     transport: MCPTransport | None = None
