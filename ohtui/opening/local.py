@@ -133,6 +133,7 @@ def open_conversation(
     when another ohtui has the conversation open, saying what to do.
     """
     from ohtui.sdk import LocalConversation
+    from ohtui.sdk.conversation.callbacks import logging_failures
     from ohtui.sdk.plugins import PluginFetchError, PluginLoadError
     from ohtui.settings.plugin_trust import PluginTrustError, outside_workspace
 
@@ -161,7 +162,8 @@ def open_conversation(
             plugins=plugin_sources(settings.agent.plugins),
             persistence_dir=persistence_dir,
             conversation_id=conversation_id,
-            callbacks=[callbacks.on_event] if callbacks.on_event else None,
+            # The front end's listener is ours: its failure is logged, never stops a run.
+            callbacks=[logging_failures(callbacks.on_event)] if callbacks.on_event else None,
             token_callbacks=[callbacks.on_token] if callbacks.on_token else None,
             max_iteration_per_run=agent_settings.max_iteration_per_run,
             stuck_detection=agent_settings.stuck_detection,

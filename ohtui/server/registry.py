@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ohtui.sdk.agent.base import AgentBase
+from ohtui.sdk.conversation.callbacks import logging_failures
 from ohtui.sdk.conversation.catalog import LocalCatalog
 from ohtui.sdk.conversation.exceptions import ConversationNotFoundError, PersistenceError
 from ohtui.sdk.conversation.impl.forking import ConversationIdTakenError
@@ -150,7 +151,7 @@ class Registry:
             workspace=working_dir,
             persistence_dir=self.base_dir,
             conversation_id=conversation_id,
-            callbacks=[served.on_event],
+            callbacks=[logging_failures(served.on_event)],
             token_callbacks=[served.on_token],
             max_iteration_per_run=int(data.get("max_iterations", 500)),
             stuck_detection=bool(data.get("stuck_detection", True)),
@@ -262,7 +263,7 @@ class Registry:
                 workspace=working_dir,
                 persistence_dir=self.base_dir,
                 conversation_id=conversation_id or uuid.uuid4(),
-                callbacks=[served.on_event],
+                callbacks=[logging_failures(served.on_event)],
                 token_callbacks=[served.on_token],
                 max_iteration_per_run=request.max_iterations or 500,
                 stuck_detection=request.stuck_detection,

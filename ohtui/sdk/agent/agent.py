@@ -351,6 +351,15 @@ class Agent(AgentBase):
         super().close()
         self._view = None
 
+    def forget_conversation(self) -> None:
+        """Drop the last conversation's history, prompt and view: a new one starts afresh."""
+        super().forget_conversation()
+        self._view = None
+        self._history = CondensedHistory()
+        self._system_message = None
+        self._static_prompt, self._dynamic_context = "", None
+        self._tool_schemas = {}
+
     def _apply_policy(
         self,
         state: ConversationState,

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import gc
+import logging
+import re
 import threading
+import weakref
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +34,8 @@ if TYPE_CHECKING:
     from ohtui.sdk.mcp.manager import MCPClientManager
     from ohtui.sdk.sandbox import Sandbox
 
+logger = logging.getLogger(__name__)
+
 EventCallback = Callable[["Event"], None]
 DEFAULT_SECURITY_POLICY = "security_policy.j2"
 """The SDK's name for its built-in policy file: here, no file and no extra policy."""
@@ -47,6 +53,8 @@ class AgentBase(DiscriminatedUnionMixin, ABC):
       `tools`, `include_default_tools`, `agent_context` (skills and plugins add to it),
       `mcp_config` and `condenser` (`condense` and the condenser's own LLM's stats);
     - `verify(persisted)` / `check_resumable`: whether it may take over a saved conversation;
+    - `serving(conversation)`: the agent a new conversation runs (this one, or a copy of it
+      while another open conversation has it);
     - `start_mcp(...)` and `mcp` (its MCP servers' manager: started, listed, closed);
     - `init_state(state, on_event)` once before the first step, then `step(conversation,
       on_event, on_token)` for each step of a run and `end_run(conversation)` when the run
@@ -79,8 +87,15 @@ class AgentBase(DiscriminatedUnionMixin, ABC):
     )
     mcp_config: dict[str, Any] = Field(
         default_factory=dict,
-        description="MCP servers by name (settings as in .mcp.json's mcpServers); plugins add "
-        "theirs, a later one replacing one of the same name.",
+        description="MCP servers by name (settings as in .mcp.json's mcpServers, or MCPServer "
+        "values, kept as their settings); plugins add theirs, a later one replacing one of "
+        "the same name.",
+    )
+    filter_tools_regex: str | None = Field(
+        default=None,
+        description="Only the tools whose name matches this regular expression (from its "
+        "start) are offered, of those of `tools` and the MCP servers; built-in tools always "
+        "are.",
     )
     condenser: SerializeAsAny[CondenserBase] | None = Field(
         default=None,
@@ -133,6 +148,34 @@ class AgentBase(DiscriminatedUnionMixin, ABC):
         "still run one at a time.",
     )
 
+    @field_validator("mcp_config", mode="before")
+    @classmethod
+    def _mcp_settings(cls, value: object) -> object:
+        """`{"mcpServers": {...}}` unwrapped; MCPServer values as their settings."""
+        if not isinstance(value, Mapping):
+            return value
+        from ohtui.sdk.mcp.server_config import MCPServer
+
+        servers = value.get("mcpServers", value)
+        if not isinstance(servers, Mapping):
+            return value  # refused by the field's own check, naming the type
+        return {
+            name: server.to_settings() if isinstance(server, MCPServer) else server
+            for name, server in servers.items()
+        }
+
+    @field_validator("filter_tools_regex")
+    @classmethod
+    def _compiles(cls, pattern: str | None) -> str | None:
+        if pattern is not None:
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise ValueError(
+                    f"filter_tools_regex {pattern!r} is not a regular expression: {exc}"
+                ) from exc
+        return pattern
+
     @field_validator("include_default_tools")
     @classmethod
     def _known_built_ins(cls, names: list[str]) -> list[str]:
@@ -146,7 +189,7 @@ class AgentBase(DiscriminatedUnionMixin, ABC):
 
     _tools: dict[str, ToolDefinition[Any, Any]] | None = PrivateAttr(default=None)
     _tools_lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
-    _bound_to: object = PrivateAttr(default=None)
+    _owner: weakref.ref[object] | None = PrivateAttr(default=None)
     _mcp: Any = PrivateAttr(default=None)  # MCPClientManager, imported on first use
     _mcp_lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
     _mcp_version: int = PrivateAttr(default=-1)
@@ -179,15 +222,10 @@ class AgentBase(DiscriminatedUnionMixin, ABC):
     def resolve_tools(self, state: ConversationState) -> dict[str, ToolDefinition[Any, Any]]:
         """Create this agent's tools for a conversation (once); ValueError for unknown tools.
 
-        Tools hold per-conversation resources (a shell, edit history), so an agent serves
-        one conversation at a time: give each conversation its own Agent.
+        Tools hold per-conversation resources (a shell, edit history): a conversation gets
+        an agent of its own through `serving`.
         """
         with self._tools_lock:
-            if self._tools is not None and self._bound_to != state.id:
-                raise ValueError(
-                    f"this Agent already runs conversation {self._bound_to}; create a separate "
-                    "Agent for each conversation"
-                )
             if self._tools is None:
                 tools: dict[str, ToolDefinition[Any, Any]] = {}
                 for spec in self.tools:
@@ -199,9 +237,69 @@ class AgentBase(DiscriminatedUnionMixin, ABC):
                     tools.setdefault(tool.name, tool)
                 if self.mcp_config:
                     tools = self._with_mcp_tools(tools, state.workspace.working_dir)
-                self._tools = tools
-                self._bound_to = state.id
+                self._tools = self._filtered(tools)
             return self._tools
+
+    def _filtered(
+        self, tools: dict[str, ToolDefinition[Any, Any]]
+    ) -> dict[str, ToolDefinition[Any, Any]]:
+        """`tools` without those `filter_tools_regex` leaves out; built-in tools stay."""
+        if self.filter_tools_regex is None:
+            return tools
+        pattern = re.compile(self.filter_tools_regex)
+        built_in = {tool.name for tool in self._built_in_tools()}
+        return {n: t for n, t in tools.items() if n in built_in or pattern.match(n)}
+
+    def serving(self, conversation: object) -> AgentBase:
+        """The agent `conversation` runs: this one, now its conversation's, or a copy.
+
+        An agent's tools and MCP servers belong to one conversation. This one is taken when
+        no open conversation has it: one closed, or dropped by the caller (`del
+        conversation`; collected here first), gives it up, its left-over tools closed. While
+        another open conversation still has it, `conversation` gets a copy: the same
+        settings and the same LLM object (its metrics count both), tools of its own.
+        """
+        if self._take(conversation):
+            return self
+        gc.collect()  # a conversation the caller dropped lives on in its reference cycles
+        if self._take(conversation):
+            return self
+        logger.info(
+            "this %s is in use by another open conversation: this one runs a copy of it "
+            "(the same settings and LLM, tools of its own)",
+            type(self).__name__,
+        )
+        copy = self.unshared_copy()
+        copy._take(conversation)
+        return copy
+
+    def _take(self, conversation: object) -> bool:
+        """Make `conversation` this agent's owner unless another live one is; whether it is."""
+        with self._tools_lock:
+            owner = self._owner() if self._owner is not None else None
+            if owner is conversation:
+                return True
+            if owner is not None:
+                return False
+            stale = self._owner is not None  # its conversation was collected, never closed
+        if stale:
+            self.close()  # the dropped conversation's shell and servers
+        with self._tools_lock:
+            if self._owner is not None and self._owner() is not None:
+                return self._owner() is conversation
+            self._owner = weakref.ref(conversation)
+        self.forget_conversation()
+        return True
+
+    def forget_conversation(self) -> None:
+        """Called when a conversation takes this agent: drop what the one before left (its
+        tools are closed already). Agents keeping a conversation's history extend this."""
+
+    def unshared_copy(self) -> AgentBase:
+        """A copy with the same settings (the same objects: LLM, context, condenser) and
+        nothing of this one's per-conversation parts (tools, MCP servers)."""
+        fields = {name: getattr(self, name) for name in type(self).model_fields}
+        return type(self).model_construct(_fields_set=set(self.model_fields_set), **fields)
 
     def tool_for(self, event: ActionEvent) -> ToolDefinition[Any, Any] | None:
         """The tool that runs an action: an MCP call by its server and tool (a conversation
@@ -291,6 +389,7 @@ class AgentBase(DiscriminatedUnionMixin, ABC):
             own = {name: t for name, t in self._tools.items() if not _is_mcp(t)}
             for tool in manager.tool_definitions():
                 own.setdefault(tool.name, tool)
+            own = self._filtered(own)
             changed = set(own) != set(self._tools)
             self._tools = own
         return changed
@@ -317,7 +416,7 @@ class AgentBase(DiscriminatedUnionMixin, ABC):
         """Close every resolved tool (processes, files); the agent may serve another
         conversation afterwards. Subclasses holding more resources extend this."""
         with self._tools_lock:
-            tools, self._tools, self._bound_to = self._tools, None, None
+            tools, self._tools, self._owner = self._tools, None, None
         with self._mcp_lock:
             manager, self._mcp = self._mcp, None
         if manager is not None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -32,8 +31,6 @@ if TYPE_CHECKING:
     from ohtui.sdk.security.confirmation_policy import ConfirmationPolicyBase
     from ohtui.sdk.tool.schema import Action, Observation
     from ohtui.sdk.workspace.local import BaseWorkspace
-
-logger = logging.getLogger(__name__)
 
 
 class ConversationStateProtocol(Protocol):
@@ -265,14 +262,14 @@ class BaseConversation(ABC):
     def compose_callbacks(
         callbacks: Iterable[ConversationCallbackType],
     ) -> ConversationCallbackType:
-        """One callback calling each of `callbacks` in order; failures are logged, not raised."""
+        """One callback calling each of `callbacks` in order. As in the SDK, one that raises
+        stops the chain and its exception reaches the caller (a LocalConversation's run then
+        ends in ERROR); wrap a listener that must never stop anything in
+        `callbacks.logging_failures`."""
         chain = list(callbacks)
 
         def composed(event: Event) -> None:
             for callback in chain:
-                try:
-                    callback(event)
-                except Exception:  # one broken listener must not stop the others
-                    logger.exception("conversation callback %r failed", callback)
+                callback(event)
 
         return composed

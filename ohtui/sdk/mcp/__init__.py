@@ -22,6 +22,17 @@ from ohtui.sdk.mcp.definition import (
     MCPToolExecutor,
     MCPToolObservation,
 )
+from ohtui.sdk.mcp.server_config import (
+    MCPApiKeyAuthCredential,
+    MCPAuthCredential,
+    MCPBasicAuthCredential,
+    MCPBearerAuthCredential,
+    MCPHeaderAuthCredential,
+    MCPNoneAuthCredential,
+    MCPOAuthAuthCredential,
+    MCPOAuthAuthentication,
+    MCPServer,
+)
 from ohtui.sdk.utils.lazy import lazy_exports
 
 if TYPE_CHECKING:
@@ -39,8 +50,17 @@ __getattr__ = lazy_exports(
 __all__ = [
     "DEFAULT_CALL_TIMEOUT",
     "DEFAULT_STARTUP_TIMEOUT",
+    "MCPApiKeyAuthCredential",
+    "MCPAuthCredential",
+    "MCPBasicAuthCredential",
+    "MCPBearerAuthCredential",
     "MCPClientManager",
     "MCPConfigError",
+    "MCPHeaderAuthCredential",
+    "MCPNoneAuthCredential",
+    "MCPOAuthAuthCredential",
+    "MCPOAuthAuthentication",
+    "MCPServer",
     "MCPServerSpec",
     "MCPToolAction",
     "MCPToolDefinition",

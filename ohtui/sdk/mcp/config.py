@@ -5,10 +5,12 @@ The JSON form is the convention other agent tools share (Claude Desktop, fastmcp
 stdio servers have `command`, `args`, `env`, `cwd`; streamable HTTP (or SSE) servers have
 `url`, `headers` and an optional `transport` (alias `type`). ohtui adds `enabled`,
 `startupTimeout` and `sandboxed` (a stdio server that runs in the conversation's sandbox).
-`timeout` and `startupTimeout` are milliseconds, as in fastmcp. Unknown fields are kept (and
-ignored). Values of `env` and `headers` may name a conversation secret, `${NAME}` or
-`$NAME`: it is filled in when the server starts, so the value is never saved with the
-settings or the conversation.
+`timeout` and `startupTimeout` are milliseconds, as in fastmcp. `auth` may be a bearer token
+(fastmcp's form; an OAuth login is refused). Unknown fields are kept (and ignored). The
+SDK's typed `MCPServer` (server_config.py) gives these settings through `to_settings()`.
+Values of `env` and `headers` may name a conversation secret, `${NAME}` or `$NAME`: it is
+filled in when the server starts, so the value is never saved with the settings or the
+conversation.
 """
 
 from __future__ import annotations
@@ -19,6 +21,22 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import urlparse
+
+from ohtui.sdk.mcp.server_config import OAUTH_SETTING, MCPServer
+
+__all__ = [  # MCPServer too: the SDK's module path of it
+    "DEFAULT_CALL_TIMEOUT",
+    "DEFAULT_STARTUP_TIMEOUT",
+    "SECRET_REFERENCE",
+    "MCPConfigError",
+    "MCPServer",
+    "MCPServerSpec",
+    "Transport",
+    "parse_server",
+    "parse_servers",
+    "secret_names",
+    "server_table",
+]
 
 Transport = Literal["stdio", "http", "sse"]
 
@@ -149,6 +167,18 @@ def parse_server(name: str, spec: object, where: str = "") -> MCPServerSpec:
     url = spec.get("url")
     if not isinstance(url, str) or not url.strip():
         raise fail("url", f"is missing: a {transport} server needs its address")
+    headers = _strings(spec, "headers", fail)
+    auth = spec.get("auth")
+    if auth == OAUTH_SETTING:
+        raise fail(
+            "auth",
+            "asks for an OAuth login, which ohtui does not do: give a token in `headers` "
+            '(e.g. "Authorization": "Bearer ${TOKEN}") instead',
+        )
+    if isinstance(auth, str) and auth.strip():  # fastmcp's bearer token
+        headers.setdefault("Authorization", f"Bearer {auth}")
+    elif auth is not None:
+        raise fail("auth", f"must be a bearer token (a string), not {type(auth).__name__}")
     parsed = urlparse(url)
     if parsed.scheme not in ("http", "https") or not parsed.netloc:
         raise fail("url", f"must be an http:// or https:// address, not {url!r}")
@@ -156,7 +186,7 @@ def parse_server(name: str, spec: object, where: str = "") -> MCPServerSpec:
         name,
         transport,
         url=url,
-        headers=_strings(spec, "headers", fail),
+        headers=headers,
         enabled=enabled,
         timeout=timeout,
         startup_timeout=startup,

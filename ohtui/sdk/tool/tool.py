@@ -227,6 +227,14 @@ class ToolDefinition(DiscriminatedUnionMixin, Generic[ActionT, ObservationT]):
         """Whether the tool declares that it changes nothing."""
         return bool(self.annotations and self.annotations.readOnlyHint)
 
+    def __deepcopy__(self, memo: dict[int, Any] | None = None) -> Self:
+        """A deep copy of the definition that shares the executor: an executor is a live
+        resource (a shell, a server session), not data, and cannot be duplicated."""
+        memo = {} if memo is None else memo
+        if self.executor is not None:
+            memo[id(self.executor)] = self.executor
+        return super().__deepcopy__(memo)
+
     def set_executor(self, executor: ToolExecutor[Any, Any]) -> Self:
         """A copy of this tool that runs its actions with `executor`."""
         return self.model_copy(update={"executor": executor})

@@ -59,6 +59,8 @@ def agent_from_wire(payload: Any) -> Agent:
         fields["system_prompt_filename"] = payload["system_prompt_filename"]
     if isinstance(payload.get("system_prompt_kwargs"), Mapping):
         fields["system_prompt_kwargs"] = dict(payload["system_prompt_kwargs"])
+    if isinstance(payload.get("filter_tools_regex"), str):
+        fields["filter_tools_regex"] = payload["filter_tools_regex"]
     context = _context_from_wire(payload.get("agent_context"))
     if context is not None:
         fields["agent_context"] = context

@@ -70,6 +70,8 @@ def agent_to_wire(agent: AgentBase) -> dict[str, Any]:
         out["system_prompt_filename"] = agent.system_prompt_filename
     if agent.system_prompt_kwargs:
         out["system_prompt_kwargs"] = dict(agent.system_prompt_kwargs)
+    if agent.filter_tools_regex is not None:
+        out["filter_tools_regex"] = agent.filter_tools_regex
     context = agent.agent_context
     if context is not None:
         dumped = context.model_dump(mode="json")

@@ -214,23 +214,6 @@ def test_builtin_tools_are_always_offered(make_conversation, llm_server) -> None
     assert names == {"finish", "think"}
 
 
-def test_an_agent_serves_one_conversation(llm, workspace, persistence_dir) -> None:
-    agent = Agent(llm=llm, tools=[Tool(name="terminal")])
-    first = Conversation(
-        agent=agent, workspace=workspace, persistence_dir=persistence_dir, visualizer=None
-    )
-    second = Conversation(
-        agent=agent, workspace=workspace, persistence_dir=persistence_dir, visualizer=None
-    )
-    try:
-        first.send_message("hi")
-        with pytest.raises(ValueError, match="separate Agent"):
-            second.send_message("hi")
-    finally:
-        first.close()
-        second.close()
-
-
 # --- tool calls --------------------------------------------------------------------------
 
 

@@ -35,6 +35,7 @@ from ohtui.sdk import (
     ConversationExecutionStatus,
     LocalConversation,
     MessageEvent,
+    SystemPromptEvent,
     Tool,
 )
 from ohtui.sdk.conversation.exceptions import ConversationIdTakenError
@@ -291,3 +292,43 @@ def test_forks_made_while_another_thread_appends_are_each_a_consistent_tree(
         assert leaf in position
         assert ids(fork.state.active_branch()) == walk_to_root(log, leaf)
     assert len(forks) > 1
+
+
+def test_an_in_memory_fork_copies_events_as_saved_never_the_live_tools(
+    open_conversation: Factory, llm_server: ScriptedLLMServer
+) -> None:
+    source = open_conversation(persistence_dir=None)
+    llm_server.reply_tool_call("terminal", {"command": "echo from-source"})
+    llm_server.reply_text("done")
+    source.send_message("run it")
+    source.run()
+    live = source.state.events[0]
+    assert isinstance(live, SystemPromptEvent)
+
+    fork = source.fork(title="copy")  # failed before: the live shell was deep-copied
+    copied = fork.state.events[0]
+    assert isinstance(copied, SystemPromptEvent)
+    assert copied.tool_names == live.tool_names
+    assert all(t.executor is None for t in copied.tools)  # what the model was offered
+    assert [e.id for e in fork.state.events] == [e.id for e in source.state.events]
+
+    llm_server.reply_tool_call("terminal", {"command": "echo from-fork"})
+    llm_server.reply_text("done")
+    fork.send_message("run another")
+    fork.run()
+    assert "from-fork" in " ".join(str(e) for e in fork.state.events)
+    assert "from-fork" not in " ".join(str(e) for e in source.state.events)
+
+
+def test_a_deep_copy_of_a_live_tool_shares_its_executor(
+    open_conversation: Factory, llm_server: ScriptedLLMServer
+) -> None:
+    conv = open_conversation()
+    llm_server.reply_text("hi")
+    conv.send_message("hi")
+    conv.run()
+    [prompt] = [e for e in conv.state.events if isinstance(e, SystemPromptEvent)]
+    copy = prompt.model_copy(deep=True)
+    terminal = conv.agent.tools_map["terminal"]
+    [copied] = [t for t in copy.tools if t.name == "terminal"]
+    assert copied is not terminal and copied.executor is terminal.executor

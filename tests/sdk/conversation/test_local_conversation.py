@@ -47,6 +47,7 @@ from ohtui.sdk import (
     get_agent_final_response,
 )
 from ohtui.sdk.conversation import list_conversations
+from ohtui.sdk.conversation.callbacks import logging_failures
 from ohtui.sdk.conversation.impl.local_conversation import ASK_AGENT_LLM_USAGE_ID
 from ohtui.sdk.conversation.title_utils import generate_title_with_llm, truncate_title
 from ohtui.sdk.event.base import Event
@@ -347,7 +348,7 @@ def test_a_failing_token_callback_does_not_stop_streaming(
     assert conv.state.execution_status is Status.FINISHED
 
 
-def test_compose_callbacks_calls_all_in_order_and_logs_failures(caplog) -> None:
+def test_compose_callbacks_stops_at_a_failing_callback_and_raises() -> None:
     calls: list[str] = []
 
     def first(event: Event) -> None:
@@ -361,33 +362,60 @@ def test_compose_callbacks_calls_all_in_order_and_logs_failures(caplog) -> None:
         calls.append("last")
 
     composed = BaseConversation.compose_callbacks([first, broken, last])
-    event = PauseEvent()
+    with pytest.raises(RuntimeError, match="callback exploded"):
+        composed(PauseEvent())
+    assert calls == ["first", "broken"]
+
+
+def test_logging_failures_logs_and_lets_the_others_run(caplog) -> None:
+    calls: list[str] = []
+
+    def broken(event: Event) -> None:
+        raise RuntimeError("callback exploded")
+
+    composed = BaseConversation.compose_callbacks(
+        [logging_failures(broken), lambda e: calls.append("last")]
+    )
     with caplog.at_level(logging.ERROR):
-        composed(event)
-        composed(event)
-    assert calls == ["first", "broken", "last"] * 2
-    failures = [r for r in caplog.records if "callback" in r.getMessage()]
-    assert len(failures) == 2
-    assert failures[0].exc_info is not None
-    assert "callback exploded" in str(failures[0].exc_info[1])
+        composed(PauseEvent())
+    assert calls == ["last"]
+    [failure] = [r for r in caplog.records if "callback" in r.getMessage()]
+    assert failure.exc_info is not None and "callback exploded" in str(failure.exc_info[1])
 
 
-def test_a_failing_callback_does_not_stop_the_run(make_conversation, llm_server, caplog) -> None:
+def test_a_failing_callback_stops_the_run_with_its_error(make_conversation, llm_server) -> None:
     llm_server.reply_tool_call("terminal", {"command": "echo still"})
     llm_server.reply_text("Finished anyway.")
     received: list[Event] = []
+    armed = threading.Event()
 
     def broken(event: Event) -> None:
-        raise RuntimeError("nope")
+        if armed.is_set() and isinstance(event, ActionEvent):
+            raise RuntimeError("the script's callback broke")
 
     conv = make_conversation(callbacks=[broken, received.append])
     conv.send_message("go")
-    with caplog.at_level(logging.ERROR):
+    armed.set()
+    with pytest.raises(ConversationRunError) as raised:
         conv.run()
-    assert conv.state.execution_status is Status.FINISHED
-    logged = [e for e in received if not isinstance(e, ConversationStateUpdateEvent)]
-    assert [e.id for e in logged] == [e.id for e in conv.state.events]
-    assert any("callback" in r.getMessage() for r in caplog.records)
+    assert isinstance(raised.value.__cause__, RuntimeError)
+    assert "the script's callback broke" in str(raised.value)
+    assert conv.state.execution_status is Status.ERROR
+    # Saved before the listeners heard of it; the action never ran.
+    [action] = of_type(conv.state.events, ActionEvent)
+    assert action.id not in {e.id for e in received}
+    assert not of_type(conv.state.events, ObservationEvent)
+
+
+def test_a_failing_callback_surfaces_from_send_message(make_conversation) -> None:
+    def broken(event: Event) -> None:
+        if isinstance(event, MessageEvent):
+            raise ValueError("no messages please")
+
+    conv = make_conversation(callbacks=[broken])
+    with pytest.raises(ValueError, match="no messages please"):
+        conv.send_message("hello")
+    assert [m.llm_message.text for m in of_type(conv.state.events, MessageEvent)] == ["hello"]
 
 
 # --- visualizers -------------------------------------------------------------------------

@@ -23,6 +23,7 @@ from ohtui.sdk.conversation.exceptions import ConversationIdTakenError
 from ohtui.sdk.conversation.impl.checkpointing import STORE_FOLDER
 from ohtui.sdk.conversation.stats import ConversationStats
 from ohtui.sdk.conversation.types import ConversationID
+from ohtui.sdk.event.base import Event
 from ohtui.sdk.event.types import EventID
 from ohtui.sdk.workspace.local import LocalWorkspace
 
@@ -160,11 +161,16 @@ def _copy_in_memory(
     from_event_id: EventID | None,
 ) -> None:
     """Fill an in-memory fork: its events copied (never shared: events hold lists; each
-    keeps its parent, which a branch copies before it), then the state the source had."""
+    keeps its parent, which a branch copies before it), then the state the source had.
+
+    Each event is copied through its saved form, as a persisted fork's are read back: a
+    system prompt's tools become the descriptions the model was offered, never the
+    source's live tools (whose shell belongs to the source).
+    """
     events = source.events
     chosen = list(events) if from_event_id is None else events.path_to_root(from_event_id)
     for event in chosen:
-        fork.events.append(event.model_copy(deep=True))
+        fork.events.append(Event.model_validate_json(event.model_dump_json()))
     with fork:
         fork.tags = data["tags"]
         fork.title = data.get("title")

@@ -46,7 +46,7 @@ from ohtui.sdk.event.llm_convertible.action import ActionEvent
 from ohtui.sdk.event.llm_convertible.message import MessageEvent
 from ohtui.sdk.event.llm_convertible.observation import AgentErrorEvent, UserRejectObservation
 from ohtui.sdk.event.types import EventID
-from ohtui.sdk.event.user_action import PauseEvent
+from ohtui.sdk.event.user_action import InterruptEvent, PauseEvent
 from ohtui.sdk.llm.exceptions import LLMCancelledError
 from ohtui.sdk.llm.llm import LLM, LLMCallContext, same_llm
 from ohtui.sdk.llm.message import Message, TextContent
@@ -166,7 +166,9 @@ class LocalConversation(LocalBoundary):
         if not isinstance(workspace, LocalWorkspace):
             workspace = LocalWorkspace(working_dir=str(workspace))
         agent = _with_client_tools(agent, client_tools or ())
-        self.agent = agent
+        # Taken before the state: a conversation the caller dropped still holding this agent
+        # gives it up (and with its tools, the saved conversation it may be reopening here).
+        self.agent = agent if read_only else agent.serving(self)
         self.workspace = workspace.prepare()
         self.max_iteration_per_run = max_iteration_per_run
         self.max_budget_per_run = max_budget_per_run
@@ -194,17 +196,22 @@ class LocalConversation(LocalBoundary):
         conversation_dir = (
             self.get_persistence_dir(persistence_dir, self._id) if persistence_dir else None
         )
-        self._state = ConversationState.create(
-            id=self._id,
-            agent=agent,
-            workspace=self.workspace,
-            persistence_dir=conversation_dir,
-            max_iterations=max_iteration_per_run,
-            stuck_detection=stuck_detection,
-            cipher=cipher,
-            read_only=read_only,
-            exclusive=True,  # its tools act on the workspace: never taken over under them
-        )
+        try:
+            self._state = ConversationState.create(
+                id=self._id,
+                agent=agent,
+                workspace=self.workspace,
+                persistence_dir=conversation_dir,
+                max_iterations=max_iteration_per_run,
+                stuck_detection=stuck_detection,
+                cipher=cipher,
+                read_only=read_only,
+                exclusive=True,  # its tools act on the workspace: never taken over under them
+            )
+        except BaseException:
+            if not read_only:
+                self.agent.close()  # lets go of the agent it took
+            raise
         try:
             self.skill_warnings: list[str] = []
             if not read_only:  # a read-only conversation runs nothing: no plugins to fetch
@@ -225,15 +232,20 @@ class LocalConversation(LocalBoundary):
             if self._state.execution_status is Status.RUNNING and not read_only:
                 self._settle_crashed_run()
             if not read_only:  # its MCP servers start now, in the background, or are set up
+                # The agent holds what it is given: never this conversation itself, which a
+                # caller dropping it must leave collectable (see AgentBase.serving).
+                state = self._state
                 self.agent.start_mcp(
                     self.workspace.working_dir,
-                    self._state.secret_registry.get_secret_value,
+                    state.secret_registry.get_secret_value,
                     launch=not defer_mcp,
-                    sandbox=lambda: self._state.sandbox,
+                    sandbox=lambda: state.sandbox,
                     check=mcp_check,
                 )
         except BaseException:
             self._state.close()  # lets go of the conversation
+            if not read_only:
+                self.agent.close()  # never ran: its servers may have started
             raise
 
     def start_mcp(self) -> None:
@@ -261,7 +273,8 @@ class LocalConversation(LocalBoundary):
         )
         self.skill_warnings = extension.warnings
         if extension.agent is not self.agent:
-            self.agent = extension.agent
+            self.agent.close()  # the caller's agent, taken above: free for another conversation
+            self.agent = extension.agent.serving(self)
             with self._state:
                 self._state.agent = extension.agent
                 if extension.resolved_plugins != self._state.resolved_plugins:
@@ -328,6 +341,7 @@ class LocalConversation(LocalBoundary):
         self._ready_lock = threading.Lock()
         self._ask_llm_lock = threading.Lock()
         self._running = False
+        self._asynchronous = False
         self._idle = threading.Event()
         self._idle.set()
         self._pause_requested = threading.Event()
@@ -533,6 +547,35 @@ class LocalConversation(LocalBoundary):
         something goes wrong; hitting max_iteration_per_run also ends in ERROR, with a
         ConversationErrorEvent, but does not raise.
         """
+        self._run(requests_cleared=False)
+
+    async def arun(self) -> None:
+        """`run()` for asyncio code: the run goes on a thread of its own, the loop stays free.
+
+        `interrupt()`, from the loop (a timer, a signal handler) or any thread, stops it at
+        once, the LLM call abandoned and a running command killed: the conversation ends
+        PAUSED with an InterruptEvent and `arun` returns normally. Cancelling the awaiting
+        task does the same, as in the SDK: the run is interrupted and waited for, and the
+        CancelledError is not raised. Callbacks are called on the run's thread (wrap a
+        coroutine in `AsyncCallbackWrapper`). Raises ConversationRunError as `run()` does.
+        """
+        from ohtui.sdk.conversation.impl.async_run import run_on_thread  # asyncio: on use
+
+        if self._closed:
+            raise RuntimeError(f"conversation {self.id} is closed")
+        self._writable("run")
+        # Cleared here, not on the run's thread: an interrupt made once arun is called holds.
+        self._pause_requested.clear()
+        self._cancel.clear()
+        await run_on_thread(
+            lambda: self._run(requests_cleared=True, asynchronous=True),
+            self.interrupt,
+            f"ohtui-arun-{self.id.hex[:8]}",
+        )
+
+    def _run(self, requests_cleared: bool, asynchronous: bool = False) -> None:
+        """The run (see `run`); `requests_cleared`: `arun` cleared stale pause and interrupt
+        requests already; `asynchronous`: an interrupt is recorded as an InterruptEvent."""
         if self._closed:
             raise RuntimeError(f"conversation {self.id} is closed")
         self._writable("run")
@@ -544,10 +587,13 @@ class LocalConversation(LocalBoundary):
         run_start = len(self._state.events)
         with self._state:
             confirmed = self._state.execution_status is Status.WAITING_FOR_CONFIRMATION
-            # Clear stale requests first: a pause or interrupt made once RUNNING shows must hold.
-            self._pause_requested.clear()
-            self._cancel.clear()
+            if not requests_cleared:
+                # Clear stale requests first: a pause or interrupt made once RUNNING shows
+                # must hold.
+                self._pause_requested.clear()
+                self._cancel.clear()
             self._running = True
+            self._asynchronous = asynchronous
             self._idle.clear()
             self._guards.begin_run()
             if self._state.execution_status in _RESTARTABLE:
@@ -562,7 +608,7 @@ class LocalConversation(LocalBoundary):
                 self._state.execution_status = Status.ERROR
                 events = self._state.events
                 if not _agent_already_surfaced_error(events, run_start):  # its own says more
-                    self._on_event(ConversationErrorEvent(code=type(exc).__name__, detail=str(exc)))
+                    self._record_run_error(exc)
                 error = _latest_error(events, run_start)
             raise ConversationRunError(
                 self.id, exc, self._state.persistence_dir, conversation_error=error
@@ -570,8 +616,17 @@ class LocalConversation(LocalBoundary):
         finally:
             self._end_agent_run()
             self._running = False
+            self._asynchronous = False
             self._pause_requested.clear()
             self._idle.set()
+
+    def _record_run_error(self, exc: Exception) -> None:
+        """Record why the run failed. The listeners hear of it, but one failing again (a
+        broken callback may be why the run failed) must not hide the run's error."""
+        try:
+            self._on_event(ConversationErrorEvent(code=type(exc).__name__, detail=str(exc)))
+        except Exception:
+            logger.exception("conversation %s: a callback failed on the run's error", self.id)
 
     def _end_agent_run(self) -> None:
         """Let the agent wrap up the run (its conversation manager trims the history)."""
@@ -632,11 +687,14 @@ class LocalConversation(LocalBoundary):
         self._on_event(ConversationErrorEvent(code=code, detail=detail))
 
     def _record_pause(self) -> None:
+        """PAUSED, with a PauseEvent; an InterruptEvent for an `arun` interrupted (as the
+        SDK records them)."""
         with self._state:
             self._pause_requested.clear()
             if self._state.execution_status in _PAUSABLE:
                 self._state.execution_status = Status.PAUSED
-                self._on_event(PauseEvent())
+                interrupted = self._asynchronous and self._cancel.is_set()
+                self._on_event(InterruptEvent() if interrupted else PauseEvent())
 
     def pause(self) -> None:
         """Pause between steps; callable from any thread. Records one PauseEvent.

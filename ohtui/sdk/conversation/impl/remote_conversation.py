@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ohtui.sdk.conversation.base import BaseConversation
+from ohtui.sdk.conversation.callbacks import logging_failures
 from ohtui.sdk.conversation.exceptions import CheckpointError, ConversationRunError
 from ohtui.sdk.conversation.impl.remote_errors import (
     RemoteAuthenticationError,
@@ -922,8 +923,9 @@ class RemoteConversation(BaseConversation):
         )
 
     def _notify_callbacks(self, event: Event) -> None:
-        """Hand `event` to each callback of the list as it is now."""
-        self.compose_callbacks(self._callbacks)(event)
+        """Hand `event` to each callback of the list as it is now, on the socket's thread,
+        as in the SDK: a failing listener is logged there."""
+        self.compose_callbacks(logging_failures(c) for c in self._callbacks)(event)
 
     def close(self) -> None:
         """Stop the event socket; delete the conversation on the server if `delete_on_close`.
