@@ -467,8 +467,9 @@ class LocalConversation(LocalBoundary):
         if message.role != "user":
             raise ValueError(f"send_message takes user messages, not '{message.role}' ones")
         self._ensure_agent_ready()
+        event_id = str(uuid.uuid4())  # named in the records of the hooks run for it
         may_send, context, results = (
-            self.hooks.run_user_prompt_submit(message.text)
+            self.hooks.run_user_prompt_submit(message.text, message_id=event_id)
             if self.hooks is not None
             else (True, None, [])
         )
@@ -479,6 +480,7 @@ class LocalConversation(LocalBoundary):
             if context:  # what a UserPromptSubmit hook adds
                 extended.append(TextContent(text=context))
             event = MessageEvent(
+                id=event_id,
                 source="user",
                 llm_message=message,
                 sender=sender,
