@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, SerializeAsAny, field_validator
 
 from ohtui.sdk.context.skills.prompt import recall_knowledge, render_repo_context
 from ohtui.sdk.context.skills.skill import Skill
 from ohtui.sdk.llm.message import TextContent
+from ohtui.sdk.secret.secrets import SecretSource, StaticSecret
 
 
 class AgentContext(BaseModel):
@@ -42,6 +44,23 @@ class AgentContext(BaseModel):
         description="Where the user's skills are (first wins); None: ~/.agents/skills and "
         "~/.openhands/skills.",
     )
+    secrets: dict[str, SerializeAsAny[SecretSource]] | None = Field(
+        default=None,
+        description="Secrets a conversation starts with (values or sources; a value is kept "
+        "as a StaticSecret): each goes into its secret registry unless the registry already "
+        "has that name (a conversation's own `secrets` win). Saved like the registry's: "
+        "redacted, or encrypted with the conversation's cipher.",
+    )
+
+    @field_validator("secrets", mode="before")
+    @classmethod
+    def _values_as_sources(cls, value: Any) -> Any:
+        if not isinstance(value, dict):
+            return value
+        return {
+            name: StaticSecret(value=SecretStr(secret)) if isinstance(secret, str) else secret
+            for name, secret in value.items()
+        }
 
     def system_message_extension(self) -> str | None:
         """What follows the system prompt: the always-on skills, then the suffix."""
