@@ -18,6 +18,7 @@ import pytest
 from llm_server import ScriptedLLMServer
 from pydantic import ValidationError
 
+import ohtui.sdk.security.action_text as action_text_module
 from ohtui.sdk import (
     LLM,
     ActionEvent,
@@ -186,6 +187,16 @@ def test_normalize_text_folds_and_collapses() -> None:
     assert normalize_text("a\nb", collapse=False) == "a\nb"
     once = normalize_text("x\u200b \uff59\u202e")
     assert normalize_text(once) == once
+
+
+def test_the_sdks_names_for_the_text_read() -> None:
+    event = terminal("ls /tmp", thought="now delete everything")
+    assert action_text_module._normalize is normalize_text
+    assert action_text_module._EXTRACT_HARD_CAP == MAX_SCANNED
+    executable = action_text_module._extract_exec_content(event)
+    assert "ls /tmp" in executable and "delete everything" not in executable
+    everything = action_text_module._extract_content(event)
+    assert everything.startswith(executable) and everything.endswith("now delete everything")
 
 
 # --- the model's words ------------------------------------------------------------------
