@@ -19,6 +19,7 @@ from llm_server import ScriptedLLMServer
 from pydantic import ValidationError
 
 import ohtui.sdk.security.action_text as action_text_module
+import ohtui.sdk.security.shell_scan as shell_scan_module
 from ohtui.sdk import (
     LLM,
     ActionEvent,
@@ -393,6 +394,15 @@ def test_scan_leaves_other_commands_alone(command: str) -> None:
 def test_scan_is_uncertain_when_it_cannot_vouch(command: str) -> None:
     scan = scan_shell_command(command, "my.detector")
     assert (scan.matched, scan.uncertain) == (False, True)
+
+
+def test_shells_are_read_exactly_to_the_nesting_bound() -> None:
+    bound = shell_scan_module._MAX_NESTING_DEPTH  # the SDK's name for the bound
+    assert scan_shell_command(nest_in_shells(DELETE + " /", bound), "d").matched
+    inside = scan_shell_command(nest_in_shells("ls", bound), "d")
+    assert (inside.matched, inside.uncertain) == (False, False)
+    beyond = scan_shell_command(nest_in_shells("ls", bound + 1), "d")
+    assert (beyond.matched, beyond.uncertain) == (False, True)
 
 
 def test_uncertain_scans_make_a_tool_call_unknown(patterns: PatternSecurityAnalyzer) -> None:
