@@ -71,7 +71,8 @@ class HookExecutionEvent(Event):
         if self.error:
             return Text(f"{head} failed: {self.error}", style="red")
         if self.blocked:
-            return Text(f"{head} blocked: {self.reason or 'no reason given'}", style="yellow")
+            why = self.reason or self.additional_context or "no reason given"
+            return Text(f"{head} blocked: {why}", style="yellow")
         text = Text(f"{head} ran")
         if self.additional_context:
             text.append(f"; added context: {self.additional_context[:100]}")

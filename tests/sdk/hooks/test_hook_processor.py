@@ -130,4 +130,5 @@ def test_stop_hooks_give_their_context_as_feedback(tmp_path: Path) -> None:
         {"reason": "finish"},
     )
     assert json.loads(record.stdout)["decision"] == "deny"
+    assert record.visualize.plain.endswith("blocked: run the tests")  # its context says why
     assert HookEventProcessor(HookManager(None, str(tmp_path))).run_stop() == (True, None)
