@@ -111,8 +111,9 @@ def test_every_recorded_event_fits_the_openhands_schema(recorded: list[Event]) -
     extra: list[Event] = [
         InterruptEvent(),
         HookExecutionEvent(
-            hook_event_name="PreToolUse",
-            command="check.sh",
+            hook_event_type="PreToolUse",
+            hook_command="check.sh",
+            success=True,
             tool_name="terminal",
             exit_code=2,
             blocked=True,

@@ -571,6 +571,9 @@ class Agent(AgentBase):
                 )
             )
             return None, False
+        if event.id in state.blocked_actions:  # by a hook wired as a callback
+            self._reject_blocked(state, event, state.blocked_actions[event.id], on_event)
+            return None, False
         if hooks is not None and self._blocked_by_hook(hooks, state, event, on_event):
             return None, False
         tool = self.tool_for(event)
@@ -631,11 +634,21 @@ class Agent(AgentBase):
         hooks: HookManager, state: ConversationState, event: ActionEvent, on_event: EventCallback
     ) -> bool:
         """Run the PreToolUse hooks; a block rejects the action, naming the hook."""
-        may_run, results = hooks.run_pre_tool_use(event.tool_name, _tool_input(event))
+        may_run, results = hooks.run_pre_tool_use(
+            event.tool_name, _tool_input(event), action_id=event.id
+        )
         if may_run:
             return False
         reason = f"Blocked by {hooks.blocked_by(results)}"
         state.block_action(event.id, reason)  # saved first: the decision survives a crash
+        Agent._reject_blocked(state, event, reason, on_event)
+        return True
+
+    @staticmethod
+    def _reject_blocked(
+        state: ConversationState, event: ActionEvent, reason: str, on_event: EventCallback
+    ) -> None:
+        """Record a hook's block of an action as its rejection; the block is then settled."""
         on_event(
             UserRejectObservation(
                 action_id=event.id,
@@ -646,7 +659,6 @@ class Agent(AgentBase):
             )
         )
         state.pop_blocked_action(event.id)
-        return True
 
     @staticmethod
     def _post_tool_hooks(
@@ -654,7 +666,10 @@ class Agent(AgentBase):
     ) -> None:
         """Run the PostToolUse hooks; a block sends its reason to the agent as feedback."""
         results = hooks.run_post_tool_use(
-            event.tool_name, _tool_input(event), observation.model_dump(mode="json")
+            event.tool_name,
+            _tool_input(event),
+            observation.model_dump(mode="json"),
+            action_id=event.id,
         )
         if not all(r.should_continue for r in results):
             feedback = f"Feedback on your `{event.tool_name}` call from {hooks.blocked_by(results)}"

@@ -479,15 +479,17 @@ def check_resumable(
     these tools (spec names) and built-in tools (class names)."""
     if kind != type(agent).__name__:
         raise ValueError(
-            f"Cannot load from persisted agent: the conversation was run by {kind}, not "
-            f"{type(agent).__name__}. Resume it with {kind}, or start a new conversation."
+            f"Cannot load from persisted agent: the persisted agent is of type {kind}, self is "
+            f"of type {type(agent).__name__}. Resume the conversation with {kind}, or start a "
+            "new conversation."
         )
     have = {t.name for t in agent.tools} | {t.name for t in agent._built_in_tools()}
     had = {BUILT_IN_TOOL_CLASSES[c]().name for c in built_ins if c in BUILT_IN_TOOL_CLASSES}
     removed = sorted({*tool_names, *had} - have)
     if removed:
+        them = "it" if len(removed) == 1 else "them"
         raise ValueError(
-            "Cannot resume: tools were removed mid-conversation. The agent no longer has "
-            f"{', '.join(removed)}, which the history refers to; add "
-            f"{'it' if len(removed) == 1 else 'them'} back, or start a new conversation."
+            f"Cannot resume: tools were removed mid-conversation (removed: {', '.join(removed)}). "
+            f"The history refers to {them}: add {them} back to the agent, or start a new "
+            "conversation."
         )

@@ -3,12 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    SerializeAsAny,
+    field_validator,
+    model_validator,
+)
 
 from ohtui.sdk.context.skills.prompt import recall_knowledge, render_repo_context
 from ohtui.sdk.context.skills.skill import DEFAULT_MARKETPLACE_PATH, Skill
 from ohtui.sdk.llm.message import TextContent
+from ohtui.sdk.secret.secrets import SecretSource, StaticSecret
 
 
 class AgentContext(BaseModel):
@@ -78,6 +88,24 @@ class AgentContext(BaseModel):
         if added:
             object.__setattr__(self, "skills", [*self.skills, *added])  # frozen: set once, here
         return self
+
+    secrets: dict[str, SerializeAsAny[SecretSource]] | None = Field(
+        default=None,
+        description="Secrets a conversation starts with (values or sources; a value is kept "
+        "as a StaticSecret): each goes into its secret registry unless the registry already "
+        "has that name (a conversation's own `secrets` win). Saved like the registry's: "
+        "redacted, or encrypted with the conversation's cipher.",
+    )
+
+    @field_validator("secrets", mode="before")
+    @classmethod
+    def _values_as_sources(cls, value: Any) -> Any:
+        if not isinstance(value, dict):
+            return value
+        return {
+            name: StaticSecret(value=SecretStr(secret)) if isinstance(secret, str) else secret
+            for name, secret in value.items()
+        }
 
     def system_message_extension(self) -> str | None:
         """What follows the system prompt: the always-on skills, then the suffix."""

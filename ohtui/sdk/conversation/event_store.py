@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 from abc import ABC, abstractmethod
 from array import array
@@ -16,6 +17,8 @@ from ohtui.sdk.event.base import Event
 from ohtui.sdk.event.llm_convertible.action import ActionEvent
 from ohtui.sdk.event.llm_convertible.message import MessageEvent
 from ohtui.sdk.event.types import ROOT_PARENT_ID, EventID
+
+logger = logging.getLogger(__name__)
 
 PAGE_SIZE = 256
 CACHED_EVENTS = 4 * PAGE_SIZE
@@ -127,12 +130,25 @@ class EventLog(EventsListBase):
 
     def __init__(
         self,
-        store: ConversationStore | None = None,
-        key: int | None = None,
+        store: ConversationStore | object | None = None,
+        key: int | str | None = None,
         pending_state: Callable[[], tuple[str, dict[str, Any]] | None] | None = None,
     ) -> None:
-        """`pending_state` returns unsaved conversation state to commit with the next event."""
-        if (store is None) != (key is None):
+        """`pending_state` returns unsaved conversation state to commit with the next event.
+
+        `store` may also be an SDK FileStore (and `key` its folder, as in the SDK's
+        `EventLog(file_store, dir_path)`): ohtui never writes events as files, so that log
+        keeps its events in memory, and says so. A conversation persists its events through
+        its `persistence_dir` (SQLite).
+        """
+        if store is not None and not isinstance(store, ConversationStore):
+            logger.warning(
+                "EventLog(%s): ohtui keeps this log in memory, it does not write events to a "
+                "FileStore; give a conversation a persistence_dir to keep its events",
+                type(store).__name__,
+            )
+            store = key = None
+        if (store is None) != (key is None) or isinstance(key, str):
             raise ValueError("an EventLog needs both a store and a conversation key, or neither")
         self._store = store
         self._key = key
@@ -178,7 +194,7 @@ class EventLog(EventsListBase):
             if index < 0:
                 index += self._length
             if not 0 <= index < self._length:
-                raise IndexError(f"event index {index} out of range (0..{self._length - 1})")
+                raise IndexError(_out_of_range(index, self._length))
             return self._get(index)
 
     def __iter__(self) -> Iterator[Event]:
@@ -206,7 +222,7 @@ class EventLog(EventsListBase):
             if index is None and self._store is not None and self._key is not None:
                 index = self._store.event_index(self._key, event_id)
             if index is None:
-                raise KeyError(f"no event with id '{event_id}'")
+                raise KeyError(f"Unknown event_id: {event_id}")
             return index
 
     def get_id(self, idx: int) -> EventID:
@@ -294,7 +310,7 @@ class EventLog(EventsListBase):
         tree's index (no event is read)."""
         with self._lock:
             if not 0 <= index < self._length:
-                raise IndexError(f"event index {index} out of range (0..{self._length - 1})")
+                raise IndexError(_out_of_range(index, self._length))
             return self._tree_index().parent(index)
 
     def _tree_index(self) -> TreeIndex:
@@ -456,6 +472,10 @@ def _user_text(event: Event) -> str | None:
     if isinstance(event, MessageEvent) and event.source == "user":
         return event.llm_message.text[:500] or None
     return None
+
+
+def _out_of_range(index: int, length: int) -> str:
+    return f"Event index out of range: {index} (the log holds {length} events)"
 
 
 def _duplicate(event_id: EventID, index: int) -> ValueError:

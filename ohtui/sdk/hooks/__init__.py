@@ -17,6 +17,7 @@ if TYPE_CHECKING:
         HookMatcher,
         HookType,
     )
+    from ohtui.sdk.hooks.conversation_hooks import HookEventProcessor, create_hook_callback
     from ohtui.sdk.hooks.processes import AsyncProcessManager
     from ohtui.sdk.hooks.result import HookResult
     from ohtui.sdk.hooks.runner import HookExecutor, HookManager
@@ -28,6 +29,8 @@ _LAZY_HOMES = {
     "HookDefinition": "ohtui.sdk.hooks.config",
     "HookMatcher": "ohtui.sdk.hooks.config",
     "HookType": "ohtui.sdk.hooks.config",
+    "HookEventProcessor": "ohtui.sdk.hooks.conversation_hooks",
+    "create_hook_callback": "ohtui.sdk.hooks.conversation_hooks",
     "AsyncProcessManager": "ohtui.sdk.hooks.processes",
     "HookResult": "ohtui.sdk.hooks.result",
     "HookExecutor": "ohtui.sdk.hooks.runner",
@@ -46,10 +49,12 @@ __all__ = [
     "HookDecision",
     "HookDefinition",
     "HookEvent",
+    "HookEventProcessor",
     "HookEventType",
     "HookExecutor",
     "HookManager",
     "HookMatcher",
     "HookResult",
     "HookType",
+    "create_hook_callback",
 ]

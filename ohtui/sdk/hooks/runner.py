@@ -5,9 +5,10 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ohtui.sdk.event.hook import HookExecutionEvent
+from ohtui.sdk.event.hook import NO_EXIT_CODE, HookExecutionEvent
 from ohtui.sdk.hooks.agent_runner import AgentHookRunner, provided_agent_hook_runner
 from ohtui.sdk.hooks.config import HookConfig, HookDefinition, HookType
 from ohtui.sdk.hooks.llm_hooks import fall_open, hook_llm, run_prompt_hook
@@ -36,6 +37,7 @@ __all__ = [
     "HookExecutor",
     "HookManager",
     "HookResult",
+    "hook_execution_event",
 ]
 
 logger = logging.getLogger(__name__)
@@ -153,11 +155,39 @@ class HookExecutor:
                 known[usage_id].merge(metrics)
 
 
+def hook_execution_event(
+    event_type: HookEventType,
+    result: HookResult,
+    *,
+    tool_name: str | None = None,
+    action_id: str | None = None,
+    message_id: str | None = None,
+    hook_input: dict[str, Any] | None = None,
+) -> HookExecutionEvent:
+    """The record of one hook's run (its output already bounded by the runner)."""
+    return HookExecutionEvent(
+        hook_event_type=event_type.value,
+        hook_command=result.hook.display_command if result.hook is not None else "",
+        tool_name=tool_name,
+        success=result.success,
+        blocked=result.blocked,
+        exit_code=result.exit_code if result.exit_code is not None else NO_EXIT_CODE,
+        stdout=result.stdout,
+        stderr=result.stderr,
+        reason=result.reason,
+        additional_context=result.additional_context,
+        error=result.error,
+        action_id=action_id,
+        message_id=message_id,
+        hook_input=hook_input,
+    )
+
+
 class HookManager:
     """A conversation's hooks: runs those configured for each event.
 
-    With `on_event`, a hook that blocks or fails is recorded there as a
-    HookExecutionEvent. No `config` means no hooks (a project's hooks file is never read
+    With `on_event`, every hook run is recorded there as a HookExecutionEvent (before the
+    caller acts on it). No `config` means no hooks (a project's hooks file is never read
     on its own: see `HookConfig.load`).
     """
 
@@ -196,9 +226,10 @@ class HookManager:
         return self.config.has_hooks_for_event(event_type)
 
     def run_pre_tool_use(
-        self, tool_name: str, tool_input: dict[str, Any]
+        self, tool_name: str, tool_input: dict[str, Any], *, action_id: str | None = None
     ) -> tuple[bool, list[HookResult]]:
-        """Before a tool runs: (whether it may run, the results)."""
+        """Before a tool runs: (whether it may run, the results). `action_id`: the action's
+        event, named in the records of the hooks' runs."""
         hooks = self.config.get_hooks_for_event(HookEventType.PRE_TOOL_USE, tool_name)
         background = sum(1 for hook in hooks if hook.async_)
         if background:
@@ -209,42 +240,59 @@ class HookManager:
                 tool_name,
             )
         results = self._run(
-            HookEventType.PRE_TOOL_USE, hooks, tool_name=tool_name, tool_input=tool_input
+            HookEventType.PRE_TOOL_USE,
+            hooks,
+            _Context(action_id=action_id),
+            tool_name=tool_name,
+            tool_input=tool_input,
         )
         return all(r.should_continue for r in results), results
 
     def run_post_tool_use(
-        self, tool_name: str, tool_input: dict[str, Any], tool_response: dict[str, Any]
+        self,
+        tool_name: str,
+        tool_input: dict[str, Any],
+        tool_response: dict[str, Any],
+        *,
+        action_id: str | None = None,
     ) -> list[HookResult]:
         """After a tool ran: every hook runs (a block is feedback, the tool already ran)."""
         hooks = self.config.get_hooks_for_event(HookEventType.POST_TOOL_USE, tool_name)
         return self._run(
             HookEventType.POST_TOOL_USE,
             hooks,
+            _Context(action_id=action_id),
             stop_on_block=False,
             tool_name=tool_name,
             tool_input=tool_input,
             tool_response=tool_response,
         )
 
-    def run_user_prompt_submit(self, message: str) -> tuple[bool, str | None, list[HookResult]]:
+    def run_user_prompt_submit(
+        self, message: str, *, message_id: str | None = None
+    ) -> tuple[bool, str | None, list[HookResult]]:
         """Before a user message is taken: (whether it may reach the model, context the
-        hooks add to it, the results)."""
+        hooks add to it, the results). `message_id`: the id the message's event will have."""
         hooks = self.config.get_hooks_for_event(HookEventType.USER_PROMPT_SUBMIT)
-        results = self._run(HookEventType.USER_PROMPT_SUBMIT, hooks, message=message)
+        results = self._run(
+            HookEventType.USER_PROMPT_SUBMIT,
+            hooks,
+            _Context(message_id=message_id),
+            message=message,
+        )
         context = "\n".join(r.additional_context for r in results if r.additional_context)
         return all(r.should_continue for r in results), context or None, results
 
     def run_session_start(self) -> list[HookResult]:
         """When the conversation first runs."""
         hooks = self.config.get_hooks_for_event(HookEventType.SESSION_START)
-        return self._run(HookEventType.SESSION_START, hooks, stop_on_block=False)
+        return self._run(HookEventType.SESSION_START, hooks, _Context(), stop_on_block=False)
 
     def run_session_end(self) -> list[HookResult]:
         """When the conversation closes; then background hooks still running are ended."""
         hooks = self.config.get_hooks_for_event(HookEventType.SESSION_END)
         try:
-            return self._run(HookEventType.SESSION_END, hooks, stop_on_block=False)
+            return self._run(HookEventType.SESSION_END, hooks, _Context(), stop_on_block=False)
         finally:
             self.cleanup_async_processes()
 
@@ -259,6 +307,7 @@ class HookManager:
         results = self._run(
             HookEventType.STOP,
             hooks,
+            _Context(hook_input={"reason": reason} if reason else None),
             stop_hook_active=stop_hook_active,
             metadata={"reason": reason} if reason else {},
         )
@@ -286,6 +335,7 @@ class HookManager:
         self,
         event_type: HookEventType,
         hooks: list[HookDefinition],
+        context: _Context,
         stop_on_block: bool = True,
         **fields: Any,
     ) -> list[HookResult]:
@@ -298,19 +348,34 @@ class HookManager:
             **fields,
         )
         results = self.executor.execute_all(hooks, event, stop_on_block=stop_on_block)
+        told = {k: v for k, v in fields.items() if k not in _NOT_INPUT}
+        hook_input = context.hook_input if context.hook_input is not None else told or None
         for result in results:
             if result.error:
                 logger.warning("%s %s: %s", event_type.value, result.label, result.error)
-            if self._on_event is not None and (result.error or result.blocked):
+            if self._on_event is not None:
                 self._on_event(
-                    HookExecutionEvent(
-                        hook_event_name=event_type.value,
-                        command=result.hook.display_command if result.hook else "",
+                    hook_execution_event(
+                        event_type,
+                        result,
                         tool_name=event.tool_name,
-                        exit_code=result.exit_code,
-                        blocked=result.blocked,
-                        reason=result.reason,
-                        error=result.error,
+                        action_id=context.action_id,
+                        message_id=context.message_id,
+                        hook_input=hook_input,
                     )
                 )
         return results
+
+
+_NOT_INPUT = frozenset({"stop_hook_active", "metadata"})
+"""HookEvent fields that are run state, not the input a hook's record shows."""
+
+
+@dataclass(frozen=True)
+class _Context:
+    """What a hook run's record names besides the hook: the action or message it ran for,
+    and what the hook was told (default: the event's fields)."""
+
+    action_id: str | None = None
+    message_id: str | None = None
+    hook_input: dict[str, Any] | None = None

@@ -177,3 +177,13 @@ class LookupSecret(SecretSource):
             else:
                 saved[name] = value
         return saved
+
+
+def __getattr__(name: str) -> Any:
+    """`httpx`, the lookups' HTTP client, imported on first access (as `get_value` does), so
+    the module's attribute is where the SDK's has it without the engine loading it early."""
+    if name == "httpx":
+        import httpx
+
+        return httpx
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -122,3 +122,25 @@ def _strings(value: Any) -> Iterator[str]:
                 stack.extend((inner, str(key)))
         elif isinstance(item, list | tuple):
             stack.extend(reversed(item))
+
+
+# --- the SDK's names ------------------------------------------------------------------------
+# The OpenHands SDK keeps these helpers in `security.defense_in_depth.utils` under private
+# names; code and tests written against it find ohtui's counterparts by them.
+
+_EXTRACT_HARD_CAP = MAX_SCANNED
+"""The SDK's name for MAX_SCANNED: characters read of each body of text."""
+
+_normalize = normalize_text
+"""The SDK's name for `normalize_text`."""
+
+
+def _extract_exec_content(action: ActionEvent) -> str:
+    """What the call will do, as one text (the SDK's executable corpus)."""
+    return " ".join(action_text(action).executable)
+
+
+def _extract_content(action: ActionEvent) -> str:
+    """What the call will do, then what the model said about it, as one text."""
+    text = action_text(action)
+    return " ".join((*text.executable, *text.commentary))

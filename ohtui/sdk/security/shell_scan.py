@@ -12,6 +12,11 @@ from dataclasses import dataclass
 
 from ohtui.sdk.security.shell import Command, parse_command
 from ohtui.sdk.security.shell.programs import SHELL_VALUE_OPTIONS, SHELLS
+from ohtui.sdk.security.shell.reader import MAX_NESTING
+
+_MAX_NESTING_DEPTH = MAX_NESTING
+"""The SDK's name (its defense_in_depth.shell_semantics) for how many shells within shells
+are read: a script nested deeper leaves the scan uncertain."""
 
 
 @dataclass(frozen=True, slots=True)

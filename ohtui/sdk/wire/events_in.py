@@ -1,7 +1,7 @@
 """OpenHands agent-server event JSON -> our events (what `RemoteConversation` reads).
 
 The server's events carry fields ours do not have (a terminal observation's `metadata`...),
-a few shaped differently (its terminal `timeout` is our `timed_out`, its hooks and tools are
+a few shaped differently (its terminal `timeout` is our `timed_out`, its tools are
 described in its own words) and kinds we lack. Known differences are translated; any other
 unknown field is dropped, field by field, as validation reports it; an unknown kind becomes a
 `ForeignEvent` (an unknown tool's action or observation a `ForeignAction` /
@@ -160,8 +160,6 @@ def _translate(data: dict[str, Any]) -> dict[str, Any]:
         data["observation"] = _observation(data["observation"])
     elif kind == "SystemPromptEvent" and isinstance(data.get("tools"), list):
         data["tools"] = [_offered_tool(t) for t in data["tools"] if isinstance(t, dict)]
-    elif kind == "HookExecutionEvent":
-        data = _hook(data)
     elif kind == "ActionEvent" and isinstance(data.get("action"), dict):
         data["action"] = _mcp_action(data["action"], data.get("tool_name"))
     return data
@@ -191,18 +189,3 @@ def _offered_tool(tool: dict[str, Any]) -> dict[str, Any]:
         return tool
     name = tool.get("title") or tool.get("name") or str(tool.get("kind", "?")).removesuffix("Tool")
     return {"name": str(name), "description": str(tool.get("description") or "")}
-
-
-def _hook(data: dict[str, Any]) -> dict[str, Any]:
-    if "hook_event_name" in data:  # ours already
-        return data
-    out: dict[str, Any] = {k: data[k] for k in _BASE_FIELDS if k in data}
-    out["hook_event_name"] = str(data.get("hook_event_type", ""))
-    out["command"] = str(data.get("hook_command", ""))
-    for name in ("tool_name", "exit_code", "reason"):
-        if data.get(name) is not None:
-            out[name] = data[name]
-    out["blocked"] = bool(data.get("blocked", False))
-    if data.get("success") is False:
-        out["error"] = str(data.get("stderr") or data.get("error") or "the hook failed")
-    return out

@@ -14,7 +14,6 @@ from typing import Any
 
 from ohtui.sdk.event.base import Event
 from ohtui.sdk.event.conversation_state import ConversationStateUpdateEvent
-from ohtui.sdk.event.hook import HookExecutionEvent
 from ohtui.sdk.event.llm_convertible.action import ActionEvent
 from ohtui.sdk.event.llm_convertible.observation import ObservationEvent
 from ohtui.sdk.event.llm_convertible.system import SystemPromptEvent
@@ -79,11 +78,10 @@ def event_to_wire(event: Event, *, ohtui_fields: bool = False) -> dict[str, Any]
     elif isinstance(event, ActionEvent) and "action" in data:
         if not (ohtui_fields and data["action"].get("kind") in OHTUI_TOOL_KINDS):
             data["action"] = _action_to_wire(data["action"])
-    elif isinstance(event, ObservationEvent):
-        if not (ohtui_fields and data["observation"].get("kind") in OHTUI_TOOL_KINDS):
-            data["observation"] = _observation_to_wire(data["observation"], event.tool_name)
-    elif isinstance(event, HookExecutionEvent):
-        data = _hook_to_wire(data)
+    elif isinstance(event, ObservationEvent) and not (
+        ohtui_fields and data["observation"].get("kind") in OHTUI_TOOL_KINDS
+    ):
+        data["observation"] = _observation_to_wire(data["observation"], event.tool_name)
     return data
 
 
@@ -167,25 +165,6 @@ def _terminal_observation(observation: dict[str, Any]) -> dict[str, Any]:
     out["metadata"] = metadata
     if observation.get("full_output_path"):
         out["full_output_save_dir"] = observation["full_output_path"]
-    return out
-
-
-def _hook_to_wire(data: dict[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {
-        key: data[key] for key in ("id", "timestamp", "source", "kind", "parent_id") if key in data
-    }
-    out["hook_event_type"] = data.get("hook_event_name", "")
-    out["hook_command"] = data.get("command", "")
-    if data.get("tool_name"):
-        out["tool_name"] = data["tool_name"]
-    out["success"] = data.get("error") is None
-    out["blocked"] = bool(data.get("blocked", False))
-    exit_code = data.get("exit_code")
-    out["exit_code"] = exit_code if isinstance(exit_code, int) else -1
-    if data.get("error"):
-        out["stderr"] = data["error"]
-    if data.get("reason"):
-        out["reason"] = data["reason"]
     return out
 
 

@@ -189,7 +189,13 @@ def _(event: ForeignEvent, host: CellHost) -> list[Cell]:
 
 @cells_for.register
 def _(event: HookExecutionEvent, host: CellHost) -> list[Cell]:
-    return [NoticeCell(event.visualize.plain, "error" if event.error else "warning")]
+    if event.error:
+        return [NoticeCell(event.visualize.plain, "error")]
+    if event.blocked:
+        return [NoticeCell(event.visualize.plain, "warning")]
+    if event.additional_context:
+        return [NoticeCell(event.visualize.plain, "muted")]
+    return []  # a hook that ran and said nothing: every tool call would show one
 
 
 @cells_for.register

@@ -335,7 +335,7 @@ def test_index_of_finds_an_event_by_id_without_reading_events(
     for i in (0, PAGE_SIZE, BIG - 1):
         assert reopened_big.index_of(big_log.ids[i]) == i
     assert parsed_count(reopened_big) == 0  # the store's index answered, no page was read
-    with pytest.raises(KeyError, match="no event with id 'nope'"):
+    with pytest.raises(KeyError, match="Unknown event_id: nope"):
         reopened_big.index_of("nope")
 
 
@@ -344,7 +344,7 @@ def test_index_of_in_memory_and_before_the_write(subject: Subject) -> None:
     subject.log.append(first)
     subject.log.append(second)
     assert [subject.log.index_of(first.id), subject.log.index_of(second.id)] == [0, 1]
-    with pytest.raises(KeyError, match="no event with id 'missing'"):
+    with pytest.raises(KeyError, match="Unknown event_id: missing"):
         subject.log.index_of("missing")
 
 
@@ -572,3 +572,27 @@ def test_appends_beyond_the_memory_bound_stay_readable_and_unique(
         assert subject.log.cached <= 10
     else:
         assert subject.log.cached == 30  # nowhere else to read them from
+
+
+class _FileStore:
+    """Stands for an SDK FileStore: an object an EventLog must not write to."""
+
+    def __getattr__(self, name: str) -> None:
+        raise AssertionError(f"the EventLog used the file store's {name!r}")
+
+
+def test_a_log_built_on_an_sdk_file_store_keeps_its_events_in_memory(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    with caplog.at_level("WARNING"):
+        log = EventLog(_FileStore(), "custom_events")  # the SDK's (file_store, dir_path)
+    assert "does not write events to a FileStore" in caplog.text
+    first, second = message("one"), message("two")
+    log.append(first)
+    log.append(second)
+    assert [e.id for e in log] == [first.id, second.id]
+    assert log[0] is first and log.get_id(-1) == second.id
+    with pytest.raises(IndexError, match="Event index out of range: 2"):
+        log[2]
+    with pytest.raises(ValueError, match=f"Event with ID '{first.id}' already exists at index 0"):
+        log.append(first)

@@ -511,3 +511,13 @@ def test_a_lookup_in_a_conversation_survives_a_resume(
         assert vault.requests[-1]["Authorization"] == BEARER
     finally:
         resumed.close()
+
+
+def test_the_lookup_client_is_the_modules_httpx_imported_on_first_access() -> None:
+    import httpx
+
+    import ohtui.sdk.secret.secrets as secrets_module
+
+    assert secrets_module.httpx is httpx  # where code written against the SDK finds it
+    with pytest.raises(AttributeError, match="has no attribute 'requests'"):
+        secrets_module.requests  # noqa: B018

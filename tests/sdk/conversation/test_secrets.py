@@ -21,6 +21,7 @@ import pytest
 from ohtui.sdk import (
     LLM,
     Agent,
+    AgentContext,
     Cipher,
     Conversation,
     ConversationExecutionStatus,
@@ -772,3 +773,43 @@ def test_a_secret_equal_to_a_json_keyword_does_not_break_the_conversation(
     user, agent = of_type(conv.state.events, MessageEvent)
     assert user.text == f"Log in as {MASK}"
     assert agent.text == f"Logged in as {MASK}."
+
+
+# --- secrets of the agent context --------------------------------------------------------
+
+
+def test_agent_context_secrets_reach_the_registry_and_never_the_disk(
+    llm: LLM, llm_server: Any, workspace: Path, persistence_dir: Path
+) -> None:
+    context = AgentContext(secrets={"CTX_TOKEN": TOKEN, "SHARED": "from-context-1234"})
+    assert isinstance((context.secrets or {})["CTX_TOKEN"], StaticSecret)  # a value: a source
+    agent = Agent(llm=llm, tools=[Tool(name="terminal")], agent_context=context)
+    conv = Conversation(
+        agent=agent,
+        workspace=workspace,
+        persistence_dir=persistence_dir,
+        secrets={"SHARED": "from-request-5678"},  # the conversation's own win
+        visualizer=None,
+    )
+    conversation_id = conv.id
+    registry = conv.state.secret_registry
+    assert registry.get_secret_value("CTX_TOKEN") == TOKEN
+    assert registry.get_secret_value("SHARED") == "from-request-5678"
+    run_commands(conv, llm_server, f'test "$CTX_TOKEN" = "{TOKEN}" && echo SAME')
+    assert "SAME" in observations(conv)[0].text
+    conv.close()
+    assert TOKEN.encode() not in db_bytes(persistence_dir)
+
+    # Resumed without a cipher: what the registry kept (a redacted value) is not replaced
+    # by the agent's context, whose saved copy came back redacted too.
+    resumed = Conversation(
+        agent=agent,
+        workspace=workspace,
+        persistence_dir=persistence_dir,
+        conversation_id=conversation_id,
+        visualizer=None,
+    )
+    try:
+        assert resumed.state.secret_registry.get_secret_value("SHARED") is None
+    finally:
+        resumed.close()

@@ -181,8 +181,9 @@ def make_interrupt() -> InterruptEvent:
 
 def make_hook_event() -> HookExecutionEvent:
     return HookExecutionEvent(
-        hook_event_name="PreToolUse",
-        command="./check.sh",
+        hook_event_type="PreToolUse",
+        hook_command="./check.sh",
+        success=True,
         tool_name="terminal",
         exit_code=2,
         blocked=True,

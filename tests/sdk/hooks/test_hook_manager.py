@@ -156,7 +156,7 @@ def test_async_pre_tool_use_hooks_cannot_block_and_say_so(
     manager.cleanup_async_processes()
 
 
-def test_blocks_and_failures_are_recorded_as_events(tmp_path: Path) -> None:
+def test_every_hook_run_is_recorded_as_an_event(tmp_path: Path) -> None:
     recorded: list[Event] = []
     manager = HookManager(
         HookConfig.from_dict(
@@ -176,17 +176,22 @@ def test_blocks_and_failures_are_recorded_as_events(tmp_path: Path) -> None:
         str(tmp_path),
         on_event=recorded.append,
     )
-    manager.run_pre_tool_use("terminal", {"command": "ls"})
+    manager.run_pre_tool_use("terminal", {"command": "ls"}, action_id="a1")
     assert all(isinstance(e, HookExecutionEvent) for e in recorded)
-    failed, blocked = recorded
+    fine, failed, blocked = recorded
+    assert isinstance(fine, HookExecutionEvent)
     assert isinstance(failed, HookExecutionEvent) and isinstance(blocked, HookExecutionEvent)
-    assert (failed.command, failed.exit_code, failed.blocked) == (
+    assert (fine.success, fine.blocked, fine.exit_code, fine.stdout) == (True, False, 0, "fine\n")
+    assert fine.hook_input == {"tool_name": "terminal", "tool_input": {"command": "ls"}}
+    assert {e.action_id for e in recorded} == {"a1"}
+    assert failed.success is False
+    assert (failed.hook_command, failed.exit_code, failed.blocked) == (
         "echo crashed >&2; exit 3",
         3,
         False,
     )
     assert failed.error == "exited with code 3: crashed"
-    assert (blocked.hook_event_name, blocked.tool_name) == ("PreToolUse", "terminal")
+    assert (blocked.hook_event_type, blocked.tool_name) == ("PreToolUse", "terminal")
     assert (blocked.blocked, blocked.reason, blocked.error) == (True, "nope", None)
 
 

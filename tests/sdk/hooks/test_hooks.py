@@ -19,6 +19,7 @@ from llm_server import Reply
 
 from ohtui.sdk import (
     LLM,
+    ActionEvent,
     Agent,
     Conversation,
     ConversationExecutionStatus,
@@ -162,9 +163,9 @@ def test_pre_tool_use_block(
     assert conv.state.blocked_actions == {}
     [event] = hook_events(conv)
     assert event.blocked is True
-    assert event.hook_event_name == "PreToolUse"
+    assert event.hook_event_type == "PreToolUse"
     assert event.tool_name == "terminal"
-    assert event.command == command
+    assert event.hook_command == command
     assert event.reason == "no touching"
     assert event.error is None
     assert event.exit_code == (2 if how == "exit-2" else 0)
@@ -183,7 +184,11 @@ def test_pre_tool_use_allow_runs_the_action_and_gets_the_payload(
     conv.run()
 
     assert (workspace / "created.txt").exists()
-    assert hook_events(conv) == []
+    [event] = hook_events(conv)  # every run is recorded, an allowing one too
+    [action] = of_type(conv.state.events, ActionEvent)
+    assert (event.success, event.blocked, event.exit_code) == (True, False, 0)
+    assert (event.action_id, event.tool_name) == (action.id, "terminal")
+    assert event.hook_input is not None and event.hook_input["tool_name"] == "terminal"
     assert of_type(conv.state.events, UserRejectObservation) == []
     [payload] = payloads(log)
     assert payload["hook_event_name"] == "PreToolUse"
@@ -231,7 +236,7 @@ def test_pre_tool_use_matchers(
     conv.run()
     assert (workspace / "created.txt").exists() is not blocked
     assert len(of_type(conv.state.events, UserRejectObservation)) == int(blocked)
-    assert len(hook_events(conv)) == int(blocked)
+    assert len(hook_events(conv)) == int(blocked)  # a hook that does not match never runs
 
 
 def test_pre_tool_use_blocks_only_the_matching_action_of_a_batch(
@@ -342,7 +347,9 @@ def test_post_tool_use_allow_adds_nothing(
     conv.send_message("Create the file")
     conv.run()
     assert (workspace / "created.txt").exists()
-    assert hook_events(conv) == []
+    [event] = hook_events(conv)
+    assert (event.hook_event_type, event.success, event.blocked) == ("PostToolUse", True, False)
+    assert event.hook_input is not None and "tool_response" in event.hook_input
     assert [e.sender for e in of_type(conv.state.events, MessageEvent)] == [None, None]
     assert len(payloads(log)) == 1
     assert llm_server.requests[1]["messages"][-1]["role"] == "tool"
@@ -374,7 +381,7 @@ def test_user_prompt_submit_deny_records_but_never_sends_the_message(
     assert message.id in conv.state.blocked_messages
     assert "no forbidden words" in conv.state.blocked_messages[message.id]
     [event] = hook_events(conv)
-    assert event.hook_event_name == "UserPromptSubmit"
+    assert event.hook_event_type == "UserPromptSubmit"
     assert event.blocked is True
     assert event.reason == "no forbidden words"
 
@@ -498,8 +505,9 @@ def test_stop_deny_makes_the_agent_continue_until_allowed(
     assert text_of(last) == "[Stop hook feedback] the tests were not run"
     stop_messages = [e for e in of_type(conv.state.events, MessageEvent) if e.sender == "stop-hook"]
     assert len(stop_messages) == 1
-    [event] = hook_events(conv)
-    assert (event.hook_event_name, event.blocked) == ("Stop", True)
+    denied, allowed = hook_events(conv)
+    assert (denied.hook_event_type, denied.blocked) == ("Stop", True)
+    assert (allowed.hook_event_type, allowed.blocked, allowed.success) == ("Stop", False, True)
     first, second = payloads(log)
     assert first["hook_event_name"] == "Stop"
     assert first["stop_hook_active"] is False
@@ -559,7 +567,7 @@ def test_stop_allow_finishes(make_conversation: Factory, llm_server, tmp_path: P
     assert conv.state.execution_status is Status.FINISHED
     assert len(llm_server.requests) == 1
     assert [p["hook_event_name"] for p in payloads(log)] == ["Stop"]
-    assert hook_events(conv) == []
+    assert [(e.hook_event_type, e.blocked) for e in hook_events(conv)] == [("Stop", False)]
 
 
 # --- SessionStart and SessionEnd ---------------------------------------------------------
@@ -649,7 +657,7 @@ def test_a_prompt_hook_asks_the_conversations_llm_before_a_tool_runs(
     assert "no new files today" in json.dumps(next_call["messages"][-1])
     assert "prompt-hook:files" in conv.conversation_stats.usage_to_metrics
     [event] = hook_events(conv)
-    assert (event.command, event.blocked) == ("prompt-hook:files", True)
+    assert (event.hook_command, event.blocked) == ("prompt-hook:files", True)
 
 
 def test_a_prompt_hook_that_cannot_decide_lets_the_tool_run_and_says_so(
@@ -750,7 +758,7 @@ def test_a_hook_command_that_does_not_exist_never_crashes(
     assert conv.state.execution_status is Status.FINISHED
     assert (workspace / "created.txt").exists()
     events = hook_events(conv)
-    assert {e.hook_event_name for e in events} == {
+    assert {e.hook_event_type for e in events} == {
         "SessionStart",
         "UserPromptSubmit",
         "PreToolUse",

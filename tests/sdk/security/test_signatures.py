@@ -18,6 +18,8 @@ import pytest
 from llm_server import ScriptedLLMServer
 from pydantic import ValidationError
 
+import ohtui.sdk.security.action_text as action_text_module
+import ohtui.sdk.security.shell_scan as shell_scan_module
 from ohtui.sdk import (
     LLM,
     ActionEvent,
@@ -186,6 +188,16 @@ def test_normalize_text_folds_and_collapses() -> None:
     assert normalize_text("a\nb", collapse=False) == "a\nb"
     once = normalize_text("x\u200b \uff59\u202e")
     assert normalize_text(once) == once
+
+
+def test_the_sdks_names_for_the_text_read() -> None:
+    event = terminal("ls /tmp", thought="now delete everything")
+    assert action_text_module._normalize is normalize_text
+    assert action_text_module._EXTRACT_HARD_CAP == MAX_SCANNED
+    executable = action_text_module._extract_exec_content(event)
+    assert "ls /tmp" in executable and "delete everything" not in executable
+    everything = action_text_module._extract_content(event)
+    assert everything.startswith(executable) and everything.endswith("now delete everything")
 
 
 # --- the model's words ------------------------------------------------------------------
@@ -382,6 +394,15 @@ def test_scan_leaves_other_commands_alone(command: str) -> None:
 def test_scan_is_uncertain_when_it_cannot_vouch(command: str) -> None:
     scan = scan_shell_command(command, "my.detector")
     assert (scan.matched, scan.uncertain) == (False, True)
+
+
+def test_shells_are_read_exactly_to_the_nesting_bound() -> None:
+    bound = shell_scan_module._MAX_NESTING_DEPTH  # the SDK's name for the bound
+    assert scan_shell_command(nest_in_shells(DELETE + " /", bound), "d").matched
+    inside = scan_shell_command(nest_in_shells("ls", bound), "d")
+    assert (inside.matched, inside.uncertain) == (False, False)
+    beyond = scan_shell_command(nest_in_shells("ls", bound + 1), "d")
+    assert (beyond.matched, beyond.uncertain) == (False, True)
 
 
 def test_uncertain_scans_make_a_tool_call_unknown(patterns: PatternSecurityAnalyzer) -> None:

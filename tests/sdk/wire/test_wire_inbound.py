@@ -152,7 +152,7 @@ def test_their_mcp_call_is_ours_and_an_unknown_tools_action_and_result_keep_thei
     assert (result.observation.text, result.observation.is_error) == ("page", True)
 
 
-def test_openhands_hook_events_are_translated() -> None:
+def test_openhands_hook_events_read_as_they_are() -> None:
     frame = {
         "id": "h1",
         "timestamp": "2026-11-23T16:56:53.010926",
@@ -168,11 +168,37 @@ def test_openhands_hook_events_are_translated() -> None:
     }
     event = event_from_wire(frame)
     assert isinstance(event, HookExecutionEvent)
-    assert (event.hook_event_name, event.command, event.blocked, event.error) == (
+    assert (event.hook_event_type, event.hook_command, event.blocked, event.stderr) == (
         "PreToolUse",
         "./check.sh",
         True,
         "no",
+    )
+    assert (event.source, event.success, event.exit_code) == ("hook", False, 2)
+
+
+def test_hook_events_of_earlier_ohtui_versions_still_read() -> None:
+    frame = {
+        "id": "h2",
+        "timestamp": "2026-11-23T16:56:53.010926",
+        "source": "environment",
+        "kind": "HookExecutionEvent",
+        "hook_event_name": "Stop",
+        "command": "./done.sh",
+        "exit_code": None,
+        "error": "timed out after 5 s and was killed",
+    }
+    event = event_from_wire(frame)
+    assert isinstance(event, HookExecutionEvent)
+    assert (event.hook_event_type, event.hook_command, event.source) == (
+        "Stop",
+        "./done.sh",
+        "hook",
+    )
+    assert (event.success, event.exit_code, event.error) == (
+        False,
+        -1,
+        "timed out after 5 s and was killed",
     )
 
 

@@ -54,6 +54,7 @@ from ohtui.sdk.llm.registry import LLMRegistry, RegistryEvent
 from ohtui.sdk.llm.streaming import LLMStreamChunk
 from ohtui.sdk.plugins.types import PluginSource, ResolvedPluginSource
 from ohtui.sdk.sandbox import SandboxConfig
+from ohtui.sdk.secret.secrets import StaticSecret
 from ohtui.sdk.security.analyzer import SecurityAnalyzerBase
 from ohtui.sdk.security.confirmation_policy import ConfirmationPolicyBase
 from ohtui.sdk.tool.client_tool import ClientToolSpec, client_tool_specs, with_client_tools
@@ -224,9 +225,8 @@ class LocalConversation(LocalBoundary):
             self.checkpointing: Checkpointing | None = (
                 self._new_checkpointing() if checkpoints and not read_only else None
             )
-            if secrets and not read_only:  # a read-only conversation runs nothing
-                self._state.secret_registry.update_secrets(secrets)
-                self._state.save_secrets()
+            if not read_only:  # a read-only conversation runs nothing
+                self._take_secrets(secrets)
             if sandbox is not None:
                 self.set_sandbox(sandbox)
             if self._state.execution_status is Status.RUNNING and not read_only:
@@ -285,6 +285,23 @@ class LocalConversation(LocalBoundary):
     def resolved_plugins(self) -> list[ResolvedPluginSource] | None:
         """The plugins loaded, each pinned to the commit used (None: no plugins)."""
         return self._state.resolved_plugins
+
+    def _take_secrets(self, secrets: Mapping[str, SecretValue] | None) -> None:
+        """The agent context's secrets the registry lacks (a resumed conversation keeps
+        what it has), then `secrets`, which win."""
+        registry = self._state.secret_registry
+        context = self.agent.agent_context
+        seeded = {
+            name: source
+            for name, source in ((context.secrets or {}) if context is not None else {}).items()
+            if name not in registry.secret_sources
+            # a value saved redacted (no cipher) came back empty: nothing to seed
+            and not (isinstance(source, StaticSecret) and source.value is None)
+        }
+        if not seeded and not secrets:
+            return
+        registry.update_secrets({**seeded, **(secrets or {})})
+        self._state.save_secrets()
 
     def _hook_manager(self, hook_config: HookConfig | None) -> HookManager | None:
         """What runs the hooks, if there are any (the hook runner loads only then)."""
@@ -505,8 +522,9 @@ class LocalConversation(LocalBoundary):
         if message.role != "user":
             raise ValueError(f"send_message takes user messages, not '{message.role}' ones")
         self._ensure_agent_ready()
+        event_id = str(uuid.uuid4())  # named in the records of the hooks run for it
         may_send, context, results = (
-            self.hooks.run_user_prompt_submit(message.text)
+            self.hooks.run_user_prompt_submit(message.text, message_id=event_id)
             if self.hooks is not None
             else (True, None, [])
         )
@@ -517,6 +535,7 @@ class LocalConversation(LocalBoundary):
             if context:  # what a UserPromptSubmit hook adds
                 extended.append(TextContent(text=context))
             event = MessageEvent(
+                id=event_id,
                 source="user",
                 llm_message=message,
                 sender=sender,

@@ -109,7 +109,7 @@ class RemoteEventsList(EventsListBase):
         """The index of the event with this id (KeyError if there is none)."""
         with self._lock:
             if event_id not in self._ids:
-                raise KeyError(f"no event with id '{event_id}'")
+                raise KeyError(f"Unknown event_id: {event_id}")
             return self._ids[event_id]
 
     def get_id(self, idx: int) -> EventID:

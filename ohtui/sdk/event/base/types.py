@@ -4,7 +4,7 @@ from typing import Final, Literal
 
 EventID = str
 ToolCallID = str
-SourceType = Literal["agent", "user", "environment"]
+SourceType = Literal["agent", "user", "environment", "hook"]
 
 ROOT_PARENT_ID: Final = "__root__"
 """The `parent_id` of a root made after `navigate_to(None)` over a non-empty log (a root at
