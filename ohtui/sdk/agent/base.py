@@ -19,7 +19,7 @@ from ohtui.sdk.context.agent_context import AgentContext
 from ohtui.sdk.context.condenser.base import CondenserBase
 from ohtui.sdk.llm.llm import LLM
 from ohtui.sdk.llm.streaming import TokenCallbackType
-from ohtui.sdk.tool.builtins import BUILT_IN_TOOLS, DEFAULT_BUILT_IN_TOOLS
+from ohtui.sdk.tool.builtins import BUILT_IN_TOOL_CLASSES, DEFAULT_BUILT_IN_TOOLS
 from ohtui.sdk.tool.registry import resolve_tool
 from ohtui.sdk.tool.spec import Tool
 from ohtui.sdk.tool.tool import ToolDefinition
@@ -39,7 +39,6 @@ logger = logging.getLogger(__name__)
 EventCallback = Callable[["Event"], None]
 DEFAULT_SECURITY_POLICY = "security_policy.j2"
 """The SDK's name for its built-in policy file: here, no file and no extra policy."""
-BUILT_IN_TOOL_CLASSES = {cls.__name__: cls for cls in BUILT_IN_TOOLS}
 DEFAULT_BUILT_IN_NAMES = tuple(cls.__name__ for cls in DEFAULT_BUILT_IN_TOOLS)
 """The tools every agent may have without registering them, by class name."""
 

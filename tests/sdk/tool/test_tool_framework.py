@@ -28,6 +28,7 @@ from ohtui.sdk.tool import (
     resolve_tool,
 )
 from ohtui.sdk.tool.builtins import (
+    BUILT_IN_TOOL_CLASSES,
     BUILT_IN_TOOLS,
     DEFAULT_BUILT_IN_TOOLS,
     FinishAction,
@@ -382,7 +383,12 @@ def test_think_tool_executes() -> None:
 
 def test_built_in_tools() -> None:
     assert {cls().name for cls in DEFAULT_BUILT_IN_TOOLS} == {"finish", "think"}
-    assert {cls().name for cls in BUILT_IN_TOOLS} == {"finish", "think", "switch_llm"}
+    assert {cls().name for cls in BUILT_IN_TOOLS} == {"finish", "think"}  # the SDK's meaning
+    assert {cls().name for cls in BUILT_IN_TOOL_CLASSES.values()} == {
+        "finish",
+        "think",
+        "switch_llm",
+    }
     with pytest.raises(ToolArgumentError, match="finish"):
         FinishTool().action_from_arguments({"msg": "wrong field"})
 

@@ -9,14 +9,21 @@ from ohtui.sdk.tool.builtins.switch_llm import (
 )
 from ohtui.sdk.tool.builtins.think import ThinkAction, ThinkObservation, ThinkTool
 
-BUILT_IN_TOOLS = (FinishTool, ThinkTool, SwitchLLMTool)
-"""Every built-in tool an agent may name in `include_default_tools`."""
-DEFAULT_BUILT_IN_TOOLS = (FinishTool, ThinkTool)
-"""The built-in tools an agent has when it names none."""
+BUILT_IN_TOOLS = (FinishTool, ThinkTool)
+"""The built-in tools an agent has when it names none (the SDK's meaning of the name)."""
+DEFAULT_BUILT_IN_TOOLS = BUILT_IN_TOOLS
+OPTIONAL_BUILT_IN_TOOLS = (SwitchLLMTool,)
+"""Built-in tools an agent has only when `include_default_tools` names them."""
+BUILT_IN_TOOL_CLASSES = {
+    tool.__name__: tool for tool in (*BUILT_IN_TOOLS, *OPTIONAL_BUILT_IN_TOOLS)
+}
+"""Every built-in tool an agent may name in `include_default_tools`, by class name."""
 
 __all__ = [
     "BUILT_IN_TOOLS",
+    "BUILT_IN_TOOL_CLASSES",
     "DEFAULT_BUILT_IN_TOOLS",
+    "OPTIONAL_BUILT_IN_TOOLS",
     "FinishAction",
     "FinishObservation",
     "FinishTool",
