@@ -217,42 +217,69 @@ async def test_behaviour_rows_come_from_the_settings_fields_and_save_to_the_file
     assert saved["ui"] == {"auto_title": False}
 
 
-async def test_an_unreachable_server_shows_connecting_retrying_and_the_error_in_words(
-    app_options: AppOptions, wait: Any
+async def _activity_while(app: OhtuiApp, pilot: Any, wait: Any, shown: list[str]) -> None:
+    """Record each activity the status bar shows from now on (its text as drawn)."""
+    from ohtui.tui.widgets.status_bar import StatusBar
+
+    await wait(pilot, lambda: chat_ready(app), what="the conversation to open")
+    assert app.chat is not None
+    bar = app.chat.query_one(StatusBar)
+    original = bar.show_activity
+
+    def record(text: str, until: float | None = None, reason: str = "") -> None:
+        original(text, until, reason)
+        if text:
+            shown.append(bar._activity_text())
+
+    bar.show_activity = record  # type: ignore[method-assign]
+
+
+async def test_a_failing_server_shows_connecting_retrying_and_the_error_in_words(
+    app_options: AppOptions, llm_server: ScriptedLLMServer, wait: Any
 ) -> None:
     from chat_helpers import submit
-
-    from ohtui.tui.widgets.status_bar import StatusBar
 
     assert app_options.config_file is not None
     app_options.config_file.write_text(
         "[ui]\nauto_title = false\n[llm]\nnum_retries = 1\n", encoding="utf-8"
     )
-    app = OhtuiApp(replace(app_options, base_url="http://127.0.0.1:9/v1"))  # nothing listens
+    llm_server.reply_error(503)
+    llm_server.reply_error(503)
+    app = OhtuiApp(app_options)
     shown: list[str] = []
+    server = llm_server.base_url
     async with app.run_test(size=(120, 30)) as pilot:
-        await wait(pilot, lambda: chat_ready(app), what="the conversation to open")
-        assert app.chat is not None
-        bar = app.chat.query_one(StatusBar)
-        original = bar.show_activity
-
-        def record(text: str, until: float | None = None, reason: str = "") -> None:
-            original(text, until, reason)
-            if text:
-                shown.append(bar._activity_text())
-
-        bar.show_activity = record  # type: ignore[method-assign]
+        await _activity_while(app, pilot, wait, shown)
         await submit(pilot, "hello")
         await wait(pilot, lambda: any(s.startswith("retrying 2/2 in") for s in shown), what="retry")
         line = screen_text(app).splitlines()[0]
         assert "running" in line and "retrying 2/2 in" in line
-        assert "cannot reach http://127.0.0.1:9/v1" in line
+        assert f"{server} failed (503)" in line
         await wait(pilot, lambda: status(app) == "error", timeout=20, what="the error")
-        words = "error · cannot reach http://127.0.0.1:9/v1"
+        words = f"error · {server} failed (503)"
         await wait(pilot, lambda: words in screen_text(app).splitlines()[0], what="the words")
     assert shown[0] == "connecting…"
     assert "connecting… (2/2)" in shown
-    assert shown[-1] == "cannot reach http://127.0.0.1:9/v1"
+    assert shown[-1] == f"{server} failed (503)"
+
+
+async def test_a_server_refusing_on_this_machine_is_an_error_at_once_in_words(
+    app_options: AppOptions, wait: Any
+) -> None:
+    """Nothing listens at a loopback base URL: no backoff (retrying will not start a
+    server), the error in words at once."""
+    from chat_helpers import submit
+
+    app = OhtuiApp(replace(app_options, base_url="http://127.0.0.1:9/v1"))  # nothing listens
+    shown: list[str] = []
+    async with app.run_test(size=(120, 30)) as pilot:
+        await _activity_while(app, pilot, wait, shown)
+        await submit(pilot, "hello")
+        await wait(pilot, lambda: status(app) == "error", timeout=20, what="the error")
+        words = "error · nothing listens at http://127.0.0.1:9/v1"
+        await wait(pilot, lambda: words in screen_text(app).splitlines()[0], what="the words")
+    assert shown[0] == "connecting…"
+    assert not any(s.startswith("retrying") for s in shown)
 
 
 def test_a_read_only_data_folder_still_opens_old_conversations_and_names_the_setting(
