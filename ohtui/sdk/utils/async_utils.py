@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+import time
 from collections.abc import Callable, Coroutine
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
@@ -37,7 +38,8 @@ class AsyncCallbackWrapper:
     ) -> None:
         self.async_callback = async_callback
         self.loop = loop
-        self._pending: list[Future[None]] = []
+        self._pending: list[tuple[Future[None], threading.Event]] = []
+        """Each coroutine scheduled, and an event set once its outcome has been logged."""
         self._lock = threading.Lock()
 
     def __call__(self, event: Event) -> None:
@@ -49,10 +51,19 @@ class AsyncCallbackWrapper:
             )
             return
         future = asyncio.run_coroutine_threadsafe(self.async_callback(event), self.loop)
-        future.add_done_callback(self._log_failure)
+        logged = threading.Event()
+
+        def log_failure(done: Future[None]) -> None:
+            try:
+                self._log_failure(done)
+            finally:
+                logged.set()
+
+        future.add_done_callback(log_failure)
         with self._lock:
-            self._pending = [f for f in self._pending if not f.done()]  # keep it bounded
-            self._pending.append(future)
+            # Kept bounded: only what has not been logged yet.
+            self._pending = [(f, e) for f, e in self._pending if not e.is_set()]
+            self._pending.append((future, logged))
 
     def _log_failure(self, future: Future[None]) -> None:
         if future.cancelled():
@@ -67,10 +78,9 @@ class AsyncCallbackWrapper:
         thread: the coroutines could not run while it waits."""
         with self._lock:
             pending = list(self._pending)
-        for future in pending:
-            try:
-                future.result(timeout=timeout)
-            except TimeoutError:
-                raise
-            except Exception:  # noqa: BLE001 - logged by _log_failure
-                pass
+        deadline = None if timeout is None else time.monotonic() + timeout
+        for _, logged in pending:
+            # The future's waiters wake before its done-callbacks run: wait for the log.
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            if not logged.wait(left):
+                raise TimeoutError(f"async callbacks still running after {timeout} s")
