@@ -20,7 +20,6 @@ from ohtui.tui.history import PromptHistory
 from ohtui.tui.options import AppOptions
 from ohtui.tui.screens import commands
 from ohtui.tui.status import RunStatus
-from ohtui.tui.widgets.cells import Cell
 from ohtui.tui.widgets.composer import Composer
 from ohtui.tui.widgets.conversation_view import ConversationView
 from ohtui.tui.widgets.footer import CoveredFooter
@@ -33,7 +32,7 @@ if TYPE_CHECKING:
     from ohtui.tui.approval_types import ApprovalDecision, PendingActionView
     from ohtui.tui.screens.navigator import Navigator
     from ohtui.tui.session import Session
-    from ohtui.tui.widgets.cells import BranchCell
+    from ohtui.tui.widgets.cells import BranchCell, Cell
 
 DOUBLE_PRESS_SECONDS = 2.0
 IDLE_AFTER_SECONDS = 30.0
@@ -159,8 +158,9 @@ class ChatScreen(Screen[None]):
         "newest" events; focus stays where it is."""
         self.view.scroll_by_keys(where)
 
-    @on(Cell.Left)
-    def _left_cell(self, event: Cell.Left) -> None:
+    def on_cell_left(self, event: Cell.Left) -> None:
+        """Esc, or text typed, on a cell: back to the composer (the handler is found by its
+        name, so the cells module stays off the first frame's imports)."""
         event.stop()
         self.query_one(Composer).focus_input(event.character)
 
