@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import signal
 import subprocess
@@ -76,17 +77,39 @@ def children_of(pid: int, table: dict[int, int] | None = None) -> set[int]:
 
 def direct_children(pid: int) -> list[int]:
     """The children of `pid`, read from its own /proc entry (cheap: no walk of every process)."""
-    task_dir = _PROC / str(pid) / "task"
-    if not (_PROC / "thread-self" / "children").exists():  # a kernel without it
+    if not _has_children_lists():
         return sorted(children_of(pid))
+    task_dir = f"/proc/{pid}/task"
     found: list[int] = []
     try:
-        tasks = list(task_dir.iterdir())
+        tasks = os.listdir(task_dir)
     except OSError:
         return []
     for task in tasks:
-        with contextlib.suppress(OSError, ValueError):
-            found += [int(child) for child in (task / "children").read_text().split()]
+        with contextlib.suppress(OSError, ValueError), open(f"{task_dir}/{task}/children") as f:
+            found += [int(child) for child in f.read().split()]
+    return found
+
+
+@functools.cache
+def _has_children_lists() -> bool:
+    """Whether the kernel lists each task's children in /proc (CONFIG_PROC_CHILDREN)."""
+    return (_PROC / "thread-self" / "children").exists()
+
+
+def subtree(pid: int) -> set[int]:
+    """`pid` and all its descendants, walked through each process's own /proc children list:
+    the cost follows the size of this tree, not how many processes the machine runs."""
+    if not _has_children_lists():  # a kernel without them, or macOS
+        return descendants([pid])
+    found: set[int] = set()
+    stack = [pid]
+    while stack:
+        current = stack.pop()
+        if current in found:
+            continue
+        found.add(current)
+        stack.extend(direct_children(current))
     return found
 
 

@@ -29,6 +29,7 @@ from ohtui.sdk.tools.terminal.processes import (
     is_running,
     process_table,
     signal_pids,
+    subtree,
     thaw,
     wait_gone,
 )
@@ -226,7 +227,7 @@ class BashSession:
                 proc = self._proc
                 assert proc is not None and proc.stdin is not None
                 # Jobs of earlier commands, and whatever they started, are not this command's.
-                earlier = descendants([proc.pid])
+                earlier = subtree(proc.pid)
                 # If bash is gone the write fails; the wait below reports how it exited.
                 with contextlib.suppress(OSError):
                     _write_all(proc.stdin, command_script(command, nonce, env))
