@@ -18,7 +18,7 @@ from ohtui.acp import tool_calls
 from ohtui.opening.safety import RuleDraft
 from ohtui.sdk import ActionEvent
 from ohtui.sdk.security import suggest_rules
-from ohtui.settings.choices import RuleScope
+from ohtui.settings.choices import ConfirmationPolicy, RuleScope
 
 REJECTED = "The user rejected this action."
 
@@ -50,8 +50,10 @@ class Question:
     """ohtui's own fields of the request (`_meta.ohtui`): the risk and the reason."""
 
 
-def question(action: ActionEvent, reason: str, working_dir: str) -> Question:
-    """The permission request for `action`, waiting because of `reason`."""
+def question(
+    action: ActionEvent, reason: str, working_dir: str, policy: ConfirmationPolicy
+) -> Question:
+    """The permission request for `action`, waiting because of `reason` under `policy`."""
     suggestion = suggest_rules(action, working_dir)
     rules = tuple(
         RuleDraft(r.tool, r.command_prefix, r.path_glob, RuleScope.SESSION)
@@ -59,7 +61,9 @@ def question(action: ActionEvent, reason: str, working_dir: str) -> Question:
     )
     risk = action.security_risk.value
     why = action.security_risk_reason
-    lines = [f"**Risk: {risk}.** Waits for you because: {reason}."]
+    if reason == f"risk {risk}":  # the policy's own verdict: say which policy
+        reason = f"the confirmation policy is '{policy.label}' ({policy.help})"
+    lines = [f"**Risk: {risk}.** ohtui asks because {reason}."]
     if why and why not in reason:
         lines.append(f"Rated {risk}: {why}")
     if not rules and suggestion.reason:

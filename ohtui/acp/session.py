@@ -232,7 +232,7 @@ class AcpSession:
             lambda: actions_needing_approval(conversation), "ohtui-acp-pending"
         )
         for action, reason in needing:
-            asked = permissions.question(action, reason, working_dir)
+            asked = permissions.question(action, reason, working_dir, self.safety.policy)
             choice = await self._ask(asked)
             if choice is None:
                 return False
