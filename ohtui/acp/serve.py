@@ -3,15 +3,15 @@ and the connection served until stdin closes (or SIGTERM), when every session is
 runs stopped, their commands and MCP servers ended.
 
 `initialize` is answered at once: the agent-client-protocol package takes about a second to
-import (its schema is hundreds of pydantic models), so it loads on a thread while the first
-message is read, and an `initialize` that comes meanwhile is answered from `handshake`
-(the same answer the package's route gives). Everything else waits for it, in order.
+import (its schema is hundreds of pydantic models) and the engine as much again, so they
+load on a thread (asyncio too) while the main thread reads the first messages, and an
+`initialize` that comes meanwhile is answered from `handshake` (the answer the package's
+route gives). Everything else waits for them, in order.
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import contextlib
 import logging
 import os
@@ -20,10 +20,10 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ohtui.acp.handshake import initialize_result, version_problem
-from ohtui.acp.stdio import StdioTransport, error_response, protect_stdout
+from ohtui.acp.stdio import Empty, StdioTransport, error_response, protect_stdout
 
 if TYPE_CHECKING:
     from ohtui.acp.opener import AcpOptions
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 STARTED = time.monotonic()
+"""About when the process started (this module is among the first it imports)."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -60,15 +61,45 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str]) -> int:
     """Parse the arguments, then serve the protocol until stdin closes."""
+    args = build_parser().parse_args(argv)
+    protocol = protect_stdout()
+    transport = StdioTransport(sys.stdin.buffer, protocol)
+    transport.start()
+    loaded = Loading()
+    threading.Thread(target=loaded.run, name="acp-load", daemon=True).start()
+    # The loading thread would hold the interpreter for 5 ms at a time: let the reader and
+    # the answer to initialize in sooner meanwhile.
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(0.0005)
+    try:
+        held = early(transport, loaded)
+        loaded.wait()
+    finally:
+        sys.setswitchinterval(interval)
+    if loaded.error is not None:
+        raise loaded.error
+    if held == [None]:
+        return 0  # the input ended with nothing asked but initialize
+    transport.hold(held)
+    import asyncio  # loaded by now
+
+    try:
+        asyncio.run(serve(options_from(args), transport))
+    except Exception:  # a bug of ours: logged, and the process still ends cleanly
+        logger.exception("ohtui acp failed")
+        return 1
+    finally:
+        logging.shutdown()
+    return 0
+
+
+def options_from(args: argparse.Namespace) -> AcpOptions:
+    """The options `ohtui acp ARGS` names, with the environment's overrides."""
     from ohtui.acp.opener import AcpOptions
-    from ohtui.logs import log_to_file
     from ohtui.settings import paths
     from ohtui.settings.overrides import run_overrides
 
-    args = build_parser().parse_args(argv)
-    protocol = protect_stdout()
-    log_to_file()
-    options = AcpOptions(
+    return AcpOptions(
         config_file=args.config.expanduser() if args.config else paths.config_file(),
         overrides=run_overrides(
             os.environ,
@@ -80,50 +111,79 @@ def main(argv: list[str]) -> int:
         ),
         environ=os.environ,
     )
-    try:
-        asyncio.run(serve(options, sys.stdin.buffer, protocol))
-    except Exception:  # a bug of ours: logged, and the process still ends cleanly
-        logger.exception("ohtui acp failed")
-        return 1
-    finally:
-        logging.shutdown()
-    return 0
 
 
-def _load() -> Any:
-    """The protocol package and ohtui's agent (seconds of imports: off the loop)."""
+class Loading:
+    """What the connection needs, loaded on a thread (seconds of imports): asyncio, the
+    protocol package, ohtui's agent and the engine; and the log file."""
+
+    def __init__(self) -> None:
+        self.done = threading.Event()
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        try:
+            from ohtui.logs import log_to_file
+
+            log_to_file()
+            import asyncio  # noqa: F401
+
+            import acp.agent.connection  # noqa: F401
+
+            import ohtui.acp.agent  # noqa: F401
+        except BaseException as exc:  # noqa: BLE001 - raised on the main thread
+            self.error = exc
+        finally:
+            self.done.set()
+
+    def wait(self) -> None:
+        self.done.wait()
+
+
+def early(transport: StdioTransport, loaded: Loading) -> list[Any]:
+    """Read messages until everything has loaded, answering `initialize`; the others are
+    given back, in order (None last: the input ended)."""
+    held: list[Any] = []
+    while not loaded.done.is_set():
+        message = transport.next(timeout=0.02)
+        if isinstance(message, Empty):
+            continue
+        if message is None:
+            held.append(None)
+            break
+        if message.get("method") == "initialize" and "id" in message and not held:
+            params = message.get("params")
+            problem = version_problem(params)
+            if problem is not None:
+                reply = error_response(message["id"], -32602, "Invalid params", problem)
+            else:
+                reply = {"jsonrpc": "2.0", "id": message["id"], "result": initialize_result(params)}
+            transport.write(reply)
+            ANSWERED.append(time.monotonic())
+            continue
+        held.append(message)
+    return held
+
+
+ANSWERED: list[float] = []
+"""When `initialize` was answered before the package had loaded (logged once it has)."""
+
+
+async def serve(options: AcpOptions, transport: StdioTransport) -> None:
+    """Serve one client on the transport until its input ends."""
+    import asyncio
+
     from acp.agent.connection import AgentSideConnection
 
-    import ohtui.acp.agent  # noqa: F401 - the engine's event and tool types, loaded now
-
-    return AgentSideConnection
-
-
-async def serve(options: AcpOptions, source: IO[bytes], sink: IO[bytes]) -> None:
-    """Serve one client on these streams until the input ends."""
-    loop = asyncio.get_running_loop()
-    transport = StdioTransport(source, sink)
-    transport.start(loop)
-    loaded: asyncio.Future[Any] = loop.create_future()
-
-    def load() -> None:
-        try:
-            result = _load()
-        except BaseException as exc:  # noqa: BLE001 - raised on the loop
-            loop.call_soon_threadsafe(_settle, loaded, None, exc)
-        else:
-            loop.call_soon_threadsafe(_settle, loaded, result, None)
-
-    threading.Thread(target=load, name="acp-load", daemon=True).start()
-    held = await _early(transport, loaded)
-    if held == [None]:
-        return  # the input ended with nothing asked but initialize
-    transport.hold(held)
-    connection_class = await loaded
     from ohtui.acp.agent import OhtuiAgent
 
+    if ANSWERED:
+        logger.info("initialize answered %.0f ms after start", (ANSWERED[0] - STARTED) * 1000)
+    loop = asyncio.get_running_loop()
+    transport.attach(loop)
     agent = OhtuiAgent(options)
-    connection = connection_class(agent, transport, listening=False)
+    # OhtuiAgent has the methods ohtui serves; the router answers the rest method_not_found.
+    connection = AgentSideConnection(cast(Any, agent), transport, listening=False)
     main_task = asyncio.current_task()
     for signum in (signal.SIGTERM, signal.SIGHUP):
         loop.add_signal_handler(signum, lambda: main_task and main_task.cancel())
@@ -136,42 +196,3 @@ async def serve(options: AcpOptions, source: IO[bytes], sink: IO[bytes]) -> None
         # Requests still in flight end with the connection (their failures are logged).
         with contextlib.suppress(Exception):
             await connection.close()
-
-
-async def _early(transport: StdioTransport, loaded: asyncio.Future[Any]) -> list[Any]:
-    """Read messages until the protocol package has loaded, answering `initialize`; the
-    others are given back, in order (None last: the input ended)."""
-    held: list[Any] = []
-    while not loaded.done():
-        receiving = asyncio.ensure_future(transport.receive())
-        await asyncio.wait({receiving, loaded}, return_when=asyncio.FIRST_COMPLETED)
-        if not receiving.done():
-            receiving.cancel()
-            break
-        message = receiving.result()
-        if message is None:
-            held.append(None)
-            break
-        if message.get("method") == "initialize" and "id" in message and not held:
-            params = message.get("params")
-            problem = version_problem(params)
-            if problem is not None:
-                reply = error_response(message["id"], -32602, "Invalid params", problem)
-            else:
-                reply = {"jsonrpc": "2.0", "id": message["id"], "result": initialize_result(params)}
-            await transport.send(reply)
-            logger.info(
-                "initialize answered %.0f ms after start", (time.monotonic() - STARTED) * 1000
-            )
-            continue
-        held.append(message)
-    return held
-
-
-def _settle(future: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:
-    if future.done():
-        return
-    if error is not None:
-        future.set_exception(error)
-    else:
-        future.set_result(result)

@@ -9,19 +9,23 @@ close of decoded messages), written here rather than taken from the package for 
 reasons: its own reader logs a line that is not JSON and answers nothing, while JSON-RPC asks
 for an error response (-32700, -32600) naming what was wrong; and it is built before the
 package is imported (about a second of pydantic models), so `initialize` can be answered at
-once (see `serve`). Standard library only.
+once (see `serve`). Standard library only, asyncio not even imported until `attach`.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import logging
 import os
+import queue
 import sys
 import threading
-from typing import IO, Any
+import time
+from typing import IO, TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import asyncio
 
 logger = logging.getLogger(__name__)
 
@@ -32,6 +36,13 @@ PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 
 Message = dict[str, Any]
+
+
+class Empty:
+    """Nothing came in time (see `StdioTransport.next`)."""
+
+
+EMPTY = Empty()
 
 
 def protect_stdout() -> IO[bytes]:
@@ -91,25 +102,52 @@ class _Reply:
 class StdioTransport:
     """Decoded JSON-RPC messages from a byte stream, and to another.
 
-    A thread reads the input line by line (the loop never blocks on it); a line that is not
-    JSON, or not a JSON-RPC message, is answered with an error response and skipped. The
-    input's end is `receive()` returning None.
+    A thread reads the input line by line; a line that is not JSON, or not a JSON-RPC
+    message, is answered with an error response (in turn) and skipped. Until `attach`,
+    messages are taken with `next` (no asyncio: it is not imported yet); after it, with
+    `receive` on the loop. The input's end is None.
     """
 
     def __init__(self, source: IO[bytes], sink: IO[bytes]) -> None:
         self._source = source
         self._sink = sink
         self._write_lock = threading.Lock()
+        self._deliver_lock = threading.Lock()
+        self._early: queue.SimpleQueue[Message | _Reply | None] = queue.SimpleQueue()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._inbox: asyncio.Queue[Message | _Reply | None] | None = None
         self._held: list[Message | None] = []
         self._closed = False
 
-    def start(self, loop: asyncio.AbstractEventLoop) -> None:
-        """Start reading, handing messages to `loop`."""
-        self._loop = loop
-        self._inbox = asyncio.Queue()
+    def start(self) -> None:
+        """Start reading."""
         threading.Thread(target=self._read, name="acp-stdin", daemon=True).start()
+
+    def next(self, timeout: float) -> Message | Empty | None:
+        """Before `attach`: the next message (None: the input ended), or EMPTY after
+        `timeout` seconds. Error responses for malformed lines are written on the way."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                item = self._early.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                return EMPTY
+            if not isinstance(item, _Reply):
+                return item
+            self.write(item.message)
+
+    def attach(self, loop: asyncio.AbstractEventLoop) -> None:
+        """From now on, hand messages to `loop` (`receive`)."""
+        import asyncio
+
+        inbox: asyncio.Queue[Message | _Reply | None] = asyncio.Queue()
+        with self._deliver_lock:
+            while True:
+                try:
+                    inbox.put_nowait(self._early.get_nowait())
+                except queue.Empty:
+                    break
+            self._loop, self._inbox = loop, inbox
 
     async def send(self, message: Message) -> None:
         """Write one message as one line."""
@@ -128,10 +166,10 @@ class StdioTransport:
                 logger.info("the client stopped reading: %s", exc)
 
     async def receive(self) -> Message | None:
-        """The next message; None at the input's end."""
+        """The next message; None at the input's end (after `attach`)."""
         if self._held:
             return self._held.pop(0)
-        assert self._inbox is not None, "start() first"
+        assert self._inbox is not None, "attach() first"
         while True:
             item = await self._inbox.get()
             if not isinstance(item, _Reply):
@@ -200,7 +238,10 @@ class StdioTransport:
         self._deliver(_Reply(error_response(request_id, code, text, details)))
 
     def _deliver(self, message: Message | _Reply | None) -> None:
-        loop, inbox = self._loop, self._inbox
-        assert loop is not None and inbox is not None
+        with self._deliver_lock:
+            loop, inbox = self._loop, self._inbox
+            if loop is None or inbox is None:
+                self._early.put(message)
+                return
         with contextlib.suppress(RuntimeError):  # the loop has closed: nobody reads any more
             loop.call_soon_threadsafe(inbox.put_nowait, message)

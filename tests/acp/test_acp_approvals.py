@@ -23,6 +23,8 @@ def test_allow_once_reject_and_allow_always_then_no_second_request(
     command(llm_server, "echo two > two.txt", "Did not write two.")
     command(llm_server, "ls", "Listed.")
     command(llm_server, "ls -a", "Listed again.")
+    command(llm_server, "date", "No date then.")
+    command(llm_server, "date -u", "No date again.")
 
     async def scenario() -> None:
         async with running({**env, "OHTUI_CONFIRM": "always"}, project) as agent:
@@ -42,12 +44,14 @@ def test_allow_once_reject_and_allow_always_then_no_second_request(
             assert asked.meta["ohtui"]["risk"] == "LOW"
             reason = "the confirmation policy is 'always confirm' (every action waits for you)"
             assert asked.meta["ohtui"]["reason"] == reason
-            assert (
-                asked.tool_call.content[0].content.text
-                == f"**Risk: LOW.** ohtui asks because {reason}."
+            words = asked.tool_call.content[0].content.text.split("\n\n")
+            assert words[0] == f"**Risk: LOW.** ohtui asks because {reason}."
+            assert words[-1] == (
+                'No "always" rule is offered: no rule can cover this command (it writes to '
+                "one.txt)."
             )
             kinds = [o.kind for o in asked.options]
-            assert kinds[0] == "allow_once" and "reject_once" in kinds
+            assert kinds == ["allow_once", "reject_once"]
 
             client.answers.append("reject_once")
             assert (await agent.prompt(session, "write two")).stop_reason == "end_turn"
@@ -69,6 +73,20 @@ def test_allow_once_reject_and_allow_always_then_no_second_request(
             assert len(client.asked) == 3  # `ls -a` ran under the rule, unasked
             done = [u for u in client.of_kind("tool_call_update") if u.status == "completed"]
             assert len(done) == 3
+
+            client.answers.append("reject_always")
+            await agent.prompt(session, "the date")
+            fifth = client.asked[3]
+            reject_always = [o for o in fifth.options if o.kind == "reject_always"]
+            assert reject_always[0].name == (
+                "Always reject terminal commands starting with `date` (this session)"
+            )
+            await agent.prompt(session, "the date in UTC")
+            assert len(client.asked) == 4  # the deny rule refused it, unasked
+            refused = client.of_kind("tool_call_update")[-1]
+            assert (
+                refused.status == "failed" and "denied by rule" in refused.content[0].content.text
+            )
 
     asyncio.run(scenario())
     rejected = [m for m in llm_server.requests[3]["messages"] if m["role"] == "tool"]
