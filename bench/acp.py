@@ -77,7 +77,9 @@ def main() -> None:
             with tempfile.TemporaryDirectory() as folder:
                 results.append(asyncio.run(one_round(Path(folder), server)))
     for name, column in zip(
-        ("initialize", "first chunk", "every chunk", "ready"), zip(*results, strict=True), strict=True
+        ("initialize", "first chunk", "every chunk", "ready"),
+        zip(*results, strict=True),
+        strict=True,
     ):
         values = ", ".join(f"{v:.0f}" for v in column)
         print(f"{name:>12}: median {statistics.median(column):6.0f} ms  ({values})")

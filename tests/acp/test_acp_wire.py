@@ -28,7 +28,8 @@ LINES = [
     b'{"jsonrpc": "2.0", "id": 7, "method": "no/such/method", "params": {}}\n',
     b'{"jsonrpc": "2.0", "id": 8, "method": "session/new", "params": {"cwd": "CWD", '
     b'"mcpServers": []}}\n',
-    b'{"jsonrpc": "2.0", "id": 9, "method": "authenticate", "params": {"methodId": "ohtui-api-key"}}\n',
+    b'{"jsonrpc": "2.0", "id": 9, "method": "authenticate", '
+    b'"params": {"methodId": "ohtui-api-key"}}\n',
 ]
 
 
