@@ -83,14 +83,18 @@ def main(argv: list[str]) -> int:
     transport.hold(held)
     import asyncio  # loaded by now
 
+    code = 0
     try:
         asyncio.run(serve(options_from(args), transport))
     except Exception:  # a bug of ours: logged, and the process still ends cleanly
         logger.exception("ohtui acp failed")
-        return 1
-    finally:
-        logging.shutdown()
-    return 0
+        code = 1
+    logging.shutdown()
+    sys.stderr.flush()
+    # Everything the sessions started is closed by now; the interpreter's teardown of the
+    # engine's modules (and threads left waiting on a network call) is not worth waiting for:
+    # a client gives an agent a second or two after closing stdin, then kills it.
+    os._exit(code)
 
 
 def options_from(args: argparse.Namespace) -> AcpOptions:
@@ -184,15 +188,17 @@ async def serve(options: AcpOptions, transport: StdioTransport) -> None:
     agent = OhtuiAgent(options)
     # OhtuiAgent has the methods ohtui serves; the router answers the rest method_not_found.
     connection = AgentSideConnection(cast(Any, agent), transport, listening=False)
-    main_task = asyncio.current_task()
+    listening = asyncio.ensure_future(connection.listen())
     for signum in (signal.SIGTERM, signal.SIGHUP):
-        loop.add_signal_handler(signum, lambda: main_task and main_task.cancel())
+        loop.add_signal_handler(signum, listening.cancel)  # as if stdin had closed
     try:
-        await connection.listen()
+        await listening
     except asyncio.CancelledError:
         logger.info("ohtui acp: stopped by a signal")
     finally:
+        ending = time.monotonic()
         await agent.shutdown()
+        logger.info("sessions closed in %.0f ms", (time.monotonic() - ending) * 1000)
         # Requests still in flight end with the connection (their failures are logged).
         with contextlib.suppress(Exception):
             await connection.close()

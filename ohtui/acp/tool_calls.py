@@ -136,8 +136,6 @@ def result_of(
         output = _tail(inner.text)
         if output.strip():
             content.append(text_content(fenced(output)))
-        if inner.exit_code not in (0, None):
-            content.append(text_content(f"exit code {inner.exit_code}"))
     elif isinstance(inner, FileEditorObservation) and inner.command != "view" and not failed:
         diff = edit_diff(action, working_dir) if action is not None else None
         if diff is not None:
