@@ -37,7 +37,7 @@ from ohtui.acp.opener import (
     load_profile,
     open_session,
 )
-from ohtui.acp.prompt_content import PromptContentError, to_message
+from ohtui.acp.prompt_content import PromptContentError, has_image, to_message
 from ohtui.acp.session import AcpSession, Feed, blocking
 from ohtui.acp.updates import Updates
 from ohtui.opening import SetupError, Target
@@ -147,9 +147,9 @@ class OhtuiAgent:
         session = self._session(session_id)
         llm = session.conversation.agent.llm
         try:
-            takes_images = any(
-                getattr(block, "type", "") == "image" for block in prompt
-            ) and await blocking(llm.vision_is_active, "acp-vision")
+            takes_images = any(map(has_image, prompt)) and await blocking(
+                llm.vision_is_active, "acp-vision"
+            )
             message = to_message(prompt, takes_images, session.model)
         except PromptContentError as exc:
             raise error(INVALID_PARAMS, f"{str(exc)[0].upper()}{str(exc)[1:]}.") from None
@@ -195,7 +195,7 @@ class OhtuiAgent:
             client_mcp = client_servers(servers)
         except ClientMcpError as exc:
             raise error(INVALID_PARAMS, f"{exc}.") from None
-        feed = Feed(self._client, target.resume_id or "", Updates(str(workspace), replay=replay))
+        feed = Feed(self._client, target.resume_id or "", Updates(str(workspace)))
         feed.live = False  # until the conversation is open (and replayed)
         try:
             opening = await blocking(
@@ -234,6 +234,8 @@ class OhtuiAgent:
         mask_in_logs(conversation)
         session_id = conversation.id.hex
         feed.rename(session_id)
+        # A resumed conversation works in its own folder, whatever the client's cwd.
+        feed.updates = Updates(conversation.workspace.working_dir)
         session = AcpSession(
             session_id,
             conversation,

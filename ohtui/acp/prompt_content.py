@@ -73,6 +73,15 @@ def to_message(blocks: Sequence[Any], takes_images: bool, model: str) -> Message
     return Message(role="user", content=parts)
 
 
+def has_image(block: Any) -> bool:
+    """Whether a prompt block is an image (or embeds one)."""
+    if isinstance(block, ImageContentBlock):
+        return True
+    return isinstance(block, EmbeddedResourceContentBlock) and (
+        isinstance(block.resource, BlobResourceContents) and _is_image(block.resource.mime_type)
+    )
+
+
 def _image(data: str, mime: str, takes_images: bool, model: str) -> ImageContent:
     if not takes_images:
         raise PromptContentError(

@@ -110,3 +110,30 @@ def test_a_mode_is_a_policy_and_never_asks_nothing(
             assert (project / "three.txt").exists()
 
     asyncio.run(scenario())
+
+
+def test_cancel_while_asked_runs_nothing_and_the_next_prompt_rejects_what_waited(
+    env: dict[str, str], home: Path, llm_server: ScriptedLLMServer
+) -> None:
+    project = home / "project"
+    llm_server.reply_tool_call("terminal", {"command": "touch ran.txt", "security_risk": "LOW"})
+    llm_server.reply_text("Understood, I will not.")
+
+    async def scenario() -> None:
+        async with running({**env, "OHTUI_CONFIRM": "always"}, project) as agent:
+            await agent.initialize()
+            session = await agent.new_session(project)
+            agent.client.answers.append("wait")
+            turn = asyncio.ensure_future(agent.prompt(session, "touch it"))
+            await agent.client.wait_for(lambda: bool(agent.client.asked))
+            await agent.connection.cancel(session_id=session)
+            async with asyncio.timeout(10):
+                assert (await turn).stop_reason == "cancelled"
+            response = await agent.prompt(session, "never mind")
+            assert response.stop_reason == "end_turn"
+            assert len(agent.client.asked) == 1
+            assert not (project / "ran.txt").exists()
+
+    asyncio.run(scenario())
+    tool_results = [m for m in llm_server.requests[-1]["messages"] if m["role"] == "tool"]
+    assert "the user cancelled while this action waited" in str(tool_results[-1]["content"])
