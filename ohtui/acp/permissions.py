@@ -64,7 +64,7 @@ def question(
     if reason == f"risk {risk}":  # the policy's own verdict: say which policy
         reason = f"the confirmation policy is '{policy.label}' ({policy.help})"
     lines = [f"**Risk: {risk}.** ohtui asks because {reason}."]
-    if why and why not in reason:
+    if why and why not in reason and why != f"the model: rated {risk}":  # says more
         lines.append(f"Rated {risk}: {why}")
     if not rules and suggestion.reason:
         lines.append(f'No "always" rule is offered: {suggestion.reason}.')
