@@ -27,6 +27,7 @@ from ohtui.acp import tool_calls
 from ohtui.sdk import (
     ActionEvent,
     AgentErrorEvent,
+    ConversationExecutionStatus,
     ConversationStateUpdateEvent,
     Event,
     ImageContent,
@@ -61,6 +62,8 @@ class Updates:
         self._streamed_text: set[str] = set()
         self._streamed_thought: set[str] = set()
         self._actions: dict[str, ActionEvent] = {}
+        self._opened: list[str] = []
+        """Tool calls opened by the latest batch of actions, not yet known to run or wait."""
 
     def of_token(self, chunk: LLMStreamChunk) -> list[Update]:
         """A streamed delta: a message chunk, a thought chunk, or nothing."""
@@ -74,11 +77,28 @@ class Updates:
         return updates
 
     def of_event(self, event: Event) -> list[Update]:
-        """What the client is told of one event (nothing, for most bookkeeping events)."""
-        if isinstance(event, MessageEvent):
-            return self._message_event(event)
+        """What the client is told of one event (nothing, for most bookkeeping events).
+
+        Tool calls open `pending`; the first event after their batch says whether they run
+        (anything but the conversation coming to wait for approval: they are `in_progress`
+        from then) or wait (they run once approved, see `approved`)."""
         if isinstance(event, ActionEvent):
             return self._action(event)
+        if isinstance(event, ConversationStateUpdateEvent):  # no news of the actions
+            waiting = ConversationExecutionStatus.WAITING_FOR_CONFIRMATION.value
+            if event.key == "execution_status" and event.value == waiting:
+                self._opened.clear()
+            if event.key == "title" and event.value:
+                title = str(event.value)
+                return [SessionInfoUpdate(session_update="session_info_update", title=title)]
+            return []
+        running = [_progress(call, "in_progress", None) for call in self._opened]
+        self._opened.clear()
+        return [*running, *self._of_other(event)]
+
+    def _of_other(self, event: Event) -> list[Update]:
+        if isinstance(event, MessageEvent):
+            return self._message_event(event)
         if isinstance(event, ObservationEvent):
             return self._observation(event)
         if isinstance(event, UserRejectObservation):
@@ -87,9 +107,6 @@ class Updates:
             return [_progress(event.tool_call_id, "failed", [tool_calls.text_content(reason)])]
         if isinstance(event, AgentErrorEvent):
             return [_progress(event.tool_call_id, "failed", [tool_calls.text_content(event.error)])]
-        if isinstance(event, ConversationStateUpdateEvent) and event.key == "title" and event.value:
-            title = str(event.value)
-            return [SessionInfoUpdate(session_update="session_info_update", title=title)]
         return []
 
     def approved(self, action: ActionEvent) -> ToolCallProgress:
@@ -137,6 +154,7 @@ class Updates:
             updates.append(_thought(inner.thought))
             return updates
         self._actions[event.id] = event
+        self._opened.append(event.tool_call_id)
         updates.append(self.start(event))
         return updates
 

@@ -50,6 +50,8 @@ def test_allow_once_reject_and_allow_always_then_no_second_request(
                 'No "always" rule is offered: no rule can cover this command (it writes to '
                 "one.txt)."
             )
+            statuses = [u.status for u in client.of_kind("tool_call_update")]
+            assert statuses == ["in_progress", "completed"]  # pending until allowed
             kinds = [o.kind for o in asked.options]
             assert kinds == ["allow_once", "reject_once"]
 

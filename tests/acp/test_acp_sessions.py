@@ -46,8 +46,8 @@ def test_load_replays_a_saved_conversation_then_goes_on_with_it(
             assert client.text() == "Noted 42."
             (call,) = client.of_kind("tool_call")
             assert call.title == "`echo 42 > n.txt`" and call.kind == "execute"
-            (result,) = client.of_kind("tool_call_update")
-            assert result.status == "completed"
+            begun, result = client.of_kind("tool_call_update")
+            assert (begun.status, result.status) == ("in_progress", "completed")
             replayed = len(client.updates)
             response = await agent.prompt(session, "Which number?")
             assert response.stop_reason == "end_turn"
@@ -82,8 +82,8 @@ def test_an_mcp_server_the_client_passes_gives_the_agent_its_tools(
             new = await agent.connection.new_session(cwd=str(project), mcp_servers=[server])
             response = await agent.prompt(new.session_id, "add 2 and 3")
             assert response.stop_reason == "end_turn"
-            (result,) = agent.client.of_kind("tool_call_update")
-            assert result.status == "completed"
+            begun, result = agent.client.of_kind("tool_call_update")
+            assert (begun.status, result.status) == ("in_progress", "completed")
             assert "5" in result.content[0].content.text
 
     asyncio.run(scenario())

@@ -91,6 +91,13 @@ def test_tool_calls_carry_kind_locations_diffs_and_the_plan_and_thoughts_stream(
             (diff,) = edit.content
             assert diff.type == "diff" and diff.new_text == "hello\n" and diff.old_text is None
             assert plan_call.kind == "think"
+            statuses = [(u.tool_call_id, u.status) for u in client.of_kind("tool_call_update")]
+            assert statuses == [
+                (edit.tool_call_id, "in_progress"),
+                (edit.tool_call_id, "completed"),
+                (plan_call.tool_call_id, "in_progress"),
+                (plan_call.tool_call_id, "completed"),
+            ]
             (plan,) = client.of_kind("plan")
             assert [(e.content, e.status) for e in plan.entries] == [
                 ("Write notes", "completed"),
