@@ -129,12 +129,14 @@ class Loading:
         try:
             from ohtui.logs import log_to_file
 
-            log_to_file()
+            handler = log_to_file()
             import asyncio  # noqa: F401
 
             import acp.agent.connection  # noqa: F401
 
             import ohtui.acp.agent  # noqa: F401
+
+            handler.addFilter(answered_errors)
         except BaseException as exc:  # noqa: BLE001 - raised on the main thread
             self.error = exc
         finally:
@@ -142,6 +144,15 @@ class Loading:
 
     def wait(self) -> None:
         self.done.wait()
+
+
+def answered_errors(record: logging.LogRecord) -> bool:
+    """Whether to log a record: not the protocol package's traceback of an error response
+    ohtui raised on purpose (an unknown session, a missing key), which the client has got."""
+    from acp import RequestError
+
+    error = record.exc_info[1] if record.exc_info else None
+    return not isinstance(error, RequestError)
 
 
 def early(transport: StdioTransport, loaded: Loading) -> list[Any]:

@@ -90,3 +90,5 @@ def test_malformed_input_gets_errors_and_a_missing_key_says_where_it_goes(
         assert "No API key for openai/gpt-4o" in text
         assert "OPENAI_API_KEY" in text and 'entry "api-key:openai"' in text
     assert b"Traceback" not in err
+    log = (home / "logs" / "ohtui.log").read_text(encoding="utf-8")
+    assert "Traceback" not in log  # errors answered on purpose are not logged as failures
