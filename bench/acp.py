@@ -44,7 +44,14 @@ async def one_round(home: Path, server: ScriptedLLMServer) -> tuple[float, float
     client = RecordingClient()
     started = time.monotonic()
     async with spawn_agent_process(
-        client, sys.executable, "-m", "ohtui", "acp", env=env, cwd=home / "project"
+        client,
+        sys.executable,
+        "-m",
+        "ohtui",
+        "acp",
+        env=env,
+        cwd=home / "project",
+        observers=[client.observe],
     ) as (connection, process):
         await connection.initialize(protocol_version=PROTOCOL_VERSION)
         initialized = time.monotonic()
@@ -55,6 +62,7 @@ async def one_round(home: Path, server: ScriptedLLMServer) -> tuple[float, float
         await connection.prompt(
             session_id=session.session_id, prompt=[TextContentBlock(type="text", text="hi")]
         )
+        await client.settle()
         sent = [at for at, _ in server.sent_chunks[sent_before:]]
         got = [at for at, _, u in client.updates if u.session_update == "agent_message_chunk"]
         assert process.stdin is not None

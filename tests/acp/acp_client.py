@@ -16,6 +16,7 @@ from typing import Any
 
 from acp import PROTOCOL_VERSION, RequestError, spawn_agent_process
 from acp.client.connection import ClientSideConnection
+from acp.connection import StreamDirection, StreamEvent
 from acp.schema import (
     AgentMessageChunk,
     AllowedOutcome,
@@ -48,6 +49,20 @@ class RecordingClient:
     asked: list[Asked] = field(default_factory=list)
     answers: deque[str] = field(default_factory=deque)
     changed: asyncio.Event = field(default_factory=asyncio.Event)
+    on_wire: int = 0
+    """The session/update notifications read off the wire so far (see `observe`)."""
+
+    def observe(self, event: StreamEvent) -> None:
+        """A stream observer: counts updates as they are read, in the wire's order (the
+        package hands each to its handler on a task of its own, so a response can be seen
+        before the updates sent ahead of it have been handled)."""
+        incoming = event.direction is StreamDirection.INCOMING
+        if incoming and event.message.get("method") == "session/update":
+            self.on_wire += 1
+
+    async def settle(self) -> None:
+        """Until every update read off the wire has been handled."""
+        await self.wait_for(lambda: len(self.updates) >= self.on_wire, timeout=10)
 
     async def request_permission(
         self,
@@ -123,9 +138,11 @@ class Agent:
         return response.session_id
 
     async def prompt(self, session_id: str, text: str) -> Any:
-        return await self.connection.prompt(
+        response = await self.connection.prompt(
             session_id=session_id, prompt=[TextContentBlock(type="text", text=text)]
         )
+        await self.client.settle()
+        return response
 
 
 def text_chunk(update: Any) -> bool:
@@ -140,7 +157,15 @@ async def running(env: dict[str, str], cwd: Path, *args: str) -> AsyncIterator[A
     client = RecordingClient()
     started = time.monotonic()
     async with spawn_agent_process(
-        client, sys.executable, "-m", "ohtui", "acp", *args, env=env, cwd=cwd
+        client,
+        sys.executable,
+        "-m",
+        "ohtui",
+        "acp",
+        *args,
+        env=env,
+        cwd=cwd,
+        observers=[client.observe],
     ) as (connection, process):
         yield Agent(connection, process, client, started)
         assert process.stdin is not None

@@ -38,6 +38,7 @@ def test_load_replays_a_saved_conversation_then_goes_on_with_it(
             await agent.connection.load_session(
                 cwd=str(project), session_id=session, mcp_servers=[]
             )
+            await agent.client.settle()
             client = agent.client
             kinds = [u.session_update for _, _, u in client.updates]
             assert kinds[:2] == ["user_message_chunk", "tool_call"]

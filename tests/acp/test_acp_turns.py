@@ -82,6 +82,7 @@ def test_tool_calls_carry_kind_locations_diffs_and_the_plan_and_thoughts_stream(
             assert refused.value.code == -32602
             assert "does not read images" in str(refused.value)
             response = await agent.connection.prompt(session_id=session, prompt=prompt)
+            await agent.client.settle()
             assert response.stop_reason == "end_turn"
             client = agent.client
             assert client.text("agent_thought_chunk") == "I will write the notes."
