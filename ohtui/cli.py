@@ -29,6 +29,10 @@ agent server:
   ohtui serve [--host H] [--port P]      serve conversations to ohtui and OpenHands clients
                                          (ohtui serve --help for more)
 
+editors (the Agent Client Protocol, on stdin and stdout):
+  ohtui acp                              the agent for Zed, JetBrains IDEs, Neovim, Toad
+                                         (ohtui acp --help for more)
+
 trust (what a headless run uses):
   ohtui trust [--yes]                    review what the workspace's .mcp.json and your
                                          plugins would run, and trust them
@@ -226,6 +230,11 @@ def main(argv: list[str] | None = None) -> int:
         from ohtui.trust_command import main as trust
 
         return trust(arguments[1:])
+    if arguments[:1] == ["acp"]:
+        make_process_private()
+        from ohtui.acp import main as acp
+
+        return acp(arguments[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     # The agent's commands run as the user: keep them out of this process's keys.

@@ -547,24 +547,10 @@ def _list_checkpoints(conversation: AnyConversation, output: _Output) -> int:
 
 
 def _needing_approval(conversation: AnyConversation) -> list[tuple[ActionEvent, str]]:
-    """The waiting actions the policy would not allow by themselves, or the terminal could
-    not vouch for, each with why (a batch waits as one; its harmless actions still run).
-    All of them when none stands out."""
-    from ohtui.sdk.agent.vouching import was_unvouched
+    """The waiting actions that need approval, each with why (see actions_needing_approval)."""
+    from ohtui.opening.safety import actions_needing_approval
 
-    state = conversation.state
-    working_dir = conversation.workspace.working_dir
-    pending = state.get_unmatched_actions(state.active_branch())
-    policy = state.confirmation_policy
-    needing: list[tuple[ActionEvent, str]] = []
-    for action in pending:
-        if was_unvouched(action):
-            needing.append((action, "the terminal could not vouch for it"))
-            continue
-        decision = policy.decide(action, working_dir)
-        if decision.verdict != "allow":
-            needing.append((action, decision.reason or f"risk {action.security_risk.value}"))
-    return needing or [(a, f"risk {a.security_risk.value}") for a in pending]
+    return actions_needing_approval(conversation)
 
 
 def _action_words(action: ActionEvent) -> str:

@@ -13,7 +13,12 @@ from typing import TYPE_CHECKING, Literal
 from ohtui.settings.choices import ConfirmationPolicy, RuleScope
 
 if TYPE_CHECKING:
-    from ohtui.sdk import ApprovalRulesPolicy, BaseConversation, ConfirmationPolicyBase
+    from ohtui.sdk import (
+        ActionEvent,
+        ApprovalRulesPolicy,
+        BaseConversation,
+        ConfirmationPolicyBase,
+    )
     from ohtui.settings.approval_rules import ApprovalRuleStore
     from ohtui.settings.profile import Profile
 
@@ -118,8 +123,9 @@ class ConversationSafety:
                 raise
             self.conversation.set_confirmation_policy(rules_policy.fallback)
 
-    def add_rule(self, draft: RuleDraft) -> None:
-        """Add an approval rule (lasting ones are saved in the store too)."""
+    def add_rule(self, draft: RuleDraft, decision: Literal["allow", "deny"] = "allow") -> None:
+        """Add an approval rule (lasting ones are saved in the store too); a "deny" rule
+        rejects the actions it covers without asking."""
         from ohtui.sdk import ApprovalRule
 
         workspace = self.conversation.workspace.working_dir
@@ -127,6 +133,7 @@ class ConversationSafety:
             tool=draft.tool,
             command_prefix=draft.command_prefix,
             path_glob=draft.path_glob,
+            decision=decision,
             scope=draft.scope.value,
             workspace=workspace if draft.scope is RuleScope.WORKSPACE else None,
         )
@@ -168,3 +175,25 @@ def policy_of(conversation: BaseConversation) -> ConfirmationPolicy:
     """The conversation's confirmation policy, in the user's terms (a rules policy: its
     fallback)."""
     return ConfirmationPolicy.from_engine(conversation.state.confirmation_policy)
+
+
+def actions_needing_approval(conversation: BaseConversation) -> list[tuple[ActionEvent, str]]:
+    """The waiting actions the policy would not allow by themselves, or the terminal could
+    not vouch for, each with why (a batch waits as one; its harmless actions still run).
+    All of them when none stands out."""
+    from ohtui.sdk import ConversationState
+    from ohtui.sdk.agent.vouching import was_unvouched
+
+    state = conversation.state
+    working_dir = conversation.workspace.working_dir
+    pending = ConversationState.get_unmatched_actions(state.active_branch())
+    policy = state.confirmation_policy
+    needing: list[tuple[ActionEvent, str]] = []
+    for action in pending:
+        if was_unvouched(action):
+            needing.append((action, "the terminal could not vouch for it"))
+            continue
+        decision = policy.decide(action, working_dir)
+        if decision.verdict != "allow":
+            needing.append((action, decision.reason or f"risk {action.security_risk.value}"))
+    return needing or [(a, f"risk {a.security_risk.value}") for a in pending]
