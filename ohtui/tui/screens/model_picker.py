@@ -21,6 +21,8 @@ from textual.widgets.option_list import Option
 from ohtui.tui.widgets.marked import MarkedOptionList
 from ohtui.tui.widgets.model_input import ModelInput
 
+Matches = Callable[[str | None, str, int], list[str]]
+"""The catalogue's models of a provider (None: all) matching what is typed, at most so many."""
 LEGEND = "enter switch · ↑↓ matches · tab recent · esc cancel"
 MATCHES = 20
 
@@ -74,7 +76,7 @@ class ModelPickerScreen(ModalScreen[str | None]):
         catalog = load_catalog()
         self.app.call_from_thread(self._loaded, recent, catalog.matches)
 
-    def _loaded(self, recent: list[str], matches: Callable[..., list[str]]) -> None:
+    def _loaded(self, recent: list[str], matches: Matches) -> None:
         models = [m for m in (self._current, *recent, self._settings_model) if m]
         options = self.query_one("#recent", OptionList)
         options.clear_options()
@@ -83,7 +85,16 @@ class ModelPickerScreen(ModalScreen[str | None]):
             for m in dict.fromkeys(models)
         )
         options.highlighted = 0 if options.option_count else None
-        self.query_one(ModelInput).set_matcher(lambda typed: matches(None, typed, limit=MATCHES))
+        provider = self._current.partition("/")[0] if "/" in self._current else "openai"
+
+        def matcher(typed: str) -> list[str]:
+            # The recent models, then the current provider's, then any provider's.
+            words = typed.lower().split()
+            mine = [m for m in models if all(w in m.lower() for w in words)]
+            found = [*mine, *matches(provider, typed, MATCHES), *matches(None, typed, MATCHES)]
+            return list(dict.fromkeys(found))[:MATCHES]
+
+        self.query_one(ModelInput).set_matcher(matcher)
 
     @on(Input.Submitted, "#model-name")
     def _typed(self, event: Input.Submitted) -> None:
