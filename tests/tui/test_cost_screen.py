@@ -9,13 +9,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from chat_helpers import SIZE, chat_ready, run_over, screen_text, status, submit
+from chat_helpers import SIZE, chat_ready, run_over, screen_text, status, submit, type_text
 from llm_server import ScriptedLLMServer
+from textual.command import CommandPalette
+from textual.widgets import Static
 
 from ohtui.settings.model_memory import ModelMemory
 from ohtui.tui.app import OhtuiApp
 from ohtui.tui.options import AppOptions
 from ohtui.tui.screens.cost import NO_CALLS, CostScreen
+from ohtui.tui.screens.help import HelpScreen
 from ohtui.tui.screens.model_picker import ModelPickerScreen
 
 pytestmark = pytest.mark.anyio
@@ -106,6 +109,27 @@ async def test_cost_before_any_call_says_so(
         shown = " ".join(screen_text(app).split())
         assert " ".join(NO_CALLS.split()) in shown.replace("│", " ").replace("  ", " ")
         assert "Context: nothing sent to the model yet." in shown
+
+
+async def test_model_and_cost_are_in_the_help_and_the_palette(
+    memory_options: AppOptions, llm_server: ScriptedLLMServer, wait: Any
+) -> None:
+    app = OhtuiApp(memory_options)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait(pilot, lambda: chat_ready(app), what="the conversation to open")
+        await submit(pilot, "/help")
+        await wait(pilot, lambda: isinstance(app.screen, HelpScreen), what="the help")
+        lines = [str(static.render()) for static in app.screen.query(Static)]
+        assert "/model" in lines and "/cost" in lines
+        assert lines[lines.index("/model") + 1].startswith("switch the model from the next turn")
+        assert lines[lines.index("/cost") + 1].endswith("(also /usage)")
+        await pilot.press("escape")
+        await pilot.press("ctrl+p")
+        await wait(pilot, lambda: isinstance(app.screen, CommandPalette), what="the palette")
+        await type_text(pilot, "/cos")
+        await wait(pilot, lambda: "tokens, cache and cost" in screen_text(app), what="the hit")
+        await pilot.press("enter")
+        await wait(pilot, lambda: isinstance(app.screen, CostScreen), what="the cost screen")
 
 
 def test_cost_table_snapshot(
