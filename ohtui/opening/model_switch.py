@@ -78,8 +78,17 @@ def switched_llm(
 
 
 def missing_key_text(profile: Profile, model: str) -> str:
-    """Why `model` cannot be used without a key, and how to set one."""
+    """Why `model` cannot be used without a key, and how to set one (or, for a provider
+    litellm does not know, how models are named)."""
+    from ohtui.settings.catalog import FEATURED, load_catalog
+
     provider = provider_of(model)
+    if provider not in FEATURED and provider not in load_catalog().models:
+        return (
+            f"'{provider}' is not a provider ohtui knows (in '{model}'): name the model as "
+            "provider/model, e.g. anthropic/claude-sonnet-4-5; /model with no name lists "
+            "them. The conversation goes on with the model it has."
+        )
     keyring = profile.keyring
     why = "" if keyring.available else f" {keyring.problem}"
     return (

@@ -317,3 +317,5 @@ class ModelChanged(Message):
     """The conversation thinks with another model from its next LLM call on (/model)."""
 
     model: str
+    restored: bool = False
+    """The model chosen for the conversation with /model, gone back to as it reopened."""

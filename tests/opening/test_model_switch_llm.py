@@ -64,6 +64,16 @@ def test_a_missing_key_is_refused_saying_where_to_set_it(tmp_path: Path, no_keyr
     assert "goes on with the model it has" in said
 
 
+def test_an_unknown_provider_is_named_with_how_models_are_named(
+    tmp_path: Path, no_keyring: None
+) -> None:
+    with pytest.raises(MissingKeyError) as caught:
+        switched_llm(profile(tmp_path), CURRENT, "claude/sonnet")
+    said = str(caught.value)
+    assert "'claude' is not a provider ohtui knows (in 'claude/sonnet')" in said
+    assert "anthropic/claude-sonnet-4-5" in said and "CLAUDE_API_KEY" not in said
+
+
 def test_a_local_provider_needs_no_key(tmp_path: Path, no_keyring: None) -> None:
     llm = switched_llm(profile(tmp_path), CURRENT, "ollama/llama3")
     assert llm.api_key is None and llm.base_url is None

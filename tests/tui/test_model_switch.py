@@ -160,6 +160,8 @@ async def test_a_resumed_conversation_keeps_the_model_switched_to(
         await opened(again, pilot, wait)
         assert model_of(again) == "openai/kept-model"
         assert bar_model(again) == "openai/kept-model"
+        said = "This conversation goes on with openai/kept-model, chosen for it with /model."
+        await wait(pilot, lambda: said in notices(again), what="the notice")
         await turn(again, pilot, wait, "after the resume")
     assert llm_server.requests[-1]["model"] == "kept-model"
     # Settings naming another model since: the newer choice, theirs, wins.

@@ -276,7 +276,13 @@ class ChatScreen(Screen[None]):
 
     def on_model_changed(self, message: msg.ModelChanged) -> None:
         self.status_bar.model = message.model
-        self.notify(f"Model: {message.model} from the next turn.", timeout=4)
+        if message.restored:
+            self.notify(
+                f"This conversation goes on with {message.model}, chosen for it with /model.",
+                timeout=6,
+            )
+        else:
+            self.notify(f"Model: {message.model} from the next turn.", timeout=4)
 
     def on_queue_changed(self, message: msg.QueueChanged) -> None:
         self.view.show_queued(message.queued)

@@ -18,6 +18,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from ohtui.settings.catalog import FEATURED
 from ohtui.tui.widgets.marked import MarkedOptionList
 from ohtui.tui.widgets.model_input import ModelInput
 
@@ -88,10 +89,12 @@ class ModelPickerScreen(ModalScreen[str | None]):
         provider = self._current.partition("/")[0] if "/" in self._current else "openai"
 
         def matcher(typed: str) -> list[str]:
-            # The recent models, then the current provider's, then any provider's.
+            # The recent models, the current provider's, the well-known providers', any.
             words = typed.lower().split()
-            mine = [m for m in models if all(w in m.lower() for w in words)]
-            found = [*mine, *matches(provider, typed, MATCHES), *matches(None, typed, MATCHES)]
+            found = [m for m in models if all(w in m.lower() for w in words)]
+            for source in (provider, *FEATURED):
+                found += matches(source, typed, MATCHES)
+            found += matches(None, typed, MATCHES)
             return list(dict.fromkeys(found))[:MATCHES]
 
         self.query_one(ModelInput).set_matcher(matcher)

@@ -115,10 +115,11 @@ class ModelSwitch:
         if choice is None or not choice.applies(self._profile.settings.llm.model):
             return
         if choice.model != conversation.agent.llm.model:
-            self._apply(conversation, choice.model, remember=False)
+            self._apply(conversation, choice.model, restored=True)
 
-    def _apply(self, conversation: BaseConversation, model: str, *, remember: bool = True) -> None:
-        """Switch now (off the UI thread); say why not when it cannot."""
+    def _apply(self, conversation: BaseConversation, model: str, *, restored: bool = False) -> None:
+        """Switch now (off the UI thread); say why not when it cannot. `restored`: the
+        conversation's own choice, gone back to as it opens (remembered already)."""
         from ohtui.opening.model_switch import MissingKeyError, switched_llm
         from ohtui.sdk import LocalConversation, RemoteConversation, RemoteServerError
         from ohtui.settings.secrets import provider_of
@@ -154,6 +155,6 @@ class ModelSwitch:
             link.post(msg.Notice(f"The model was not switched: {describe(exc)}", "error"))
             return
         logger.info("conversation %s now thinks with %s", conversation.id.hex, model)
-        if remember:
+        if not restored:
             self.memory.remember(model, conversation.id.hex, self._profile.settings.llm.model)
-        link.post(msg.ModelChanged(model))
+        link.post(msg.ModelChanged(model, restored=restored))
