@@ -10,16 +10,20 @@ from typing import Any
 
 import pytest
 from chat_helpers import SIZE, USAGE, chat_ready, run_over, screen_text, status, submit
+from conftest import FIXED_CONVERSATION_ID
+from holder import held_elsewhere
 from llm_server import Reply, ScriptedLLMServer
 from textual.widgets import Input
 
 from ohtui.settings.model_memory import ModelMemory
+from ohtui.settings.schema import KNOWN_TOOLS
 from ohtui.tui.app import OhtuiApp
 from ohtui.tui.options import AppOptions
 from ohtui.tui.screens.model_picker import ModelPickerScreen
 from ohtui.tui.screens.usage_report import usage_report
 
 pytestmark = pytest.mark.anyio
+KNOWN = tuple(KNOWN_TOOLS)
 
 
 @pytest.fixture
@@ -171,3 +175,26 @@ async def test_a_resumed_conversation_keeps_the_model_switched_to(
     async with third.run_test(size=SIZE) as pilot:
         await opened(third, pilot, wait)
         assert model_of(third) == "openai/settings-model"
+
+
+async def test_model_is_refused_while_another_ohtui_runs_the_conversation(
+    memory_options: AppOptions, llm_server: ScriptedLLMServer, wait: Any
+) -> None:
+    llm_server.reply_text("one", usage=USAGE)
+    app = OhtuiApp(memory_options)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(app, pilot, wait)
+        await turn(app, pilot, wait, "hello")
+    directory = memory_options.persistence_dir
+    assert directory is not None
+    with held_elsewhere(directory, memory_options.workspace, FIXED_CONVERSATION_ID, KNOWN):
+        reader = OhtuiApp(
+            replace(memory_options, resume_id=FIXED_CONVERSATION_ID, conversation_id=None)
+        )
+        async with reader.run_test(size=SIZE) as pilot:
+            await wait(pilot, lambda: chat_ready(reader), what="the chat")
+            assert status(reader) == "read_only"
+            await submit(pilot, "/model openai/other-model")
+            await wait(pilot, lambda: "another ohtui" in notices(reader), what="the refusal")
+            assert model_of(reader) == "openai/test-model"
+    assert ModelMemory(memory_options.model_memory_file).recent() == []
