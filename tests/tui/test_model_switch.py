@@ -4,13 +4,13 @@ plainly, the picker offers the recent models, and a resumed conversation keeps i
 
 from __future__ import annotations
 
+import threading
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 from chat_helpers import SIZE, USAGE, chat_ready, run_over, screen_text, status, submit
-from conftest import FIXED_CONVERSATION_ID
 from holder import held_elsewhere
 from llm_server import Reply, ScriptedLLMServer
 from textual.widgets import Input
@@ -86,7 +86,13 @@ async def test_model_with_a_name_switches_the_next_turn_and_counts_it_apart(
 async def test_a_switch_during_a_run_waits_for_the_next_turn(
     memory_options: AppOptions, llm_server: ScriptedLLMServer, wait: Any
 ) -> None:
-    llm_server.reply(Reply(text="slow answer", delay=1.0, usage=USAGE))
+    release = threading.Event()
+
+    def held_answer(body: dict[str, Any]) -> Reply:
+        release.wait(30)  # the run goes on until the test has asked for the switch
+        return Reply(text="held answer", usage=USAGE)
+
+    llm_server.reply(held_answer)
     llm_server.reply_text("next turn", usage=USAGE)
     app = OhtuiApp(memory_options)
     async with app.run_test(size=SIZE) as pilot:
@@ -97,6 +103,7 @@ async def test_a_switch_during_a_run_waits_for_the_next_turn(
         await wait(pilot, lambda: "from the next turn" in notices(app), what="the notice")
         assert "finishes this one with openai/test-model" in notices(app)
         assert model_of(app) == "openai/test-model"  # not during the run
+        release.set()
         await wait(pilot, lambda: status(app) == "finished", what="the run to finish")
         await wait(pilot, lambda: model_of(app) == "openai/later-model", what="the switch")
         await wait(pilot, lambda: bar_model(app) == "openai/later-model", what="the status bar")
@@ -185,12 +192,10 @@ async def test_model_is_refused_while_another_ohtui_runs_the_conversation(
     async with app.run_test(size=SIZE) as pilot:
         await opened(app, pilot, wait)
         await turn(app, pilot, wait, "hello")
-    directory = memory_options.persistence_dir
-    assert directory is not None
-    with held_elsewhere(directory, memory_options.workspace, FIXED_CONVERSATION_ID, KNOWN):
-        reader = OhtuiApp(
-            replace(memory_options, resume_id=FIXED_CONVERSATION_ID, conversation_id=None)
-        )
+    directory, conversation_id = memory_options.persistence_dir, memory_options.conversation_id
+    assert directory is not None and conversation_id is not None
+    with held_elsewhere(directory, memory_options.workspace, conversation_id, KNOWN):
+        reader = OhtuiApp(replace(memory_options, resume_id=conversation_id, conversation_id=None))
         async with reader.run_test(size=SIZE) as pilot:
             await wait(pilot, lambda: chat_ready(reader), what="the chat")
             assert status(reader) == "read_only"
