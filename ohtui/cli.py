@@ -204,6 +204,7 @@ def options_from(args: argparse.Namespace) -> AppOptions:
         rules_file=paths.approval_rules_file(),
         mcp_trust_file=paths.mcp_trust_file(),
         plugin_trust_file=paths.plugin_trust_file(),
+        model_memory_file=paths.model_memory_file(),
         config_file=config_path(args),
         use_keyring=True,
         environ=os.environ,

@@ -98,3 +98,8 @@ def _make(folders: list[Path]) -> None:
 def plugin_trust_file() -> Path:
     """Which plugins the user trusted (and which version of each)."""
     return data_dir() / "plugin-trust.json"
+
+
+def model_memory_file() -> Path:
+    """The models switched to with /model: the recent ones, and each conversation's."""
+    return data_dir() / "models.json"

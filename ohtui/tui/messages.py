@@ -310,3 +310,12 @@ class Forked(Message):
     title: str
     restored: int = 0
     """Files the workspace restore changed before the fork (0: none)."""
+
+
+@dataclass
+class ModelChanged(Message):
+    """The conversation thinks with another model from its next LLM call on (/model)."""
+
+    model: str
+    restored: bool = False
+    """The model chosen for the conversation with /model, gone back to as it reopened."""

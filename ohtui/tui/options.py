@@ -65,6 +65,9 @@ class AppOptions:
     leaf_event_id: str | None = None
     """Move the resumed conversation's HEAD to this event as it opens (a branch chosen in
     the picker); None: as it was saved."""
+    model_memory_file: Path | None = None
+    """The models switched to with /model, recent and per conversation (None: kept for
+    the process)."""
 
     def __setattr__(self, name: str, value: object) -> None:
         if name == "policy" and isinstance(value, str):  # the command line gives plain text

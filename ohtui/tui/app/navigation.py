@@ -421,3 +421,38 @@ class Navigation(App[None]):
             f"Opened the fork “{title}”; the conversation it came from is saved.{code}",
             timeout=6,
         )
+
+    # --- the model and what it costs -------------------------------------------------------
+
+    def choose_model(self) -> None:
+        """Let the user pick the model the conversation thinks with from its next turn
+        (/model with no name): a name typed (completed from litellm's list), or a recent one."""
+        from ohtui.tui.screens.model_picker import ModelPickerScreen
+
+        session = self.session
+        chat = self._chat()
+        if session.conversation is None:
+            chat.notify("The conversation is still opening: /model in a moment.")
+            return
+
+        def chosen(model: str | None) -> None:
+            if model:
+                session.models.switch(model)
+
+        screen = ModelPickerScreen(
+            session.models.current(), session.models.recent, self.profile.settings.llm.model
+        )
+        self.push_screen(screen, chosen)
+
+    def show_cost(self) -> None:
+        """Show the conversation's tokens, cache use and cost per model, and its context
+        (/cost, /usage)."""
+        from ohtui.tui.screens.cost import CostScreen
+        from ohtui.tui.screens.usage_report import usage_report
+
+        conversation = self.session.conversation
+        if conversation is None:
+            self._chat().notify("The conversation is still opening: /cost in a moment.")
+            return
+        report = usage_report(conversation.conversation_stats, conversation.agent.llm.model)
+        self.push_screen(CostScreen(report))

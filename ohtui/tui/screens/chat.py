@@ -274,6 +274,16 @@ class ChatScreen(Screen[None]):
         status.context_window = message.context_window
         status.context_trigger = message.context_trigger
 
+    def on_model_changed(self, message: msg.ModelChanged) -> None:
+        self.status_bar.model = message.model
+        if message.restored:
+            self.notify(
+                f"This conversation goes on with {message.model}, chosen for it with /model.",
+                timeout=6,
+            )
+        else:
+            self.notify(f"Model: {message.model} from the next turn.", timeout=4)
+
     def on_queue_changed(self, message: msg.QueueChanged) -> None:
         self.view.show_queued(message.queued)
         self.status_bar.queued = len(message.queued)

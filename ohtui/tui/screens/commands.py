@@ -112,6 +112,17 @@ def _fork(screen: CommandTarget, argument: str) -> None:
     screen.session.rewinding.fork(argument)
 
 
+def _model(screen: CommandTarget, argument: str) -> None:
+    if argument:
+        screen.session.models.switch(argument)
+    else:
+        screen.navigator.choose_model()
+
+
+def _cost(screen: CommandTarget, argument: str) -> None:
+    screen.navigator.show_cost()
+
+
 def _help(screen: CommandTarget, argument: str) -> None:
     screen.navigator.open_help()
 
@@ -207,6 +218,19 @@ SLASH_COMMANDS: tuple[Command, ...] = (
         takes_argument=True,
         run=_fork,
         changes_conversation=True,
+    ),
+    Command(
+        name="model",
+        description="switch the model from the next turn (no name: pick one)",
+        takes_argument=True,
+        run=_model,
+        changes_conversation=True,
+    ),
+    Command(
+        name="cost",
+        description="tokens, cache and cost per model; context used (also /usage)",
+        run=_cost,
+        aliases=("usage",),
     ),
     Command(name="help", description="keys and commands", run=_help),
     Command(name="exit", description="quit ohtui", run=_exit, aliases=("quit",)),

@@ -93,6 +93,14 @@ class Navigator(Protocol):
         """Leave this conversation (it stays saved) for its fork just made."""
         ...
 
+    def choose_model(self) -> None:
+        """Let the user pick the model the conversation thinks with from its next turn."""
+        ...
+
+    def show_cost(self) -> None:
+        """Show the conversation's tokens, cache use and cost per model, and its context."""
+        ...
+
     def quit_now(self) -> None:
         """Stop the agent (bounded wait), remember the resume hint, and exit."""
         ...

@@ -23,6 +23,7 @@ from ohtui.tui.session.checkpoints import Checkpoints
 from ohtui.tui.session.heap import settle_heap
 from ohtui.tui.session.link import Link
 from ohtui.tui.session.mcp import McpServers
+from ohtui.tui.session.models import ModelSwitch
 from ohtui.tui.session.paging import HISTORY_TAIL, Paging
 from ohtui.tui.session.rewinding import Rewinding
 from ohtui.tui.session.runner import Runner, run_status
@@ -98,6 +99,9 @@ class Session:
         self.paging = Paging(link)
         self.rewinding = Rewinding(link, lambda: self.runner.running)
         self.side = SideRequests(link, profile)
+        self.models = ModelSwitch(
+            link, profile, options, lambda: self.runner.running, self.bridge.callbacks
+        )
 
     def _safety(self) -> ConversationSafety | None:
         return self.approvals.safety
@@ -147,6 +151,8 @@ class Session:
         self.mcp.watch()
         self.mcp.start()
         self.conversation_id = conversation.id.hex
+        if self.held_by is None and self.read_only_reason is None:
+            self.models.restore_choice(conversation)  # before SessionReady shows the model
         state = conversation.state
         page = newest_page(conversation, HISTORY_TAIL)
         link.post(
@@ -236,6 +242,7 @@ class Session:
 
     def _finished(self, conversation: BaseConversation, status: RunStatus) -> None:
         """(The run's thread.) A run ended: ask for what waits, title a new conversation."""
+        self.models.apply_pending(conversation)  # a /model asked for during the run
         if status is RunStatus.WAITING_FOR_CONFIRMATION:
             self._link.post(msg.ApprovalNeeded(self.approvals.pending_views()))
         self.titles.title_once(conversation)
