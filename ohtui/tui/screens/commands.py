@@ -112,6 +112,10 @@ def _fork(screen: CommandTarget, argument: str) -> None:
     screen.session.rewinding.fork(argument)
 
 
+def _diff(screen: CommandTarget, argument: str) -> None:
+    screen.navigator.open_diff(argument)
+
+
 def _help(screen: CommandTarget, argument: str) -> None:
     screen.navigator.open_help()
 
@@ -207,6 +211,11 @@ SLASH_COMMANDS: tuple[Command, ...] = (
         takes_argument=True,
         run=_fork,
         changes_conversation=True,
+    ),
+    Command(
+        name="diff",
+        description="what the agent changed, file by file (/diff 3: since message 3)",
+        run=_diff,
     ),
     Command(name="help", description="keys and commands", run=_help),
     Command(name="exit", description="quit ohtui", run=_exit, aliases=("quit",)),
