@@ -437,5 +437,8 @@ class Navigation(App[None]):
                 severity="warning",
             )
             return
+        if self.session.conversation is None:
+            self._chat().notify("The conversation is still opening: /diff in a moment.")
+            return
         number = int(argument) if argument.isdecimal() else 0
         self.push_screen(DiffScreen(self.session.diffs, pick=argument == "pick", number=number))

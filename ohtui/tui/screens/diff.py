@@ -21,9 +21,10 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option, OptionDoesNotExist
 
+from ohtui.sdk.tools.file_editor.render import DiffLine, diff_lines
 from ohtui.tui.checkpoint_types import STATUS_MARKS
 from ohtui.tui.display import plural
-from ohtui.tui.render import diff_content
+from ohtui.tui.render import styled_diff_lines
 from ohtui.tui.rewind_types import TurnRow
 from ohtui.tui.widgets.marked import MarkedOptionList
 
@@ -35,8 +36,11 @@ LEGEND = "n/p next/previous file · ↑↓ PgUp/PgDn scroll · m since a message
 PICK_LEGEND = "↑↓ move · enter show the changes since then · esc back"
 EMPTY_LEGEND = "m since a message · esc close"
 LOADING = "Reading the workspace's changes…"
-MAX_LINES = 3000
-"""Lines of one file's diff drawn; a longer one ends in a count of the lines left out."""
+CHUNK = 200
+"""Lines of a file's diff drawn at a time: more are drawn as the view nears their end, so a
+file of thousands of lines opens as fast as a short one."""
+AHEAD = 60
+"""Rows left below the view that make the next part be drawn."""
 MAX_TURNS = 500
 """Messages offered to start from (the newest)."""
 TEXT_WIDTH = 120
@@ -68,9 +72,9 @@ def counts(patch: FilePatch) -> Content:
         return Content.styled("…", "$text-muted")
     parts = []
     if patch.added or not patch.removed:
-        parts.append(Content.styled(f"+{patch.added}", "$text-success"))
+        parts.append(Content.styled(f"+{patch.added:,}", "$text-success"))
     if patch.removed:
-        parts.append(Content.styled(f"-{patch.removed}", "$text-error"))
+        parts.append(Content.styled(f"-{patch.removed:,}", "$text-error"))
     return Content(" ").join(parts)
 
 
@@ -86,17 +90,16 @@ def totals(diff: WorkspaceDiff) -> str:
     """ "3 files changed · +12 -4"."""
     added = sum(patch.added for patch in diff.files)
     removed = sum(patch.removed for patch in diff.files)
-    return f"{plural(len(diff.files), 'file')} changed · +{added} -{removed}"
+    return f"{plural(len(diff.files), 'file')} changed · +{added:,} -{removed:,}"
 
 
-def hunks(patch: FilePatch) -> Content:
-    """The file's diff as the approval dialog draws diffs, without git's header lines."""
-    if not patch.text:
-        return Content.styled(LEFT_OUT, "$text-muted")
+def hunk_lines(patch: FilePatch) -> list[tuple[DiffLine, str]]:
+    """The file's diff read as the approval dialog reads diffs, without git's header lines
+    the heading says already."""
     text = "\n".join(
         line for line in patch.text.splitlines() if not line.startswith(SKIPPED_HEADERS)
     )
-    return diff_content(text, MAX_LINES)
+    return list(diff_lines(text))
 
 
 class DiffScreen(ModalScreen[None]):
@@ -148,6 +151,10 @@ class DiffScreen(ModalScreen[None]):
         """The file shown."""
         self.turns: list[TurnRow] | None = None
         self.picking = False
+        self._lines: list[tuple[DiffLine, str]] = []
+        """The diff of the file shown, read whole; drawn a part at a time."""
+        self.drawn = 0
+        """Lines of it drawn so far."""
 
     def compose(self) -> ComposeResult:
         """The heading, the files, the chosen file's hunks, the messages to start from."""
@@ -157,8 +164,7 @@ class DiffScreen(ModalScreen[None]):
             yield Static("", id="note", markup=False)
             yield MarkedOptionList(id="files")
             yield Static("", id="file-heading", markup=False)
-            with VerticalScroll(id="hunks"):
-                yield Static("", id="hunk-text")
+            yield VerticalScroll(id="hunks")
             yield MarkedOptionList(id="since")
             yield Static(LEGEND, id="legend", markup=False)
 
@@ -166,7 +172,9 @@ class DiffScreen(ModalScreen[None]):
         for selector in ("#note", "#files", "#file-heading", "#since"):
             self.query_one(selector).display = False
         self.query_one("#files", OptionList).can_focus = False
-        self.query_one("#hunks").focus()
+        hunks = self.query_one("#hunks", VerticalScroll)
+        hunks.focus()
+        self.watch(hunks, "scroll_y", self._near_end, init=False)
         if self._pick_first or self._number:
             self._source.turns(lambda turns: self.post_message(self.TurnsLoaded(turns)))
             if self._pick_first:
@@ -192,7 +200,7 @@ class DiffScreen(ModalScreen[None]):
         self.query_one("#summary", Static).update(LOADING)
         for selector in ("#note", "#files", "#file-heading"):
             self.query_one(selector).display = False
-        self.query_one("#hunk-text", Static).update("")
+        self._draw_text(Content(""))
         self._source.compute(
             since.event_id if since else None,
             lambda found: self.post_message(self.Loaded(ask, found)),
@@ -212,7 +220,7 @@ class DiffScreen(ModalScreen[None]):
         note = self.query_one("#note", Static)
         note.update(found.note)
         if not found.files:
-            self._show_nothing(found.note or "Nothing differs.", source)
+            self._show_nothing(found.note or "Nothing differs.", source.lower())
             return
         note.display = bool(found.note)
         self.query_one("#summary", Static).update(f"{source} · {totals(found)}")
@@ -227,10 +235,10 @@ class DiffScreen(ModalScreen[None]):
 
     def _show_nothing(self, why: str, source: str = "") -> None:
         """No changes, or no diff: say so plainly."""
-        summary = "No changes." if self.diff is not None else "No diff."
-        self.query_one("#summary", Static).update(f"{source} · {summary}" if source else summary)
+        summary = f"No changes ({source})." if source else "No diff."
+        self.query_one("#summary", Static).update(summary)
         self.query_one("#note").display = False
-        self.query_one("#hunk-text", Static).update(Content(why))
+        self._draw_text(Content(why))
         self.query_one("#legend", Static).update(EMPTY_LEGEND)
 
     def _show_file(self, index: int) -> None:
@@ -244,8 +252,37 @@ class DiffScreen(ModalScreen[None]):
             (f"  ·  {patch.status}  ·  file {index + 1} of {len(self.diff.files)}", "$text-muted"),
         )
         self.query_one("#file-heading", Static).update(heading)
-        self.query_one("#hunk-text", Static).update(hunks(patch))
-        self.query_one("#hunks", VerticalScroll).scroll_home(animate=False)
+        if not patch.text:
+            self._draw_text(Content.styled(LEFT_OUT, "$text-muted"))
+            return
+        self._draw_text(None)
+        self._lines = hunk_lines(patch)
+        self._draw_more()
+
+    def _draw_text(self, text: Content | None) -> None:
+        """Empty the hunks' view (and show `text` there)."""
+        hunks = self.query_one("#hunks", VerticalScroll)
+        hunks.remove_children()
+        hunks.scroll_home(animate=False)
+        self._lines, self.drawn = [], 0
+        if text is not None:
+            hunks.mount(Static(text, classes="part"))
+
+    def _draw_more(self) -> None:
+        """Draw the next part of the file shown."""
+        if self.drawn < len(self._lines):
+            self.query_one("#hunks", VerticalScroll).mount(self._part())
+
+    def _part(self) -> Static:
+        """The next lines of the file shown, drawn (counted as drawn)."""
+        part = self._lines[self.drawn : self.drawn + CHUNK]
+        self.drawn += len(part)
+        return Static(styled_diff_lines(part), classes="part")
+
+    def _near_end(self) -> None:
+        hunks = self.query_one("#hunks", VerticalScroll)
+        if self.drawn < len(self._lines) and hunks.max_scroll_y - hunks.scroll_y < AHEAD:
+            self._draw_more()
 
     @on(OptionList.OptionHighlighted, "#files")
     def _file_clicked(self, event: OptionList.OptionHighlighted) -> None:
@@ -279,10 +316,15 @@ class DiffScreen(ModalScreen[None]):
         else:
             hunks.scroll_page_down(animate=False)
 
-    def action_edge(self, end: int) -> None:
+    async def action_edge(self, end: int) -> None:
         """The hunks' first or last line."""
         hunks = self.query_one("#hunks", VerticalScroll)
         if end:
+            parts = []
+            while self.drawn < len(self._lines):  # the end is asked for: draw the rest
+                parts.append(self._part())
+            if parts:
+                await hunks.mount_all(parts)
             hunks.scroll_end(animate=False)
         else:
             hunks.scroll_home(animate=False)
