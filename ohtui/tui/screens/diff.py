@@ -115,8 +115,9 @@ class DiffScreen(ModalScreen[None]):
         Binding("down", "scroll(1)", show=False),
         Binding("pageup", "page(-1)", show=False),
         Binding("pagedown", "page(1)", show=False),
-        Binding("home", "edge(0)", show=False),
-        Binding("end", "edge(1)", show=False),
+        # Before the view's own: End draws what is not drawn yet, then goes there.
+        Binding("home", "edge(0)", show=False, priority=True),
+        Binding("end", "edge(1)", show=False, priority=True),
     ]
 
     class Loaded(Message):

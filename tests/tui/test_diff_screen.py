@@ -1,0 +1,180 @@
+"""The diff screen on its own, fed a fixed diff: snapshots at 120x40 and 80x24, a file of
+thousands of lines drawn a part at a time (and whole on End), a file whose diff was left
+out, and a diff that could not be read."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from chat_helpers import chat_ready
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from ohtui.sdk.conversation.workspace_diff import DiffSource, WorkspaceDiff
+from ohtui.sdk.utils.unified_diff import split_patches
+from ohtui.tui.app import OhtuiApp
+from ohtui.tui.options import AppOptions
+from ohtui.tui.rewind_types import TurnRow
+from ohtui.tui.screens.diff import CHUNK, LEFT_OUT, DiffScreen
+
+pytestmark = pytest.mark.anyio
+
+DIFF = """\
+diff --git a/README.md b/README.md
+index 1111111..2222222 100644
+--- a/README.md
++++ b/README.md
+@@ -1,3 +1,3 @@
+ # demo
+-A demo.
++A demo, rewritten.
+ Run `python src/app.py`.
+diff --git a/logo.png b/logo.png
+new file mode 100644
+index 0000000..3333333
+Binary files /dev/null and b/logo.png differ
+diff --git a/notes.txt b/notes.txt
+deleted file mode 100644
+index 4444444..0000000
+--- a/notes.txt
++++ /dev/null
+@@ -1,2 +0,0 @@
+-scratch notes
+-written before the agent came
+diff --git a/src/app.py b/src/app.py
+new file mode 100644
+index 0000000..5555555
+--- /dev/null
++++ b/src/app.py
+@@ -0,0 +1,4 @@
++def main() -> None:
++    print("hello")
++
++main()
+"""
+TURNS = [TurnRow("e2", 2, "make it say hello"), TurnRow("e1", 1, "write a demo app")]
+
+
+class FixedDiffs:
+    """Answers every question with the same diff, at once."""
+
+    def __init__(self, found: WorkspaceDiff | str) -> None:
+        self.found = found
+        self.asked: list[str | None] = []
+
+    def compute(self, since: str | None, deliver: Callable[[WorkspaceDiff | str], object]) -> None:
+        self.asked.append(since)
+        deliver(self.found)
+
+    def turns(self, deliver: Callable[[list[TurnRow]], object]) -> None:
+        deliver(TURNS)
+
+
+def fixed(diff: str, note: str = "", source: DiffSource = DiffSource.CHECKPOINTS) -> FixedDiffs:
+    files, cut = split_patches(diff)
+    return FixedDiffs(WorkspaceDiff(source, files, note, cut))
+
+
+def over_the_chat(screen: DiffScreen, wait: Any, *keys: str) -> Any:
+    async def run_before(pilot: Any) -> None:
+        app = pilot.app
+        await wait(pilot, lambda: chat_ready(app), what="the conversation to open")
+        await app.push_screen(screen)
+        await pilot.pause(0.1)
+        await pilot.press(*keys)
+        await pilot.pause(0.1)
+        app.clear_notifications()
+        for widget in app.chat.query("TextArea"):
+            widget.cursor_blink = False
+        await pilot.pause(0.1)
+        await pilot.wait_for_scheduled_animations()
+
+    return run_before
+
+
+def test_the_diff_screen(snap_compare: Any, app_options: AppOptions, wait: Any) -> None:
+    """Four files (modified, binary, deleted, added), the first one's hunks."""
+    run_before = over_the_chat(DiffScreen(fixed(DIFF)), wait)
+    assert snap_compare(OhtuiApp(app_options), terminal_size=(120, 40), run_before=run_before)
+
+
+def test_the_diff_screen_small(snap_compare: Any, app_options: AppOptions, wait: Any) -> None:
+    """At 80x24, on the last file (n three times): the title, the files and the legend
+    stay; the hunks take the rows left."""
+    run_before = over_the_chat(DiffScreen(fixed(DIFF)), wait, "n", "n", "n")
+    assert snap_compare(OhtuiApp(app_options), terminal_size=(80, 24), run_before=run_before)
+
+
+def test_the_diff_from_git_snapshot(snap_compare: Any, app_options: AppOptions, wait: Any) -> None:
+    """From git, with the note saying why and what it compares with; on the deleted file."""
+    note = (
+        "This conversation kept no checkpoints: shown is the workspace against its last "
+        "commit (commit 0123456789ab), changes made before the conversation began included."
+    )
+    screen = DiffScreen(fixed(DIFF, note, DiffSource.GIT))
+    run_before = over_the_chat(screen, wait, "n", "n")
+    assert snap_compare(OhtuiApp(app_options), terminal_size=(120, 40), run_before=run_before)
+
+
+def test_choosing_the_message_snapshot(
+    snap_compare: Any, app_options: AppOptions, wait: Any
+) -> None:
+    run_before = over_the_chat(DiffScreen(fixed(DIFF)), wait, "m")
+    assert snap_compare(OhtuiApp(app_options), terminal_size=(80, 24), run_before=run_before)
+
+
+def drawn(screen: DiffScreen) -> list[str]:
+    return [str(part.visual) for part in screen.query("#hunks Static").results(Static)]
+
+
+async def test_a_long_file_is_drawn_a_part_at_a_time(app_options: AppOptions, wait: Any) -> None:
+    lines = 5000
+    body = "".join(f"+line {n}\n" for n in range(1, lines + 1))
+    big = f"diff --git a/big.txt b/big.txt\n--- /dev/null\n+++ b/big.txt\n@@ -0,0 +1,{lines} @@\n"
+    screen = DiffScreen(fixed(big + body + DIFF))
+    app = OhtuiApp(app_options)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait(pilot, lambda: chat_ready(app), what="the chat")
+        await app.push_screen(screen)
+        await wait(pilot, lambda: bool(drawn(screen)), what="the first part")
+        assert screen.drawn == CHUNK and "+line 5000" not in "".join(drawn(screen))
+        hunks = screen.query_one("#hunks", VerticalScroll)
+        for _ in range(8):  # paging down draws more before the view reaches the end
+            await pilot.press("pagedown")
+        await pilot.pause()
+        assert CHUNK < screen.drawn < lines
+        assert hunks.max_scroll_y - hunks.scroll_y > 0
+        await pilot.press("end")
+        await wait(pilot, lambda: hunks.scroll_y == hunks.max_scroll_y > lines - 40, what="end")
+        assert screen.drawn == lines + 3  # the ---, +++ and @@ lines too
+        assert drawn(screen)[-1].endswith("+line 5000")
+        await pilot.press("n")  # the next file starts drawn afresh, at its top
+        await wait(pilot, lambda: screen.current == 1, what="the next file")
+        assert screen.drawn == 7 and hunks.scroll_y == 0
+
+
+async def test_a_file_left_out_and_a_diff_that_cannot_be_read(
+    app_options: AppOptions, wait: Any
+) -> None:
+    cut = DIFF.split("diff --git a/notes.txt", maxsplit=1)[0] + "[diff cut at 200,000 bytes: ...]\n"
+    files, was_cut = split_patches(cut)
+    from ohtui.sdk.utils.unified_diff import FilePatch
+
+    files.append(FilePatch("notes.txt", "deleted", 0, 0, False, ""))
+    screen = DiffScreen(FixedDiffs(WorkspaceDiff(DiffSource.CHECKPOINTS, files, "", was_cut)))
+    failed = DiffScreen(FixedDiffs("This server keeps no checkpoints."))
+    app = OhtuiApp(app_options)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait(pilot, lambda: chat_ready(app), what="the chat")
+        await app.push_screen(screen)
+        await wait(pilot, lambda: bool(drawn(screen)), what="the first file")
+        assert was_cut
+        await pilot.press("n", "n")
+        assert drawn(screen) == [LEFT_OUT]
+        await pilot.press("escape")
+        await app.push_screen(failed)
+        await wait(pilot, lambda: bool(drawn(failed)), what="the reason")
+        assert drawn(failed) == ["This server keeps no checkpoints."]
+        assert str(failed.query_one("#summary", Static).visual) == "No diff."
