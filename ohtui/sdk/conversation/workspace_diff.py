@@ -145,6 +145,7 @@ def _without_checkpoints(conversation: BaseConversation, missing: str | None) ->
     except GitDiffUnavailable as exc:
         return WorkspaceDiff(DiffSource.NONE, note=f"No diff can be shown: {why}, and {exc}.")
     patches, cut = split_patches(found.diff)
+    patches.sort(key=lambda patch: patch.path)  # tracked and new files together, as git lists
     against = f"commit {found.commit}" if found.commit else "an empty repository"
     note = (
         f"{why[:1].upper()}{why[1:]}: shown is the workspace against its last commit "

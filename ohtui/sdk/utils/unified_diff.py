@@ -113,9 +113,10 @@ def _git_line_path(line: str) -> str:
 
 def _path(side: str) -> str:
     """A header's path without its quoting (git's C-style quotes) and `a/` or `b/`."""
-    side = side.split("\t", 1)[0] if not side.startswith('"') else side
-    if side.startswith('"') and side.endswith('"') and len(side) > 1:
-        side = _unquote(side[1:-1])
+    # git ends a name holding a space with a tab; a quoted one ends at its last quote.
+    end = side.rfind('"')
+    quoted = side.startswith('"') and end > 0
+    side = _unquote(side[1:end]) if quoted else side.split("\t", 1)[0]
     if side.startswith(("a/", "b/")):
         return side[2:]
     return "" if side == "/dev/null" else side
