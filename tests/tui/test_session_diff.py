@@ -22,6 +22,7 @@ from ohtui.tui.app import OhtuiApp
 from ohtui.tui.options import AppOptions
 from ohtui.tui.render import diff_content
 from ohtui.tui.screens.diff import DiffScreen
+from ohtui.tui.screens.help import HelpScreen
 
 pytestmark = pytest.mark.anyio
 
@@ -179,12 +180,26 @@ async def test_no_changes_are_said_plainly(
         assert isinstance(app.screen, DiffScreen)
 
 
-async def test_a_bad_argument_says_what_to_give(
+async def test_listed_in_help_pick_first_and_a_bad_argument_says_what_to_give(
     app_options: AppOptions, llm_server: ScriptedLLMServer, wait: Any
 ) -> None:
     app = OhtuiApp(app_options)
     async with app.run_test(size=SIZE) as pilot:
         await wait(pilot, lambda: chat_ready(app), what="the conversation to open")
+        await submit(pilot, "/help")
+        await wait(pilot, lambda: isinstance(app.screen, HelpScreen), what="/help")
+        listed = [str(s.render()) for s in app.screen.query(".key").results(Static)]
+        assert "/diff" in listed
+        await pilot.press("escape")
+        await submit(pilot, "/diff pick")  # the messages first: here only the start
+        await wait(pilot, lambda: isinstance(app.screen, DiffScreen), what="the diff screen")
+        assert isinstance(app.screen, DiffScreen)
+        screen = app.screen
+        since = screen.query_one("#since", OptionList)
+        await wait(pilot, lambda: screen.turns == [], what="the (no) messages read")
+        assert screen.picking and since.option_count == 1
+        await pilot.press("escape")  # nothing shown yet: Esc closes
+        await wait(pilot, lambda: not isinstance(app.screen, DiffScreen), what="closed")
         await submit(pilot, "/diff yesterday")
         await pilot.pause()
         assert not isinstance(app.screen, DiffScreen)
