@@ -10,14 +10,14 @@ from typing import Any
 import pytest
 from chat_helpers import chat_ready
 from textual.containers import VerticalScroll
-from textual.widgets import Static
+from textual.widgets import OptionList, Static
 
 from ohtui.sdk.conversation.workspace_diff import DiffSource, WorkspaceDiff
 from ohtui.sdk.utils.unified_diff import split_patches
 from ohtui.tui.app import OhtuiApp
 from ohtui.tui.options import AppOptions
 from ohtui.tui.rewind_types import TurnRow
-from ohtui.tui.screens.diff import CHUNK, LEFT_OUT, DiffScreen
+from ohtui.tui.screens.diff import CHUNK, LEFT_OUT, LOADING, DiffScreen
 
 pytestmark = pytest.mark.anyio
 
@@ -178,3 +178,47 @@ async def test_a_file_left_out_and_a_diff_that_cannot_be_read(
         await wait(pilot, lambda: bool(drawn(failed)), what="the reason")
         assert drawn(failed) == ["This server keeps no checkpoints."]
         assert str(failed.query_one("#summary", Static).visual) == "No diff."
+
+
+class LateDiffs(FixedDiffs):
+    """Answers when told to (`answer`), as a slow workspace would."""
+
+    def __init__(self, found: WorkspaceDiff | str) -> None:
+        super().__init__(found)
+        self.waiting: list[Callable[[WorkspaceDiff | str], object]] = []
+
+    def compute(self, since: str | None, deliver: Callable[[WorkspaceDiff | str], object]) -> None:
+        self.asked.append(since)
+        self.waiting.append(deliver)
+
+    def answer(self) -> None:
+        for deliver in self.waiting:
+            deliver(self.found)
+        self.waiting.clear()
+
+
+async def test_an_answer_that_comes_while_the_messages_show_waits_behind_them(
+    app_options: AppOptions, wait: Any
+) -> None:
+    files, _ = split_patches(DIFF)
+    late = LateDiffs(WorkspaceDiff(DiffSource.CHECKPOINTS, files))
+    screen = DiffScreen(late)
+    app = OhtuiApp(app_options)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait(pilot, lambda: chat_ready(app), what="the chat")
+        await app.push_screen(screen)
+        await wait(pilot, lambda: late.waiting != [], what="the question")
+        assert str(screen.query_one("#summary", Static).visual) == LOADING
+        await pilot.press("m")
+        assert screen.picking
+        late.answer()
+        await wait(pilot, lambda: screen.diff is not None, what="the answer")
+        assert not screen.query_one("#files").display  # the messages stay in front
+        await pilot.press("escape")
+        assert not screen.picking and screen.query_one("#files").display
+        assert screen.query_one("#files", OptionList).option_count == 4
+        assert "README.md" in str(screen.query_one("#file-heading", Static).visual)
+        await pilot.press("m", "down", "enter")  # since message 2: asked again
+        await wait(pilot, lambda: len(late.asked) == 2, what="the second question")
+        assert late.asked == [None, "e2"]
+        assert str(screen.query_one("#title", Static).visual).startswith("Changes since message 2")

@@ -198,10 +198,7 @@ class DiffScreen(ModalScreen[None]):
         ask = self._asked
         self.diff, self.message, self.current = None, "", 0
         self.query_one("#title", Static).update(self._title())
-        self.query_one("#summary", Static).update(LOADING)
-        for selector in ("#note", "#files", "#file-heading"):
-            self.query_one(selector).display = False
-        self._draw_text(Content(""))
+        self._show()
         self._source.compute(
             since.event_id if since else None,
             lambda found: self.post_message(self.Loaded(ask, found)),
@@ -211,34 +208,45 @@ class DiffScreen(ModalScreen[None]):
     def _loaded(self, message: Loaded) -> None:
         if message.ask != self._asked:
             return  # an older question, answered late
-        found = message.found
-        if isinstance(found, str):
-            self.message = found
-            self._show_nothing(found)
-            return
-        self.diff = found
-        source = f"From {found.source.value}"
+        if isinstance(message.found, str):
+            self.message = message.found
+        else:
+            self.diff = message.found
+        if not self.picking:  # else shown when the picker closes
+            self._show()
+
+    def _show(self) -> None:
+        """Show what is known: the diff, why there is none, or that it is being read."""
+        found = self.diff
         note = self.query_one("#note", Static)
-        note.update(found.note)
+        files = self.query_one("#files", OptionList)
+        heading = self.query_one("#file-heading")
+        note.display = files.display = heading.display = False
+        if found is None:
+            if self.message:
+                self._show_nothing(self.message)
+            else:
+                self.query_one("#summary", Static).update(LOADING)
+                self._draw_text(Content(""))
+            return
+        source = f"From {found.source.value}"
         if not found.files:
             self._show_nothing(found.note or "Nothing differs.", source.lower())
             return
+        note.update(found.note)
         note.display = bool(found.note)
         self.query_one("#summary", Static).update(f"{source} · {totals(found)}")
-        files = self.query_one("#files", OptionList)
         files.clear_options()
         width = min(max(len(p.path) for p in found.files), 60)
         files.add_options(Option(file_row(p, width)) for p in found.files)
-        files.display = True
-        self.query_one("#file-heading").display = True
+        files.display = heading.display = True
         self.query_one("#legend", Static).update(LEGEND)
-        self._show_file(0)
+        self._show_file(min(self.current, len(found.files) - 1))
 
     def _show_nothing(self, why: str, source: str = "") -> None:
         """No changes, or no diff: say so plainly."""
         summary = f"No changes ({source})." if source else "No diff."
         self.query_one("#summary", Static).update(summary)
-        self.query_one("#note").display = False
         self._draw_text(Content(why))
         self.query_one("#legend", Static).update(EMPTY_LEGEND)
 
@@ -400,20 +408,10 @@ class DiffScreen(ModalScreen[None]):
         self.query_one("#hunks").focus()
 
     def action_back(self) -> None:
-        """Esc: from the messages back to the diff; from the diff, close."""
-        if self.picking and (self.diff is not None or self.message):
+        """Esc: from the messages back to the diff (once one was asked for); from the
+        diff, close."""
+        if self.picking and self._asked:
             self._hide_picker()
-            self._restore_shown()
+            self._show()
             return
         self.dismiss(None)
-
-    def _restore_shown(self) -> None:
-        """Show again what the picker covered."""
-        diff = self.diff
-        if diff is not None and diff.files:
-            self.query_one("#note").display = bool(diff.note)
-            self.query_one("#files").display = True
-            self.query_one("#file-heading").display = True
-            self.query_one("#legend", Static).update(LEGEND)
-        else:
-            self.query_one("#legend", Static).update(EMPTY_LEGEND)
