@@ -13,7 +13,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import OptionList, Static
 
 from ohtui.sdk.conversation.workspace_diff import DiffSource, WorkspaceDiff
-from ohtui.sdk.utils.unified_diff import split_patches
+from ohtui.sdk.utils.unified_diff import FilePatch, split_patches
 from ohtui.tui.app import OhtuiApp
 from ohtui.tui.options import AppOptions
 from ohtui.tui.rewind_types import TurnRow
@@ -67,6 +67,13 @@ class FixedDiffs:
     def compute(self, since: str | None, deliver: Callable[[WorkspaceDiff | str], object]) -> None:
         self.asked.append(since)
         deliver(self.found)
+
+    def file(
+        self, checkpoint_id: str, path: str, deliver: Callable[[FilePatch | str], object]
+    ) -> None:
+        self.asked.append(f"{checkpoint_id}:{path}")
+        alone = f"diff --git a/{path} b/{path}\n--- a/{path}\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n"
+        deliver(split_patches(alone)[0][0] if checkpoint_id != "server" else "Not alone.")
 
     def turns(self, deliver: Callable[[list[TurnRow]], object]) -> None:
         deliver(TURNS)
@@ -155,15 +162,18 @@ async def test_a_long_file_is_drawn_a_part_at_a_time(app_options: AppOptions, wa
         assert screen.drawn == 7 and hunks.scroll_y == 0
 
 
+@pytest.mark.parametrize("checkpoint_id", [None, "c0ffee", "server"])
 async def test_a_file_left_out_and_a_diff_that_cannot_be_read(
-    app_options: AppOptions, wait: Any
+    app_options: AppOptions, wait: Any, checkpoint_id: str | None
 ) -> None:
+    """A file left out of a cut diff is read alone from its checkpoint (not from git; a
+    server's refusal is said)."""
     cut = DIFF.split("diff --git a/notes.txt", maxsplit=1)[0] + "[diff cut at 200,000 bytes: ...]\n"
     files, was_cut = split_patches(cut)
-    from ohtui.sdk.utils.unified_diff import FilePatch
-
     files.append(FilePatch("notes.txt", "deleted", 0, 0, False, ""))
-    screen = DiffScreen(FixedDiffs(WorkspaceDiff(DiffSource.CHECKPOINTS, files, "", was_cut)))
+    source = DiffSource.CHECKPOINTS if checkpoint_id else DiffSource.GIT
+    fixed = FixedDiffs(WorkspaceDiff(source, files, "", was_cut, checkpoint_id))
+    screen = DiffScreen(fixed)
     failed = DiffScreen(FixedDiffs("This server keeps no checkpoints."))
     app = OhtuiApp(app_options)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -172,7 +182,15 @@ async def test_a_file_left_out_and_a_diff_that_cannot_be_read(
         await wait(pilot, lambda: bool(drawn(screen)), what="the first file")
         assert was_cut
         await pilot.press("n", "n")
-        assert drawn(screen) == [LEFT_OUT]
+        await pilot.pause()
+        if checkpoint_id is None:
+            assert drawn(screen) == [LEFT_OUT]
+        elif checkpoint_id == "server":
+            assert drawn(screen) == ["Not alone."]
+        else:
+            assert fixed.asked == [None, "c0ffee:notes.txt"]
+            assert drawn(screen) == ["--- a/notes.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-x"]
+            assert "3 files changed · +1 -2" in str(screen.query_one("#summary", Static).visual)
         await pilot.press("escape")
         await app.push_screen(failed)
         await wait(pilot, lambda: bool(drawn(failed)), what="the reason")

@@ -49,7 +49,9 @@ class WorkspaceDiff:
     note: str = ""
     """What the user should know: why this source, or why there is nothing to show."""
     cut: bool = False
-    """The diff was too long: the files at its end have no text."""
+    """The diff was too long: the files at its end have no text (`file_diff` reads one)."""
+    checkpoint_id: str | None = None
+    """The checkpoint compared with the workspace now (from the checkpoints)."""
 
 
 def workspace_diff(conversation: BaseConversation, since: str | None = None) -> WorkspaceDiff:
@@ -109,7 +111,18 @@ def _from_checkpoint(
         if skipped
         else ""
     )
-    return WorkspaceDiff(DiffSource.CHECKPOINTS, files, note, cut)
+    return WorkspaceDiff(DiffSource.CHECKPOINTS, files, note, cut, base.checkpoint_id)
+
+
+def file_diff(conversation: BaseConversation, checkpoint_id: str, path: str) -> FilePatch | None:
+    """One file's change since the checkpoint, read alone (a file left out of a diff too
+    long to read whole); None where it cannot be: a conversation on a server answers for
+    the whole workspace only. CheckpointError when the checkpoint cannot be read."""
+    checkpointing = getattr(conversation, "checkpointing", None)
+    if checkpointing is None:
+        return None
+    patches, _ = split_patches(reverse(checkpointing.diff(checkpoint_id, [path])))
+    return next((patch for patch in patches if patch.path == path), None)
 
 
 def _without_checkpoints(conversation: BaseConversation, missing: str | None) -> WorkspaceDiff:

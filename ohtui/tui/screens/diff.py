@@ -44,6 +44,7 @@ AHEAD = 60
 MAX_TURNS = 500
 """Messages offered to start from (the newest)."""
 TEXT_WIDTH = 120
+READING_FILE = "Reading this file's diff on its own…"
 LEFT_OUT = (
     "This file's diff was left out: the whole diff is too long to read at once. "
     "Choose a later message (m) to see less."
@@ -57,6 +58,12 @@ class DiffProvider(Protocol):
 
     def compute(self, since: str | None, deliver: Callable[[WorkspaceDiff | str], object]) -> None:
         """Work out the diff since a message (None: the conversation's start)."""
+        ...
+
+    def file(
+        self, checkpoint_id: str, path: str, deliver: Callable[[FilePatch | str], object]
+    ) -> None:
+        """Read one file's change alone (a file left out of a long diff)."""
         ...
 
     def turns(self, deliver: Callable[[list[TurnRow]], object]) -> None:
@@ -128,6 +135,15 @@ class DiffScreen(ModalScreen[None]):
             self.ask = ask
             self.found = found
 
+    class FileLoaded(Message):
+        """One file's change read alone (for the diff number `ask`), or why it cannot be."""
+
+        def __init__(self, ask: int, path: str, found: FilePatch | str) -> None:
+            super().__init__()
+            self.ask = ask
+            self.path = path
+            self.found = found
+
     class TurnsLoaded(Message):
         """The user's messages to start from, newest first."""
 
@@ -152,6 +168,9 @@ class DiffScreen(ModalScreen[None]):
         """The file shown."""
         self.turns: list[TurnRow] | None = None
         self.picking = False
+        self._alone: dict[str, str] = {}
+        """Files left out of a long diff, asked for alone: "" while being read, or why
+        they cannot be."""
         self._lines: list[tuple[DiffLine, str]] = []
         """The diff of the file shown, read whole; drawn a part at a time."""
         self.drawn = 0
@@ -197,6 +216,7 @@ class DiffScreen(ModalScreen[None]):
         self._asked += 1
         ask = self._asked
         self.diff, self.message, self.current = None, "", 0
+        self._alone = {}
         self.query_one("#title", Static).update(self._title())
         self._show()
         self._source.compute(
@@ -262,11 +282,48 @@ class DiffScreen(ModalScreen[None]):
         )
         self.query_one("#file-heading", Static).update(heading)
         if not patch.text:
-            self._draw_text(Content.styled(LEFT_OUT, "$text-muted"))
+            self._draw_text(Content.styled(self._left_out(patch), "$text-muted"))
             return
         self._draw_text(None)
         self._lines = hunk_lines(patch)
         self._draw_more()
+
+    def _left_out(self, patch: FilePatch) -> str:
+        """What shows for a file left out of a long diff: its own diff is asked for (from
+        the checkpoints) once, and this says it is being read, or why it cannot be."""
+        assert self.diff is not None
+        checkpoint_id = self.diff.checkpoint_id
+        if checkpoint_id is None:
+            return LEFT_OUT
+        if patch.path not in self._alone:
+            self._alone[patch.path] = ""
+            ask, path = self._asked, patch.path
+            self._source.file(
+                checkpoint_id,
+                path,
+                lambda found: self.post_message(self.FileLoaded(ask, path, found)),
+            )
+        return self._alone[patch.path] or READING_FILE
+
+    @on(FileLoaded)
+    def _file_loaded(self, message: FileLoaded) -> None:
+        diff = self.diff
+        if message.ask != self._asked or diff is None:
+            return
+        index = next((n for n, p in enumerate(diff.files) if p.path == message.path), None)
+        if index is None:
+            return
+        if isinstance(message.found, str):
+            self._alone[message.path] = message.found
+        else:
+            diff.files[index] = message.found
+            width = min(max(len(p.path) for p in diff.files), 60)
+            files = self.query_one("#files", OptionList)
+            files.replace_option_prompt_at_index(index, file_row(message.found, width))
+            source = f"From {diff.source.value}"
+            self.query_one("#summary", Static).update(f"{source} · {totals(diff)}")
+        if index == self.current and not self.picking:
+            self._show_file(index)
 
     def _draw_text(self, text: Content | None) -> None:
         """Empty the hunks' view (and show `text` there)."""

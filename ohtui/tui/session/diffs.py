@@ -16,12 +16,17 @@ from ohtui.tui.session.words import describe, sentence
 
 if TYPE_CHECKING:
     from ohtui.sdk.conversation.workspace_diff import WorkspaceDiff
+    from ohtui.sdk.utils.unified_diff import FilePatch
     from ohtui.tui.rewind_types import TurnRow
     from ohtui.tui.session.link import Link
 
 logger = logging.getLogger(__name__)
 
 OPENING = "The conversation is still opening: try /diff again in a moment."
+ALONE = (
+    "This file's diff was left out: the whole diff is too long, and the agent server "
+    "answers for the whole workspace only. Choose a later message (m) to see less."
+)
 
 
 class Diffs:
@@ -53,6 +58,33 @@ class Diffs:
             deliver(found)
 
         self._link.spawn(work, "ohtui-diff")
+
+    def file(
+        self, checkpoint_id: str, path: str, deliver: Callable[[FilePatch | str], object]
+    ) -> None:
+        """Read one file's change alone on a thread (a file left out of a long diff);
+        `deliver` gets it, or a sentence saying why it cannot be read."""
+        conversation = self._link.conversation
+        if conversation is None:
+            deliver(OPENING)
+            return
+
+        def work() -> None:
+            from ohtui.sdk.conversation.exceptions import CheckpointError
+            from ohtui.sdk.conversation.workspace_diff import file_diff
+
+            try:
+                found = file_diff(conversation, checkpoint_id, path)
+            except CheckpointError as exc:
+                deliver(sentence(str(exc)))
+                return
+            except Exception as exc:
+                logger.warning("/diff of %s failed", path, exc_info=True)
+                deliver(f"Reading the change to {path} failed: {describe(exc)}")
+                return
+            deliver(found if found is not None else ALONE)
+
+        self._link.spawn(work, "ohtui-diff-file")
 
     def turns(self, deliver: Callable[[list[TurnRow]], object]) -> None:
         """The user's messages on the active branch, newest first, for choosing where the

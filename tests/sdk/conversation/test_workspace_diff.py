@@ -15,7 +15,7 @@ import pytest
 from llm_server import ScriptedLLMServer
 
 from ohtui.sdk import LLM, Agent, Conversation, LocalConversation, MessageEvent, Tool
-from ohtui.sdk.conversation.workspace_diff import DiffSource, workspace_diff
+from ohtui.sdk.conversation.workspace_diff import DiffSource, file_diff, workspace_diff
 from ohtui.sdk.security.confirmation_policy import NeverConfirm
 
 Factory = Callable[..., LocalConversation]
@@ -167,3 +167,17 @@ def test_no_checkpoints_and_no_repository_says_so(
         "No diff can be shown: this conversation kept no checkpoints, and the workspace is "
         "not a git repository."
     )
+
+
+def test_a_file_left_out_of_a_long_diff_is_read_alone(
+    make_conversation: Factory, llm_server: ScriptedLLMServer
+) -> None:
+    conv = make_conversation(checkpoints=True)
+    turn(conv, llm_server, "big", "seq 1 40000 > a.txt && echo hello > b.txt")
+    found = workspace_diff(conv)
+    assert found.cut and found.checkpoint_id is not None
+    assert [(p.path, bool(p.text)) for p in found.files] == [("a.txt", True), ("b.txt", False)]
+    alone = file_diff(conv, found.checkpoint_id, "b.txt")
+    assert alone is not None
+    assert (alone.path, alone.status, alone.added) == ("b.txt", "added", 1)
+    assert alone.text.endswith("@@ -0,0 +1 @@\n+hello")
