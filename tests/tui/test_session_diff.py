@@ -38,8 +38,11 @@ def script_turn(server: ScriptedLLMServer, command: str, answer: str) -> None:
     server.reply_text(answer, usage=USAGE)
 
 
-async def run_turns(app: OhtuiApp, pilot: Any, wait: Any, server: ScriptedLLMServer) -> None:
-    await wait(pilot, lambda: chat_ready(app), what="the conversation to open")
+async def run_turns(
+    app: OhtuiApp, pilot: Any, wait: Any, server: ScriptedLLMServer, opening: float = 20.0
+) -> None:
+    """Open the chat (`opening`: seconds it may take) and run the two turns."""
+    await wait(pilot, lambda: chat_ready(app), what="the conversation to open", timeout=opening)
     for message, command in TURNS:
         script_turn(server, command, f"Done: {message}.")
         await submit(pilot, message)
@@ -235,7 +238,8 @@ async def test_on_a_server_the_diff_comes_from_its_checkpoints(
     )
     app = OhtuiApp(options)
     async with app.run_test(size=SIZE) as pilot:
-        await run_turns(app, pilot, wait, llm_server)
+        # A server process starts first: on a loaded machine that takes a while.
+        await run_turns(app, pilot, wait, llm_server, opening=60.0)
         screen = await open_diff(app, pilot, wait)
         assert screen.diff is not None, screen.message
         assert screen.diff.source.value == "checkpoints"

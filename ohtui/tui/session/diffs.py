@@ -24,8 +24,9 @@ logger = logging.getLogger(__name__)
 
 OPENING = "The conversation is still opening: try /diff again in a moment."
 ALONE = (
-    "This file's diff was left out: the whole diff is too long, and the agent server "
-    "answers for the whole workspace only. Choose a later message (m) to see less."
+    "This file's diff was left out: the whole diff is too long, and this file cannot be "
+    "read alone here (an agent server answers for the whole workspace only). Choose a "
+    "later message (m) to see less."
 )
 
 
