@@ -7,7 +7,8 @@ it, as a rewind uses) compared with the workspace now. The store answers the oth
 round (what restoring would change), so its diff is reversed; on a server it comes through
 the same route as a restore's preview. Where no checkpoint could be kept, a local workspace
 in a git repository is compared with its last commit instead, read only, and the result
-says so. Nothing here changes the workspace or the user's git state.
+says so. Nothing here changes the workspace or the user's git state. The conversation's
+secret values are masked in what is shown.
 """
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ from typing import TYPE_CHECKING
 
 from ohtui.sdk.conversation.branch import Branch
 from ohtui.sdk.conversation.git_diff import GitDiffUnavailable, git_diff, is_repository
+from ohtui.sdk.conversation.impl.remote_state import RemoteState
 from ohtui.sdk.conversation.rewind import checkpoint_after
+from ohtui.sdk.conversation.state import ConversationState
 from ohtui.sdk.event.checkpoint import CheckpointEvent, of_kinds
 from ohtui.sdk.utils.unified_diff import FilePatch, reverse, split_patches
 from ohtui.sdk.workspace.local import LocalWorkspace
@@ -78,6 +81,15 @@ def workspace_diff(conversation: BaseConversation, since: str | None = None) -> 
     return _without_checkpoints(conversation, missing)
 
 
+def _masked(conversation: BaseConversation, text: str) -> str:
+    """`text` with the conversation's secret values masked: a file the agent wrote a key
+    into shows the mask, never the key."""
+    state = conversation.state
+    if isinstance(state, ConversationState | RemoteState):
+        return state.secret_registry.mask_secrets_in_output(text)
+    return text
+
+
 def _branch(conversation: BaseConversation) -> Branch:
     """The active branch, root first (a state that lists it: as a branch of its own)."""
     branch = conversation.state.active_branch()
@@ -96,7 +108,8 @@ def _from_checkpoint(
         return WorkspaceDiff(
             DiffSource.CHECKPOINTS, note="The workspace is as it was then: nothing differs."
         )
-    patches, cut = split_patches(reverse(conversation.checkpoint_diff(base.checkpoint_id)))
+    diff = _masked(conversation, conversation.checkpoint_diff(base.checkpoint_id))
+    patches, cut = split_patches(reverse(diff))
     by_path = {patch.path: patch for patch in patches}
     files = []
     for change in changes:
@@ -121,7 +134,8 @@ def file_diff(conversation: BaseConversation, checkpoint_id: str, path: str) -> 
     checkpointing = getattr(conversation, "checkpointing", None)
     if checkpointing is None:
         return None
-    patches, _ = split_patches(reverse(checkpointing.diff(checkpoint_id, [path])))
+    diff = _masked(conversation, checkpointing.diff(checkpoint_id, [path]))
+    patches, _ = split_patches(reverse(diff))
     return next((patch for patch in patches if patch.path == path), None)
 
 
@@ -157,7 +171,7 @@ def _without_checkpoints(conversation: BaseConversation, missing: str | None) ->
         found = git_diff(workspace)
     except GitDiffUnavailable as exc:
         return WorkspaceDiff(DiffSource.NONE, note=f"No diff can be shown: {why}, and {exc}.")
-    patches, cut = split_patches(found.diff)
+    patches, cut = split_patches(_masked(conversation, found.diff))
     patches.sort(key=lambda patch: patch.path)  # tracked and new files together, as git lists
     against = f"commit {found.commit}" if found.commit else "an empty repository"
     note = (

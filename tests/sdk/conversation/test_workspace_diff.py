@@ -17,6 +17,7 @@ from llm_server import ScriptedLLMServer
 from ohtui.sdk import LLM, Agent, Conversation, LocalConversation, MessageEvent, Tool
 from ohtui.sdk.conversation.workspace_diff import DiffSource, file_diff, workspace_diff
 from ohtui.sdk.security.confirmation_policy import NeverConfirm
+from ohtui.sdk.utils.masking import SECRET_MASK
 
 Factory = Callable[..., LocalConversation]
 
@@ -181,3 +182,18 @@ def test_a_file_left_out_of_a_long_diff_is_read_alone(
     assert alone is not None
     assert (alone.path, alone.status, alone.added) == ("b.txt", "added", 1)
     assert alone.text.endswith("@@ -0,0 +1 @@\n+hello")
+
+
+def test_a_secret_the_agent_wrote_into_a_file_is_masked(
+    make_conversation: Factory, llm_server: ScriptedLLMServer, workspace: Path
+) -> None:
+    conv = make_conversation(checkpoints=True)
+    conv.update_secrets({"DEPLOY_TOKEN": "tok-8f3a9c2e71d4"})
+    turn(conv, llm_server, "save", "printf 'token=tok-8f3a%s\\n' 9c2e71d4 > .env.local")
+    assert (workspace / ".env.local").read_text() == "token=tok-8f3a9c2e71d4\n"
+    found = workspace_diff(conv)
+    [patch] = found.files
+    assert "tok-8f3a9c2e71d4" not in patch.text
+    assert patch.text.endswith(f"+token={SECRET_MASK}")
+    alone = file_diff(conv, str(found.checkpoint_id), ".env.local")
+    assert alone is not None and "tok-8f3a9c2e71d4" not in alone.text
