@@ -13,11 +13,21 @@ from textual.containers import VerticalScroll
 from textual.widgets import OptionList, Static
 
 from ohtui.sdk.conversation.workspace_diff import DiffSource, WorkspaceDiff
+from ohtui.sdk.tools.file_editor.render import DiffLine
 from ohtui.sdk.utils.unified_diff import FilePatch, split_patches
 from ohtui.tui.app import OhtuiApp
 from ohtui.tui.options import AppOptions
 from ohtui.tui.rewind_types import TurnRow
-from ohtui.tui.screens.diff import CHUNK, LEFT_OUT, LOADING, DiffScreen
+from ohtui.tui.screens.diff import (
+    CHUNK,
+    CUT,
+    LEFT_OUT,
+    LOADING,
+    DiffScreen,
+    counts,
+    hunk_lines,
+    totals,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -240,3 +250,14 @@ async def test_an_answer_that_comes_while_the_messages_show_waits_behind_them(
         await wait(pilot, lambda: len(late.asked) == 2, what="the second question")
         assert late.asked == [None, "e2"]
         assert str(screen.query_one("#title", Static).visual).startswith("Changes since message 2")
+
+
+def test_a_file_cut_short_says_so_in_its_counts_and_at_its_end() -> None:
+    head = "diff --git a/a b/a\n--- /dev/null\n+++ b/a\n@@ -0,0 +1,9 @@\n"
+    text = head + "+1\n+2\n[diff cut at 9 bytes]\n"
+    files, cut = split_patches(text)
+    assert cut and files[0].cut
+    assert str(counts(files[0])) == "+2 (cut)"
+    assert hunk_lines(files[0])[-1] == (DiffLine.CONTEXT, CUT)
+    whole = WorkspaceDiff(DiffSource.CHECKPOINTS, files, cut=True)
+    assert totals(whole) == "1 file changed · +2 -0 (counted up to where the diff is cut)"

@@ -8,7 +8,7 @@ turns one into the other without asking the store (or a server) for anything new
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 FileStatus = Literal["added", "modified", "deleted"]
@@ -33,13 +33,19 @@ class FilePatch:
     binary: bool
     text: str
     """The file's whole part of the diff: its headers and hunks."""
+    cut: bool = False
+    """Only the start of its diff is here (the diff was cut short in it): the counts are of
+    what is here."""
 
 
 def split_patches(diff: str) -> tuple[list[FilePatch], bool]:
     """The diff's files in order, and whether the diff was cut short (the store's note
     dropped). In a diff without `diff --git` lines, a file starts at a `--- `, `+++ ` pair."""
     parts, cut = _parts(diff)
-    return [_patch(part) for part in parts if part], cut is not None
+    patches = [_patch(part) for part in parts if part]
+    if cut is not None and patches:
+        patches[-1] = replace(patches[-1], cut=True)
+    return patches, cut is not None
 
 
 def _parts(diff: str) -> tuple[list[list[str]], str | None]:

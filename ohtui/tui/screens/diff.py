@@ -44,6 +44,7 @@ AHEAD = 60
 MAX_TURNS = 500
 """Messages offered to start from (the newest)."""
 TEXT_WIDTH = 120
+CUT = "… the rest of this file's diff is too long to show"
 READING_FILE = "Reading this file's diff on its own…"
 LEFT_OUT = (
     "This file's diff was left out: the whole diff is too long to read at once. "
@@ -82,6 +83,8 @@ def counts(patch: FilePatch) -> Content:
         parts.append(Content.styled(f"+{patch.added:,}", "$text-success"))
     if patch.removed:
         parts.append(Content.styled(f"-{patch.removed:,}", "$text-error"))
+    if patch.cut:
+        parts.append(Content.styled("(cut)", "$text-muted"))
     return Content(" ").join(parts)
 
 
@@ -97,7 +100,8 @@ def totals(diff: WorkspaceDiff) -> str:
     """ "3 files changed · +12 -4"."""
     added = sum(patch.added for patch in diff.files)
     removed = sum(patch.removed for patch in diff.files)
-    return f"{plural(len(diff.files), 'file')} changed · +{added:,} -{removed:,}"
+    counted = f"{plural(len(diff.files), 'file')} changed · +{added:,} -{removed:,}"
+    return f"{counted} (counted up to where the diff is cut)" if diff.cut else counted
 
 
 def hunk_lines(patch: FilePatch) -> list[tuple[DiffLine, str]]:
@@ -106,7 +110,8 @@ def hunk_lines(patch: FilePatch) -> list[tuple[DiffLine, str]]:
     text = "\n".join(
         line for line in patch.text.splitlines() if not line.startswith(SKIPPED_HEADERS)
     )
-    return list(diff_lines(text))
+    lines = list(diff_lines(text))
+    return [*lines, (DiffLine.CONTEXT, CUT)] if patch.cut else lines
 
 
 class DiffScreen(ModalScreen[None]):

@@ -177,7 +177,10 @@ def test_a_file_left_out_of_a_long_diff_is_read_alone(
     turn(conv, llm_server, "big", "seq 1 40000 > a.txt && echo hello > b.txt")
     found = workspace_diff(conv)
     assert found.cut and found.checkpoint_id is not None
-    assert [(p.path, bool(p.text)) for p in found.files] == [("a.txt", True), ("b.txt", False)]
+    assert [(p.path, bool(p.text), p.cut) for p in found.files] == [
+        ("a.txt", True, True),
+        ("b.txt", False, False),
+    ]
     alone = file_diff(conv, found.checkpoint_id, "b.txt")
     assert alone is not None
     assert (alone.path, alone.status, alone.added) == ("b.txt", "added", 1)

@@ -79,6 +79,7 @@ def test_a_cut_diff_keeps_its_note_and_says_it_was_cut() -> None:
     )
     patches, cut = split_patches(diff)
     assert cut and [p.path for p in patches] == ["a"] and patches[0].text.endswith("+y")
+    assert patches[0].cut  # only its start is there
     reversed_diff = reverse(diff)
     assert reversed_diff.splitlines()[-3:] == ["-y", "+x", diff.splitlines()[-1]]
 
