@@ -164,9 +164,20 @@ async def test_a_long_file_is_drawn_a_part_at_a_time(app_options: AppOptions, wa
         assert CHUNK < screen.drawn < lines
         assert hunks.max_scroll_y - hunks.scroll_y > 0
         await pilot.press("end")
-        await wait(pilot, lambda: hunks.scroll_y == hunks.max_scroll_y > lines - 40, what="end")
+        await wait(
+            pilot,
+            lambda: screen.drawn == lines + 3 and hunks.scroll_y == hunks.max_scroll_y > 0,
+            what="end",
+        )
         assert screen.drawn == lines + 3  # the ---, +++ and @@ lines too
-        assert drawn(screen)[-1].endswith("+line 5000")
+        # The end alone: the lines above it are not drawn, and it says so.
+        assert drawn(screen)[0] == "… 4,603 lines above: Home shows them"
+        assert drawn(screen)[-1].endswith("+line 5000") and len(drawn(screen)) == 2
+        await pilot.press("home")
+        await wait(
+            pilot, lambda: drawn(screen)[0].startswith("--- /dev/null"), what="the top again"
+        )
+        assert CHUNK <= screen.drawn < lines and hunks.scroll_y == 0
         await pilot.press("n")  # the next file starts drawn afresh, at its top
         await wait(pilot, lambda: screen.current == 1, what="the next file")
         assert screen.drawn == 7 and hunks.scroll_y == 0

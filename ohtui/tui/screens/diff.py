@@ -180,6 +180,8 @@ class DiffScreen(ModalScreen[None]):
         """The diff of the file shown, read whole; drawn a part at a time."""
         self.drawn = 0
         """Lines of it drawn so far."""
+        self._start = 0
+        """The first line of it drawn (past 0 once End drew the end alone)."""
 
     def compose(self) -> ComposeResult:
         """The heading, the files, the chosen file's hunks, the messages to start from."""
@@ -335,7 +337,7 @@ class DiffScreen(ModalScreen[None]):
         hunks = self.query_one("#hunks", VerticalScroll)
         hunks.remove_children()
         hunks.scroll_home(animate=False)
-        self._lines, self.drawn = [], 0
+        self._lines, self.drawn, self._start = [], 0, 0
         if text is not None:
             hunks.mount(Static(text, classes="part"))
 
@@ -387,15 +389,24 @@ class DiffScreen(ModalScreen[None]):
         else:
             hunks.scroll_page_down(animate=False)
 
-    async def action_edge(self, end: int) -> None:
-        """The hunks' first or last line."""
+    def action_edge(self, end: int) -> None:
+        """The hunks' first or last line. The end of a long file is drawn on its own (the
+        lines above it left undrawn, and said so): a file of any length gets there at once."""
         hunks = self.query_one("#hunks", VerticalScroll)
+        if end and self.drawn < len(self._lines):
+            hunks.remove_children()
+            self._start = max(0, len(self._lines) - 2 * CHUNK)
+            self.drawn = len(self._lines)
+            parts = [Static(styled_diff_lines(self._lines[self._start :]), classes="part")]
+            if self._start:
+                above = f"… {plural(self._start, 'line')} above: Home shows them"
+                parts.insert(0, Static(Content.styled(above, "$text-muted"), classes="part"))
+            hunks.mount_all(parts)
+        elif not end and self._start:
+            hunks.remove_children()
+            self._start = self.drawn = 0
+            self._draw_more()
         if end:
-            parts = []
-            while self.drawn < len(self._lines):  # the end is asked for: draw the rest
-                parts.append(self._part())
-            if parts:
-                await hunks.mount_all(parts)
             hunks.scroll_end(animate=False)
         else:
             hunks.scroll_home(animate=False)
