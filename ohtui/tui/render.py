@@ -10,6 +10,7 @@ light terminals and NO_COLOR read well. User and model text is never parsed as m
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from functools import singledispatch
 
 from textual.content import Content
@@ -140,7 +141,15 @@ def diff_content(diff: str, max_lines: int | None = None, indent: int = 0) -> Co
         hidden = len(lines) - max_lines
         lines = lines[:max_lines]
     pad = " " * indent
-    parts = [Content.styled(pad + line, DIFF_STYLES[kind]) for kind, line in lines]
+    shown = styled_diff_lines(lines, indent)
     if hidden:
-        parts.append(Content.styled(f"{pad}… {more_lines(hidden)}", "italic dim"))
-    return Content("\n").join(parts)
+        more = Content.styled(f"{pad}… {more_lines(hidden)}", "italic dim")
+        return Content("\n").join([shown, more]) if lines else more
+    return shown
+
+
+def styled_diff_lines(lines: Sequence[tuple[DiffLine, str]], indent: int = 0) -> Content:
+    """Lines of a diff as `diff_lines` read them, coloured: a long diff drawn a part at a
+    time (read whole once, so a hunk's `--- ` line is never taken for a header)."""
+    pad = " " * indent
+    return Content("\n").join(Content.styled(pad + line, DIFF_STYLES[kind]) for kind, line in lines)

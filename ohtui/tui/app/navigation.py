@@ -456,3 +456,24 @@ class Navigation(App[None]):
             return
         report = usage_report(conversation.conversation_stats, conversation.agent.llm.model)
         self.push_screen(CostScreen(report))
+
+    # --- the workspace's changes -----------------------------------------------------------
+
+    def open_diff(self, argument: str = "") -> None:
+        """Show what changed in the workspace (/diff): since the conversation began, since
+        message N (`/diff N`), or since a message chosen first (`/diff pick`)."""
+        from ohtui.tui.screens.diff import DiffScreen
+
+        argument = argument.strip()
+        if argument and argument != "pick" and not argument.isdecimal():
+            self._chat().notify(
+                f"/diff {argument}: give nothing (the whole conversation), a message's "
+                "number (/diff 3) or `pick` to choose one.",
+                severity="warning",
+            )
+            return
+        if self.session.conversation is None:
+            self._chat().notify("The conversation is still opening: /diff in a moment.")
+            return
+        number = int(argument) if argument.isdecimal() else 0
+        self.push_screen(DiffScreen(self.session.diffs, pick=argument == "pick", number=number))

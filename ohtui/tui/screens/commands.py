@@ -123,6 +123,10 @@ def _cost(screen: CommandTarget, argument: str) -> None:
     screen.navigator.show_cost()
 
 
+def _diff(screen: CommandTarget, argument: str) -> None:
+    screen.navigator.open_diff(argument)
+
+
 def _help(screen: CommandTarget, argument: str) -> None:
     screen.navigator.open_help()
 
@@ -231,6 +235,11 @@ SLASH_COMMANDS: tuple[Command, ...] = (
         description="tokens, cache and cost per model; context used (also /usage)",
         run=_cost,
         aliases=("usage",),
+    ),
+    Command(
+        name="diff",
+        description="what the agent changed, file by file (/diff 3: since message 3)",
+        run=_diff,
     ),
     Command(name="help", description="keys and commands", run=_help),
     Command(name="exit", description="quit ohtui", run=_exit, aliases=("quit",)),

@@ -104,3 +104,8 @@ class Navigator(Protocol):
     def quit_now(self) -> None:
         """Stop the agent (bounded wait), remember the resume hint, and exit."""
         ...
+
+    def open_diff(self, argument: str = "") -> None:
+        """Show what changed in the workspace: "" since the conversation began, a message's
+        number, or "pick" to choose the message first."""
+        ...
