@@ -65,6 +65,9 @@ class AppOptions:
     leaf_event_id: str | None = None
     """Move the resumed conversation's HEAD to this event as it opens (a branch chosen in
     the picker); None: as it was saved."""
+    screen_reader: bool = False
+    """--screen-reader: plain text for screen readers (False: as the environment and the
+    settings say)."""
 
     def __setattr__(self, name: str, value: object) -> None:
         if name == "policy" and isinstance(value, str):  # the command line gives plain text
@@ -80,4 +83,5 @@ class AppOptions:
             policy=self.policy,
             sandbox=self.sandbox,
             server=self.server,
+            screen_reader=self.screen_reader,
         )
