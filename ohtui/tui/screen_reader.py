@@ -14,10 +14,13 @@ import textwrap
 from collections.abc import Sequence
 
 from rich.console import Console, RenderableType
+from rich.segment import Segment
 from rich.text import Text
 from textual._context import NoActiveAppError
+from textual.color import Color
 from textual.content import Content
 from textual.dom import DOMNode
+from textual.filter import LineFilter
 
 SCREEN_READER_CLASS = "-screen-reader"
 """The class the app carries in screen-reader mode (stylesheets may select on it too)."""
@@ -144,3 +147,20 @@ KNOWN_ROLES = frozenset(
     }
 )
 """The roles a line may start with; a widget of another kind may say its own."""
+
+
+class NoShapes(LineFilter):
+    """Screen-reader mode's last word on every painted line: box drawing, block elements and
+    braille become spaces (one cell each, so every line keeps its width), whatever widget
+    drew them: a screen of another feature, a Rich table, a scrollbar."""
+
+    def apply(self, segments: list[Segment], background: Color) -> list[Segment]:
+        """The segments without shapes (the same list when there are none)."""
+        if not any(_BOX_DRAWING.search(segment.text) for segment in segments):
+            return segments
+        return [
+            segment
+            if segment.control
+            else Segment(_BOX_DRAWING.sub(" ", segment.text), segment.style, segment.control)
+            for segment in segments
+        ]

@@ -355,3 +355,25 @@ def test_snapshot_the_approval_dialog_in_screen_reader_mode(
     finally:
         if app.chat is not None:
             app.shutdown()
+
+
+async def test_no_box_drawing_reaches_the_screen_whatever_draws_it(
+    app_options: AppOptions, wait: Any
+) -> None:
+    """A widget the mode knows nothing of (a Rich table with its box, a rule) is painted with
+    spaces where its lines were; its words stay."""
+    from rich.table import Table
+    from textual.widgets import Static
+
+    app_options.screen_reader = True
+    app = OhtuiApp(app_options)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait(pilot, lambda: chat_ready(app), what="the conversation")
+        table = Table("file", "lines")
+        table.add_row("parser.py", "12")
+        assert app.chat is not None
+        await app.chat.view.mount(Static(table, id="table"))
+        await pilot.pause()
+        text = screen_text(app)
+        assert re.search(r"file\s+lines", text) and re.search(r"parser\.py\s+12", text)
+        assert not SHAPES.search(text), SHAPES.findall(text)

@@ -31,7 +31,7 @@ from ohtui.tui.app.palette import SlashCommandProvider
 from ohtui.tui.app.preload import preload_picker
 from ohtui.tui.key_order import OrderedKeys
 from ohtui.tui.options import AppOptions
-from ohtui.tui.screen_reader import SCREEN_READER_CLASS, spoken_key
+from ohtui.tui.screen_reader import SCREEN_READER_CLASS, NoShapes, spoken_key
 from ohtui.tui.screens.chat import ChatScreen
 from ohtui.tui.shown_only import ShownOnly
 from ohtui.tui.toast_place import watch_screens
@@ -44,6 +44,7 @@ WARM_UP_TRIES = 40
 """Times (every 0.25 s) the warm-up looks for the open conversation before going without."""
 SHOWN_ONLY = ShownOnly()
 """One instance: Textual caches each line's filtered form by filter."""
+NO_SHAPES = NoShapes()
 MCP_START_AFTER = 0.25
 """Seconds the first frame stays idle before the MCP servers start (see Session.frame_idle)."""
 
@@ -72,6 +73,8 @@ class OhtuiApp(OrderedKeys, Navigation):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+q", "quit", "Quit", priority=True),
     ]
+    screen_reader = False
+    """Screen-reader mode (set before the first frame; see __init__)."""
 
     def __init__(self, options: AppOptions) -> None:
         super().__init__()
@@ -86,8 +89,8 @@ class OhtuiApp(OrderedKeys, Navigation):
         self.exit_error: str | None = None
         self._crash: Exception | None = None
         self.chat: ChatScreen | None = None
+        # Decided before the first frame, which it changes.
         self.screen_reader = screen_reader_on(self.profile.early_value("ui", "screen_reader"))
-        """Screen-reader mode: decided before the first frame, which it changes."""
         if self.screen_reader:
             self.add_class(SCREEN_READER_CLASS)  # what every widget asks (reading_aloud)
             self.css_path.append(Path(__file__).with_name("screen_reader.tcss"))
@@ -98,8 +101,9 @@ class OhtuiApp(OrderedKeys, Navigation):
 
     def get_line_filters(self) -> Sequence[LineFilter]:
         """Textual's filters, then ShownOnly: whatever a widget shows, no text in it reaches
-        the terminal as a control."""
-        return [*super().get_line_filters(), SHOWN_ONLY]
+        the terminal as a control; in screen-reader mode, NoShapes: no box drawing either."""
+        shapes = [NO_SHAPES] if self.screen_reader else []
+        return [*super().get_line_filters(), *shapes, SHOWN_ONLY]
 
     def get_default_screen(self) -> ChatScreen:
         """The chat is the app's base screen (no extra screen to compose first)."""
