@@ -687,7 +687,19 @@ def plain_markdown(text: str) -> str:
     """The agent's Markdown as plain lines for a screen reader: no markup characters, a
     quote as "> ", no shapes."""
     text = text.replace(SECRET_MASK, SHOWN_SECRET_MASK)
-    return without_shapes(markdown_content(text).plain.replace("▎ ", "> "))
+    lines = []
+    for line in text.splitlines():
+        if _TABLE_RULE.match(line):
+            continue  # |---|---|: a drawing, not words
+        if _TABLE_ROW.match(line):  # a table row: its cells, one after the other
+            lines.append(", ".join(cell.strip() for cell in line.strip().strip("|").split("|")))
+        else:
+            lines.append(line)
+    return without_shapes(markdown_content("\n".join(lines)).plain.replace("▎ ", "> "))
+
+
+_TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
 
 
 def _spoken_output(text: str) -> str:

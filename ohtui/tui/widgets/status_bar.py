@@ -63,6 +63,7 @@ class StatusBar(Widget):
         self._clock = clock
         self._run_started: float | None = None
         self._ticker: Timer | None = None
+        self._spoken = ""
 
     def show_activity(self, text: str, until: float | None = None, reason: str = "") -> None:
         """Say what the LLM call is doing (cleared when the status changes)."""
@@ -110,7 +111,11 @@ class StatusBar(Widget):
 
     def render(self) -> Content:
         if reading_aloud(self):
-            return Content(self.spoken())
+            spoken = self.spoken()
+            if spoken != self._spoken:  # it wraps: more or fewer rows than the last one
+                self._spoken = spoken
+                self.call_after_refresh(self.refresh, layout=True)
+            return Content(spoken)
         label, style = self.status.label, self.status.style
         if self.status is RunStatus.RUNNING and self._run_started is not None:
             label = f"{label} {_duration(self._clock() - self._run_started)}"
