@@ -377,3 +377,64 @@ async def test_no_box_drawing_reaches_the_screen_whatever_draws_it(
         text = screen_text(app)
         assert re.search(r"file\s+lines", text) and re.search(r"parser\.py\s+12", text)
         assert not SHAPES.search(text), SHAPES.findall(text)
+
+
+async def test_deciding_later_by_number_leaves_a_line_that_says_what_waits(
+    app_options: AppOptions, llm_server: ScriptedLLMServer, wait: Any
+) -> None:
+    app_options.screen_reader = True
+    app_options.policy = "always"
+    script_two_actions(llm_server)
+    app = OhtuiApp(app_options)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait(pilot, lambda: chat_ready(app), what="the conversation")
+        await submit(pilot, "Clean up")
+        await wait(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the dialog")
+        app.set_focus(None)  # the number works wherever the focus is
+        await pilot.press("5")
+        await wait(pilot, lambda: app.screen is app.chat, what="back to the chat")
+        app.clear_notifications()
+        await pilot.pause()
+        lines = lines_of(app)
+        assert (
+            "needs approval: 2 actions wait for your approval. Press Ctrl+O to review them."
+            in lines
+        )
+        assert lines.count("needs approval: waiting for your approval") == 2
+        assert "command: rm -rf ~/some/dir, HIGH risk" in lines
+        assert "edit: edit src/app.py, MEDIUM risk" in lines
+        assert not OUR_GLYPHS.search(screen_text(app))
+
+
+async def test_radio_buttons_say_which_is_chosen_in_letters() -> None:
+    from textual.widgets import RadioSet
+
+    from ohtui.tui.widgets.marked import MarkedRadioButton
+
+    class Radios(App[None]):
+        def compose(self) -> ComposeResult:
+            with RadioSet():
+                yield MarkedRadioButton("this session")
+                yield MarkedRadioButton("this workspace", value=True)
+
+    app = Radios()
+    app.add_class(SCREEN_READER_CLASS)
+    async with app.run_test(size=(40, 4)) as pilot:
+        await pilot.pause()
+        shown = [str(button.render()).strip() for button in app.query(MarkedRadioButton)]
+        assert shown == ["( ) this session", "(x) this workspace"]
+
+
+def test_markdown_reads_without_its_drawing() -> None:
+    from ohtui.tui.widgets.cells import plain_markdown
+
+    text = "# Files\n\n| file | size |\n|---|:---:|\n| a.txt | 2 |\n\n---\n\n> quoted `code`"
+    assert plain_markdown(text).split("\n") == [
+        "Files",
+        "",
+        "file, size",
+        "a.txt, 2",
+        "",
+        "",
+        "> quoted code",
+    ]

@@ -298,6 +298,15 @@ class ApprovalScreen(ModalScreen[ApprovalDecision | None]):
     async def _chosen(self, event: NumberedChoices.Chosen) -> None:
         await self.run_action(event.choice.action)
 
+    def on_key(self, event: events.Key) -> None:
+        """Screen-reader mode: a choice's number picks it wherever the focus is (the
+        choices take it first when they have the focus)."""
+        if not reading_aloud(self) or event.character is None:
+            return
+        if self.query_one(NumberedChoices).choose_number(event.character):
+            event.stop()
+            event.prevent_default()
+
     # -- state ---------------------------------------------------------------
 
     @property

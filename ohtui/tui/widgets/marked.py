@@ -34,7 +34,8 @@ class MarkedRadioButton(RadioButton):
         """Screen-reader mode: "(x)" and "( )", without half blocks around them."""
         if reading_aloud(self):
             self.BUTTON_LEFT, self.BUTTON_RIGHT = "(", ")"
-            self.watch_value()
+            self.BUTTON_INNER = "x" if self.value else " "
+            self.refresh()  # (not watch_value: a RadioSet takes its message as a press)
 
     def watch_value(self) -> None:
         """Swap the glyph, then let the button do the rest."""
