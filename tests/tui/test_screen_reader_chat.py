@@ -438,3 +438,50 @@ def test_markdown_reads_without_its_drawing() -> None:
         "",
         "> quoted code",
     ]
+
+
+async def test_dialogs_and_screens_are_walked_with_tab_and_taken_with_enter(
+    app_options: AppOptions, llm_server: ScriptedLLMServer, wait: Any
+) -> None:
+    """From the composer Tab reaches the newest cell (its "> " mark) and Enter expands it;
+    /help closes with Enter; the policy picker takes the focus and Enter chooses; the
+    conversation picker's Tab goes between its list and its search. No shapes anywhere."""
+    from ohtui.tui.screens.help import HelpScreen
+    from ohtui.tui.screens.picker import PickerScreen
+    from ohtui.tui.screens.policy_picker import PolicyPickerScreen
+
+    app_options.screen_reader = True
+    llm_server.reply_tool_call("terminal", {"command": "seq 1 20", "security_risk": "LOW"})
+    llm_server.reply_text("Counted.", usage=USAGE)
+    app = OhtuiApp(app_options)
+    async with app.run_test(size=SIZE) as pilot:
+        await run_turn(pilot, wait, "count")
+        await pilot.press("tab")
+        await pilot.press("up")  # from the answer to the command
+        focused = app.focused
+        assert isinstance(focused, ActionCell)
+        assert "> command: seq 1 20, LOW risk" in lines_of(app)
+        assert "… 14 more lines, enter to expand" in lines_of(app)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert focused.expanded and "20" in lines_of(app)
+        await pilot.press("escape")  # back to the composer
+
+        for command, screen_type, walk, leave in (
+            ("/help", HelpScreen, 1, "enter"),
+            ("/confirm", PolicyPickerScreen, 1, "enter"),
+            ("/resume", PickerScreen, 2, "escape"),
+        ):
+            await submit(pilot, command)
+            await wait(pilot, lambda t=screen_type: isinstance(app.screen, t), what=command)
+            await pilot.pause(0.3)
+            seen = set()
+            for _ in range(walk + 1):
+                assert app.focused is not None, f"nothing has the focus on {command}"
+                seen.add(app.focused)
+                await pilot.press("tab")
+            assert len(seen) == walk, (command, seen)
+            text = screen_text(app)
+            assert not SHAPES.search(text), (command, SHAPES.findall(text))
+            await pilot.press(leave)
+            await wait(pilot, lambda: app.screen is app.chat, what=f"{command} to close")
