@@ -485,3 +485,33 @@ async def test_dialogs_and_screens_are_walked_with_tab_and_taken_with_enter(
             assert not SHAPES.search(text), (command, SHAPES.findall(text))
             await pilot.press(leave)
             await wait(pilot, lambda: app.screen is app.chat, what=f"{command} to close")
+
+
+async def test_the_status_line_says_in_words_what_colour_and_glyphs_say() -> None:
+    import time
+
+    from ohtui.settings.choices import ConfirmationPolicy
+    from ohtui.tui.status import RunStatus
+
+    class Bar(App[None]):
+        def compose(self) -> ComposeResult:
+            yield StatusBar(lambda: 0.0)
+
+    app = Bar()
+    app.add_class(SCREEN_READER_CLASS)
+    async with app.run_test(size=(200, 3)) as pilot:
+        bar = app.query_one(StatusBar)
+        bar.status = RunStatus.RUNNING
+        bar.model = "openai/test-model"
+        bar.policy = ConfirmationPolicy.NEVER
+        bar.context_used, bar.context_window, bar.context_trigger = 90_000, 100_000, 1.0
+        bar.server, bar.link = "devbox:8000", "reconnecting…"
+        bar.sandbox = "off"
+        bar.show_activity("retrying 2/5", until=time.monotonic() + 30, reason="rate limited")
+        await pilot.pause()
+        assert str(bar.render()) == (
+            "status: running, retrying 2/5: rate limited, model openai/test-model, context "
+            "90k of 100k tokens, near the limit, cost $0.00, server devbox:8000 reconnecting…, "
+            "no sandbox, approvals: never confirm"
+        )
+        assert bar._ticker is None  # no clock ticking in the line

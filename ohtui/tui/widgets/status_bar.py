@@ -85,7 +85,7 @@ class StatusBar(Widget):
         """Every fact in words, for screen-reader mode: "status: ready, model …" (what
         colour, glyphs and a narrow width leave unsaid or cut elsewhere)."""
         facts = [f"status: {self.status.label}"]
-        activity = self._activity_text()
+        activity = self._activity_text(countdown=False)  # a countdown would tick
         if activity:
             facts.append(activity)
         if self.queued:
@@ -175,11 +175,11 @@ class StatusBar(Widget):
             return Content.styled(status[: len(status) - len(reason)], style)
         return Content.styled(f"{status[: max(3, room - 1)]}…", style)
 
-    def _activity_text(self) -> str:
+    def _activity_text(self, countdown: bool = True) -> str:
         text = self.activity
         if not text:
             return ""
-        if self.activity_until is not None:
+        if self.activity_until is not None and countdown:
             text += f" in {max(0, math.ceil(self.activity_until - time.monotonic()))} s"
         return f"{text}: {self.activity_reason}" if self.activity_reason else text
 
