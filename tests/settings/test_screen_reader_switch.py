@@ -24,8 +24,10 @@ ALLOWED = "1, true or yes (on), or 0, false or no (off)"
 
 @pytest.mark.parametrize(
     ("value", "on"),
-    [("1", True), ("true", True), ("YES", True), (" yes ", True), (True, True)]
-    + [("0", False), ("False", False), ("no", False), (False, False)],
+    [
+        *[("1", True), ("true", True), ("YES", True), (" yes ", True), (True, True)],
+        *[("0", False), ("False", False), ("no", False), (False, False)],
+    ],
 )
 def test_the_words_of_the_switch(value: object, on: bool) -> None:
     assert parse_switch(value) is on
