@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
@@ -130,30 +131,34 @@ async def test_the_normal_look_keeps_its_glyphs_and_borders(
 
 
 async def test_while_it_runs_no_line_changes_on_its_own(
-    app_options: AppOptions, llm_server: ScriptedLLMServer, wait: Any
+    app_options: AppOptions, project: Path, llm_server: ScriptedLLMServer, wait: Any
 ) -> None:
-    """A command waiting to run: the status bar says "running" without a ticking clock, and
-    two reads of the screen a second apart are the same."""
+    """A command that runs until the test lets it end: the status bar says "running" without
+    a ticking clock, and two reads of the screen a second apart are the same."""
     app_options.screen_reader = True
-    llm_server.reply_tool_call("terminal", {"command": "sleep 2", "security_risk": "LOW"})
-    llm_server.reply_text("Slept.", usage=USAGE)
+    app_options.policy = "never"
+    wait_for_go = "until [ -e go ]; do sleep 0.05; done; echo went"
+    llm_server.reply_tool_call("terminal", {"command": wait_for_go, "security_risk": "LOW"})
+    llm_server.reply_text("Went.", usage=USAGE)
     clock = [0.0]
     app_options.clock = lambda: clock[0]
     app = OhtuiApp(app_options)
     async with app.run_test(size=SIZE) as pilot:
         await wait(pilot, lambda: chat_ready(app), what="the conversation")
-        await submit(pilot, "Sleep")
-        await wait(pilot, lambda: "status: running" in screen_text(app), what="the command")
+        await submit(pilot, "Wait for it")
         await wait(pilot, lambda: bool(cells(app, ActionCell)), what="the command's cell")
         app.clear_notifications()
-        await pilot.pause()
+        await pilot.pause(0.2)
         before = screen_text(app)
         clock[0] += 5  # the run's clock moves on: a ticking status bar would show it
         await pilot.pause(1.1)
         assert screen_text(app) == before
-        assert "status: running," in before and "status: running 5s" not in screen_text(app)
-        assert "command: sleep 2, LOW risk" in before and "status: running" in before
+        assert before.lstrip().startswith("status: running, model")
+        assert f"command: {wait_for_go}, LOW risk" in before
+        assert "status: running" in lines_of(app)  # the command's own line
+        (project / "go").touch()
         await wait(pilot, lambda: status(app) == "finished", what="the run")
+        await wait(pilot, lambda: "output: went" in lines_of(app), what="its output")
 
 
 async def test_approval_choices_are_numbered_and_a_number_picks_one(
