@@ -117,6 +117,12 @@ def build_parser() -> argparse.ArgumentParser:
         "OHTUI_SERVER_API_KEY or the keyring (default: [server] url, else on this machine)",
     )
     parser.add_argument("--config", type=Path, metavar="PATH", help="use this config.toml")
+    parser.add_argument(
+        "--screen-reader",
+        action="store_true",
+        help="screen-reader mode: plain text lines that say what they are, no animation or "
+        "box drawing, numbered choices (also OHTUI_SCREEN_READER=1, or [ui] screen_reader)",
+    )
     resume = parser.add_mutually_exclusive_group()
     resume.add_argument(
         "--resume",
@@ -216,6 +222,7 @@ def options_from(args: argparse.Namespace) -> AppOptions:
         resume_id=None if args.resume in (None, PICK) else args.resume,
         pick=args.resume == PICK,
         continue_latest=args.continue_latest,
+        screen_reader=args.screen_reader,
     )
 
 
@@ -256,6 +263,14 @@ def main(argv: list[str] | None = None) -> int:
         return _headless(parser, args)
     if args.json or args.yes:
         parser.error("--json and --yes work with -p (a headless run)")
+    # Known before the first frame, which it changes: a bad value stops here, in words.
+    from ohtui.settings.screen_reader import SwitchError, env_switch
+
+    try:
+        env_switch(os.environ)
+    except SwitchError as exc:
+        _say(f"ohtui: {exc}.", sys.stderr)
+        return 3
     from ohtui.tui.app import OhtuiApp
 
     app = OhtuiApp(options_from(args))

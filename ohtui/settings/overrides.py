@@ -29,6 +29,7 @@ ENV_VARS: dict[str, Key] = {
     "OHTUI_THEME": ("ui", "theme"),
     "OHTUI_CONVERSATIONS_DIR": ("storage", "conversations_dir"),
     "OHTUI_SERVER": ("server", "url"),
+    "OHTUI_SCREEN_READER": ("ui", "screen_reader"),
 }
 """Environment variables that override a key of config.toml for one run."""
 
@@ -60,6 +61,7 @@ def run_overrides(
     policy: str | None = None,
     sandbox: str | None = None,
     server: str | None = None,
+    screen_reader: bool = False,
 ) -> dict[Key, Override]:
     """The overrides of one run: environment variables, then the flags given."""
     overrides = env_overrides(environ)
@@ -73,6 +75,8 @@ def run_overrides(
     for key, (value, flag) in flags.items():
         if value is not None:
             overrides[key] = Override(value, flag)
+    if screen_reader:  # a flag that only turns it on: unset, the variable or the file decide
+        overrides[("ui", "screen_reader")] = Override(True, "--screen-reader")
     return overrides
 
 

@@ -248,6 +248,22 @@ class UISettings(Section):
         title="Titles",
         description="Have the model title a conversation after its first reply.",
     )
+    screen_reader: bool = Field(
+        default=False,
+        title="Screen reader",
+        description="Plain text for screen readers: no animation, no box drawing, each "
+        "line says what it is. From the next start (now: --screen-reader).",
+    )
+
+    @field_validator("screen_reader", mode="before")
+    @classmethod
+    def _switch(cls, value: Any) -> bool:
+        from ohtui.settings.screen_reader import SwitchError, parse_switch
+
+        try:
+            return parse_switch(value)
+        except SwitchError as exc:
+            raise ValueError(str(exc)) from None
 
 
 class StorageSettings(Section):

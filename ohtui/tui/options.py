@@ -68,6 +68,9 @@ class AppOptions:
     model_memory_file: Path | None = None
     """The models switched to with /model, recent and per conversation (None: kept for
     the process)."""
+    screen_reader: bool = False
+    """--screen-reader: plain text for screen readers (False: as the environment and the
+    settings say)."""
 
     def __setattr__(self, name: str, value: object) -> None:
         if name == "policy" and isinstance(value, str):  # the command line gives plain text
@@ -83,4 +86,5 @@ class AppOptions:
             policy=self.policy,
             sandbox=self.sandbox,
             server=self.server,
+            screen_reader=self.screen_reader,
         )

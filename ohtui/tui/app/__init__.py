@@ -10,11 +10,14 @@ import logging
 import os
 import threading
 from collections.abc import Sequence
+from pathlib import Path
 from typing import ClassVar
 
+from textual import events
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.filter import LineFilter
+from textual.widgets import Input, TextArea
 
 from ohtui.tui import SET_FRAME_RATE
 
@@ -22,11 +25,13 @@ if SET_FRAME_RATE:  # Textual has read it: not for the processes the agent start
     os.environ.pop("TEXTUAL_FPS", None)
 
 from ohtui.settings.profile import Profile
+from ohtui.settings.screen_reader import screen_reader_on
 from ohtui.tui.app.navigation import Navigation
 from ohtui.tui.app.palette import SlashCommandProvider
 from ohtui.tui.app.preload import preload_picker
 from ohtui.tui.key_order import OrderedKeys
 from ohtui.tui.options import AppOptions
+from ohtui.tui.screen_reader import SCREEN_READER_CLASS, NoShapes, spoken_key
 from ohtui.tui.screens.chat import ChatScreen
 from ohtui.tui.shown_only import ShownOnly
 from ohtui.tui.toast_place import watch_screens
@@ -39,6 +44,7 @@ WARM_UP_TRIES = 40
 """Times (every 0.25 s) the warm-up looks for the open conversation before going without."""
 SHOWN_ONLY = ShownOnly()
 """One instance: Textual caches each line's filtered form by filter."""
+NO_SHAPES = NoShapes()
 MCP_START_AFTER = 0.25
 """Seconds the first frame stays idle before the MCP servers start (see Session.frame_idle)."""
 
@@ -67,6 +73,8 @@ class OhtuiApp(OrderedKeys, Navigation):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+q", "quit", "Quit", priority=True),
     ]
+    screen_reader = False
+    """Screen-reader mode (set before the first frame; see __init__)."""
 
     def __init__(self, options: AppOptions) -> None:
         super().__init__()
@@ -81,14 +89,21 @@ class OhtuiApp(OrderedKeys, Navigation):
         self.exit_error: str | None = None
         self._crash: Exception | None = None
         self.chat: ChatScreen | None = None
+        # Decided before the first frame, which it changes.
+        self.screen_reader = screen_reader_on(self.profile.early_value("ui", "screen_reader"))
+        if self.screen_reader:
+            self.add_class(SCREEN_READER_CLASS)  # what every widget asks (reading_aloud)
+            self.css_path.append(Path(__file__).with_name("screen_reader.tcss"))
+            self.animation_level = "none"
         if options.resume_id or options.continue_latest:
             # Resuming shows history as soon as it can: load the engine while Textual starts.
             threading.Thread(target=load_engine, name="ohtui-preload", daemon=True).start()
 
     def get_line_filters(self) -> Sequence[LineFilter]:
         """Textual's filters, then ShownOnly: whatever a widget shows, no text in it reaches
-        the terminal as a control."""
-        return [*super().get_line_filters(), SHOWN_ONLY]
+        the terminal as a control; in screen-reader mode, NoShapes: no box drawing either."""
+        shapes = [NO_SHAPES] if self.screen_reader else []
+        return [*super().get_line_filters(), *shapes, SHOWN_ONLY]
 
     def get_default_screen(self) -> ChatScreen:
         """The chat is the app's base screen (no extra screen to compose first)."""
@@ -106,6 +121,18 @@ class OhtuiApp(OrderedKeys, Navigation):
         self.call_after_refresh(self.set_timer, MCP_START_AFTER, self.frame_idle)
         self.call_after_refresh(self.set_timer, WARM_UP_AFTER, self._warm_up)
         self.call_after_refresh(self.set_timer, WARM_UP_AFTER, self._preload_picker)
+
+    def get_key_display(self, binding: Binding) -> str:
+        """Keys as Textual shows them; in screen-reader mode in words ("ctrl+c", "up")."""
+        shown = super().get_key_display(binding)
+        return spoken_key(shown) if self.screen_reader else shown
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        """Screen-reader mode: a text field's cursor stays still (a blinking one changes
+        the screen twice a second, and screen readers announce changes)."""
+        widget = event.widget
+        if self.screen_reader and isinstance(widget, Input | TextArea) and widget.cursor_blink:
+            widget.cursor_blink = False
 
     def _warm_up(self, tries: int = 0) -> None:
         """The first frame has been idle: warm the LLM path up off the UI thread, once the

@@ -27,13 +27,22 @@ from ohtui.tui.approval_types import (
 )
 from ohtui.tui.display import waiting_text
 from ohtui.tui.render import diff_content
+from ohtui.tui.screen_reader import reading_aloud, spoken_key
 from ohtui.tui.screens.policy_picker import PolicyPickerScreen
 from ohtui.tui.screens.reject_reason import RejectReasonScreen
 from ohtui.tui.screens.rule_editor import RuleEditorScreen
+from ohtui.tui.widgets.numbered_choices import Choice, NumberedChoices
 from ohtui.tui.widgets.risk_badge import RiskBadge
 
 Mark = Literal["undecided", "approve", "outside", "reject"]
 MARK_GLYPHS: dict[Mark, str] = {"undecided": "·", "approve": "✓", "outside": "⇱", "reject": "✗"}
+MARK_WORDS: dict[Mark, str] = {
+    "undecided": "undecided",
+    "approve": "approve",
+    "outside": "approve outside the sandbox",
+    "reject": "reject",
+}
+"""The marks in screen-reader mode."""
 UNDECIDED_MESSAGE = "Mark every action with space, or press y / n"
 ALL_OR_NOTHING_MESSAGE = (
     "This agent server rejects all waiting actions at once: approve all (y) or reject all (n)"
@@ -73,6 +82,11 @@ class KeyLegend(Widget):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._entries: list[Content] = []
+
+    def on_mount(self) -> None:
+        """Screen-reader mode: commas between the hints, not middle dots."""
+        if reading_aloud(self):
+            self.SEPARATOR = ", "
 
     def set_entries(self, entries: Sequence[Content]) -> None:
         """Replace the hints (and re-wrap them)."""
@@ -136,8 +150,15 @@ class ActionRow(HorizontalGroup):
     def compose(self) -> ComposeResult:
         """Caret, mark, badge, tool and the one-line summary."""
         # A caret as well as the background, so the highlight shows without colour.
-        yield Static("\N{HEAVY RIGHT-POINTING ANGLE QUOTATION MARK ORNAMENT}", classes="caret")
-        yield Static(MARK_GLYPHS["undecided"], classes="mark", markup=False)
+        spoken = reading_aloud(self)
+        yield Static(
+            ">" if spoken else "\N{HEAVY RIGHT-POINTING ANGLE QUOTATION MARK ORNAMENT}",
+            classes="caret",
+        )
+        marks = MARK_WORDS if spoken else MARK_GLYPHS
+        yield Static(
+            f"{marks['undecided']}:" if spoken else marks["undecided"], classes="mark", markup=False
+        )
         yield RiskBadge(self.action.risk)
         tool = Static(self.action.tool, classes="tool", markup=False)
         # One width for every row, so the summaries line up.
@@ -150,7 +171,10 @@ class ActionRow(HorizontalGroup):
         """Swap the mark class and glyph."""
         self.remove_class(f"-{old}")
         self.add_class(f"-{new}")
-        self.query_one(".mark", Static).update(MARK_GLYPHS[new])
+        spoken = reading_aloud(self)
+        self.query_one(".mark", Static).update(
+            f"{MARK_WORDS[new]}:" if spoken else MARK_GLYPHS[new]
+        )
 
     def on_click(self, event: events.Click) -> None:
         """Ask the screen to highlight this row."""
@@ -204,7 +228,9 @@ class ApprovalScreen(ModalScreen[ApprovalDecision | None]):
         tool_width = min(_MAX_TOOL_WIDTH, max((len(a.tool) for a in self._pending), default=1))
         with Vertical(id="dialog"):
             with HorizontalGroup(id="header"):
-                yield Static(actions_title(len(self._pending)), id="title", markup=False)
+                title = actions_title(len(self._pending))
+                title = f"needs approval: {title}" if reading_aloud(self) else title
+                yield Static(title, id="title", markup=False)
                 yield Static(self._policy_text(), id="policy", markup=False)
             yield Static(id="rule", markup=False)
             with VerticalScroll(id="actions", can_focus=False):
@@ -217,11 +243,15 @@ class ApprovalScreen(ModalScreen[ApprovalDecision | None]):
                     yield Static(id="detail-reason", markup=False)
                 yield Static(id="detail-diff")
             yield Static(id="message", markup=False)
+            if reading_aloud(self):
+                yield NumberedChoices(self._spoken_choices(), id="choices")
             yield KeyLegend(id="legend")
 
     def on_mount(self) -> None:
-        """Highlight the first action."""
+        """Highlight the first action (in screen-reader mode: focus the first choice)."""
         self._show(0)
+        if reading_aloud(self):
+            self.query_one(NumberedChoices).focus_first()
         if self._all_or_nothing and len(self._pending) > 1:
             self.message = ALL_OR_NOTHING_MESSAGE
         self._refit()
@@ -246,6 +276,36 @@ class ApprovalScreen(ModalScreen[ApprovalDecision | None]):
         chrome = dialog.styles.gutter.height + detail.styles.margin.height
         room = self.size.height - chrome - others
         detail.styles.max_height = max(_MIN_DETAIL_HEIGHT, room)
+
+    def _spoken_choices(self) -> list[Choice]:
+        """The decisions as numbered choices (screen-reader mode): for every action at once,
+        and running the highlighted one outside the sandbox where it is sandboxed."""
+        count = len(self._pending)
+        every = f" all {count}" if count > 1 else ""
+        choices = [
+            Choice(f"Approve{every}", "approve_all"),
+            Choice(f"Reject{every} with a reason", "reject_all"),
+            Choice("Always allow (edit a rule, then approve)", "always_allow"),
+            Choice("Change the approval policy", "pick_policy"),
+            Choice("Decide later", "later"),
+        ]
+        highlighted = self.highlighted_action
+        if highlighted is not None and highlighted.sandboxed:
+            choices.append(Choice("Approve it outside the sandbox, this once", "approve_outside"))
+        return choices if count else choices[-2:]
+
+    @on(NumberedChoices.Chosen)
+    async def _chosen(self, event: NumberedChoices.Chosen) -> None:
+        await self.run_action(event.choice.action)
+
+    def on_key(self, event: events.Key) -> None:
+        """Screen-reader mode: a choice's number picks it wherever the focus is (the
+        choices take it first when they have the focus)."""
+        if not reading_aloud(self) or event.character is None:
+            return
+        if self.query_one(NumberedChoices).choose_number(event.character):
+            event.stop()
+            event.prevent_default()
 
     # -- state ---------------------------------------------------------------
 
@@ -294,15 +354,21 @@ class ApprovalScreen(ModalScreen[ApprovalDecision | None]):
         self.query_one("#detail", VerticalScroll).scroll_home(animate=False)
         self.refresh_bindings()
         self._update_legend()
+        if reading_aloud(self) and self.is_mounted:
+            self.query_one(NumberedChoices).set_choices(self._spoken_choices())
 
     def _update_legend(self) -> None:
         # Keys that do not apply right now are dimmed, the same test the footer uses.
         entries: list[Content] = []
+        spoken = reading_aloud(self)
         for key, text, actions in _LEGEND:
             enabled = any(self.check_action(action, ()) for action in actions.split("|"))
+            if spoken and not enabled:
+                continue  # dimmed says "not now" by colour alone: left out instead
             style = "" if enabled else "$text-disabled"
             key_style = "bold $text-accent" if enabled else "$text-disabled"
-            entries.append(Content.assemble((key, key_style), " ", (text, style)))
+            shown = spoken_key(key) if spoken else key
+            entries.append(Content.assemble((shown, key_style), " ", (text, style)))
         self.query_one("#legend", KeyLegend).set_entries(entries)
 
     def watch_policy(self) -> None:

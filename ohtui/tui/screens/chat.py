@@ -18,6 +18,7 @@ from ohtui.settings.choices import ConfirmationPolicy
 from ohtui.tui.display import plural, waiting_text
 from ohtui.tui.history import PromptHistory
 from ohtui.tui.options import AppOptions
+from ohtui.tui.screen_reader import reading_aloud
 from ohtui.tui.screens import commands
 from ohtui.tui.status import RunStatus
 from ohtui.tui.widgets.composer import Composer
@@ -477,7 +478,9 @@ class ChatScreen(Screen[None]):
     def _show_banner(self, visible: bool) -> None:
         banner = self.query_one("#banner", Static)
         count = len(self._pending)
-        banner.update(f"⏸ {waiting_text(count)} for your approval. Press Ctrl+O to review them.")
+        text = f"{waiting_text(count)} for your approval. Press Ctrl+O to review them."
+        # In screen-reader mode the line says what it is, as the cells do.
+        banner.update(f"needs approval: {text}" if reading_aloud(self) else f"⏸ {text}")
         banner.set_class(visible, "-visible")
 
     # --- keys ------------------------------------------------------------------------------

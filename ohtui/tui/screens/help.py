@@ -11,6 +11,7 @@ from textual.containers import Grid, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from ohtui.tui.screen_reader import reading_aloud, speakable
 from ohtui.tui.slash import SlashCommand
 
 KEYS = (
@@ -46,8 +47,9 @@ class HelpScreen(ModalScreen[None]):
         """Two columns: a key or command, and what it does (wrapped under itself)."""
         with VerticalScroll(id="help-body"), Grid(id="help-grid"):
             yield Static("Keys", classes="heading")
+            spoken = reading_aloud(self)
             for key, what in KEYS:
-                yield Static(key, classes="key", markup=False)
+                yield Static(speakable(key) if spoken else key, classes="key", markup=False)
                 yield Static(what, markup=False)
             yield Static("Commands", classes="heading")
             for command in self.commands:

@@ -228,7 +228,7 @@ def action_cell(action: Action | None, event: ActionEvent) -> ActionCell | Finis
     badge = risk_badge(event.security_risk.value)
     if badge.plain:
         title = Content.assemble(title, "  ", badge)
-    return ActionCell(event, title, detail)
+    return ActionCell(event, title, detail, summary=f"{name}{summary}")
 
 
 @action_cell.register
@@ -243,7 +243,7 @@ def _(action: MCPToolAction, event: ActionEvent) -> ActionCell | FinishCell:
     badge = risk_badge(event.security_risk.value)
     if badge.plain:
         title = Content.assemble(title, "  ", badge)
-    return ActionCell(event, title, detail)
+    return ActionCell(event, title, detail, summary=f"{action.server} {action.tool} {summary}")
 
 
 @action_cell.register

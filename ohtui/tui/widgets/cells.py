@@ -4,11 +4,18 @@ engine events; the cells themselves know nothing of the engine).
 Cells are cheap single widgets that render Content or a Rich renderable, so thousands of
 events never mean thousands of heavy widgets. Every cell can take focus (Tab / arrow keys
 in the view), expand or collapse its body, and copy its text.
+
+In screen-reader mode every cell, of any subclass, is drawn as plain lines that start with
+its role (`ROLE`, e.g. "agent: …"): a subclass's own `render` is wrapped to draw
+`spoken()` instead, whose default reads the text out of what `render` shows. A cell with
+more than one part, or text it shows better its own way, overrides `spoken_parts`.
 """
 
 from __future__ import annotations
 
+import functools
 import re
+import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, cast
@@ -26,6 +33,15 @@ from textual.visual import visualize
 from textual.widget import Widget
 
 from ohtui.tui.display import clip_lines, more_lines
+from ohtui.tui.markdown_text import markdown_content
+from ohtui.tui.screen_reader import (
+    Part,
+    plain_text,
+    reading_aloud,
+    speakable,
+    spoken_content,
+    without_shapes,
+)
 from ohtui.tui.widgets.stream_visual import Block, FinishedBlocks, GrowingVisual
 
 if TYPE_CHECKING:
@@ -41,10 +57,30 @@ STREAM_RESERVE_FRACTION = 0.25
 of the view's height: the screen is laid out and scrolls once a step, not once a line."""
 
 
+RenderFunction = Callable[["Cell"], Any]
+
+
+def _spoken_or(drawn: RenderFunction) -> RenderFunction:
+    """A cell class's `render`, drawing `spoken()` instead in screen-reader mode."""
+
+    @functools.wraps(drawn)
+    def render(self: Cell) -> Any:
+        if reading_aloud(self):
+            return self.spoken()
+        return drawn(self)
+
+    return render
+
+
 class Cell(Widget):
     """A focusable piece of the conversation."""
 
     can_focus = True
+    ROLE: ClassVar[str] = "note"
+    """The word a screen reader hears first for this kind of cell ("you", "agent", "error",
+    "note"...: see `screen_reader.KNOWN_ROLES`)."""
+    _drawn: ClassVar[RenderFunction] = Widget.render
+    """The class's own `render`, as it draws for the eye."""
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter,space", "toggle_body", "Expand", show=False),
         Binding("c", "copy", "Copy", show=False),
@@ -88,11 +124,40 @@ class Cell(Widget):
             """The newest cell, which Down was pressed on."""
             return self.cell
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        drawn = cls.__dict__.get("render")
+        if drawn is not None:  # every cell class, ours or a new one, reads aloud
+            cls._drawn = drawn
+            cls.render = _spoken_or(drawn)  # type: ignore[method-assign,assignment]
+
+    def drawn(self) -> Any:
+        """What the cell shows for the eye (its class's own `render`)."""
+        return type(self)._drawn(self)
+
+    def spoken_parts(self) -> list[Part]:
+        """What the cell says in screen-reader mode, as (role, text) parts. By default: its
+        ROLE, and the text of what it shows, glyphs said in words."""
+        width = self.content_size.width or 100
+        return [(self.ROLE, speakable(plain_text(self.drawn(), width)))]
+
+    def spoken(self) -> Content:
+        """The cell as plain lines, each part starting with its role; "> " marks the
+        focused cell (in place of the coloured border the eye sees)."""
+        content = spoken_content(self.spoken_parts())
+        return Content.assemble("> ", content) if self.has_focus else content
+
+    def on_focus(self) -> None:
+        if reading_aloud(self):
+            self.refresh(layout=True)  # its "> " mark
+
     def on_mouse_down(self) -> None:
         self._by_pointer = True
 
     def on_blur(self) -> None:
         self._by_pointer = False
+        if reading_aloud(self):
+            self.refresh(layout=True)
 
     def on_key(self, event: events.Key) -> None:
         """Text typed on a cell is never lost: it goes to the composer, unless the cell was
@@ -143,6 +208,7 @@ class Cell(Widget):
 class UserCell(Cell):
     """A message the user sent (or queued)."""
 
+    ROLE = "you"
     queued: reactive[bool] = reactive(False, toggle_class="-queued")
 
     def __init__(self, text: str, queued: bool = False, event_id: str | None = None) -> None:
@@ -167,6 +233,13 @@ class UserCell(Cell):
         """A long message (a pasted log) can be expanded."""
         return self.text.count("\n") >= USER_LINES
 
+    def spoken_parts(self) -> list[Part]:
+        """ "you: the message" ("you, queued:" until it is sent), long ones clipped."""
+        shown, hidden = clip_lines(self.text, 10_000_000 if self.expanded else USER_LINES)
+        more = f"\n… {more_lines(hidden)}, enter to expand" if hidden else ""
+        role = "you, queued" if self.queued else "you"
+        return [(role, without_shapes(shown) + more)]
+
     def copy_text(self) -> str:
         """The message."""
         return self.text
@@ -174,6 +247,8 @@ class UserCell(Cell):
 
 class AgentCell(Cell):
     """The agent's finished text, rendered as Markdown."""
+
+    ROLE = "agent"
 
     def __init__(self, text: str = "", reasoning: str = "") -> None:
         super().__init__(classes="cell agent")
@@ -201,6 +276,16 @@ class AgentCell(Cell):
         """Long reasoning can be expanded."""
         return self.reasoning.count("\n") > 1
 
+    def spoken_parts(self) -> list[Part]:
+        """ "thinking: …" (its first lines until expanded), then "agent: the text"."""
+        parts: list[Part] = []
+        if self.reasoning:
+            shown, hidden = clip_lines(self.reasoning, 100 if self.expanded else 2)
+            note = f"\n… {more_lines(hidden)} of reasoning" if hidden else ""
+            parts.append(("thinking", without_shapes(shown) + note))
+        parts.append(("agent", plain_markdown(self.text)))
+        return parts
+
     def copy_text(self) -> str:
         """The text, as Markdown."""
         return self.text
@@ -216,6 +301,7 @@ class StreamingCell(Cell):
     replaces this one holds no blank rows."""
 
     DEFAULT_CSS = "StreamingCell { height: auto; }"
+    ROLE = "agent"
 
     def __init__(self, response_id: str) -> None:
         super().__init__(classes="cell agent streaming")
@@ -251,6 +337,16 @@ class StreamingCell(Cell):
         """The text's height, or the reserve if that is more."""
         return max(super().get_content_height(container, viewport, width), self.reserve)
 
+    def spoken_parts(self) -> list[Part]:
+        """The reasoning's last line, then the text so far (no blank rows held under it:
+        they would read as silence)."""
+        parts: list[Part] = []
+        lines = self.reasoning.strip().splitlines()
+        if lines:
+            parts.append(("thinking", without_shapes(lines[-1])))
+        parts.append(("agent", plain_markdown(self.text) if self.text else "(writing)"))
+        return parts
+
     def append(self, content: str, reasoning: str = "") -> None:
         """Add streamed text, drawn in the next frame."""
         if content:
@@ -275,6 +371,9 @@ class StreamingCell(Cell):
     def _redraw(self) -> None:
         self._scheduled = False
         if not self.is_attached:
+            return
+        if reading_aloud(self):  # plain lines, laid out as they come
+            self.refresh(layout=True)
             return
         width = self._drawn_width = self.content_size.width
         unchanged = self._rows_above(width) if width else 0  # rows above the growing paragraph
@@ -362,14 +461,24 @@ class ResultView:
     """The body at most `limit` lines long (diff, output, checklist), or None."""
 
 
+TOOL_ROLES = {"terminal": "command", "file_editor": "edit", "think": "thinking"}
+"""The role a screen reader hears for a tool's calls (any other tool's: "tool")."""
+SPOKEN_RISKS = ("LOW", "MEDIUM", "HIGH")
+
+
 class ActionCell(Cell):
     """A tool call: a one-line title, and its result folded in when it arrives."""
 
-    def __init__(self, action_event: Any, title: Content, detail: str) -> None:
+    ROLE = "tool"
+
+    def __init__(self, action_event: Any, title: Content, detail: str, summary: str = "") -> None:
+        """`summary`: the title in words, without its icon and badge (for screen readers;
+        "": the title's text)."""
         super().__init__(classes=f"cell action tool-{action_event.tool_name}")
         self.action_event = action_event
         self.title = title
         self.detail = detail
+        self.summary = summary
         self.result: ResultView | None = None
         self.waiting = False
 
@@ -411,6 +520,27 @@ class ActionCell(Cell):
         """Long output and diffs can be expanded."""
         return True
 
+    def spoken_parts(self) -> list[Part]:
+        """ "command: ls, LOW risk", then "needs approval: …", "status: running" or the
+        result ("result: exit 0", "error: exit 1") and "output: …"."""
+        risk = str(self.action_event.security_risk.value)
+        title = self.summary or speakable(self.title.plain)
+        if risk in SPOKEN_RISKS:
+            title = f"{title}, {risk} risk"
+        parts: list[Part] = [(TOOL_ROLES.get(self.action_event.tool_name, self.ROLE), title)]
+        result = self.result
+        if result is None:
+            waiting = "waiting for your approval"
+            parts.append(("needs approval", waiting) if self.waiting else ("status", "running"))
+            return parts
+        if result.status is not None:
+            status = re.sub(r"^[✓✗]\s*", "", result.status.plain.strip())
+            parts.append(("error" if result.failed else "result", status))
+        body = result.body(10_000 if self.expanded else COLLAPSED_LINES)
+        if body is not None:
+            parts.append(("output", _spoken_output(body.plain)))
+        return parts
+
     def copy_text(self) -> str:
         """The command (or path) and its output."""
         output = self.result.output if self.result is not None else ""
@@ -420,8 +550,16 @@ class ActionCell(Cell):
 class ThinkCell(ActionCell):
     """A thought the agent logged with the `think` tool: dim text, three lines until expanded."""
 
+    ROLE = "thinking"
+
     def __init__(self, action_event: Any, thought: str) -> None:
         super().__init__(action_event, Content(""), thought)
+
+    def spoken_parts(self) -> list[Part]:
+        """ "thinking: the thought" (its first lines until expanded)."""
+        shown, hidden = clip_lines(self.detail, 200 if self.expanded else 3)
+        more = f"\n… {more_lines(hidden)}" if hidden else ""
+        return [("thinking", without_shapes(shown) + more)]
 
     def render(self) -> Content:
         shown, hidden = clip_lines(self.detail, 200 if self.expanded else 3)
@@ -453,12 +591,20 @@ class FinishCell(AgentCell):
 class NoticeCell(Cell):
     """A quiet one-liner: pause, rejection, condensation, stuck, hook notices."""
 
+    TONE_ROLES: ClassVar[dict[str, str]] = {"warning": "warning", "error": "error"}
+    """Tones said in words: elsewhere only the colour says them."""
+
     def __init__(self, text: str, tone: str = "muted") -> None:
         super().__init__(classes=f"cell notice -{tone}")
         self.text = text
+        self.tone = tone
 
     def render(self) -> Content:
         return Content(self.text)
+
+    def spoken_parts(self) -> list[Part]:
+        """ "note: …", "warning: …" or "error: …", by its tone."""
+        return [(self.TONE_ROLES.get(self.tone, self.ROLE), speakable(self.text))]
 
     def copy_text(self) -> str:
         """The notice."""
@@ -499,6 +645,8 @@ class BranchCell(NoticeCell):
 class ErrorCell(Cell):
     """An error, in red, saying what to do."""
 
+    ROLE = "error"
+
     def __init__(self, title: str, detail: str) -> None:
         super().__init__(classes="cell error")
         self.title = title
@@ -508,6 +656,10 @@ class ErrorCell(Cell):
         return Content.assemble(
             Content.styled(f"✗ {self.title}", "bold $text-error"), "\n", Content(self.detail)
         )
+
+    def spoken_parts(self) -> list[Part]:
+        """ "error: the title", then the detail."""
+        return [("error", without_shapes(f"{self.title}\n{self.detail}"))]
 
     def copy_text(self) -> str:
         """The error."""
@@ -529,6 +681,37 @@ def _markdown(text: str, dark: bool) -> RenderableType:
     if not _MARKDOWN_SYNTAX.search(text):
         return Text(text)
     return Markdown(text, code_theme="monokai" if dark else "default")
+
+
+def plain_markdown(text: str) -> str:
+    """The agent's Markdown as plain lines for a screen reader: no markup characters, a
+    quote as "> ", no shapes."""
+    text = text.replace(SECRET_MASK, SHOWN_SECRET_MASK)
+    lines = []
+    for line in text.splitlines():
+        if _TABLE_RULE.match(line):
+            continue  # |---|---|: a drawing, not words
+        if _TABLE_ROW.match(line):  # a table row: its cells, one after the other
+            lines.append(", ".join(cell.strip() for cell in line.strip().strip("|").split("|")))
+        else:
+            lines.append(line)
+    return without_shapes(markdown_content("\n".join(lines)).plain.replace("▎ ", "> "))
+
+
+_TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
+
+
+def _spoken_output(text: str) -> str:
+    """A result's body for a screen reader: its own text as it is (no shapes), our "… 3 more
+    lines · enter to expand" and checklist marks in words."""
+    lines = textwrap.dedent(text).splitlines()
+    return "\n".join(
+        speakable(line) if _OUR_MARKS.match(line) else without_shapes(line) for line in lines
+    )
+
+
+_OUR_MARKS = re.compile(r"^\s*[…☑◐☐] ")
 
 
 def _settled_boundary(text: str) -> int:

@@ -26,6 +26,7 @@ from textual.worker import get_current_worker
 
 from ohtui.tui.file_index import FileIndex, index_workspace
 from ohtui.tui.history import PromptHistory
+from ohtui.tui.screen_reader import reading_aloud, speakable
 from ohtui.tui.slash import SlashCommand, filter_commands
 from ohtui.tui.widgets.marked import MarkedOptionList
 from ohtui.tui.widgets.pasted import PastedBlocks
@@ -206,6 +207,7 @@ class Composer(Vertical):
             self.call_after_refresh(self._load_history)
         if self._workspace is not None:
             self.set_timer(self.INDEX_WARMUP_DELAY, partial(self._ensure_index, refresh=False))
+        self.say_why_blocked(None)  # the hint, in words in screen-reader mode
 
     def _load_history(self) -> None:
         # After the first frame: start-up time is measured, and the file may be big.
@@ -240,7 +242,8 @@ class Composer(Vertical):
 
     def say_why_blocked(self, reason: str | None) -> None:
         """Show why messages cannot be sent in place of the usual hint (None: they can)."""
-        self._input.placeholder = reason or PLACEHOLDER
+        hint = reason or PLACEHOLDER
+        self._input.placeholder = speakable(hint) if reading_aloud(self) else hint
         self.set_class(reason is not None, "-blocked")
 
     def focus_input(self, typed: str = "") -> None:

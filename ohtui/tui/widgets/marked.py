@@ -15,10 +15,14 @@ from textual.widgets import OptionList, RadioButton, Select, Switch
 from textual.widgets._select import SelectCurrent, SelectOverlay
 from textual.widgets.option_list import Option
 
+from ohtui.tui.screen_reader import reading_aloud
+
 T = TypeVar("T", bound=Hashable)
 
 HIGHLIGHT_MARK = "\N{HEAVY RIGHT-POINTING ANGLE QUOTATION MARK ORNAMENT} "
 """Drawn before the highlighted option of a MarkedOptionList."""
+SPOKEN_HIGHLIGHT_MARK = "> "
+"""The same in screen-reader mode: a character a screen reader says plainly."""
 
 
 class MarkedRadioButton(RadioButton):
@@ -26,9 +30,19 @@ class MarkedRadioButton(RadioButton):
 
     BUTTON_INNER = "○"
 
+    def on_mount(self) -> None:
+        """Screen-reader mode: "(x)" and "( )", without half blocks around them."""
+        if reading_aloud(self):
+            self.BUTTON_LEFT, self.BUTTON_RIGHT = "(", ")"
+            self.BUTTON_INNER = "x" if self.value else " "
+            self.refresh()  # (not watch_value: a RadioSet takes its message as a press)
+
     def watch_value(self) -> None:
         """Swap the glyph, then let the button do the rest."""
-        self.BUTTON_INNER = "●" if self.value else "○"
+        if reading_aloud(self):
+            self.BUTTON_INNER = "x" if self.value else " "
+        else:
+            self.BUTTON_INNER = "●" if self.value else "○"
         super().watch_value()
 
 
@@ -47,6 +61,7 @@ class _Render:
         self._styles: dict[str, VisualStyle] = {}
         self._strips: dict[tuple[int, str], list[Strip]] = {}
         self._marks: dict[bool, Strip] = {}
+        self._mark = SPOKEN_HIGHLIGHT_MARK if reading_aloud(options) else HIGHLIGHT_MARK
 
     def style(self, component: str) -> VisualStyle:
         """The option style, with `component` (an option state's class) on top if any."""
@@ -71,7 +86,7 @@ class _Render:
         strip = self._marks.get(marked)
         if strip is None:
             style = self.style("option-list--option-highlighted" if marked else "")
-            text = HIGHLIGHT_MARK if marked else " " * len(HIGHLIGHT_MARK)
+            text = self._mark if marked else " " * len(self._mark)
             strip = self._marks[marked] = Strip([Segment(text, style.rich_style)], len(text))
         return strip
 
@@ -134,14 +149,20 @@ class MarkedSelect(Select[T]):
 
 
 class MarkedSwitch(Switch):
-    """A switch that says `● on` / `○ off` when there is no colour to show its slider."""
+    """A switch that says `● on` / `○ off` when there is no colour to show its slider (and
+    `on` / `off` in screen-reader mode)."""
 
     def render(self) -> RenderResult:
         """The slider in colour, the words without."""
+        if reading_aloud(self):
+            return Content.styled("on " if self.value else "off", "bold" if self.value else "")
         if not self.app.no_color:
             return super().render()
         return Content.styled("● on " if self.value else "○ off", "bold" if self.value else "")
 
+    def _in_words(self) -> bool:
+        return self.app.no_color or reading_aloud(self)
+
     def get_content_width(self, container: Size, viewport: Size) -> int:
         """Room for the words without colour."""
-        return 5 if self.app.no_color else super().get_content_width(container, viewport)
+        return 5 if self._in_words() else super().get_content_width(container, viewport)

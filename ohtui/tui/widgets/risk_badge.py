@@ -7,6 +7,8 @@ from typing import Any
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from ohtui.tui.screen_reader import reading_aloud
+
 RISK_LEVELS: tuple[str, ...] = ("UNKNOWN", "LOW", "MEDIUM", "HIGH")
 
 
@@ -53,6 +55,16 @@ class RiskBadge(Static):
         self.add_class(f"-{level.lower()}")
         self.set_reactive(RiskBadge.risk, level)
 
+    def on_mount(self) -> None:
+        """Screen-reader mode: the level in words ("HIGH risk"), not a coloured block."""
+        if reading_aloud(self):
+            self.update(self._label(self.risk))
+
+    def _label(self, level: str) -> str:
+        if not reading_aloud(self):
+            return f" {level} "
+        return "risk unknown" if level == "UNKNOWN" else f"{level} risk"
+
     def validate_risk(self, risk: str) -> str:
         """Accept any case; unknown names become UNKNOWN."""
         return _normalize(risk)
@@ -61,4 +73,4 @@ class RiskBadge(Static):
         """Swap the level class and the label."""
         self.remove_class(f"-{old.lower()}")
         self.add_class(f"-{new.lower()}")
-        self.update(f" {new} ")
+        self.update(self._label(new))

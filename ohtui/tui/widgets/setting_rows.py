@@ -69,6 +69,7 @@ BEHAVIOUR: tuple[SettingField, ...] = (
     SettingField("ui", "theme"),
     SettingField("ui", "expand_outputs"),
     SettingField("ui", "auto_title"),
+    SettingField("ui", "screen_reader"),
 )
 """The rows of the settings screen's Behaviour group, in order."""
 

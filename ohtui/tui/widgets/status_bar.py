@@ -15,6 +15,7 @@ from textual.timer import Timer
 from textual.widget import Widget
 
 from ohtui.settings.choices import ConfirmationPolicy
+from ohtui.tui.screen_reader import reading_aloud
 from ohtui.tui.status import RunStatus
 
 TITLE_WIDTH = 32
@@ -62,6 +63,7 @@ class StatusBar(Widget):
         self._clock = clock
         self._run_started: float | None = None
         self._ticker: Timer | None = None
+        self._spoken = ""
 
     def show_activity(self, text: str, until: float | None = None, reason: str = "") -> None:
         """Say what the LLM call is doing (cleared when the status changes)."""
@@ -72,13 +74,48 @@ class StatusBar(Widget):
             self.show_activity("")
         if new is RunStatus.RUNNING and old is not RunStatus.RUNNING:
             self._run_started = self._clock()
-            if self._ticker is None:
+            # In screen-reader mode the line changes only when a fact does: no ticking.
+            if self._ticker is None and not reading_aloud(self):
                 self._ticker = self.set_interval(1.0, self.refresh)
         elif new is not RunStatus.RUNNING and self._ticker is not None:
             self._ticker.stop()
             self._ticker = None
 
+    def spoken(self) -> str:
+        """Every fact in words, for screen-reader mode: "status: ready, model …" (what
+        colour, glyphs and a narrow width leave unsaid or cut elsewhere)."""
+        facts = [f"status: {self.status.label}"]
+        activity = self._activity_text(countdown=False)  # a countdown would tick
+        if activity:
+            facts.append(activity)
+        if self.queued:
+            facts.append(f"{self.queued} queued")
+        if self.condensing:
+            facts.append("condensing")
+        if self.title:
+            facts.append(f"title {' '.join(self.title.split())}")
+        facts.append(f"model {self.model or 'none'}")
+        if self.workspace:
+            facts.append(f"folder {_short_path(self.workspace)}")
+        if self.context_used:
+            window = f" of {_tokens(self.context_window)}" if self.context_window else ""
+            near = ", near the limit" if self.context_near_trigger else ""
+            facts.append(f"context {_tokens(self.context_used)}{window} tokens{near}")
+        facts.append(f"cost ${self.cost:.2f}")
+        if self.server:
+            facts.append(f"server {self.server} {self.link}".rstrip())
+        if self.sandbox:
+            facts.append(_sandbox_badge(self.sandbox).plain.replace(" +net", " with network"))
+        facts.append(f"approvals: {self.policy.label}")
+        return ", ".join(facts)
+
     def render(self) -> Content:
+        if reading_aloud(self):
+            spoken = self.spoken()
+            if spoken != self._spoken:  # it wraps: more or fewer rows than the last one
+                self._spoken = spoken
+                self.call_after_refresh(self.refresh, layout=True)
+            return Content(spoken)
         label, style = self.status.label, self.status.style
         if self.status is RunStatus.RUNNING and self._run_started is not None:
             label = f"{label} {_duration(self._clock() - self._run_started)}"
@@ -138,11 +175,11 @@ class StatusBar(Widget):
             return Content.styled(status[: len(status) - len(reason)], style)
         return Content.styled(f"{status[: max(3, room - 1)]}…", style)
 
-    def _activity_text(self) -> str:
+    def _activity_text(self, countdown: bool = True) -> str:
         text = self.activity
         if not text:
             return ""
-        if self.activity_until is not None:
+        if self.activity_until is not None and countdown:
             text += f" in {max(0, math.ceil(self.activity_until - time.monotonic()))} s"
         return f"{text}: {self.activity_reason}" if self.activity_reason else text
 
