@@ -20,6 +20,7 @@ from ohtui.tui.session.approvals import Approvals, rejects_all_only
 from ohtui.tui.session.branches import newest_page
 from ohtui.tui.session.bridge import Bridge
 from ohtui.tui.session.checkpoints import Checkpoints
+from ohtui.tui.session.finding import Finding
 from ohtui.tui.session.heap import settle_heap
 from ohtui.tui.session.link import Link
 from ohtui.tui.session.mcp import McpServers
@@ -98,6 +99,7 @@ class Session:
         self.paging = Paging(link)
         self.rewinding = Rewinding(link, lambda: self.runner.running)
         self.side = SideRequests(link, profile)
+        self.finding = Finding(link)
 
     def _safety(self) -> ConversationSafety | None:
         return self.approvals.safety

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
         StreamingCell,
         UserCell,
     )
+    from ohtui.tui.widgets.find_marks import FindMarks
 
 WELCOME = """\
 Tell the agent what to do in this workspace: it reads, edits and runs things for you.
@@ -110,6 +111,8 @@ class ConversationView(VerticalScroll, can_focus=False):
         """Position → branches leaving the event there, for the pages read so far."""
         self.expand_outputs = False
         """Whether tool outputs show expanded (read by the cell factory)."""
+        self.find_marks: FindMarks | None = None
+        """The hits of a transcript search, marked in every cell (read by the cells)."""
 
     def set_expand_outputs(self, expand: bool) -> None:
         """Show tool outputs expanded (or folded) by default, from now and on screen now."""
@@ -121,6 +124,17 @@ class ConversationView(VerticalScroll, can_focus=False):
 
     def on_mount(self) -> None:
         self.anchor()
+
+    def mark_found(self, marks: FindMarks | None) -> None:
+        """Mark the hits of a transcript search in the cells (None: no search)."""
+        from ohtui.tui.widgets.cells import Cell
+
+        before, self.find_marks = self.find_marks, marks
+        if before == marks:
+            return
+        for cell in self.children:
+            if isinstance(cell, Cell):
+                cell.refresh()
 
     def compose(self) -> ComposeResult:
         self._welcome = Static(WELCOME, classes="welcome")
@@ -149,6 +163,11 @@ class ConversationView(VerticalScroll, can_focus=False):
     def detached(self) -> bool:
         """Whether the window stops short of the newest event (the user is reading back)."""
         return self._newest_index < self._next_index
+
+    @property
+    def next_index(self) -> int:
+        """How many events the conversation has, as far as the view knows."""
+        return self._next_index
 
     @property
     def window(self) -> tuple[int, int]:
