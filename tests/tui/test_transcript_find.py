@@ -25,8 +25,9 @@ FOLDED = "\n".join(f"line {n}" for n in range(30)) + "\nthe needle is here\n[exi
 
 
 def save_conversation(options: AppOptions, turns: int, output: str = "") -> str:
-    """Save `turns` exchanges (a question, a command and its output, an answer) with the
-    engine; the first message is "a long session"; returns the conversation's id."""
+    """Save `turns` exchanges (a question, a command and its `output`, "{i}" in it the
+    turn's number, an answer) with the engine; the first message is "a long session";
+    returns the conversation's id."""
     from ohtui.sdk import (
         LLM,
         ActionEvent,
@@ -68,7 +69,7 @@ def save_conversation(options: AppOptions, turns: int, output: str = "") -> str:
             llm_response_id=f"act-{i}",
         )
         append(action)
-        text = output or f"step {i}\n[exit code 0]"
+        text = (output or "step {i}\n[exit code 0]").replace("{i}", str(i))
         observation = TerminalObservation.from_text(text, command=command, exit_code=0)
         append(
             ObservationEvent(
@@ -149,12 +150,13 @@ async def test_a_hit_in_folded_output_unfolds_its_cell_and_is_marked(
 async def test_a_hit_on_a_page_not_loaded_loads_that_page(
     app_options: AppOptions, wait: Any
 ) -> None:
-    app = resumed(app_options, save_conversation(app_options, turns=200))
+    output = FOLDED.replace("needle", "needle{i}.")  # one hit per turn's output
+    app = resumed(app_options, save_conversation(app_options, turns=60, output=output))
     async with app.run_test(size=SIZE) as pilot:
         await wait(pilot, lambda: chat_ready(app), what="the conversation to open")
         assert app.chat is not None
         view = app.chat.view
-        assert view.window[0] > 100  # the first message is far above the window
+        assert view.window[0] > 150  # the first message is far above the window
         await find(pilot, wait, "a long session", "1 of 1")
         await wait(pilot, lambda: view.window[0] == 0, timeout=10, what="the first page")
         await wait(
@@ -168,16 +170,19 @@ async def test_a_hit_on_a_page_not_loaded_loads_that_page(
         await wait(pilot, lambda: in_sight(app, cell), timeout=5, what="the hit in sight")
         assert "a long session" in screen_text(app)
 
-        await find(pilot, wait, "q150q", "1 of 1")  # back down, to a page in the middle
+        # A page in the middle (neither end), its hit folded away in a command's output.
+        await find(pilot, wait, "needle30.", "1 of 1")
         await wait(
             pilot,
-            lambda: any(
-                isinstance(c, UserCell) and c.text == "question q150q" and in_sight(app, c)
-                for c in cells(app)
-            ),
+            lambda: "the needle30. is here" in screen_text(app),
             timeout=10,
-            what="question q150q in sight",
+            what="the hit in sight",
         )
+        cell = current(app)
+        assert isinstance(cell, ActionCell) and cell.expanded
+        assert cell.action_event.tool_call_id == "call_30"
+        oldest, newest = view.window
+        assert oldest > 0 and newest < 2 + 4 * 60
 
 
 async def test_enter_and_shift_enter_go_round_the_hits(app_options: AppOptions, wait: Any) -> None:

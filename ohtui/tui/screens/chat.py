@@ -651,7 +651,7 @@ class ChatScreen(Screen[None]):
         self.finder.open(term or None)
 
     def on_find_bar_changed(self, message: FindBar.Changed) -> None:
-        self.finder.search(message.term)
+        self.finder.typed(message.term)
 
     def on_find_bar_step(self, message: FindBar.Step) -> None:
         self.finder.step(message.direction)
@@ -666,7 +666,7 @@ class ChatScreen(Screen[None]):
 
     def on_find_page(self, message: msg.FindPage) -> None:
         self.view.show_page(
-            message.events, message.start, message.has_older, False, message.branches
+            message.events, message.start, message.has_older, False, message.branches, home=False
         )
         if self._find is not None:
             self._find.page_shown(message.target)

@@ -11,21 +11,24 @@ are marked, the current one's line more strongly (`widgets.find_marks`).
 
 from __future__ import annotations
 
-import bisect
 from typing import TYPE_CHECKING, Any
 
 from textual.geometry import Region
 
 from ohtui.tui.widgets.cells import Cell
 from ohtui.tui.widgets.find_bar import FindBar
-from ohtui.tui.widgets.find_index import FindIndex, Hit
+from ohtui.tui.widgets.find_index import FindIndex, Hit, Matches
 from ohtui.tui.widgets.find_marks import FindMarks, spans
 
 if TYPE_CHECKING:
+    from textual.timer import Timer
+
     from ohtui.tui import messages as msg
     from ohtui.tui.screens.chat import ChatScreen
     from ohtui.tui.widgets.conversation_view import ConversationView
 
+TYPING_PAUSE = 0.08
+"""Seconds of no typing before the term typed is searched (a fast typist's keys are one)."""
 NO_MATCHES = "No matches"
 READING = "searching…"
 
@@ -41,7 +44,7 @@ class TranscriptFind:
         self._read = 0
         self._total = 0
         self.term = ""
-        self.hits: list[Hit] = []
+        self.hits = Matches([])
         self.current = -1
         """The index of the current hit in `hits` (-1: none chosen yet)."""
         self._note = ""
@@ -49,6 +52,7 @@ class TranscriptFind:
         self._pending: Hit | None = None
         """A hit whose page was asked for."""
         self._current_cell: Cell | None = None
+        self._typing: Timer | None = None
 
     @property
     def view(self) -> ConversationView:
@@ -90,7 +94,7 @@ class TranscriptFind:
         """The conversation shown changed (another branch, another conversation): read it
         again if the bar is open, else when it opens."""
         self.index = None
-        self.hits = []
+        self.hits = Matches([])
         self.current = -1
         self._pending = None
         self._set_current_cell(None)
@@ -135,6 +139,12 @@ class TranscriptFind:
 
     # --- searching -------------------------------------------------------------------------
 
+    def typed(self, term: str) -> None:
+        """The term in the bar changed: search for it once the typing pauses."""
+        if self._typing is not None:
+            self._typing.stop()
+        self._typing = self._screen.set_timer(TYPING_PAUSE, lambda: self.search(term))
+
     def search(self, term: str) -> None:
         """Search for `term` (typed in the bar): count, and go to the hit nearest the view."""
         self.term = term
@@ -148,21 +158,19 @@ class TranscriptFind:
         """Find the hits again (more was read, or the term changed), keeping the current
         one; with none chosen yet, choose the one nearest the view and go there."""
         index = self.index
-        kept = self.hits[self.current] if 0 <= self.current < len(self.hits) else None
-        self.hits = index.hits(self.term) if index is not None else []
+        kept = self.hits.hit(self.current) if 0 <= self.current < len(self.hits) else None
+        self.hits = index.matches(self.term) if index is not None else Matches([])
         if kept is not None:
-            at = bisect.bisect_left(self.hits, kept)
-            self.current = at if at < len(self.hits) and self.hits[at] == kept else -1
+            number = self.hits.number(kept)
+            self.current = -1 if number is None else number
         if self.current < 0 and self.hits:
             self.current = self._nearest()
-            self._go(self.hits[self.current])
+            self._go(self.hits.hit(self.current))
         self._show_count()
 
     def _nearest(self) -> int:
         """The last hit at or above the bottom of the view (the first hit if none is)."""
-        below = self._bottom_position()
-        at = bisect.bisect_right(self.hits, Hit(below, 1 << 62, 0))
-        return max(0, at - 1)
+        return self.hits.last_at_or_before(self._bottom_position())
 
     def _bottom_position(self) -> int:
         """The position of the lowest cell in sight."""
@@ -186,7 +194,7 @@ class TranscriptFind:
             if not 0 <= moved < len(self.hits):
                 self._note = "from the top" if direction > 0 else "from the bottom"
             self.current = moved % len(self.hits)
-        self._go(self.hits[self.current])
+        self._go(self.hits.hit(self.current))
         self._show_count()
 
     def _show_count(self) -> None:
@@ -198,7 +206,7 @@ class TranscriptFind:
         if not self.term:
             bar.show_count(READING if reading and self._total > 2000 else "")
         elif self.hits:
-            text = f"{self.current + 1} of {len(self.hits)}" if self.current >= 0 else ""
+            text = f"{self.current + 1:,} of {len(self.hits):,}" if self.current >= 0 else ""
             if reading:
                 share = 100 * self._read // self._total if self._total else 0
                 text = f"{text}+ · {READING} {share}%"
@@ -250,8 +258,8 @@ class TranscriptFind:
 
     def _nth_in_cell(self, hit: Hit) -> int:
         """Which occurrence in its cell `hit` is (the hits of one cell are in a row)."""
-        at = bisect.bisect_left(self.hits, Hit(hit.position, -1, 0))
-        return max(0, bisect.bisect_left(self.hits, hit) - at)
+        number = self.hits.number(hit)
+        return 0 if number is None else number - self.hits.first_in(hit.position)
 
     def _lines_with(self, cell: Cell) -> list[int]:
         """The cell's lines (as drawn now) that hold the term, once per occurrence."""

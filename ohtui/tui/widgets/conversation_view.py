@@ -209,11 +209,14 @@ class ConversationView(VerticalScroll, can_focus=False):
         has_older: bool,
         newest: bool = False,
         branches: dict[int, int] | None = None,
+        home: bool = True,
     ) -> None:
         """Show the page of events from index `start` instead of the window (a jump to the
         first or, `newest`, the newest events); following the bottom if it is the newest.
         Events recorded while the newest page was read are read after it, the view staying
-        at the bottom (a message sent while reading back shows, and what answers it)."""
+        at the bottom (a message sent while reading back shows, and what answers it).
+        `home` False: the caller scrolls to a cell of the page (a search's hit); scrolling to
+        its top first would read the page before it."""
         self._loading_older = self._loading_newer = False
         self._catching_up = newest
         self._branches.update(branches or {})
@@ -233,7 +236,8 @@ class ConversationView(VerticalScroll, can_focus=False):
             self._catch_up()
         else:
             self.anchor(False)
-            self.call_after_refresh(lambda: self.scroll_home(animate=False, immediate=True))
+            if home:
+                self.call_after_refresh(lambda: self.scroll_home(animate=False, immediate=True))
 
     def _catch_up(self) -> None:
         """After a jump to the newest events: read what came since, until there is none."""

@@ -9,6 +9,7 @@ tool's result is found at its action's position, where its cell shows it.
 
 from __future__ import annotations
 
+import bisect
 from typing import NamedTuple
 
 
@@ -58,16 +59,61 @@ class FindIndex:
         """How often `term` (lowered) occurs in the event at `source`."""
         return self._texts.get(source, "").count(term) if term else 0
 
-    def hits(self, term: str) -> list[Hit]:
+    def matches(self, term: str) -> Matches:
         """Every occurrence of `term` (any case), in screen order."""
         needle = term.lower()
-        if not needle:
-            return []
-        found: list[Hit] = []
-        for source, text in self._texts.items():
-            count = text.count(needle)
-            if count:
-                position = self.cell_position(source)
-                found.extend(Hit(position, source, nth) for nth in range(count))
+        found: list[tuple[int, int, int]] = []
+        if needle:
+            for source, text in self._texts.items():
+                count = text.count(needle)
+                if count:
+                    found.append((self.cell_position(source), source, count))
         found.sort()
-        return found
+        return Matches(found)
+
+
+class Matches:
+    """The hits of one term: one entry per event that has any (not one per occurrence: a
+    one-letter term has hundreds of thousands in a long conversation), numbered in order."""
+
+    def __init__(self, entries: list[tuple[int, int, int]]) -> None:
+        """`entries`: (cell position, source position, count), sorted."""
+        self._keys = [(position, source) for position, source, _ in entries]
+        self._starts: list[int] = []
+        total = 0
+        for _, _, count in entries:
+            self._starts.append(total)
+            total += count
+        self.total = total
+        """How many hits there are."""
+
+    def __len__(self) -> int:
+        return self.total
+
+    def hit(self, number: int) -> Hit:
+        """The hit numbered `number` (from 0)."""
+        at = bisect.bisect_right(self._starts, number) - 1
+        position, source = self._keys[at]
+        return Hit(position, source, number - self._starts[at])
+
+    def number(self, hit: Hit) -> int | None:
+        """The number of `hit` among these (None: it is not one of them)."""
+        at = bisect.bisect_left(self._keys, (hit.position, hit.source))
+        if at == len(self._keys) or self._keys[at] != (hit.position, hit.source):
+            return None
+        end = self._starts[at + 1] if at + 1 < len(self._starts) else self.total
+        number = self._starts[at] + hit.nth
+        return number if number < end else None
+
+    def last_at_or_before(self, position: int) -> int:
+        """The number of the last hit in a cell at or before `position` (0 if none is)."""
+        at = bisect.bisect_right(self._keys, (position, 1 << 62))
+        if at == 0:
+            return 0
+        end = self._starts[at] if at < len(self._starts) else self.total
+        return end - 1
+
+    def first_in(self, position: int) -> int:
+        """The number of the first hit in the cell at `position`."""
+        at = bisect.bisect_left(self._keys, (position, -1))
+        return self._starts[at] if at < len(self._starts) else self.total
