@@ -9,7 +9,8 @@ come to the index as they are shown (the chat screen adds them), so none is miss
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+import time
+from typing import TYPE_CHECKING, Any
 
 from ohtui.tui import messages as msg
 from ohtui.tui.session.branches import PAGE, active_branch, read_page
@@ -21,6 +22,12 @@ logger = logging.getLogger(__name__)
 
 STRETCH = 500
 """Events read and posted at a time: small enough that the first count comes at once."""
+BITE = 50
+"""Events read between two pauses."""
+PAUSE = 0.002
+"""Seconds the reading sleeps after each BITE: the UI thread takes the GIL at once then. Left
+to the interpreter's switching, a thread back from waiting for input waits for the reader's
+time slice to end, and keys and frames lag by tenths of a second on a loaded machine."""
 
 
 class Finding:
@@ -37,8 +44,6 @@ class Finding:
         self._generation = generation
 
         def work() -> None:
-            from ohtui.tui.widgets.find_text import searchable
-
             conversation = link.conversation
             if conversation is None:
                 link.post(msg.FindTexts(generation, [], 0, 0, done=True))
@@ -50,17 +55,11 @@ class Finding:
                 if self._generation != generation or link.closed:
                     return
                 start = max(0, stop - STRETCH)
-                texts = []
-                for offset, event in enumerate(branch[start:stop]):
-                    try:
-                        found = searchable(event)
-                    except Exception:  # one odd event must not end the search
-                        logger.exception("reading an event's text for search failed")
-                        continue
-                    if found is not None:
-                        texts.append((start + offset, found))
-                read = total - start
-                link.post(msg.FindTexts(generation, texts, read, total, done=start == 0))
+                texts: list[tuple[int, Any]] = []
+                for bite in range(start, stop, BITE):
+                    texts += _texts(branch[bite : min(stop, bite + BITE)], bite)
+                    time.sleep(PAUSE)
+                link.post(msg.FindTexts(generation, texts, total - start, total, done=start == 0))
                 if start == 0:
                     return
                 stop = start
@@ -82,3 +81,19 @@ class Finding:
             )
 
         link.spawn(work, "ohtui-find-page")
+
+
+def _texts(events: list[Any], first: int) -> list[tuple[int, Any]]:
+    """(position, Searchable) of the events that show text, `first` the first's position."""
+    from ohtui.tui.widgets.find_text import searchable
+
+    texts = []
+    for offset, event in enumerate(events):
+        try:
+            found = searchable(event)
+        except Exception:  # one odd event must not end the search
+            logger.exception("reading an event's text for search failed")
+            continue
+        if found is not None:
+            texts.append((first + offset, found))
+    return texts
