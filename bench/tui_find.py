@@ -174,7 +174,9 @@ def main() -> None:
         base = Path(tmp)
         workspace = base / "ws"
         workspace.mkdir()
-        (base / "config.toml").write_text('[ui]\nauto_title = false\n[context]\nstrategy = "none"\n')
+        (base / "config.toml").write_text(
+            '[ui]\nauto_title = false\n[context]\nstrategy = "none"\n'
+        )
         print(f"saving {2 + 4 * turns} events…", flush=True)
         conversation_id = save(base / "conversations", workspace, turns)
         from ohtui.tui.options import AppOptions

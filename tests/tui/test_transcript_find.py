@@ -112,6 +112,16 @@ def in_sight(app: OhtuiApp, cell: Cell) -> bool:
     return cell.region.overlaps(app.chat.view.region)
 
 
+def marked_current(cell: Cell, term: str) -> bool:
+    """Whether `term` is marked as the current hit (reverse, bold, underlined) in `cell`."""
+    for y in range(cell.content_size.height):
+        for segment in cell.render_line(y):
+            style = segment.style
+            if segment.text.lower() == term and style is not None and style.underline:
+                return bool(style.reverse)
+    return False
+
+
 async def find(pilot: Any, wait: Any, term: str, counted: str) -> None:
     """Ctrl+F, type `term`, wait until the bar counts `counted` (a prefix)."""
     app = pilot.app
@@ -140,6 +150,14 @@ async def test_a_hit_in_folded_output_unfolds_its_cell_and_is_marked(
         line = next(s for s in marked if "needle" in s.text)
         styles = [seg.style for seg in line if seg.text.lower() == "needle"]
         assert styles and all(s is not None and s.reverse for s in styles)
+        assert all(s is not None and s.underline for s in styles)  # the current hit's line
+        other = cells(app, ActionCell)[0]  # another hit, not the current one
+        other.expanded = True
+        await pilot.pause()
+        lines = [other.render_line(y) for y in range(other.content_size.height)]
+        line = next(s for s in lines if "needle" in s.text)
+        styles = [seg.style for seg in line if seg.text.lower() == "needle"]
+        assert styles and all(s is not None and s.reverse and not s.underline for s in styles)
 
         await pilot.press("escape")  # closes, unmarks, back to typing
         assert not bar(app).display
@@ -191,6 +209,7 @@ async def test_enter_and_shift_enter_go_round_the_hits(app_options: AppOptions, 
         await wait(pilot, lambda: chat_ready(app), what="the conversation to open")
         await find(pilot, wait, "answer a", "3 of 3")  # the nearest above the bottom
         assert current(app).copy_text() == "answer a2a"
+        assert marked_current(current(app), "answer a")
         await pilot.press("enter")
         assert count(app) == "1 of 3 · from the top"
         assert current(app).copy_text() == "answer a0a"

@@ -151,8 +151,8 @@ class TranscriptFind:
         self.current = -1
         self._pending = None
         self._set_current_cell(None)
+        self._mark()  # before going to a hit, which marks its line as the current one
         self._recount()
-        self._mark()
 
     def _recount(self) -> None:
         """Find the hits again (more was read, or the term changed), keeping the current

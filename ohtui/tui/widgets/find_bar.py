@@ -18,7 +18,7 @@ from textual.widgets import Input, Static
 HINT = "enter next · shift+enter/↑ previous · esc close"
 SHORT_HINT = "↵ next · ↑ prev · esc"
 """The hint when the bar is narrow (80 columns)."""
-WIDE = 100
+WIDE = 96
 """Columns from which the full hint shows."""
 
 
