@@ -40,7 +40,7 @@ def test_a_hit_unfolded_and_marked(snap_compare: Any, app_options: AppOptions, w
 def test_no_match_on_a_small_terminal(
     snap_compare: Any, app_options: AppOptions, wait: Any
 ) -> None:
-    """80×24: the bar's short hint, and "No matches"."""
+    """80x24: the bar's short hint, and "No matches"."""
     app = resumed(app_options, save_conversation(app_options, turns=2))
 
     async def run_before(pilot: Any) -> None:
