@@ -8,7 +8,16 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
-from chat_helpers import SIZE, USAGE, cells, chat_ready, screen_text, submit, without_condenser
+from chat_helpers import (
+    SIZE,
+    USAGE,
+    cells,
+    chat_ready,
+    screen_text,
+    submit,
+    type_text,
+    without_condenser,
+)
 from llm_server import ScriptedLLMServer
 
 from ohtui.settings.schema import KNOWN_TOOLS
@@ -255,3 +264,27 @@ async def test_the_count_follows_a_run_and_find_opens_with_a_term(
         await submit(pilot, "Fix the parser.")
         await pilot.press("ctrl+f")
         await wait(pilot, lambda: count(app).endswith("of 4"), timeout=20, what="four hits")
+
+
+async def test_find_is_listed_in_help_the_footer_and_the_palette(
+    app_options: AppOptions, wait: Any
+) -> None:
+    from textual.command import CommandPalette
+
+    from ohtui.tui.screens.help import HelpScreen
+
+    app = OhtuiApp(app_options)
+    async with app.run_test(size=(120, 60)) as pilot:
+        await wait(pilot, lambda: chat_ready(app), what="the conversation to open")
+        assert "^f Find" in screen_text(app).splitlines()[-1]  # the footer
+        await submit(pilot, "/help")
+        await wait(pilot, lambda: isinstance(app.screen, HelpScreen), timeout=5, what="help")
+        shown = screen_text(app)
+        assert "Ctrl+F" in shown and "/find" in shown
+        await pilot.press("escape")
+        await pilot.press("ctrl+p")
+        await wait(pilot, lambda: isinstance(app.screen, CommandPalette), timeout=5, what="palette")
+        await type_text(pilot, "find")
+        await wait(pilot, lambda: "/find" in screen_text(app), timeout=5, what="/find offered")
+        await pilot.press("enter")  # runs it: the bar opens
+        await wait(pilot, lambda: bar(app).input.has_focus, timeout=5, what="the find bar")
