@@ -184,6 +184,12 @@ class TranscriptFind:
 
     def step(self, direction: int) -> None:
         """Go to the next (1) or the previous (-1) hit, wrapping around at either end."""
+        bar = self.bar
+        if bar is not None and bar.term != self.term:  # typed, and not searched yet
+            if self._typing is not None:
+                self._typing.stop()
+            self.search(bar.term)  # goes to the hit nearest the view: that is the step
+            return
         if not self.hits:
             self._show_count()
             return
@@ -204,7 +210,7 @@ class TranscriptFind:
         reading = self.index is not None and not self.index.complete
         note, self._note = self._note, ""
         if not self.term:
-            bar.show_count(READING if reading and self._total > 2000 else "")
+            bar.show_count("")
         elif self.hits:
             text = f"{self.current + 1:,} of {len(self.hits):,}" if self.current >= 0 else ""
             if reading:
