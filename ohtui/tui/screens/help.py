@@ -27,7 +27,6 @@ KEYS = (
     ("Ctrl+P", "command palette (themes too)"),
     ("PgUp/PgDn, Ctrl+Home/End", "scroll the conversation; to its top / bottom"),
     ("Tab, ↑/↓, Enter, c, Esc", "newest cell, older/newer, expand, copy, back to typing"),
-    ("Ctrl+F", "find in the conversation: Enter/↓ next, Shift+Enter/↑ previous, Esc close"),
 )
 
 
