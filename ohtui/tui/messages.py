@@ -319,3 +319,29 @@ class ModelChanged(Message):
     model: str
     restored: bool = False
     """The model chosen for the conversation with /model, gone back to as it reopened."""
+
+
+@dataclass
+class FindTexts(Message):
+    """Transcript search: the text of a stretch of the active branch, read for the index
+    (see `session.finding`); `read` events read so far of `total`."""
+
+    generation: int
+    """The reading this belongs to (an older one's texts are dropped)."""
+    texts: list[Any]
+    """(position, Searchable) pairs."""
+    read: int
+    total: int
+    done: bool
+
+
+@dataclass
+class FindPage(Message):
+    """Transcript search: the page of events around a hit to show instead of the window."""
+
+    events: list[Any]
+    start: int
+    has_older: bool
+    target: int
+    """The position of the hit's cell on the branch."""
+    branches: dict[int, int] = field(default_factory=dict)

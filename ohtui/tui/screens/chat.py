@@ -31,9 +31,11 @@ if TYPE_CHECKING:
     from ohtui.settings.profile import Profile
     from ohtui.tui import messages as msg
     from ohtui.tui.approval_types import ApprovalDecision, PendingActionView
+    from ohtui.tui.screens.chat_find import TranscriptFind
     from ohtui.tui.screens.navigator import Navigator
     from ohtui.tui.session import Session
     from ohtui.tui.widgets.cells import BranchCell, Cell
+    from ohtui.tui.widgets.find_bar import FindBar
 
 DOUBLE_PRESS_SECONDS = 2.0
 IDLE_AFTER_SECONDS = 30.0
@@ -66,6 +68,8 @@ class ChatScreen(Screen[None]):
         Binding("pagedown", "scroll('down')", "Scroll down", show=False, priority=True),
         Binding("ctrl+home", "scroll('first')", "Oldest", show=False),
         Binding("ctrl+end", "scroll('newest')", "Scroll", key_display="PgUp/PgDn"),
+        # Priority: in the composer (a TextArea) Ctrl+F would delete the word on the right.
+        Binding("ctrl+f", "find", "Find", priority=True),
     ]
 
     def __init__(self, options: AppOptions, profile: Profile, navigator: Navigator) -> None:
@@ -85,6 +89,8 @@ class ChatScreen(Screen[None]):
         self._status = RunStatus.OPENING
         self._shown_total: int | None = None
         """Events shown from the saved history before the conversation opened."""
+        self._find: TranscriptFind | None = None
+        """Transcript search (Ctrl+F), made on first use."""
 
     def compose(self) -> ComposeResult:
         yield StatusBar(self.options.clock, id="status")
@@ -248,6 +254,7 @@ class ChatScreen(Screen[None]):
                 message.history, message.total_events, message.has_older, waiting, message.branches
             )
         self._shown_total = None
+        self._forget_found()  # opened meanwhile: read what it opened to
         self._show_title(message.title)
 
     def on_session_failed(self, message: msg.SessionFailed) -> None:
@@ -260,6 +267,9 @@ class ChatScreen(Screen[None]):
 
     def on_engine_event(self, message: msg.EngineEvent) -> None:
         self.view.add_event(message.event, message.index)
+        if self._find is not None:
+            index = message.index if message.index is not None else self.view.next_index - 1
+            self._find.event_added(message.event, index)
 
     def on_tokens_ready(self, message: msg.TokensReady) -> None:
         for response_id, content, reasoning in self.session.take_tokens():
@@ -406,6 +416,7 @@ class ChatScreen(Screen[None]):
             message.events, message.total, message.has_older, branches=message.branches
         )
         self.view.scroll_end(animate=False)
+        self._forget_found()
         if message.prefill:
             self.prefill(message.prefill)
         if message.notice:
@@ -594,6 +605,7 @@ class ChatScreen(Screen[None]):
         self.status_bar.context_window = None
         self.status_bar.condensing = False
         self._show_title(None)
+        self._forget_found()
 
     def on_setup_needed(self, message: msg.SetupNeeded) -> None:
         self._set_status(RunStatus.SETUP)
@@ -631,3 +643,48 @@ class ChatScreen(Screen[None]):
     def _user_away(self) -> bool:
         focused = self.app.app_focus
         return not focused or time.monotonic() - self._last_key > IDLE_AFTER_SECONDS
+
+    # --- transcript search (Ctrl+F) --------------------------------------------------------
+
+    @property
+    def finder(self) -> TranscriptFind:
+        """Transcript search (made, with its bar, on first use: off the first frame)."""
+        if self._find is None:
+            from ohtui.tui.screens.chat_find import TranscriptFind
+
+            self._find = TranscriptFind(self)
+        return self._find
+
+    def action_find(self) -> None:
+        """Ctrl+F: open the find bar (again: its term selected, to type another)."""
+        self.finder.open()
+
+    def open_find(self, term: str = "") -> None:
+        """Open the find bar, searching for `term` if one is given (/find text)."""
+        self.finder.open(term or None)
+
+    def on_find_bar_changed(self, message: FindBar.Changed) -> None:
+        self.finder.typed(message.term)
+
+    def on_find_bar_step(self, message: FindBar.Step) -> None:
+        self.finder.step(message.direction)
+
+    def on_find_bar_closed(self, message: FindBar.Closed) -> None:
+        self.finder.close()
+        self.query_one(Composer).focus_input()
+
+    def on_find_texts(self, message: msg.FindTexts) -> None:
+        if self._find is not None:
+            self._find.texts_read(message)
+
+    def on_find_page(self, message: msg.FindPage) -> None:
+        self.view.show_page(
+            message.events, message.start, message.has_older, False, message.branches, home=False
+        )
+        if self._find is not None:
+            self._find.page_shown(message.target)
+
+    def _forget_found(self) -> None:
+        """The conversation shown changed: transcript search reads it again."""
+        if self._find is not None:
+            self._find.forget()

@@ -48,6 +48,10 @@ class CommandTarget(Protocol):
         """Show a side question and its answer above the composer."""
         ...
 
+    def open_find(self, term: str = "") -> None:
+        """Open the find bar, searching the conversation for `term` if one is given."""
+        ...
+
 
 def _new(screen: CommandTarget, argument: str) -> None:
     screen.navigator.new_conversation()
@@ -133,6 +137,10 @@ def _help(screen: CommandTarget, argument: str) -> None:
 
 def _exit(screen: CommandTarget, argument: str) -> None:
     screen.navigator.quit_now()
+
+
+def _find(screen: CommandTarget, argument: str) -> None:
+    screen.open_find(argument)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -243,6 +251,11 @@ SLASH_COMMANDS: tuple[Command, ...] = (
     ),
     Command(name="help", description="keys and commands", run=_help),
     Command(name="exit", description="quit ohtui", run=_exit, aliases=("quit",)),
+    Command(
+        name="find",
+        description="search the whole conversation, folded output too (Ctrl+F)",
+        run=_find,
+    ),
 )
 
 

@@ -21,6 +21,7 @@ from ohtui.tui.session.branches import newest_page
 from ohtui.tui.session.bridge import Bridge
 from ohtui.tui.session.checkpoints import Checkpoints
 from ohtui.tui.session.diffs import Diffs
+from ohtui.tui.session.finding import Finding
 from ohtui.tui.session.heap import settle_heap
 from ohtui.tui.session.link import Link
 from ohtui.tui.session.mcp import McpServers
@@ -104,6 +105,7 @@ class Session:
             link, profile, options, lambda: self.runner.running, self.bridge.callbacks
         )
         self.diffs = Diffs(link)
+        self.finding = Finding(link)
 
     def _safety(self) -> ConversationSafety | None:
         return self.approvals.safety

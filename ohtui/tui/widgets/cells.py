@@ -42,11 +42,14 @@ from ohtui.tui.screen_reader import (
     spoken_content,
     without_shapes,
 )
+from ohtui.tui.widgets.conversation_view import ConversationView
+from ohtui.tui.widgets.find_marks import mark_strip
 from ohtui.tui.widgets.stream_visual import Block, FinishedBlocks, GrowingVisual
 
 if TYPE_CHECKING:
     from textual.css.styles import RulesMap
     from textual.geometry import Size
+    from textual.strip import Strip
 
 COLLAPSED_LINES = 6
 """Lines of a tool's output shown until the cell is expanded."""
@@ -203,6 +206,15 @@ class Cell(Widget):
         """Copy the cell's text to the clipboard."""
         self.app.copy_to_clipboard(self.copy_text())
         self.notify("Copied to the clipboard", timeout=2, markup=False)
+
+    def render_line(self, y: int) -> Strip:
+        """A line as drawn, with the hits of a transcript search marked (see find_marks)."""
+        line = super().render_line(y)
+        view = self.parent
+        marks = view.find_marks if isinstance(view, ConversationView) else None
+        if marks is None:
+            return line
+        return mark_strip(line, marks.term, current=marks.current is self and marks.line == y)
 
 
 class UserCell(Cell):

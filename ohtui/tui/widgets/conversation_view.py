@@ -28,6 +28,7 @@ if TYPE_CHECKING:
         StreamingCell,
         UserCell,
     )
+    from ohtui.tui.widgets.find_marks import FindMarks
 
 WELCOME = """\
 Tell the agent what to do in this workspace: it reads, edits and runs things for you.
@@ -110,6 +111,8 @@ class ConversationView(VerticalScroll, can_focus=False):
         """Position → branches leaving the event there, for the pages read so far."""
         self.expand_outputs = False
         """Whether tool outputs show expanded (read by the cell factory)."""
+        self.find_marks: FindMarks | None = None
+        """The hits of a transcript search, marked in every cell (read by the cells)."""
 
     def set_expand_outputs(self, expand: bool) -> None:
         """Show tool outputs expanded (or folded) by default, from now and on screen now."""
@@ -121,6 +124,17 @@ class ConversationView(VerticalScroll, can_focus=False):
 
     def on_mount(self) -> None:
         self.anchor()
+
+    def mark_found(self, marks: FindMarks | None) -> None:
+        """Mark the hits of a transcript search in the cells (None: no search)."""
+        from ohtui.tui.widgets.cells import Cell
+
+        before, self.find_marks = self.find_marks, marks
+        if before == marks:
+            return
+        for cell in self.children:
+            if isinstance(cell, Cell):
+                cell.refresh()
 
     def compose(self) -> ComposeResult:
         self._welcome = Static(WELCOME, classes="welcome")
@@ -149,6 +163,11 @@ class ConversationView(VerticalScroll, can_focus=False):
     def detached(self) -> bool:
         """Whether the window stops short of the newest event (the user is reading back)."""
         return self._newest_index < self._next_index
+
+    @property
+    def next_index(self) -> int:
+        """How many events the conversation has, as far as the view knows."""
+        return self._next_index
 
     @property
     def window(self) -> tuple[int, int]:
@@ -190,11 +209,14 @@ class ConversationView(VerticalScroll, can_focus=False):
         has_older: bool,
         newest: bool = False,
         branches: dict[int, int] | None = None,
+        home: bool = True,
     ) -> None:
         """Show the page of events from index `start` instead of the window (a jump to the
         first or, `newest`, the newest events); following the bottom if it is the newest.
         Events recorded while the newest page was read are read after it, the view staying
-        at the bottom (a message sent while reading back shows, and what answers it)."""
+        at the bottom (a message sent while reading back shows, and what answers it).
+        `home` False: the caller scrolls to a cell of the page (a search's hit); scrolling to
+        its top first would read the page before it."""
         self._loading_older = self._loading_newer = False
         self._catching_up = newest
         self._branches.update(branches or {})
@@ -214,7 +236,8 @@ class ConversationView(VerticalScroll, can_focus=False):
             self._catch_up()
         else:
             self.anchor(False)
-            self.call_after_refresh(lambda: self.scroll_home(animate=False, immediate=True))
+            if home:
+                self.call_after_refresh(lambda: self.scroll_home(animate=False, immediate=True))
 
     def _catch_up(self) -> None:
         """After a jump to the newest events: read what came since, until there is none."""
