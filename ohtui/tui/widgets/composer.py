@@ -24,9 +24,11 @@ from textual.widgets.option_list import Option
 from textual.widgets.text_area import Location
 from textual.worker import get_current_worker
 
+from ohtui.image_file import ImageFile, ImageFileError, check_image, looks_like_image
 from ohtui.tui.file_index import FileIndex, index_workspace
 from ohtui.tui.history import PromptHistory
 from ohtui.tui.slash import SlashCommand, filter_commands
+from ohtui.tui.widgets.attached import AttachedImages, mentioned_images, pasted_paths
 from ohtui.tui.widgets.marked import MarkedOptionList
 from ohtui.tui.widgets.pasted import PastedBlocks
 
@@ -34,6 +36,8 @@ __all__ = ["Composer", "ComposerInput", "SlashCommand"]
 
 PASTE_HINT = "long paste collapsed · Ctrl+G expands it to edit"
 """Above the input while it shows a pasted-text chip."""
+IMAGE_HINT = "image attached · Backspace after its chip removes it"
+"""Above the input while it shows an image chip."""
 PLACEHOLDER = "Message the agent · Shift+Enter new line · / commands · @ files"
 INDEXING_LABEL = "indexing files…"
 MAX_MATCHES = 20
@@ -147,9 +151,11 @@ class Composer(Vertical):
 
     @dataclass
     class Submitted(_Posted):
-        """The user sent a message (blank lines around it removed)."""
+        """The user sent a message (blank lines around it removed), with the images whose
+        chips it shows."""
 
         text: str
+        images: tuple[ImageFile, ...] = ()
 
     class TabbedOut(_Posted):
         """Tab in the input with no completion to take: the user wants to leave it."""
@@ -181,6 +187,7 @@ class Composer(Vertical):
         self._menu = MarkedOptionList(id="completions", markup=False)
         self._menu.can_focus = False  # focus stays in the input; the menu follows its keys
         self._pastes = PastedBlocks()
+        self._images = AttachedImages()
         self._input = ComposerInput(self._handle_key, self._pasted, id="input")
         self._items: list[CompletionItem] = []
         self._trigger: _Trigger | None = None
@@ -236,7 +243,14 @@ class Composer(Vertical):
         self._trigger = None
         self._input.load_text("")
         self._pastes.clear()
+        self._images.clear()
         self._close_menu()
+
+    def put_back(self, text: str, images: Sequence[ImageFile]) -> None:
+        """Show a draft that was not sent again, with its images attached as before."""
+        self.text = text
+        self._images.restore(text, images)
+        self._input.focus()
 
     def say_why_blocked(self, reason: str | None) -> None:
         """Show why messages cannot be sent in place of the usual hint (None: they can)."""
@@ -311,16 +325,52 @@ class Composer(Vertical):
         text = _tidy(self._pastes.expand(raw))
         if not text:
             return
-        self.post_message(self.Submitted(self, text))
+        images: tuple[ImageFile, ...] = ()
+        if not text.startswith("/"):
+            mentioned = self._attach_mentions(text)
+            if mentioned is None:
+                return  # an @-mentioned image cannot be sent: the user was told why
+            text = mentioned
+            images = tuple(self._images.in_text(text))
+        self.post_message(self.Submitted(self, text, images))
         if self._history is not None and self._history.remember(text):
             self.run_worker(self._history.flush, thread=True, group="history", exit_on_error=False)
         self.clear()
 
-    # --- long pastes
+    # --- long pastes and images
 
     def _pasted(self, text: str) -> str:
-        """What a paste puts in the input: a chip for a long one, else the text itself."""
+        """What a paste puts in the input: chips for paths of image files (as terminals paste
+        a dragged file), a chip for a long paste, else the text itself."""
+        paths = pasted_paths(text, self._workspace)
+        if paths is not None:
+            chips = self._attach_files(paths)
+            if chips is not None:
+                return chips + " "
         return self._pastes.collapse(text) if self._pastes.is_long(text) else text
+
+    def _attach_files(self, paths: Sequence[Path]) -> str | None:
+        """The chips of the image files at `paths`, attached; None (and the user told why)
+        when one of them cannot be sent."""
+        chips: list[str] = []
+        for path in paths:
+            try:
+                chips.append(self._images.attach(check_image(path)))
+            except ImageFileError as exc:
+                self.notify(str(exc), title="Image not attached", severity="warning", timeout=8)
+                return None
+        return " ".join(chips)
+
+    def _attach_mentions(self, text: str) -> str | None:
+        """`text` with each `@mention` of an image file replaced by its chip (the image
+        attached); None when one cannot be sent (the draft stays as it is)."""
+        mentions = mentioned_images(text, self._workspace)
+        chips = [self._attach_files([path]) for _, _, path in mentions]
+        for (start, end, _), chip in reversed(list(zip(mentions, chips, strict=True))):
+            if chip is None:
+                return None
+            text = f"{text[:start]}{chip}{text[end:]}"
+        return text
 
     def _expand_pastes(self) -> bool:
         """Ctrl+G: put the pasted text in place of its chips, to edit it."""
@@ -333,19 +383,28 @@ class Composer(Vertical):
         return True
 
     def _delete_chip(self) -> bool:
-        """Backspace right after a chip deletes the whole chip (and the text it stands for)."""
+        """Backspace right after a chip deletes the whole chip (and the text or image it
+        stands for)."""
         area = self._input
         if area.selected_text:
             return False
         row, column = area.cursor_location
-        length = self._pastes.chip_ending(area.document.get_line(row)[:column])
+        before = area.document.get_line(row)[:column]
+        length = self._pastes.chip_ending(before) or self._images.chip_ending(before)
         if not length:
             return False
         area.delete((row, column - length), (row, column), maintain_selection_offset=False)
         return True
 
     def _show_paste_hint(self) -> None:
-        self._input.border_title = PASTE_HINT if self._pastes.has_chips(self.text) else ""
+        text = self.text
+        if self._pastes.has_chips(text):
+            hint = PASTE_HINT
+        elif self._images.in_text(text):
+            hint = IMAGE_HINT
+        else:
+            hint = ""
+        self._input.border_title = hint
 
     # --- history
 
@@ -542,6 +601,9 @@ class Composer(Vertical):
                 self._submit(f"/{item.name}")
                 return True
             replacement = f"/{item.name}{' ' if item.takes_argument else ''}"
+        elif looks_like_image(item) and self._workspace is not None:
+            chip = self._attach_files([self._workspace / item])
+            replacement = f"{chip} " if chip is not None else f"@{item} "
         else:
             # A directory keeps no space after it, so the user can go on typing into it.
             replacement = f"@{item}{'' if item.endswith('/') else ' '}"
