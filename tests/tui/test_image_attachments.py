@@ -5,6 +5,7 @@ kept) for one that does not; named in the transcript, now and when resumed."""
 from __future__ import annotations
 
 import base64
+import os
 import struct
 import zlib
 from dataclasses import replace
@@ -12,7 +13,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from chat_helpers import SIZE, USAGE, cells, chat_ready, run_over, screen_text, user_texts
+from chat_helpers import (
+    SIZE,
+    USAGE,
+    cells,
+    chat_ready,
+    run_over,
+    screen_text,
+    user_texts,
+)
 from llm_server import ScriptedLLMServer
 from textual import events
 
@@ -239,3 +248,142 @@ async def test_a_paste_of_a_file_that_is_not_an_image_goes_in_as_text_and_says_w
         await pilot.press("escape", "enter")  # the @ menu closed, then Enter
         await pilot.pause(0.1)
         assert composer.text == "see @huge.jpg" and llm_server.requests == []
+
+
+async def test_an_image_reaches_the_message_on_an_agent_server(
+    app_options: AppOptions,
+    llm_server: ScriptedLLMServer,
+    project: Path,
+    tmp_path: Path,
+    wait: Any,
+) -> None:
+    from server.server_process import TEST_KEY, ServerProcess
+
+    shot = project / "shot.png"
+    shot.write_bytes(png())
+    llm_server.reply_text("A grey square, seen on the server.", usage=USAGE)
+    data = tmp_path / "serve-data"
+    data.mkdir()
+    serve = ServerProcess(data).start()
+    try:
+        options = replace(
+            app_options,
+            model=VISION_MODEL,
+            server=serve.url,
+            environ={"OHTUI_SERVER_API_KEY": TEST_KEY},
+            conversation_id=None,
+        )
+        app = OhtuiApp(options)
+        async with app.run_test(size=SIZE) as pilot:
+            await wait(pilot, lambda: chat_ready(app), what="the conversation to open")
+            await paste(pilot, f"file://{shot}")
+            await pilot.press("enter")
+            await wait(pilot, lambda: len(llm_server.requests) == 1, what="the server's call")
+            expected = f"data:image/png;base64,{base64.b64encode(shot.read_bytes()).decode()}"
+            assert image_parts(llm_server.requests[0]) == [expected]
+            await wait(pilot, lambda: run_over(app), what="the run to end")
+            assert user_texts(app) == ["[image: shot.png 71 B]"]
+            assert app.chat is not None
+            conversation_id = app.chat.session.conversation_id
+        with serve.client() as client:
+            listed = client.get(f"/api/conversations/{conversation_id}/events/search").json()
+        users = [e for e in listed["items"] if e.get("source") == "user"]
+        content = users[-1]["llm_message"]["content"]
+        assert [part.get("image_urls") for part in content if part["type"] == "image"] == [
+            [expected]
+        ]
+    finally:
+        serve.stop()
+
+
+def test_snapshot_the_composer_with_an_attached_image(
+    snap_compare: Any, app_options: AppOptions, project: Path, wait: Any
+) -> None:
+    shot = project / "Screen Shot.png"
+    shot.write_bytes(png())
+
+    async def attach(pilot: Any) -> None:
+        await wait(pilot, lambda: chat_ready(pilot.app), what="the conversation to open")
+        await pilot.press(*"Why", "space", *"is", "space", *"this", "space", *"red?", "space")
+        await paste(pilot, str(shot).replace(" ", "\\ "))  # dragged into iTerm2
+        pilot.app.clear_notifications()
+        for widget in pilot.app.screen.query("TextArea"):
+            widget.cursor_blink = False
+        await pilot.pause(0.1)
+        await pilot.wait_for_scheduled_animations()
+
+    app = OhtuiApp(replace(app_options, model=VISION_MODEL))
+    assert snap_compare(app, terminal_size=SIZE, run_before=attach)
+
+
+FAKE_WL_PASTE = """#!/bin/sh
+# wl-paste as the clipboard of a desktop holding {what}
+case "$1" in
+  --list-types) printf '{types}\\n' ;;
+  --no-newline) cat '{image}' ;;
+esac
+"""
+
+
+def fake_clipboard(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, image: bytes | None) -> None:
+    """A Wayland desktop whose clipboard holds `image` (None: only text)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    source = tmp_path / "clipboard.bin"
+    source.write_bytes(image or b"")
+    script = bin_dir / "wl-paste"
+    types = "image/png\\ntext/html" if image is not None else "text/plain"
+    script.write_text(FAKE_WL_PASTE.format(what="it", types=types, image=source))
+    script.chmod(0o755)
+    monkeypatch.setenv("WAYLAND_DISPLAY", "wayland-test")
+    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
+
+
+async def test_ctrl_v_attaches_the_image_on_the_system_clipboard(
+    app_options: AppOptions,
+    llm_server: ScriptedLLMServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    wait: Any,
+) -> None:
+    fake_clipboard(tmp_path, monkeypatch, png())
+    llm_server.reply_text("A screenshot.", usage=USAGE)
+    app = OhtuiApp(replace(app_options, model=VISION_MODEL))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait(pilot, lambda: chat_ready(app), what="the conversation to open")
+        composer = app.screen.query_one(Composer)
+        await pilot.press(*"see", "space", "ctrl+v")
+        await wait(pilot, lambda: "[image:" in composer.text, what="the chip", timeout=5)
+        assert composer.text == "see [image: clipboard-1.png 71 B] "
+        await pilot.press("enter")
+        await wait(pilot, lambda: len(llm_server.requests) == 1, what="the LLM call")
+        expected = f"data:image/png;base64,{base64.b64encode(png()).decode()}"
+        assert image_parts(llm_server.requests[0]) == [expected]
+
+
+async def test_ctrl_v_without_an_image_pastes_text_or_says_why(
+    app_options: AppOptions, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, wait: Any
+) -> None:
+    fake_clipboard(tmp_path, monkeypatch, None)
+    app = OhtuiApp(replace(app_options, model=VISION_MODEL))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait(pilot, lambda: chat_ready(app), what="the conversation to open")
+        composer = app.screen.query_one(Composer)
+        await pilot.press("ctrl+v")
+        await wait(pilot, lambda: bool(notifications(app)), what="the notice", timeout=5)
+        assert "There is no image on the clipboard." in notifications(app)
+        app.copy_to_clipboard("copied in ohtui")
+        await pilot.press("ctrl+v")
+        await wait(pilot, lambda: composer.text == "copied in ohtui", what="the text", timeout=5)
+
+
+async def test_help_tells_how_to_attach_an_image(app_options: AppOptions, wait: Any) -> None:
+    app = OhtuiApp(app_options)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait(pilot, lambda: chat_ready(app), what="the conversation to open")
+        assert app.chat is not None
+        app.chat.run_slash("help")
+        await wait(pilot, lambda: type(app.screen).__name__ == "HelpScreen", what="the help")
+        shown = screen_text(app)
+        assert "@image.png, paste a path  attach an image (PNG, JPEG, GIF, WebP)" in shown
+        assert "Ctrl+V                    attach the clipboard's image, else paste" in shown

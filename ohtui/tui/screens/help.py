@@ -18,6 +18,8 @@ KEYS = (
     ("Shift+Enter, Ctrl+J", "new line"),
     ("↑ / ↓", "earlier / later messages you sent"),
     ("@", "complete a file path; / complete a command"),
+    ("@image.png, paste a path", "attach an image (PNG, JPEG, GIF, WebP)"),
+    ("Ctrl+V", "attach the clipboard's image, else paste"),
     ("Esc", "pause after this step; twice: stop now"),
     ("Esc Esc", "agent idle, composer empty: rewind"),
     ("Ctrl+C", "stop now; twice: quit"),

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from textual import events, on
 from textual.app import ComposeResult
@@ -31,6 +31,9 @@ from ohtui.tui.slash import SlashCommand, filter_commands
 from ohtui.tui.widgets.attached import AttachedImages, mentioned_images, pasted_paths
 from ohtui.tui.widgets.marked import MarkedOptionList
 from ohtui.tui.widgets.pasted import PastedBlocks
+
+if TYPE_CHECKING:
+    from ohtui.tui.widgets.clipboard_image import ClipboardImage
 
 __all__ = ["Composer", "ComposerInput", "SlashCommand"]
 
@@ -166,6 +169,11 @@ class Composer(Vertical):
             self.generation = generation
             self.index = index
 
+    class _ClipboardRead(Message, bubble=False):
+        def __init__(self, result: ClipboardImage) -> None:
+            super().__init__()
+            self.result = result
+
     class _MoreMatches(Message, bubble=False):
         def __init__(self, generation: int, paths: list[str]) -> None:
             super().__init__()
@@ -188,6 +196,8 @@ class Composer(Vertical):
         self._menu.can_focus = False  # focus stays in the input; the menu follows its keys
         self._pastes = PastedBlocks()
         self._images = AttachedImages()
+        self._clipboard_folder: Path | None = None
+        self._clipboard_count = 0
         self._input = ComposerInput(self._handle_key, self._pasted, id="input")
         self._items: list[CompletionItem] = []
         self._trigger: _Trigger | None = None
@@ -286,6 +296,9 @@ class Composer(Vertical):
         """Act on a key pressed in the input; True when it was ours (it then goes no further)."""
         if key == "ctrl+g":
             return self._expand_pastes()
+        if key == "ctrl+v" and not self._input.read_only:
+            self._read_clipboard()
+            return True
         if key == "backspace":
             return self._delete_chip()
         if key not in {"enter", "tab", "escape", "up", "down", *NEWLINE_KEYS}:
@@ -360,6 +373,40 @@ class Composer(Vertical):
                 self.notify(str(exc), title="Image not attached", severity="warning", timeout=8)
                 return None
         return " ".join(chips)
+
+    def _read_clipboard(self) -> None:
+        """Ctrl+V: attach the image on the system clipboard, or paste as TextArea does."""
+        self._clipboard_count += 1
+        self.run_worker(
+            partial(self._clipboard_worker, self._clipboard_count),
+            thread=True,
+            group="clipboard",
+            exit_on_error=False,
+        )
+
+    def _clipboard_worker(self, number: int) -> None:
+        # Subprocesses and temporary files: imported on the first Ctrl+V, off the first frame.
+        from ohtui.tui.widgets.clipboard_image import read_clipboard_image
+
+        if self._clipboard_folder is None:
+            import tempfile
+
+            self._clipboard_folder = Path(tempfile.mkdtemp(prefix="ohtui-clipboard-"))
+        self.post_message(self._ClipboardRead(read_clipboard_image(self._clipboard_folder, number)))
+
+    @on(_ClipboardRead)
+    def _on_clipboard_read(self, message: _ClipboardRead) -> None:
+        result = message.result
+        area = self._input
+        if result.path is not None:
+            chip = self._attach_files([result.path])
+            if chip is not None:
+                area.replace(f"{chip} ", *area.selection, maintain_selection_offset=False)
+            return
+        if self.app.clipboard:  # text copied inside ohtui: paste it, as Ctrl+V always did
+            area.action_paste()
+        else:
+            self.notify(result.problem or "", title="No image pasted", severity="warning")
 
     def _attach_mentions(self, text: str) -> str | None:
         """`text` with each `@mention` of an image file replaced by its chip (the image
