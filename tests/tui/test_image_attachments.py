@@ -244,6 +244,15 @@ async def test_a_paste_of_a_file_that_is_not_an_image_goes_in_as_text_and_says_w
         await paste(pilot, str(huge))
         assert composer.text == str(huge)
         assert "huge.jpg is 5 MB: images up to 3.75 MB can be sent" in notifications(app)
+        gone = project / "gone.png"
+        gone.write_bytes(png())
+        composer.text = ""
+        await paste(pilot, str(gone))
+        gone.unlink()  # after it was attached, before it was sent
+        await pilot.press("enter")
+        await pilot.pause(0.1)
+        assert f"{gone} does not exist." in notifications(app)
+        assert composer.text == "[image: gone.png 71 B]" and llm_server.requests == []
         composer.text = "see @huge.jpg"  # typed: the message is not sent
         await pilot.press("escape", "enter")  # the @ menu closed, then Enter
         await pilot.pause(0.1)

@@ -14,7 +14,7 @@ from ohtui.image_file import (
     MAX_MESSAGE_IMAGE_BYTES,
     ImageFile,
     ImageFileError,
-    data_url,
+    check_image,
     human_size,
 )
 
@@ -52,15 +52,19 @@ def refusal(screen: ChatScreen, images: Sequence[ImageFile]) -> str | None:
     return None
 
 
-def read_images(screen: ChatScreen, images: Sequence[ImageFile]) -> list[str] | None:
-    """The images as data URLs to send; None (the user told why) when they cannot be sent.
+def may_send(screen: ChatScreen, images: Sequence[ImageFile]) -> bool:
+    """Whether `images` can go to the conversation's model; if not, the user is told why.
 
-    Read on the UI thread: at most MAX_MESSAGE_IMAGE_BYTES from local files, a few ms."""
+    Each file is checked again (12 bytes read): it may have changed since it was attached.
+    The sending thread reads and encodes them."""
     why = refusal(screen, images)
     if why is None:
         try:
-            return [data_url(image.path) for image in images]
+            for image in images:
+                check_image(image.path)
         except ImageFileError as exc:
             why = str(exc)
+    if why is None:
+        return True
     screen.notify(why, title=TITLE, severity="warning", timeout=12)
-    return None
+    return False

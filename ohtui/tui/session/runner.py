@@ -10,8 +10,10 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ohtui.image_file import ImageFileError, data_url
 from ohtui.tui import messages as msg
 from ohtui.tui.session.words import describe
 from ohtui.tui.status import RunStatus
@@ -22,25 +24,29 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+NOT_SENT = "The message was not sent: attach the image again."
 NOT_APPROVED = "Not approved: the user answered with a new message instead (read it)."
 
 
 @dataclass(frozen=True)
 class Outgoing:
-    """A message on its way to the conversation: its text and its images (data URLs)."""
+    """A message on its way to the conversation: its text and its image files."""
 
     text: str
-    image_urls: tuple[str, ...] = ()
+    images: tuple[Path, ...] = ()
 
     def message(self) -> str | Message:
-        """What `send_message` takes: the text alone, or a Message with its images."""
-        if not self.image_urls:
+        """What `send_message` takes: the text alone, or a Message with its images read
+        as data URLs (here, on the sending thread: a few MB take a moment to encode).
+        ImageFileError when an image has gone or changed since it was attached."""
+        if not self.images:
             return self.text
         from ohtui.sdk import ImageContent, Message, TextContent
 
+        urls = [data_url(path) for path in self.images]
         return Message(
             role="user",
-            content=[TextContent(text=self.text), ImageContent(image_urls=list(self.image_urls))],
+            content=[TextContent(text=self.text), ImageContent(image_urls=urls)],
         )
 
 
@@ -82,10 +88,10 @@ class Runner:
         with self._link.lock:
             return bool(self._queue)
 
-    def submit(self, text: str, image_urls: Sequence[str] = ()) -> None:
-        """Send a message (with images, as data URLs); while a run goes on (or before
-        opening) it is queued."""
-        outgoing = Outgoing(text, tuple(image_urls))
+    def submit(self, text: str, images: Sequence[Path] = ()) -> None:
+        """Send a message (with image files); while a run goes on (or before opening) it
+        is queued."""
+        outgoing = Outgoing(text, tuple(images))
         link = self._link
         held = self._held_aside()  # taken before the lock: it reads the holder's own state
         with link.lock:
@@ -118,6 +124,9 @@ class Runner:
                     msg.Notice("The waiting actions were not run: you replied instead.")
                 )
             conversation.send_message(outgoing.message())
+        except ImageFileError as exc:
+            self._link.post(msg.Notice(f"{exc} {NOT_SENT}", "warning"))
+            return
         except Exception as exc:  # shown to the user; the conversation stays usable
             logger.exception("sending a message failed")
             self._link.post(msg.SessionFailed(describe(exc)))
@@ -146,6 +155,13 @@ class Runner:
                 outgoing = self._queue[0]
             try:
                 conversation.send_message(outgoing.message())  # waits for the step to end
+            except ImageFileError as exc:
+                link.post(msg.Notice(f"{exc} {NOT_SENT}", "warning"))
+                with link.lock:
+                    self._queue.pop(0)
+                    queued = [item.text for item in self._queue]
+                link.post(msg.QueueChanged(queued))
+                continue
             except Exception as exc:  # shown to the user; the rest stays queued
                 logger.exception("delivering a queued message failed")
                 link.post(msg.SessionFailed(describe(exc)))
