@@ -20,6 +20,7 @@ from chat_helpers import (
     chat_ready,
     run_over,
     screen_text,
+    status,
     user_texts,
 )
 from llm_server import ScriptedLLMServer
@@ -312,7 +313,8 @@ def test_snapshot_the_composer_with_an_attached_image(
     shot.write_bytes(png())
 
     async def attach(pilot: Any) -> None:
-        await wait(pilot, lambda: chat_ready(pilot.app), what="the conversation to open")
+        # Idle, as the empty chat's snapshot waits: the status bar has its sandbox badge.
+        await wait(pilot, lambda: status(pilot.app) == "idle", what="the conversation to open")
         await pilot.press(*"Why", "space", *"is", "space", *"this", "space", *"red?", "space")
         await paste(pilot, str(shot).replace(" ", "\\ "))  # dragged into iTerm2
         pilot.app.clear_notifications()
