@@ -332,14 +332,14 @@ class LLM(BaseModel):
         abandons the call at once (LLMCancelledError). `call_context` replaces the one set
         with `set_call_context` for this call. With `native_tool_calling` off, the tools go
         into the system prompt and calls are read from the answer (see `prompted_tools`).
-        With `disable_vision`, images of Messages are left out. Failures raise an LLMError
-        subclass with an actionable message.
+        Images of Messages are sent only to a model that reads them (`vision_is_active`),
+        as the SDK's `vision_enabled` does: a text-only model would refuse the request.
+        Failures raise an LLMError subclass with an actionable message.
         """
         stream = kwargs.pop("stream", None)
         enable_streaming = self.stream if stream is None else bool(stream)
         original_tools = tools
-        if self.disable_vision:
-            messages = [_without_images(m) for m in messages]
+        messages = self._with_images_it_reads(messages)
         chat = [m if isinstance(m, dict) else m.to_chat_dict() for m in messages]
         prompted = bool(tools) and not self.native_tool_calling
         if prompted:
@@ -359,6 +359,15 @@ class LLM(BaseModel):
                 messages, original_tools, on_token, cancel, call_context, stream=stream, **kwargs
             ),
         )
+
+    def _with_images_it_reads(self, messages: ChatMessages) -> ChatMessages:
+        """`messages`, without their images when this model does not read them."""
+        if not any(isinstance(m, Message) and m.contains_image for m in messages):
+            return messages
+        if self.vision_is_active():
+            return messages
+        logger.info("images left out of a request: %s does not read images", self.model)
+        return [_without_images(m) for m in messages]
 
     def uses_responses_api(self) -> bool:
         """Whether this model is best asked through OpenAI's Responses API: `api_mode` says
@@ -385,7 +394,8 @@ class LLM(BaseModel):
         """
         model = self._responses_model()
         given = [
-            m if isinstance(m, Message) else Message.from_llm_chat_message(m) for m in messages
+            m if isinstance(m, Message) else Message.from_llm_chat_message(m)
+            for m in self._with_images_it_reads(messages)
         ]
         converted = to_responses_input(given)
         request: dict[str, Any] = {"model": model, "input": converted.items, "store": False}

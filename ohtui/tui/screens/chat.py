@@ -197,8 +197,14 @@ class ChatScreen(Screen[None]):
             )
             self.notify(f"No conversation is open: {fix}.", severity="warning")
             return
+        if event.images:
+            from ohtui.tui.screens.image_sending import may_send
+
+            if not may_send(self, event.images):
+                event.composer.put_back(text, event.images)  # not sent: the draft stays
+                return
         self.view.jump(newest=True)  # what is sent shows at the bottom: follow it there
-        self.session.submit(text)
+        self.session.submit(text, [image.path for image in event.images])
         if not self.session.running and self.session.conversation is not None:
             self._set_status(RunStatus.RUNNING)
 

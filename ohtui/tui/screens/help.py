@@ -19,6 +19,7 @@ KEYS = (
     ("Shift+Enter, Ctrl+J", "new line"),
     ("↑ / ↓", "earlier / later messages you sent"),
     ("@", "complete a file path; / complete a command"),
+    ("@pic.png, a path, Ctrl+V", "attach an image: a file, or the clipboard's"),
     ("Esc", "pause after this step; twice: stop now"),
     ("Esc Esc", "agent idle, composer empty: rewind"),
     ("Ctrl+C", "stop now; twice: quit"),

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ohtui.opening import NoModelError, Target, start
@@ -295,9 +297,10 @@ class Session:
         """How commands are confined (see `SandboxSwitch.describe`)."""
         return self.sandbox_switch.describe()
 
-    def submit(self, text: str) -> None:
-        """Send a message; while a run goes on (or before opening) it is queued."""
-        self.runner.submit(text)
+    def submit(self, text: str, images: Sequence[Path] = ()) -> None:
+        """Send a message (with image files, read as it goes); while a run goes on (or
+        before opening) it is queued."""
+        self.runner.submit(text, images)
 
     def take_queue(self) -> list[str]:
         """Take back the messages queued for the conversation (it will not get them)."""

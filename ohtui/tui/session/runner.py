@@ -8,20 +8,46 @@ it."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ohtui.image_file import ImageFileError, data_url
 from ohtui.tui import messages as msg
 from ohtui.tui.session.words import describe
 from ohtui.tui.status import RunStatus
 
 if TYPE_CHECKING:
-    from ohtui.sdk import BaseConversation
+    from ohtui.sdk import BaseConversation, Message
     from ohtui.tui.session.link import Link
 
 logger = logging.getLogger(__name__)
 
+NOT_SENT = "The message was not sent: attach the image again."
 NOT_APPROVED = "Not approved: the user answered with a new message instead (read it)."
+
+
+@dataclass(frozen=True)
+class Outgoing:
+    """A message on its way to the conversation: its text and its image files."""
+
+    text: str
+    images: tuple[Path, ...] = ()
+
+    def message(self) -> str | Message:
+        """What `send_message` takes: the text alone, or a Message with its images read
+        as data URLs (here, on the sending thread: a few MB take a moment to encode).
+        ImageFileError when an image has gone or changed since it was attached."""
+        if not self.images:
+            return self.text
+        from ohtui.sdk import ImageContent, Message, TextContent
+
+        urls = [data_url(path) for path in self.images]
+        return Message(
+            role="user",
+            content=[TextContent(text=self.text), ImageContent(image_urls=urls)],
+        )
 
 
 def run_status(conversation: BaseConversation) -> RunStatus:
@@ -48,7 +74,7 @@ class Runner:
         self._finished = finished
         self._running = False
         self._rerun = False
-        self._queue: list[str] = []
+        self._queue: list[Outgoing] = []
         self._delivering = False
 
     @property
@@ -62,29 +88,31 @@ class Runner:
         with self._link.lock:
             return bool(self._queue)
 
-    def submit(self, text: str) -> None:
-        """Send a message; while a run goes on (or before opening) it is queued."""
+    def submit(self, text: str, images: Sequence[Path] = ()) -> None:
+        """Send a message (with image files); while a run goes on (or before opening) it
+        is queued."""
+        outgoing = Outgoing(text, tuple(images))
         link = self._link
         held = self._held_aside()  # taken before the lock: it reads the holder's own state
         with link.lock:
             busy = self._running or link.conversation is None or held
             if busy:
-                self._queue.append(text)
-                queued = list(self._queue)
+                self._queue.append(outgoing)
+                queued = [item.text for item in self._queue]
         if busy:
             link.post(msg.QueueChanged(queued))
             if link.conversation is not None:
                 self.deliver_queue()
             return
-        link.spawn(lambda: self._send_then_run(text), "ohtui-send")
+        link.spawn(lambda: self._send_then_run(outgoing), "ohtui-send")
 
     def take_queue(self) -> list[str]:
         """Take back the messages queued for the conversation (it will not get them)."""
         with self._link.lock:
             queued, self._queue = self._queue, []
-        return queued
+        return [item.text for item in queued]
 
-    def _send_then_run(self, text: str) -> None:
+    def _send_then_run(self, outgoing: Outgoing) -> None:
         conversation = self._link.conversation
         if conversation is None:
             return
@@ -95,7 +123,10 @@ class Runner:
                 self._link.post(
                     msg.Notice("The waiting actions were not run: you replied instead.")
                 )
-            conversation.send_message(text)
+            conversation.send_message(outgoing.message())
+        except ImageFileError as exc:
+            self._link.post(msg.Notice(f"{exc} {NOT_SENT}", "warning"))
+            return
         except Exception as exc:  # shown to the user; the conversation stays usable
             logger.exception("sending a message failed")
             self._link.post(msg.SessionFailed(describe(exc)))
@@ -121,9 +152,16 @@ class Runner:
                 if not self._queue or link.closed:
                     self._delivering = False
                     return
-                text = self._queue[0]
+                outgoing = self._queue[0]
             try:
-                conversation.send_message(text)  # waits for the current step to end
+                conversation.send_message(outgoing.message())  # waits for the step to end
+            except ImageFileError as exc:
+                link.post(msg.Notice(f"{exc} {NOT_SENT}", "warning"))
+                with link.lock:
+                    self._queue.pop(0)
+                    queued = [item.text for item in self._queue]
+                link.post(msg.QueueChanged(queued))
+                continue
             except Exception as exc:  # shown to the user; the rest stays queued
                 logger.exception("delivering a queued message failed")
                 link.post(msg.SessionFailed(describe(exc)))
@@ -132,7 +170,7 @@ class Runner:
                 return
             with link.lock:
                 self._queue.pop(0)
-                queued = list(self._queue)
+                queued = [item.text for item in self._queue]
                 idle = not self._running
             link.post(msg.QueueChanged(queued))
             running = conversation.state.execution_status is ConversationExecutionStatus.RUNNING

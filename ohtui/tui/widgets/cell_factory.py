@@ -33,7 +33,7 @@ from ohtui.sdk.event import (
     UserRejectObservation,
 )
 from ohtui.sdk.event.foreign import ForeignEvent
-from ohtui.sdk.llm.message import text_of
+from ohtui.sdk.llm.message import ImageContent, text_of
 from ohtui.sdk.mcp.definition import MCPToolAction
 from ohtui.sdk.tool import Action, Observation
 from ohtui.sdk.tool.builtins import FinishAction, FinishObservation, ThinkAction, ThinkObservation
@@ -43,6 +43,7 @@ from ohtui.sdk.tools.terminal import TerminalAction, TerminalObservation
 from ohtui.tui.checkpoint_types import FileChange
 from ohtui.tui.display import clip_lines, more_lines
 from ohtui.tui.render import TOOL_ICONS, action_summary, diff_content, risk_badge
+from ohtui.tui.widgets.attached import shown_text
 from ohtui.tui.widgets.cells import (
     ActionCell,
     AgentCell,
@@ -112,6 +113,7 @@ def cells_for(event: Event, host: CellHost) -> list[Cell]:
 def _(event: MessageEvent, host: CellHost) -> list[Cell]:
     text = event.llm_message.text
     if event.source == "user":
+        text = shown_text(text, _image_count(event))
         made: list[Cell] = (
             [] if host.claim_queued(text, event.id) else [UserCell(text, event_id=event.id)]
         )
@@ -122,6 +124,11 @@ def _(event: MessageEvent, host: CellHost) -> list[Cell]:
         return [NoticeCell(f"↪ {event.sender or 'ohtui'}: {text}", "muted")]
     cell = AgentCell(text, event.reasoning_content)
     return [] if host.replace_stream(event.llm_response_id, cell) else [cell]
+
+
+def _image_count(event: MessageEvent) -> int:
+    parts = event.llm_message.content
+    return sum(len(part.image_urls) for part in parts if isinstance(part, ImageContent))
 
 
 @cells_for.register

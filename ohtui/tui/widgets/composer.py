@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from textual import events, on
 from textual.app import ComposeResult
@@ -24,17 +24,24 @@ from textual.widgets.option_list import Option
 from textual.widgets.text_area import Location
 from textual.worker import get_current_worker
 
+from ohtui.image_file import ImageFile, ImageFileError, check_image, looks_like_image
 from ohtui.tui.file_index import FileIndex, index_workspace
 from ohtui.tui.history import PromptHistory
 from ohtui.tui.screen_reader import reading_aloud, speakable
 from ohtui.tui.slash import SlashCommand, filter_commands
+from ohtui.tui.widgets.attached import AttachedImages, mentioned_images, pasted_paths
 from ohtui.tui.widgets.marked import MarkedOptionList
 from ohtui.tui.widgets.pasted import PastedBlocks
+
+if TYPE_CHECKING:
+    from ohtui.tui.widgets.clipboard_image import ClipboardImage
 
 __all__ = ["Composer", "ComposerInput", "SlashCommand"]
 
 PASTE_HINT = "long paste collapsed · Ctrl+G expands it to edit"
 """Above the input while it shows a pasted-text chip."""
+IMAGE_HINT = "image attached · Backspace after its chip removes it"
+"""Above the input while it shows an image chip."""
 PLACEHOLDER = "Message the agent · Shift+Enter new line · / commands · @ files"
 INDEXING_LABEL = "indexing files…"
 MAX_MATCHES = 20
@@ -148,9 +155,11 @@ class Composer(Vertical):
 
     @dataclass
     class Submitted(_Posted):
-        """The user sent a message (blank lines around it removed)."""
+        """The user sent a message (blank lines around it removed), with the images whose
+        chips it shows."""
 
         text: str
+        images: tuple[ImageFile, ...] = ()
 
     class TabbedOut(_Posted):
         """Tab in the input with no completion to take: the user wants to leave it."""
@@ -160,6 +169,11 @@ class Composer(Vertical):
             super().__init__()
             self.generation = generation
             self.index = index
+
+    class _ClipboardRead(Message, bubble=False):
+        def __init__(self, result: ClipboardImage) -> None:
+            super().__init__()
+            self.result = result
 
     class _MoreMatches(Message, bubble=False):
         def __init__(self, generation: int, paths: list[str]) -> None:
@@ -182,6 +196,9 @@ class Composer(Vertical):
         self._menu = MarkedOptionList(id="completions", markup=False)
         self._menu.can_focus = False  # focus stays in the input; the menu follows its keys
         self._pastes = PastedBlocks()
+        self._images = AttachedImages()
+        self._clipboard_folder: Path | None = None
+        self._clipboard_count = 0
         self._input = ComposerInput(self._handle_key, self._pasted, id="input")
         self._items: list[CompletionItem] = []
         self._trigger: _Trigger | None = None
@@ -238,7 +255,14 @@ class Composer(Vertical):
         self._trigger = None
         self._input.load_text("")
         self._pastes.clear()
+        self._images.clear()
         self._close_menu()
+
+    def put_back(self, text: str, images: Sequence[ImageFile]) -> None:
+        """Show a draft that was not sent again, with its images attached as before."""
+        self.text = text
+        self._images.restore(text, images)
+        self._input.focus()
 
     def say_why_blocked(self, reason: str | None) -> None:
         """Show why messages cannot be sent in place of the usual hint (None: they can)."""
@@ -275,6 +299,9 @@ class Composer(Vertical):
         """Act on a key pressed in the input; True when it was ours (it then goes no further)."""
         if key == "ctrl+g":
             return self._expand_pastes()
+        if key == "ctrl+v" and not self._input.read_only:
+            self._read_clipboard()
+            return True
         if key == "backspace":
             return self._delete_chip()
         if key not in {"enter", "tab", "escape", "up", "down", *NEWLINE_KEYS}:
@@ -314,16 +341,86 @@ class Composer(Vertical):
         text = _tidy(self._pastes.expand(raw))
         if not text:
             return
-        self.post_message(self.Submitted(self, text))
+        images: tuple[ImageFile, ...] = ()
+        if not text.startswith("/"):
+            mentioned = self._attach_mentions(text)
+            if mentioned is None:
+                return  # an @-mentioned image cannot be sent: the user was told why
+            text = mentioned
+            images = tuple(self._images.in_text(text))
+        self.post_message(self.Submitted(self, text, images))
         if self._history is not None and self._history.remember(text):
             self.run_worker(self._history.flush, thread=True, group="history", exit_on_error=False)
         self.clear()
 
-    # --- long pastes
+    # --- long pastes and images
 
     def _pasted(self, text: str) -> str:
-        """What a paste puts in the input: a chip for a long one, else the text itself."""
+        """What a paste puts in the input: chips for paths of image files (as terminals paste
+        a dragged file), a chip for a long paste, else the text itself."""
+        paths = pasted_paths(text, self._workspace)
+        if paths is not None:
+            chips = self._attach_files(paths)
+            if chips is not None:
+                return chips + " "
         return self._pastes.collapse(text) if self._pastes.is_long(text) else text
+
+    def _attach_files(self, paths: Sequence[Path]) -> str | None:
+        """The chips of the image files at `paths`, attached; None (and the user told why)
+        when one of them cannot be sent."""
+        chips: list[str] = []
+        for path in paths:
+            try:
+                chips.append(self._images.attach(check_image(path)))
+            except ImageFileError as exc:
+                self.notify(str(exc), title="Image not attached", severity="warning", timeout=8)
+                return None
+        return " ".join(chips)
+
+    def _read_clipboard(self) -> None:
+        """Ctrl+V: attach the image on the system clipboard, or paste as TextArea does."""
+        self._clipboard_count += 1
+        self.run_worker(
+            partial(self._clipboard_worker, self._clipboard_count),
+            thread=True,
+            group="clipboard",
+            exit_on_error=False,
+        )
+
+    def _clipboard_worker(self, number: int) -> None:
+        # Subprocesses and temporary files: imported on the first Ctrl+V, off the first frame.
+        from ohtui.tui.widgets.clipboard_image import read_clipboard_image
+
+        if self._clipboard_folder is None:
+            import tempfile
+
+            self._clipboard_folder = Path(tempfile.mkdtemp(prefix="ohtui-clipboard-"))
+        self.post_message(self._ClipboardRead(read_clipboard_image(self._clipboard_folder, number)))
+
+    @on(_ClipboardRead)
+    def _on_clipboard_read(self, message: _ClipboardRead) -> None:
+        result = message.result
+        area = self._input
+        if result.path is not None:
+            chip = self._attach_files([result.path])
+            if chip is not None:
+                area.replace(f"{chip} ", *area.selection, maintain_selection_offset=False)
+            return
+        if self.app.clipboard:  # text copied inside ohtui: paste it, as Ctrl+V always did
+            area.action_paste()
+        else:
+            self.notify(result.problem or "", title="No image pasted", severity="warning")
+
+    def _attach_mentions(self, text: str) -> str | None:
+        """`text` with each `@mention` of an image file replaced by its chip (the image
+        attached); None when one cannot be sent (the draft stays as it is)."""
+        mentions = mentioned_images(text, self._workspace)
+        chips = [self._attach_files([path]) for _, _, path in mentions]
+        for (start, end, _), chip in reversed(list(zip(mentions, chips, strict=True))):
+            if chip is None:
+                return None
+            text = f"{text[:start]}{chip}{text[end:]}"
+        return text
 
     def _expand_pastes(self) -> bool:
         """Ctrl+G: put the pasted text in place of its chips, to edit it."""
@@ -336,19 +433,28 @@ class Composer(Vertical):
         return True
 
     def _delete_chip(self) -> bool:
-        """Backspace right after a chip deletes the whole chip (and the text it stands for)."""
+        """Backspace right after a chip deletes the whole chip (and the text or image it
+        stands for)."""
         area = self._input
         if area.selected_text:
             return False
         row, column = area.cursor_location
-        length = self._pastes.chip_ending(area.document.get_line(row)[:column])
+        before = area.document.get_line(row)[:column]
+        length = self._pastes.chip_ending(before) or self._images.chip_ending(before)
         if not length:
             return False
         area.delete((row, column - length), (row, column), maintain_selection_offset=False)
         return True
 
     def _show_paste_hint(self) -> None:
-        self._input.border_title = PASTE_HINT if self._pastes.has_chips(self.text) else ""
+        text = self.text
+        if self._pastes.has_chips(text):
+            hint = PASTE_HINT
+        elif self._images.in_text(text):
+            hint = IMAGE_HINT
+        else:
+            hint = ""
+        self._input.border_title = hint
 
     # --- history
 
@@ -545,6 +651,9 @@ class Composer(Vertical):
                 self._submit(f"/{item.name}")
                 return True
             replacement = f"/{item.name}{' ' if item.takes_argument else ''}"
+        elif looks_like_image(item) and self._workspace is not None:
+            chip = self._attach_files([self._workspace / item])
+            replacement = f"{chip} " if chip is not None else f"@{item} "
         else:
             # A directory keeps no space after it, so the user can go on typing into it.
             replacement = f"@{item}{'' if item.endswith('/') else ' '}"

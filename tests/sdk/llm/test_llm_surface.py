@@ -71,3 +71,21 @@ def test_with_vision_disabled_images_are_not_sent(llm_server: ScriptedLLMServer)
     sent = llm_server.requests[0]["messages"][0]["content"]
     assert "cat.png" not in str(sent)
     assert "What is this?" in str(sent)
+
+
+def test_images_go_to_a_model_that_reads_them_and_not_to_one_that_does_not(
+    llm_server: ScriptedLLMServer,
+) -> None:
+    url = "data:image/png;base64,iVBORw0KGgo="
+    message = Message(
+        role="user", content=[TextContent(text="What is this?"), ImageContent(image_urls=[url])]
+    )
+    for model in ("openai/gpt-4o", "openai/gpt-3.5-turbo"):
+        llm_server.reply_text("An answer.")
+        LLM(model=model, base_url=llm_server.base_url, num_retries=0).completion([message])
+    vision, text_only = (request["messages"][0]["content"] for request in llm_server.requests)
+    assert vision == [
+        {"type": "text", "text": "What is this?"},
+        {"type": "image_url", "image_url": {"url": url}},
+    ]
+    assert text_only == "What is this?"

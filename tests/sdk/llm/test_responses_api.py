@@ -60,12 +60,15 @@ def make_llm(server: ScriptedLLMServer, **overrides: Any) -> LLM:
 
 def test_a_conversation_goes_out_as_responses_input(llm_server: ScriptedLLMServer) -> None:
     llm_server.reply_text("It says hello.")
-    response = make_llm(llm_server).responses(CONVERSATION, tools=[READ_FILE_TOOL])
+    # A model that reads images: the user's image goes out as an input_image.
+    response = make_llm(llm_server, model="openai/gpt-4o").responses(
+        CONVERSATION, tools=[READ_FILE_TOOL]
+    )
 
     assert response.message.text == "It says hello."
     assert response.id == "resp_1"
     [body] = llm_server.requests
-    assert body["model"] == "test-model"
+    assert body["model"] == "gpt-4o"
     assert body["instructions"] == "Be brief."
     assert body["store"] is False
     assert body["input"] == [
@@ -181,3 +184,13 @@ def test_another_providers_model_is_refused_before_any_request() -> None:
 )
 def test_which_models_use_the_responses_api(settings: dict[str, Any], expected: bool) -> None:
     assert LLM(**settings).uses_responses_api() is expected
+
+
+def test_a_model_that_reads_no_images_gets_no_input_image(llm_server: ScriptedLLMServer) -> None:
+    llm_server.reply_text("It says hello.")
+    make_llm(llm_server).responses(CONVERSATION)  # test-model: unknown, so text only
+    [body] = llm_server.requests
+    assert body["input"][0] == {
+        "role": "user",
+        "content": [{"type": "input_text", "text": "What is in a.txt?"}],
+    }
