@@ -200,6 +200,7 @@ def options_from(args: argparse.Namespace) -> AppOptions:
         rules_file=paths.approval_rules_file(),
         mcp_trust_file=paths.mcp_trust_file(),
         plugin_trust_file=paths.plugin_trust_file(),
+        commands_dir=paths.commands_dir(),
         config_file=config_path(args),
         use_keyring=True,
         environ=os.environ,

@@ -310,3 +310,11 @@ class Forked(Message):
     title: str
     restored: int = 0
     """Files the workspace restore changed before the fork (0: none)."""
+
+
+@dataclass
+class InstructionsLoaded(Message):
+    """The instruction files and skills the agent got (an `instructions.LoadedInstructions`),
+    for the chat's first cell."""
+
+    loaded: Any

@@ -65,6 +65,8 @@ class AppOptions:
     leaf_event_id: str | None = None
     """Move the resumed conversation's HEAD to this event as it opens (a branch chosen in
     the picker); None: as it was saved."""
+    commands_dir: Path | None = None
+    """The user's custom slash commands (`*.md`); None: none (tests)."""
 
     def __setattr__(self, name: str, value: object) -> None:
         if name == "policy" and isinstance(value, str):  # the command line gives plain text

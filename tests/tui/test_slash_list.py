@@ -40,6 +40,7 @@ def test_every_command_has_a_handler_and_a_name_of_its_own() -> None:
         "checkpoints",
         "rewind",
         "fork",
+        "init",
     }
 
 

@@ -19,6 +19,7 @@ from ohtui.tui.display import plural, waiting_text
 from ohtui.tui.history import PromptHistory
 from ohtui.tui.options import AppOptions
 from ohtui.tui.screens import commands
+from ohtui.tui.screens.custom_slash import CustomCommands
 from ohtui.tui.status import RunStatus
 from ohtui.tui.widgets.composer import Composer
 from ohtui.tui.widgets.conversation_view import ConversationView
@@ -84,6 +85,15 @@ class ChatScreen(Screen[None]):
         self._status = RunStatus.OPENING
         self._shown_total: int | None = None
         """Events shown from the saved history before the conversation opened."""
+        self.custom_commands = CustomCommands(
+            self,
+            lambda: commands.SLASH_COMMANDS,
+            commands.builtin_names,
+            options.workspace,
+            options.commands_dir,
+            lambda offered: self.query_one(Composer).set_commands(offered),
+        )
+        """The slash commands read from `.ohtui/commands/` and the user's config folder."""
 
     def compose(self) -> ComposeResult:
         yield StatusBar(self.options.clock, id="status")
@@ -119,6 +129,7 @@ class ChatScreen(Screen[None]):
         return self._status
 
     def _start(self) -> None:
+        self.custom_commands.refresh()
         if self.options.pick:
             self.navigator.open_picker()
         else:
@@ -164,6 +175,10 @@ class ChatScreen(Screen[None]):
         event.stop()
         self.query_one(Composer).focus_input(event.character)
 
+    @on(Composer.SlashMenuOpened)
+    def _slash_menu_opened(self) -> None:
+        self.custom_commands.refresh()  # edited since? (a listing and a stat, on a thread)
+
     @on(Composer.TabbedOut)
     def _tabbed_out(self) -> None:
         if not self.view.focus_newest():
@@ -178,6 +193,10 @@ class ChatScreen(Screen[None]):
             name, _, argument = text[1:].partition(" ")
             self.run_slash(name.strip(), argument.strip())
             return
+        self.send(text)
+
+    def send(self, text: str) -> None:
+        """Send `text` to the agent as the user's message (queued while a run goes on)."""
         if self.refuse_read_only():
             self.prefill(text)  # kept for another conversation, or for later
             return
@@ -197,6 +216,12 @@ class ChatScreen(Screen[None]):
 
     def run_slash(self, name: str, argument: str = "") -> None:
         """Run a slash command (from the composer or the command palette)."""
+        custom = None if commands.find_command(name) else self.custom_commands.find(name)
+        if custom is not None:
+            if self.refuse_read_only():
+                return
+            self.send(custom.expand(argument))
+            return
         commands.run_slash_command(self, name, argument)
 
     # --- session messages ------------------------------------------------------------------
@@ -248,6 +273,17 @@ class ChatScreen(Screen[None]):
             )
         self._shown_total = None
         self._show_title(message.title)
+        if not message.server:  # a local conversation may work in another folder
+            from pathlib import Path
+
+            self.custom_commands.set_workspace(Path(message.workspace))
+
+    def on_instructions_loaded(self, message: msg.InstructionsLoaded) -> None:
+        """Say which instruction files and skills the agent got, as this session's first
+        cell (after the history of a resumed conversation)."""
+        from ohtui.tui.widgets.instructions_cell import InstructionsCell
+
+        self.view.mount(InstructionsCell(message.loaded))
 
     def on_session_failed(self, message: msg.SessionFailed) -> None:
         if self.profile.is_loaded:

@@ -48,6 +48,10 @@ class CommandTarget(Protocol):
         """Show a side question and its answer above the composer."""
         ...
 
+    def send(self, text: str) -> None:
+        """Send `text` to the agent as the user's message."""
+        ...
+
 
 def _new(screen: CommandTarget, argument: str) -> None:
     screen.navigator.new_conversation()
@@ -110,6 +114,20 @@ def _rewind(screen: CommandTarget, argument: str) -> None:
 
 def _fork(screen: CommandTarget, argument: str) -> None:
     screen.session.rewinding.fork(argument)
+
+
+def _init(screen: CommandTarget, argument: str) -> None:
+    from pathlib import Path
+
+    from ohtui.tui.screens.init_prompt import has_instructions, init_prompt
+
+    session = screen.session
+    conversation = session.conversation
+    existing: bool | None = None  # on an agent server: the agent looks for itself
+    if not session.server:
+        where = conversation.workspace.working_dir if conversation else session.options.workspace
+        existing = has_instructions(Path(where))
+    screen.send(init_prompt(existing, argument))
 
 
 def _help(screen: CommandTarget, argument: str) -> None:
@@ -208,6 +226,13 @@ SLASH_COMMANDS: tuple[Command, ...] = (
         run=_fork,
         changes_conversation=True,
     ),
+    Command(
+        name="init",
+        description="have the agent write (or improve) AGENTS.md for this workspace",
+        argument_hint="[what to stress]",
+        run=_init,
+        changes_conversation=True,
+    ),
     Command(name="help", description="keys and commands", run=_help),
     Command(name="exit", description="quit ohtui", run=_exit, aliases=("quit",)),
 )
@@ -232,3 +257,9 @@ def run_slash_command(screen: CommandTarget, name: str, argument: str) -> None:
     if command.changes_conversation and screen.refuse_read_only():
         return
     command.run(screen, argument)
+
+
+def builtin_names() -> set[str]:
+    """Every name a built-in command answers to (its aliases too): a custom command never
+    takes one of them."""
+    return {name for command in SLASH_COMMANDS for name in (command.name, *command.aliases)}

@@ -168,6 +168,7 @@ class Session:
                 branches=page.branches,
             )
         )
+        self._post_instructions(conversation)
         self.bridge.post_stats()
         settle_heap(reclaim=replacing)
         if self.held_by is not None or self.read_only_reason is not None:
@@ -176,6 +177,21 @@ class Session:
             link.post(msg.ApprovalNeeded(self.approvals.pending_views()))
         if self.runner.queued:
             self.runner.deliver_queue()
+
+    def _post_instructions(self, conversation: BaseConversation) -> None:
+        """Say which instruction files and skills the agent got. An agent server loads its
+        own and does not say which: nothing is shown for a remote conversation."""
+        if self.server:
+            return
+        from ohtui.tui.widgets.instructions import loaded_instructions
+
+        try:
+            loaded = loaded_instructions(conversation.agent, conversation.workspace.working_dir)
+        except Exception:  # a fact to show, never a reason for the opening to fail
+            logger.exception("listing the loaded instructions failed")
+            return
+        if loaded is not None:
+            self._link.post(msg.InstructionsLoaded(loaded))
 
     def _create_conversation(self) -> tuple[BaseConversation, bool]:
         """Open the conversation: the options' factory's, or the one the settings describe
