@@ -27,7 +27,6 @@ from ohtui.tui.app import OhtuiApp
 from ohtui.tui.options import AppOptions
 from ohtui.tui.screens.custom_commands import (
     MAX_BYTES,
-    CustomCommand,
     command_folders,
     load_commands,
 )

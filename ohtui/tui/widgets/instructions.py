@@ -85,7 +85,7 @@ def loaded_instructions(agent: AgentBase, workspace: str) -> LoadedInstructions 
             origin = "project"
         else:
             origin = "other"
-        shown = _shown(source, root) if source is not None else skill.name
+        shown = _shown(source, project) if source is not None else skill.name
         items.append(LoadedSkill(skill.name, origin, shown))
     return LoadedInstructions(tuple(items))
 
@@ -98,17 +98,14 @@ def _git_root(path: Path) -> Path | None:
     return None
 
 
-def _shown(path: Path, root: Path) -> str:
-    """`path` relative to the workspace when it is in it (or in its repository), else
-    ~-shortened."""
+def _shown(path: Path, project: list[Path]) -> str:
+    """`path` relative to the workspace (`project[0]`) when it is in it or in its repository,
+    else ~-shortened."""
+    root = project[0]
     if path.is_relative_to(root):
         return path.relative_to(root).as_posix()
-    try:
-        relative = os.path.relpath(path, root)
-    except ValueError:  # another drive
-        relative = ""
-    if relative and relative.count("..") <= 2:
-        return Path(relative).as_posix()
+    if any(path.is_relative_to(p) for p in project):
+        return Path(os.path.relpath(path, root)).as_posix()
     home = str(Path.home())
     text = str(path)
     return "~" + text[len(home) :] if home != "/" and text.startswith(home + os.sep) else text
