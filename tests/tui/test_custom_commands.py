@@ -3,6 +3,8 @@ real files, offered after `/`, in /help and the palette, and sent as the user's 
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -250,3 +252,14 @@ def test_the_slash_menu_with_custom_commands(
         await pilot.pause()
 
     assert snap_compare(OhtuiApp(options), terminal_size=(100, 30), run_before=run_before)
+
+
+def test_the_first_frame_reads_no_command_file_and_imports_no_loader() -> None:
+    # The commands are read on a thread once the first frame is up (see ChatScreen._start).
+    code = (
+        "import sys, ohtui.tui.app\n"
+        "print(sorted(m for m in sys.modules if m in ('ohtui.tui.screens.custom_slash', "
+        "'ohtui.tui.screens.custom_commands', 'yaml', 'ohtui.tui.widgets.instructions')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

@@ -19,7 +19,6 @@ from ohtui.tui.display import plural, waiting_text
 from ohtui.tui.history import PromptHistory
 from ohtui.tui.options import AppOptions
 from ohtui.tui.screens import commands
-from ohtui.tui.screens.custom_slash import CustomCommands
 from ohtui.tui.status import RunStatus
 from ohtui.tui.widgets.composer import Composer
 from ohtui.tui.widgets.conversation_view import ConversationView
@@ -31,6 +30,7 @@ if TYPE_CHECKING:
     from ohtui.settings.profile import Profile
     from ohtui.tui import messages as msg
     from ohtui.tui.approval_types import ApprovalDecision, PendingActionView
+    from ohtui.tui.screens.custom_slash import CustomCommands
     from ohtui.tui.screens.navigator import Navigator
     from ohtui.tui.session import Session
     from ohtui.tui.widgets.cells import BranchCell, Cell
@@ -85,15 +85,7 @@ class ChatScreen(Screen[None]):
         self._status = RunStatus.OPENING
         self._shown_total: int | None = None
         """Events shown from the saved history before the conversation opened."""
-        self.custom_commands = CustomCommands(
-            self,
-            lambda: commands.SLASH_COMMANDS,
-            commands.builtin_names,
-            options.workspace,
-            options.commands_dir,
-            lambda offered: self.query_one(Composer).set_commands(offered),
-        )
-        """The slash commands read from `.ohtui/commands/` and the user's config folder."""
+        self._custom_commands: CustomCommands | None = None
 
     def compose(self) -> ComposeResult:
         yield StatusBar(self.options.clock, id="status")
@@ -117,6 +109,23 @@ class ChatScreen(Screen[None]):
         self.query_one(Composer).focus_input()
         # After the first frame: the engine's import and the database stay off the way.
         self.call_after_refresh(self._start)
+
+    @property
+    def custom_commands(self) -> CustomCommands:
+        """The slash commands read from `.ohtui/commands/` and the user's config folder
+        (made on first use: after the first frame)."""
+        if self._custom_commands is None:
+            from ohtui.tui.screens.custom_slash import CustomCommands
+
+            self._custom_commands = CustomCommands(
+                self,
+                lambda: commands.SLASH_COMMANDS,
+                commands.builtin_names,
+                self.options.workspace,
+                self.options.commands_dir,
+                lambda offered: self.query_one(Composer).set_commands(offered),
+            )
+        return self._custom_commands
 
     @property
     def session(self) -> Session:

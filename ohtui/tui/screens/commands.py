@@ -229,7 +229,7 @@ SLASH_COMMANDS: tuple[Command, ...] = (
     Command(
         name="init",
         description="have the agent write (or improve) AGENTS.md for this workspace",
-        argument_hint="[what to stress]",
+        argument_hint="[focus]",
         run=_init,
         changes_conversation=True,
     ),

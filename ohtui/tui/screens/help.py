@@ -55,12 +55,16 @@ class HelpScreen(ModalScreen[None]):
                 yield Static(what, markup=False)
             yield Static("Commands", classes="heading")
             for command in self.commands:
-                yield Static(f"/{command.name}", classes="key", markup=False)
-                yield Static(command.description, markup=False)
+                yield from _command_row(command)
             if self.custom:
                 yield Static("Custom commands", classes="heading")
             for command in self.custom:
-                hint = f" {command.argument_hint}" if command.argument_hint else ""
-                yield Static(f"/{command.name}{hint}", classes="key", markup=False)
-                yield Static(command.description, markup=False)
+                yield from _command_row(command)
             yield Static("Esc to close", classes="heading legend")
+
+
+def _command_row(command: SlashCommand) -> ComposeResult:
+    """A command's name (with what to type after it) and what it does."""
+    hint = f" {command.argument_hint}" if command.argument_hint else ""
+    yield Static(f"/{command.name}{hint}", classes="key", markup=False)
+    yield Static(command.description, markup=False)
