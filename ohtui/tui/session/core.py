@@ -179,14 +179,27 @@ class Session:
             self.runner.deliver_queue()
 
     def _post_instructions(self, conversation: BaseConversation) -> None:
-        """Say which instruction files and skills the agent got. An agent server loads its
-        own and does not say which: nothing is shown for a remote conversation."""
-        if self.server:
-            return
-        from ohtui.tui.widgets.instructions import loaded_instructions
+        """Say which instruction files and skills the agent got: as its context has them
+        here (nothing when none), as the agent server reports them (none too: AGENTS.md is
+        then not read there; an OpenHands server does not say: nothing)."""
+        from ohtui.sdk import RemoteConversation
+        from ohtui.sdk.context.skills.loaded import loaded_skills
+        from ohtui.tui.widgets.instructions import LoadedInstructions, shown_instructions
 
         try:
-            loaded = loaded_instructions(conversation.agent, conversation.workspace.working_dir)
+            workspace = conversation.workspace.working_dir
+            if isinstance(conversation, RemoteConversation):
+                reported = conversation.state.reported_skills
+                # A server that says it loaded none: worth telling (AGENTS.md is not read).
+                loaded = (
+                    shown_instructions(reported, conversation.state.working_dir, home="")
+                    or LoadedInstructions(())
+                    if reported is not None
+                    else None
+                )
+            else:
+                skills = loaded_skills(conversation.agent.agent_context, workspace)
+                loaded = shown_instructions(skills, workspace)
         except Exception:  # a fact to show, never a reason for the opening to fail
             logger.exception("listing the loaded instructions failed")
             return

@@ -1,5 +1,6 @@
-"""Which instruction files and skills the agent got: read from its context as the engine
-loaded it (never by looking at the disk again), for the chat's first cell.
+"""Which instruction files and skills the agent got, for the chat's first cell: read from its
+context as the engine loaded it (never by looking at the disk again), or as the agent server
+reports it.
 
 Plain data, made on the opening thread once the conversation is open.
 """
@@ -9,39 +10,36 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ohtui.sdk.agent.base import AgentBase
-
-Origin = Literal["instructions", "project", "user", "other"]
+    from ohtui.sdk.context.skills.loaded import LoadedSkill
 
 
 @dataclass(frozen=True, slots=True)
-class LoadedSkill:
-    """One always-on file or skill in the agent's context."""
+class ShownSkill:
+    """One file or skill, as the cell shows it."""
 
     name: str
-    origin: Origin
-    """An instruction file (AGENTS.md...), a project skill, a user skill, or another
-    (a plugin's, a public one)."""
+    origin: str
+    """"instructions" (AGENTS.md...), "project", "user" or "other" (a plugin's...)."""
     shown: str
-    """Where it was read from, shown relative to the workspace or ~-shortened."""
+    """Where it was read from: relative to the workspace, or ~-shortened."""
 
 
 @dataclass(frozen=True, slots=True)
 class LoadedInstructions:
     """What the agent's context holds from files, in the order the engine merged them."""
 
-    items: tuple[LoadedSkill, ...]
+    items: tuple[ShownSkill, ...]
 
     @property
-    def files(self) -> list[LoadedSkill]:
+    def files(self) -> list[ShownSkill]:
         """The instruction files (AGENTS.md, CLAUDE.md, GEMINI.md, .cursorrules)."""
         return [item for item in self.items if item.origin == "instructions"]
 
     @property
-    def skills(self) -> list[LoadedSkill]:
+    def skills(self) -> list[ShownSkill]:
         """Every other skill."""
         return [item for item in self.items if item.origin != "instructions"]
 
@@ -57,55 +55,36 @@ class LoadedInstructions:
 
     def details(self) -> list[str]:
         """A line per file and skill, with where it came from."""
-        lines = [f"{item.shown}" for item in self.files]
+        lines = [item.shown for item in self.files]
         lines += [f"skill {item.name} ({item.origin}): {item.shown}" for item in self.skills]
         return lines
 
 
-def loaded_instructions(agent: AgentBase, workspace: str) -> LoadedInstructions | None:
-    """The files and skills in `agent`'s context (None: there are none)."""
-    from ohtui.sdk.context.skills.loader import default_user_skill_dirs
-    from ohtui.sdk.context.skills.skill import Skill
-
-    context = agent.agent_context
-    if context is None or not context.skills:
+def shown_instructions(
+    skills: list[LoadedSkill], workspace: str, home: str | None = None
+) -> LoadedInstructions | None:
+    """The cell's data for `skills` in `workspace` (None: there are none). `home`: the home
+    folder to shorten paths with (None: this machine's; "": none, the files are elsewhere)."""
+    if not skills:
         return None
-    user_dirs = [Path(d) for d in (context.user_skills_dirs or default_user_skill_dirs())]
     root = Path(workspace)
-    project = [root, *([repository] if (repository := _git_root(root)) else [])]
-    items: list[LoadedSkill] = []
-    for skill in context.skills:
+    home = str(Path.home()) if home is None else home
+    items = []
+    for skill in skills:
         source = Path(skill.source) if skill.source else None
-        origin: Origin
-        if source is not None and source.name.lower() in Skill.THIRD_PARTY_NAMES:
-            origin = "instructions"
-        elif source is not None and any(source.is_relative_to(d) for d in user_dirs):
-            origin = "user"
-        elif source is not None and any(source.is_relative_to(p) for p in project):
-            origin = "project"
-        else:
-            origin = "other"
-        shown = _shown(source, project) if source is not None else skill.name
-        items.append(LoadedSkill(skill.name, origin, shown))
+        shown = _shown(source, root, skill.origin, home) if source is not None else skill.name
+        items.append(ShownSkill(skill.name, skill.origin, shown))
     return LoadedInstructions(tuple(items))
 
 
-def _git_root(path: Path) -> Path | None:
-    """The repository `path` is in (its project skills are read from there too)."""
-    for candidate in (path, *path.parents):
-        if (candidate / ".git").exists():
-            return candidate
-    return None
-
-
-def _shown(path: Path, project: list[Path]) -> str:
-    """`path` relative to the workspace (`project[0]`) when it is in it or in its repository,
-    else ~-shortened."""
-    root = project[0]
+def _shown(path: Path, root: Path, origin: str, home: str) -> str:
+    """`path` relative to the workspace when it is in it (or, for a project file, in the
+    repository above it), else ~-shortened."""
     if path.is_relative_to(root):
         return path.relative_to(root).as_posix()
-    if any(path.is_relative_to(p) for p in project):
+    if origin in ("instructions", "project"):
         return Path(os.path.relpath(path, root)).as_posix()
-    home = str(Path.home())
     text = str(path)
-    return "~" + text[len(home) :] if home != "/" and text.startswith(home + os.sep) else text
+    if home and home != "/" and text.startswith(home.rstrip("/") + "/"):
+        return "~" + text[len(home.rstrip("/")) :]
+    return text
