@@ -113,6 +113,16 @@ def test_argument_hint_with_an_underscore_and_quoted_words(tmp_path: Path) -> No
     assert command.expand("12") == "Fix #12 for ."
 
 
+def test_claude_code_hints_that_are_not_yaml_still_load(tmp_path: Path) -> None:
+    folder = tmp_path / "user"
+    text = "---\nargument-hint: [pr-number] [priority]\ndescription: Triage a PR\n---\nGo $1.\n"
+    write(folder, "triage.md", text)
+    load = load_commands([(folder, "user")])
+    assert load.problems == []
+    (command,) = load.commands
+    assert (command.argument_hint, command.description) == ("[pr-number] [priority]", "Triage a PR")
+
+
 def test_bad_files_are_named_with_their_fault_and_the_rest_load(tmp_path: Path) -> None:
     folder = tmp_path / "cmds"
     write(folder, "good.md", "Say hello.\n")
