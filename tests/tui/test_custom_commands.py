@@ -259,7 +259,7 @@ def test_the_slash_menu_with_custom_commands(
         await type_text(pilot, "/r")  # the built-ins starting with r, then the custom ones
         while "/git:pr" not in menu_text(app):
             await pilot.pause(0.05)
-        await pilot.pause()
+        await settle(pilot)
 
     assert snap_compare(OhtuiApp(options), terminal_size=(100, 30), run_before=run_before)
 
@@ -273,3 +273,14 @@ def test_the_first_frame_reads_no_command_file_and_imports_no_loader() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+async def settle(pilot: Any) -> None:
+    """No notifications (they expire on timers) and no blinking cursor (its phase depends on
+    timing) in a snapshot."""
+    app = pilot.app
+    app.clear_notifications()
+    for widget in app.screen.query("TextArea, Input"):
+        widget.cursor_blink = False
+    await pilot.pause(0.1)
+    await pilot.wait_for_scheduled_animations()

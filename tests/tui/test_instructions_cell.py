@@ -126,6 +126,17 @@ def test_the_first_cell_with_instructions(instructed: AppOptions, snap_compare: 
         app = pilot.app
         while not instruction_cells(app):
             await pilot.pause(0.05)
-        await pilot.pause()
+        await settle(pilot)
 
     assert snap_compare(OhtuiApp(instructed), terminal_size=(100, 20), run_before=run_before)
+
+
+async def settle(pilot: Any) -> None:
+    """No notifications (they expire on timers) and no blinking cursor (its phase depends on
+    timing) in a snapshot."""
+    app = pilot.app
+    app.clear_notifications()
+    for widget in app.screen.query("TextArea, Input"):
+        widget.cursor_blink = False
+    await pilot.pause(0.1)
+    await pilot.wait_for_scheduled_animations()
