@@ -211,6 +211,7 @@ def options_from(args: argparse.Namespace) -> AppOptions:
         mcp_trust_file=paths.mcp_trust_file(),
         plugin_trust_file=paths.plugin_trust_file(),
         model_memory_file=paths.model_memory_file(),
+        commands_dir=paths.commands_dir(),
         config_file=config_path(args),
         use_keyring=True,
         environ=os.environ,

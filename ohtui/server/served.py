@@ -29,7 +29,7 @@ from ohtui.sdk.wire.events_out import (
     state_update_to_wire,
     streaming_delta,
 )
-from ohtui.sdk.wire.extensions import SANDBOX_FIELD
+from ohtui.sdk.wire.extensions import SANDBOX_FIELD, SKILLS_FIELD
 from ohtui.server.confinement import SandboxStatus
 from ohtui.server.errors import UnknownEventError
 from ohtui.server.info import ServerRecord, state_to_wire, updates_to_wire
@@ -148,7 +148,16 @@ class Served:
         info["leaf_event_id"] = head_of(self.live)
         info["head_is_empty"] = state.head_is_empty or len(state.events) == 0
         info[SANDBOX_FIELD] = self.sandbox.to_wire() if self.sandbox is not None else None
+        info[SKILLS_FIELD] = self._skills()
         return info
+
+    def _skills(self) -> list[dict[str, Any]]:
+        """The skills the agent's context got, as SKILLS_FIELD reports them."""
+        from ohtui.sdk.context.skills.loaded import loaded_skills
+
+        conversation = self.live
+        context = conversation.agent.agent_context
+        return [s.to_json() for s in loaded_skills(context, conversation.workspace.working_dir)]
 
     def full_state_frame(self) -> dict[str, Any]:
         """A `full_state` ConversationStateUpdateEvent frame."""

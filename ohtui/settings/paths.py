@@ -31,6 +31,11 @@ def skills_dir() -> Path:
     return _dir("OHTUI_CONFIG_DIR", "config") / "skills"
 
 
+def commands_dir() -> Path:
+    """The user's own slash commands, `*.md` prompts (OHTUI_CONFIG_DIR moves it too)."""
+    return _dir("OHTUI_CONFIG_DIR", "config") / "commands"
+
+
 def data_dir() -> Path:
     """Conversations and prompt history (OHTUI_DATA_DIR overrides)."""
     return _dir("OHTUI_DATA_DIR", "data")

@@ -345,3 +345,11 @@ class FindPage(Message):
     target: int
     """The position of the hit's cell on the branch."""
     branches: dict[int, int] = field(default_factory=dict)
+
+
+@dataclass
+class InstructionsLoaded(Message):
+    """The instruction files and skills the agent got (an `instructions.LoadedInstructions`),
+    for the chat's first cell."""
+
+    loaded: Any

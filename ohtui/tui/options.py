@@ -71,6 +71,8 @@ class AppOptions:
     screen_reader: bool = False
     """--screen-reader: plain text for screen readers (False: as the environment and the
     settings say)."""
+    commands_dir: Path | None = None
+    """The user's custom slash commands (`*.md`); None: none (tests)."""
 
     def __setattr__(self, name: str, value: object) -> None:
         if name == "policy" and isinstance(value, str):  # the command line gives plain text

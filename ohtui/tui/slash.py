@@ -16,6 +16,8 @@ class SlashCommand:
     """One short line shown beside the name in the completion menu."""
     takes_argument: bool = False
     """Whether the command expects text after it (accepting it then leaves a trailing space)."""
+    argument_hint: str = ""
+    """What to type after it (e.g. "[file]"), shown beside the name in the menus."""
 
 
 def filter_commands(commands: Sequence[SlashCommand], fragment: str) -> list[SlashCommand]:

@@ -41,6 +41,7 @@ def test_every_command_has_a_handler_and_a_name_of_its_own() -> None:
         "rewind",
         "fork",
         "model",
+        "init",
     }
 
 
@@ -77,7 +78,8 @@ async def test_a_command_added_to_the_list_is_offered_everywhere_and_runs(
         assert help_screen.commands == commands.SLASH_COMMANDS
         cells = [str(s.render()) for s in help_screen.query("#help-body Static").results(Static)]
         for command in commands.SLASH_COMMANDS:
-            assert f"/{command.name}" in cells
+            hint = f" {command.argument_hint}" if command.argument_hint else ""
+            assert f"/{command.name}{hint}" in cells  # with what it takes: "/init [focus]"
         assert cells[cells.index("/zap") + 1] == "zap the thing"
         await pilot.press("escape")
 

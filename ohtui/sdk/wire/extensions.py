@@ -17,6 +17,10 @@ SANDBOX_FIELD = "ohtui_sandbox"
 `{"mode": "off" | "read-only" | "workspace-write", "network": bool, "problem": str | None}`,
 as in force (`problem`: why it is off though the settings asked for one). A server without it
 does not say."""
+SKILLS_FIELD = "ohtui_skills"
+"""State key: the skills the agent's context got when the conversation opened on the server,
+`[{"name": str, "origin": "instructions" | "project" | "user" | "other", "source": path}]`
+(AGENTS.md and the like are "instructions"). A server without it does not say."""
 EVENT_FIELDS_PARAM = "ohtui_fields"
 """Query parameter of the event socket, `events/search` and a single event's GET: with
 `true`, events keep ohtui's own fields (an action's `security_risk_reason`)."""

@@ -303,7 +303,8 @@ class Navigation(App[None]):
         from ohtui.tui.screens import commands
         from ohtui.tui.screens.help import HelpScreen
 
-        self.push_screen(HelpScreen(commands.SLASH_COMMANDS))
+        custom = self.chat.custom_commands.commands if self.chat is not None else []
+        self.push_screen(HelpScreen(commands.SLASH_COMMANDS, custom))
 
     def open_rules(self) -> None:
         """List the approval rules; remove the ones the user marks (/rules)."""

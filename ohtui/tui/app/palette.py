@@ -31,15 +31,22 @@ class SlashCommandProvider(Provider):
 
         return run
 
+    def _commands(self) -> list[SlashCommand]:
+        """The built-in commands, then the custom ones."""
+        chat = self._chat()
+        if chat is None:
+            return list(commands.SLASH_COMMANDS)
+        return chat.custom_commands.all_commands()
+
     async def discover(self) -> Hits:
         """All commands, before anything is typed."""
-        for command in commands.SLASH_COMMANDS:
+        for command in self._commands():
             yield DiscoveryHit(f"/{command.name}", self._runner(command), help=command.description)
 
     async def search(self, query: str) -> Hits:
         """Commands matching what was typed."""
         matcher = self.matcher(query)
-        for command in commands.SLASH_COMMANDS:
+        for command in self._commands():
             text = f"/{command.name}"
             score = matcher.match(f"{text} {command.description}")
             if score > 0:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import on
@@ -28,10 +28,12 @@ from ohtui.tui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:
     # Imported when the session starts, after the first frame: start-up is measured.
+    from ohtui.image_file import ImageFile
     from ohtui.settings.profile import Profile
     from ohtui.tui import messages as msg
     from ohtui.tui.approval_types import ApprovalDecision, PendingActionView
     from ohtui.tui.screens.chat_find import TranscriptFind
+    from ohtui.tui.screens.custom_slash import CustomCommands
     from ohtui.tui.screens.navigator import Navigator
     from ohtui.tui.session import Session
     from ohtui.tui.widgets.cells import BranchCell, Cell
@@ -91,6 +93,7 @@ class ChatScreen(Screen[None]):
         """Events shown from the saved history before the conversation opened."""
         self._find: TranscriptFind | None = None
         """Transcript search (Ctrl+F), made on first use."""
+        self._custom_commands: CustomCommands | None = None
 
     def compose(self) -> ComposeResult:
         yield StatusBar(self.options.clock, id="status")
@@ -116,6 +119,23 @@ class ChatScreen(Screen[None]):
         self.call_after_refresh(self._start)
 
     @property
+    def custom_commands(self) -> CustomCommands:
+        """The slash commands read from `.ohtui/commands/` and the user's config folder
+        (made on first use: after the first frame)."""
+        if self._custom_commands is None:
+            from ohtui.tui.screens.custom_slash import CustomCommands
+
+            self._custom_commands = CustomCommands(
+                self,
+                lambda: commands.SLASH_COMMANDS,
+                commands.builtin_names,
+                self.options.workspace,
+                self.options.commands_dir,
+                lambda offered: self.query_one(Composer).set_commands(offered),
+            )
+        return self._custom_commands
+
+    @property
     def session(self) -> Session:
         """The conversation's session (the app's; created on first use)."""
         return self.navigator.session
@@ -126,6 +146,7 @@ class ChatScreen(Screen[None]):
         return self._status
 
     def _start(self) -> None:
+        self.custom_commands.refresh()
         if self.options.pick:
             self.navigator.open_picker()
         else:
@@ -171,6 +192,10 @@ class ChatScreen(Screen[None]):
         event.stop()
         self.query_one(Composer).focus_input(event.character)
 
+    @on(Composer.SlashMenuOpened)
+    def _slash_menu_opened(self) -> None:
+        self.custom_commands.refresh()  # edited since? (a listing and a stat, on a thread)
+
     @on(Composer.TabbedOut)
     def _tabbed_out(self) -> None:
         if not self.view.focus_newest():
@@ -185,6 +210,11 @@ class ChatScreen(Screen[None]):
             name, _, argument = text[1:].partition(" ")
             self.run_slash(name.strip(), argument.strip())
             return
+        self.send(text, event.images)
+
+    def send(self, text: str, images: Sequence[ImageFile] = ()) -> None:
+        """Send `text` (with `images` attached) to the agent as the user's message (queued
+        while a run goes on)."""
         if self.refuse_read_only():
             self.prefill(text)  # kept for another conversation, or for later
             return
@@ -197,19 +227,25 @@ class ChatScreen(Screen[None]):
             )
             self.notify(f"No conversation is open: {fix}.", severity="warning")
             return
-        if event.images:
+        if images:
             from ohtui.tui.screens.image_sending import may_send
 
-            if not may_send(self, event.images):
-                event.composer.put_back(text, event.images)  # not sent: the draft stays
+            if not may_send(self, images):
+                self.query_one(Composer).put_back(text, images)  # not sent: the draft stays
                 return
         self.view.jump(newest=True)  # what is sent shows at the bottom: follow it there
-        self.session.submit(text, [image.path for image in event.images])
+        self.session.submit(text, [image.path for image in images])
         if not self.session.running and self.session.conversation is not None:
             self._set_status(RunStatus.RUNNING)
 
     def run_slash(self, name: str, argument: str = "") -> None:
         """Run a slash command (from the composer or the command palette)."""
+        custom = None if commands.find_command(name) else self.custom_commands.find(name)
+        if custom is not None:
+            if self.refuse_read_only():
+                return
+            self.send(custom.expand(argument))
+            return
         commands.run_slash_command(self, name, argument)
 
     # --- session messages ------------------------------------------------------------------
@@ -262,6 +298,17 @@ class ChatScreen(Screen[None]):
         self._shown_total = None
         self._forget_found()  # opened meanwhile: read what it opened to
         self._show_title(message.title)
+        if not message.server:  # a local conversation may work in another folder
+            from pathlib import Path
+
+            self.custom_commands.set_workspace(Path(message.workspace))
+
+    def on_instructions_loaded(self, message: msg.InstructionsLoaded) -> None:
+        """Say which instruction files and skills the agent got, as this session's first
+        cell (after the history of a resumed conversation)."""
+        from ohtui.tui.widgets.instructions_cell import InstructionsCell
+
+        self.view.mount(InstructionsCell(message.loaded))
 
     def on_session_failed(self, message: msg.SessionFailed) -> None:
         if self.profile.is_loaded:

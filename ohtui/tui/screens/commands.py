@@ -52,6 +52,10 @@ class CommandTarget(Protocol):
         """Open the find bar, searching the conversation for `term` if one is given."""
         ...
 
+    def send(self, text: str) -> None:
+        """Send `text` to the agent as the user's message."""
+        ...
+
 
 def _new(screen: CommandTarget, argument: str) -> None:
     screen.navigator.new_conversation()
@@ -129,6 +133,20 @@ def _cost(screen: CommandTarget, argument: str) -> None:
 
 def _diff(screen: CommandTarget, argument: str) -> None:
     screen.navigator.open_diff(argument)
+
+
+def _init(screen: CommandTarget, argument: str) -> None:
+    from pathlib import Path
+
+    from ohtui.tui.screens.init_prompt import has_instructions, init_prompt
+
+    session = screen.session
+    conversation = session.conversation
+    existing: bool | None = None  # on an agent server: the agent looks for itself
+    if not session.server:
+        where = conversation.workspace.working_dir if conversation else session.options.workspace
+        existing = has_instructions(Path(where))
+    screen.send(init_prompt(existing, argument))
 
 
 def _help(screen: CommandTarget, argument: str) -> None:
@@ -249,13 +267,20 @@ SLASH_COMMANDS: tuple[Command, ...] = (
         description="what the agent changed, file by file (/diff 3: since message 3)",
         run=_diff,
     ),
-    Command(name="help", description="keys and commands", run=_help),
-    Command(name="exit", description="quit ohtui", run=_exit, aliases=("quit",)),
     Command(
         name="find",
         description="search the whole conversation, folded output too (Ctrl+F)",
         run=_find,
     ),
+    Command(
+        name="init",
+        description="have the agent write (or improve) AGENTS.md for this workspace",
+        argument_hint="[focus]",
+        run=_init,
+        changes_conversation=True,
+    ),
+    Command(name="help", description="keys and commands", run=_help),
+    Command(name="exit", description="quit ohtui", run=_exit, aliases=("quit",)),
 )
 
 
@@ -278,3 +303,9 @@ def run_slash_command(screen: CommandTarget, name: str, argument: str) -> None:
     if command.changes_conversation and screen.refuse_read_only():
         return
     command.run(screen, argument)
+
+
+def builtin_names() -> set[str]:
+    """Every name a built-in command answers to (its aliases too): a custom command never
+    takes one of them."""
+    return {name for command in SLASH_COMMANDS for name in (command.name, *command.aliases)}

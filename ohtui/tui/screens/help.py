@@ -40,9 +40,13 @@ class HelpScreen(ModalScreen[None]):
         Binding("escape,enter,q", "dismiss", "Close"),
     ]
 
-    def __init__(self, commands: Sequence[SlashCommand]) -> None:
+    def __init__(
+        self, commands: Sequence[SlashCommand], custom: Sequence[SlashCommand] = ()
+    ) -> None:
+        """`custom`: the commands read from `.ohtui/commands/` and the user's folder."""
         super().__init__()
         self.commands = commands
+        self.custom = custom
 
     def compose(self) -> ComposeResult:
         """Two columns: a key or command, and what it does (wrapped under itself)."""
@@ -54,6 +58,16 @@ class HelpScreen(ModalScreen[None]):
                 yield Static(what, markup=False)
             yield Static("Commands", classes="heading")
             for command in self.commands:
-                yield Static(f"/{command.name}", classes="key", markup=False)
-                yield Static(command.description, markup=False)
+                yield from _command_row(command)
+            if self.custom:
+                yield Static("Custom commands", classes="heading")
+            for command in self.custom:
+                yield from _command_row(command)
             yield Static("Esc to close", classes="heading legend")
+
+
+def _command_row(command: SlashCommand) -> ComposeResult:
+    """A command's name (with what to type after it) and what it does."""
+    hint = f" {command.argument_hint}" if command.argument_hint else ""
+    yield Static(f"/{command.name}{hint}", classes="key", markup=False)
+    yield Static(command.description, markup=False)

@@ -180,6 +180,7 @@ class Session:
                 branches=page.branches,
             )
         )
+        self._post_instructions(conversation)
         self.bridge.post_stats()
         settle_heap(reclaim=replacing)
         if self.held_by is not None or self.read_only_reason is not None:
@@ -188,6 +189,34 @@ class Session:
             link.post(msg.ApprovalNeeded(self.approvals.pending_views()))
         if self.runner.queued:
             self.runner.deliver_queue()
+
+    def _post_instructions(self, conversation: BaseConversation) -> None:
+        """Say which instruction files and skills the agent got: as its context has them
+        here (nothing when none), as the agent server reports them (none too: AGENTS.md is
+        then not read there; an OpenHands server does not say: nothing)."""
+        from ohtui.sdk import RemoteConversation
+        from ohtui.sdk.context.skills.loaded import loaded_skills
+        from ohtui.tui.widgets.instructions import LoadedInstructions, shown_instructions
+
+        try:
+            workspace = conversation.workspace.working_dir
+            if isinstance(conversation, RemoteConversation):
+                reported = conversation.state.reported_skills
+                # A server that says it loaded none: worth telling (AGENTS.md is not read).
+                loaded = (
+                    shown_instructions(reported, conversation.state.working_dir, home="")
+                    or LoadedInstructions(())
+                    if reported is not None
+                    else None
+                )
+            else:
+                skills = loaded_skills(conversation.agent.agent_context, workspace)
+                loaded = shown_instructions(skills, workspace)
+        except Exception:  # a fact to show, never a reason for the opening to fail
+            logger.exception("listing the loaded instructions failed")
+            return
+        if loaded is not None:
+            self._link.post(msg.InstructionsLoaded(loaded))
 
     def _create_conversation(self) -> tuple[BaseConversation, bool]:
         """Open the conversation: the options' factory's, or the one the settings describe

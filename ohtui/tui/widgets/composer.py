@@ -164,6 +164,9 @@ class Composer(Vertical):
     class TabbedOut(_Posted):
         """Tab in the input with no completion to take: the user wants to leave it."""
 
+    class SlashMenuOpened(_Posted):
+        """The `/` menu opened: a moment to read the custom commands again if they changed."""
+
     class _IndexReady(Message, bubble=False):
         def __init__(self, generation: int, index: FileIndex) -> None:
             super().__init__()
@@ -557,11 +560,14 @@ class Composer(Vertical):
         if trigger is None:
             self._close_menu()
         elif trigger.kind == "/":
+            if previous is None or previous.kind != "/":
+                self.post_message(self.SlashMenuOpened(self))
             commands = filter_commands(self._commands, trigger.fragment)
             self._show(
                 [
                     Content.assemble(
                         (f"/{command.name}", "bold"),
+                        (f" {command.argument_hint}" if command.argument_hint else "", "italic"),
                         "  ",
                         (command.description, "$foreground-muted"),
                     )

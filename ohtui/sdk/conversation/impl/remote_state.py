@@ -18,11 +18,12 @@ from ohtui.sdk.conversation.state import ConversationExecutionStatus, Conversati
 from ohtui.sdk.conversation.stats import ContextUsage, ConversationStats
 from ohtui.sdk.event.conversation_state import FULL_STATE_KEY, ConversationStateUpdateEvent
 from ohtui.sdk.sandbox import SandboxConfig
-from ohtui.sdk.wire.extensions import POLICY_FIELD, SANDBOX_FIELD
+from ohtui.sdk.wire.extensions import POLICY_FIELD, SANDBOX_FIELD, SKILLS_FIELD
 from ohtui.sdk.wire.state_in import analyzer_from_wire, policy_from_wire, stats_from_wire
 
 if TYPE_CHECKING:
     from ohtui.sdk.agent.base import AgentBase
+    from ohtui.sdk.context.skills.loaded import LoadedSkill
     from ohtui.sdk.conversation.impl.remote_events import RemoteEventsList
     from ohtui.sdk.conversation.types import ConversationID
     from ohtui.sdk.event.base import Event
@@ -149,6 +150,17 @@ class RemoteState:
         value = self._get_optional(SANDBOX_FIELD)
         problem = value.get("problem") if isinstance(value, dict) else None
         return problem if isinstance(problem, str) and problem else None
+
+    @property
+    def reported_skills(self) -> list[LoadedSkill] | None:
+        """The skills the agent's context got on the server, as it says (None: it does not
+        say; an OpenHands server never does)."""
+        value = self._get_optional(SKILLS_FIELD)
+        if not isinstance(value, list):
+            return None
+        from ohtui.sdk.context.skills.loaded import LoadedSkill
+
+        return [skill for item in value if (skill := LoadedSkill.from_json(item)) is not None]
 
     @property
     def security_analyzer(self) -> SecurityAnalyzerBase | None:
