@@ -1,0 +1,270 @@
+"""A long history through litellm without litellm walking it on every call.
+
+litellm's request path copies and rewrites every message several times per call (thought
+signatures, cache marks, role fixes, the provider's own format): with a conversation of
+thousands of messages that is a tenth of a second per call, growing with every step. Its
+provider code is still what we want (each provider's quirks, auth, answers), so it keeps
+doing all of that, on a short request: the history's head (system prompt, first message)
+and the turns it has not seen yet. The turns it translated on earlier calls are put back
+into the request body, as litellm wrote them then, on the way to the server (an httpx
+transport under litellm's HTTP client).
+
+A turn is an assistant message and the messages after it up to the next assistant message
+that follows another role: providers that merge neighbouring messages (Anthropic puts tool
+results into one user message) never merge across that boundary, so a turn's translation
+does not depend on what comes before or after it. Only turns of `EncodedMessage`s (never
+changed once made) are kept, matched by identity; a turn with a fresh dict (the newest,
+marked as a prompt-cache point) is translated again on each call. If litellm's answer does
+not split into the turns it was given, nothing is sent and the call is made again with the
+whole history (and that model is no longer spliced).
+"""
+
+from __future__ import annotations
+
+import json
+import operator
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ohtui.sdk.llm.wire import EncodedMessage
+
+PROVIDERS = frozenset({"anthropic", "hosted_vllm"})
+"""litellm providers whose requests are spliced: each is a JSON body with `messages`, sent
+unsigned through litellm's HTTP client (a signed body, as Bedrock's, could not be changed),
+and checked by tests to come out as litellm builds it with the whole history."""
+_MARK = "\x00ohtui-spliced-turns\x00"
+
+
+@dataclass
+class _Turn:
+    """A translated turn: its messages (kept, so their ids stay theirs) and litellm's JSON."""
+
+    messages: tuple[Any, ...]
+    translated: list[str]
+
+
+@dataclass
+class _Plan:
+    """One call's splice, handed from the caller to the transport on the same thread."""
+
+    kept: list[_Turn]
+    sent: list[tuple[Any, ...]]
+    """The turns litellm is given, in order (their translations are learned on the way)."""
+    learned: list[list[str]] = field(default_factory=list)
+    failed: bool = False
+    spliced: bool = False
+
+
+class SpliceMismatchError(Exception):
+    """litellm's request did not split into the turns it was given (nothing was sent)."""
+
+
+@dataclass
+class HistorySplicer:
+    """The translated turns of one model's conversation, and how to reuse them."""
+
+    turns: list[_Turn] = field(default_factory=list)
+    disabled: bool = False
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def call(self, send: Callable[[list[Any]], Any], messages: Sequence[Any]) -> Any:
+        """`send` (a litellm call) with a short message list; the server gets them all."""
+        if self.disabled:
+            return send(list(messages))
+        return self._call(send, messages, *split_turns(messages))
+
+    def _call(
+        self,
+        send: Callable[[list[Any]], Any],
+        messages: Sequence[Any],
+        head: list[Any],
+        turns: list[tuple[Any, ...]],
+    ) -> Any:
+        if self.disabled:
+            return send(list(messages))
+        with self.lock:
+            kept = []
+            for cached, turn in zip(self.turns, turns, strict=False):
+                if len(cached.messages) != len(turn) or not all(
+                    map(operator.is_, cached.messages, turn)
+                ):
+                    break
+                kept.append(cached)
+        rest = turns[len(kept) :]
+        plan = _Plan(kept=kept, sent=rest)
+        short = [*head, *(m for turn in rest for m in turn)]
+        _local.plan = plan
+        try:
+            answer = send(short)
+        except Exception:
+            if not plan.failed:
+                raise
+            answer = None
+        finally:
+            _local.plan = None
+        if plan.failed:
+            self.disabled = True
+            self.turns = []
+            return send(list(messages))
+        if kept and not plan.spliced:  # never expected: the client always passes rewrite_body
+            self.disabled = True
+            self.turns = []
+            return send(list(messages))  # that answer was to part of the history
+        if plan.spliced:
+            learned = [
+                _Turn(turn, translated) for turn, translated in zip(rest, plan.learned, strict=True)
+            ]
+            fresh = kept + _immutable_prefix(learned)
+            with self.lock:
+                self.turns = fresh
+        return answer
+
+
+def _immutable_prefix(turns: list[_Turn]) -> list[_Turn]:
+    kept = []
+    for turn in turns:
+        if not all(isinstance(m, EncodedMessage) for m in turn.messages):
+            break
+        kept.append(turn)
+    return kept
+
+
+def split_turns(messages: Sequence[Any]) -> tuple[list[Any], list[tuple[Any, ...]]]:
+    """The messages before the first turn, and the turns (see the module's docstring)."""
+    roles = [_role(m) for m in messages]
+    starts = [
+        i for i in range(1, len(roles)) if roles[i] == "assistant" and roles[i - 1] != "assistant"
+    ]
+    if not starts:
+        return list(messages), []
+    ends = [*starts[1:], len(messages)]
+    return list(messages[: starts[0]]), [
+        tuple(messages[a:b]) for a, b in zip(starts, ends, strict=True)
+    ]
+
+
+def _role(message: Any) -> Any:
+    return message.get("role") if isinstance(message, dict) else getattr(message, "role", None)
+
+
+def rewrite_body(content: bytes) -> bytes | None:
+    """The body to send instead of `content` under this thread's plan (None: as it is).
+
+    Raises SpliceMismatchError when the body's messages do not split into the turns sent."""
+    plan = _local.plan
+    if plan is None or plan.spliced:
+        return None
+    try:
+        body = json.loads(content)
+    except ValueError:
+        return None
+    if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
+        return None
+    head, turns = split_turns(body["messages"])
+    if len(turns) != len(plan.sent):
+        plan.failed = True
+        raise SpliceMismatchError(
+            f"litellm's request has {len(turns)} turns where {len(plan.sent)} were given"
+        )
+    translated = [[json.dumps(m) for m in turn] for turn in turns]
+    plan.learned = translated
+    plan.spliced = True
+    parts = [json.dumps(m) for m in head]
+    for turn in plan.kept:
+        parts.extend(turn.translated)
+    for turn_json in translated:
+        parts.extend(turn_json)
+    marked = json.dumps({**body, "messages": _MARK})
+    return marked.replace(json.dumps(_MARK), "[" + ",".join(parts) + "]", 1).encode()
+
+
+class _Local(threading.local):
+    plan: _Plan | None = None
+
+
+_local = _Local()
+_splicers: OrderedDict[tuple[Any, ...], HistorySplicer] = OrderedDict()
+_splicers_lock = threading.Lock()
+_providers: dict[tuple[Any, ...], str | None] = {}
+_client: list[Any] = []
+MAX_CONVERSATIONS = 8
+"""Splicers kept (one per model and conversation in use), least recently used dropped."""
+
+
+def completion(litellm: Any, request: dict[str, Any]) -> Any:
+    """`litellm.completion(**request)`, its history spliced where the provider allows it."""
+    provider = _provider(litellm, request)
+    messages = request.get("messages")
+    if provider not in PROVIDERS or not isinstance(messages, list) or "client" in request:
+        return litellm.completion(**request)
+    head, turns = split_turns(messages)
+    first = turns[0][0] if turns else None
+    if not isinstance(first, EncodedMessage):  # nothing to keep: a short or one-off request
+        return litellm.completion(**request)
+    key = (request.get("model"), request.get("api_base"), provider, id(first))
+    with _splicers_lock:
+        splicer = _splicers.pop(key, None) or HistorySplicer()
+        _splicers[key] = splicer
+        while len(_splicers) > MAX_CONVERSATIONS:
+            _splicers.popitem(last=False)
+    client = http_client()
+    return splicer._call(
+        lambda short: litellm.completion(**{**request, "messages": short, "client": client}),
+        messages,
+        head,
+        turns,
+    )
+
+
+def _provider(litellm: Any, request: dict[str, Any]) -> str | None:
+    key = (request.get("model"), request.get("custom_llm_provider"), request.get("api_base"))
+    if key not in _providers:
+        try:
+            _, provider, _, _ = litellm.get_llm_provider(
+                str(key[0]), custom_llm_provider=key[1], api_base=key[2]
+            )
+        except Exception:  # noqa: BLE001 - litellm.completion reports it in its own words
+            provider = None
+        _providers[key] = provider
+    return _providers[key]
+
+
+def http_client() -> Any:
+    """litellm's HTTP client (its proxies, certificates, headers), every request of which
+    passes `rewrite_body` on its way out (made once, shared)."""
+    if _client:
+        return _client[0]
+    import httpx
+    from litellm.llms.custom_httpx.http_handler import HTTPHandler
+
+    class SplicingClient(httpx.Client):
+        def send(self, request: httpx.Request, **kwargs: Any) -> httpx.Response:
+            if request.method == "POST":
+                new = rewrite_body(request.read())
+                if new is not None:
+                    headers = httpx.Headers(request.headers)
+                    headers["Content-Length"] = str(len(new))
+                    request = httpx.Request(
+                        request.method,
+                        request.url,
+                        headers=headers,
+                        content=new,
+                        extensions=request.extensions,
+                    )
+            return super().send(request, **kwargs)
+
+    class SplicingHandler(HTTPHandler):
+        def create_client(self) -> httpx.Client:
+            client = super().create_client()
+            # The same client, its requests passing `send` above (whichever transport or
+            # proxy mount then carries them).
+            client.__class__ = SplicingClient
+            return client
+
+    with _splicers_lock:
+        if not _client:
+            _client.append(SplicingHandler())
+    return _client[0]
