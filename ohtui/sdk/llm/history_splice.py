@@ -183,6 +183,11 @@ def rewrite_body(content: bytes) -> bytes | None:
 
 class _Local(threading.local):
     plan: _Plan | None = None
+    rehearsing: bool = False
+
+
+class _RehearsalError(Exception):
+    """Raised instead of sending a rehearsed request."""
 
 
 _local = _Local()
@@ -219,6 +224,21 @@ def completion(litellm: Any, request: dict[str, Any]) -> Any:
     )
 
 
+def rehearse(litellm: Any, request: dict[str, Any]) -> None:
+    """Run litellm's path for `request` up to sending it (nothing is sent), so that the
+    first real call does not pay for what litellm does once (importing the provider's
+    code, making its HTTP client); only for the providers spliced here."""
+    if _provider(litellm, request) not in PROVIDERS:
+        return
+    _local.rehearsing = True
+    try:
+        litellm.completion(**{**request, "client": http_client()})
+    except Exception:  # noqa: BLE001 - the rehearsal ends in an error by design
+        pass
+    finally:
+        _local.rehearsing = False
+
+
 def _provider(litellm: Any, request: dict[str, Any]) -> str | None:
     key = (request.get("model"), request.get("custom_llm_provider"), request.get("api_base"))
     if key not in _providers:
@@ -242,6 +262,8 @@ def http_client() -> Any:
 
     class SplicingClient(httpx.Client):
         def send(self, request: httpx.Request, **kwargs: Any) -> httpx.Response:
+            if _local.rehearsing:
+                raise _RehearsalError
             if request.method == "POST":
                 new = rewrite_body(request.read())
                 if new is not None:
