@@ -50,7 +50,8 @@ class _Turn:
 class _Plan:
     """One call's splice, handed from the caller to the transport on the same thread."""
 
-    kept: list[_Turn]
+    kept_json: str
+    """The kept turns' translations, as the messages of a JSON array (no brackets)."""
     sent: list[tuple[Any, ...]]
     """The turns litellm is given, in order (their translations are learned on the way)."""
     learned: list[list[str]] = field(default_factory=list)
@@ -67,6 +68,9 @@ class HistorySplicer:
     """The translated turns of one model's conversation, and how to reuse them."""
 
     turns: list[_Turn] = field(default_factory=list)
+    flat: list[Any] = field(default_factory=list)
+    """The kept turns' messages, in order: a history that repeats them is matched at once."""
+    kept_json: str = ""
     disabled: bool = False
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -74,28 +78,26 @@ class HistorySplicer:
         """`send` (a litellm call) with a short message list; the server gets them all."""
         if self.disabled:
             return send(list(messages))
-        return self._call(send, messages, *split_turns(messages))
-
-    def _call(
-        self,
-        send: Callable[[list[Any]], Any],
-        messages: Sequence[Any],
-        head: list[Any],
-        turns: list[tuple[Any, ...]],
-    ) -> Any:
-        if self.disabled:
-            return send(list(messages))
         with self.lock:
+            turns, flat, kept_json = self.turns, self.flat, self.kept_json
+        matched = _repeats(messages, flat)
+        if matched is not None:  # the usual step: the history so far, then new turns
+            head, new = split_turns(messages[matched:], start=True)
+            head = [*messages[: matched - len(flat)], *head]
+            kept = turns
+        else:
+            head, all_turns = split_turns(messages)
             kept = []
-            for cached, turn in zip(self.turns, turns, strict=False):
+            for cached, turn in zip(turns, all_turns, strict=False):
                 if len(cached.messages) != len(turn) or not all(
                     map(operator.is_, cached.messages, turn)
                 ):
                     break
                 kept.append(cached)
-        rest = turns[len(kept) :]
-        plan = _Plan(kept=kept, sent=rest)
-        short = [*head, *(m for turn in rest for m in turn)]
+            new = all_turns[len(kept) :]
+            kept_json = ",".join(m for turn in kept for m in turn.translated)
+        plan = _Plan(kept_json=kept_json, sent=new)
+        short = [*head, *(m for turn in new for m in turn)]
         _local.plan = plan
         try:
             answer = send(short)
@@ -105,22 +107,47 @@ class HistorySplicer:
             answer = None
         finally:
             _local.plan = None
-        if plan.failed:
-            self.disabled = True
-            self.turns = []
-            return send(list(messages))
-        if kept and not plan.spliced:  # never expected: the client always passes rewrite_body
-            self.disabled = True
-            self.turns = []
-            return send(list(messages))  # that answer was to part of the history
-        if plan.spliced:
-            learned = [
-                _Turn(turn, translated) for turn, translated in zip(rest, plan.learned, strict=True)
-            ]
-            fresh = kept + _immutable_prefix(learned)
+        if plan.failed or (kept and not plan.spliced):
+            # Mismatched (nothing sent), or, never expected, sent without the kept turns.
             with self.lock:
-                self.turns = fresh
+                self.disabled = True
+                self.turns, self.flat, self.kept_json = [], [], ""
+            return send(list(messages))
+        if plan.spliced:
+            learned = _immutable_prefix(
+                [
+                    _Turn(turn, translated)
+                    for turn, translated in zip(new, plan.learned, strict=True)
+                ]
+            )
+            added = ",".join(m for turn in learned for m in turn.translated)
+            with self.lock:
+                self.turns = kept + learned
+                if matched is not None:
+                    self.flat = flat + [m for turn in learned for m in turn.messages]
+                else:
+                    self.flat = [m for turn in self.turns for m in turn.messages]
+                self.kept_json = ",".join(part for part in (kept_json, added) if part)
         return answer
+
+
+def _repeats(messages: Sequence[Any], flat: list[Any]) -> int | None:
+    """Where the new turns start when `messages` holds the kept turns (`flat`) unchanged
+    after the head, and a new turn starts right after them; else None."""
+    if not flat:
+        return None
+    first = flat[0]  # the head before it is a few messages
+    offset = next((i for i, m in enumerate(messages[:8]) if m is first), None)
+    if offset is None:
+        return None
+    end = offset + len(flat)
+    if len(messages) < end or not all(map(operator.is_, flat, messages[offset:end])):
+        return None
+    if len(messages) == end:
+        return end
+    if _role(messages[end]) != "assistant" or _role(messages[end - 1]) == "assistant":
+        return None  # the last kept turn goes on: translated again with the new messages
+    return end
 
 
 def _immutable_prefix(turns: list[_Turn]) -> list[_Turn]:
@@ -132,12 +159,17 @@ def _immutable_prefix(turns: list[_Turn]) -> list[_Turn]:
     return kept
 
 
-def split_turns(messages: Sequence[Any]) -> tuple[list[Any], list[tuple[Any, ...]]]:
-    """The messages before the first turn, and the turns (see the module's docstring)."""
+def split_turns(
+    messages: Sequence[Any], start: bool = False
+) -> tuple[list[Any], list[tuple[Any, ...]]]:
+    """The messages before the first turn, and the turns (see the module's docstring);
+    `start`: the messages are known to begin a turn."""
     roles = [_role(m) for m in messages]
     starts = [
         i for i in range(1, len(roles)) if roles[i] == "assistant" and roles[i - 1] != "assistant"
     ]
+    if start and roles:
+        starts.insert(0, 0)
     if not starts:
         return list(messages), []
     ends = [*starts[1:], len(messages)]
@@ -173,8 +205,8 @@ def rewrite_body(content: bytes) -> bytes | None:
     plan.learned = translated
     plan.spliced = True
     parts = [json.dumps(m) for m in head]
-    for turn in plan.kept:
-        parts.extend(turn.translated)
+    if plan.kept_json:
+        parts.append(plan.kept_json)
     for turn_json in translated:
         parts.extend(turn_json)
     marked = json.dumps({**body, "messages": _MARK})
@@ -205,8 +237,7 @@ def completion(litellm: Any, request: dict[str, Any]) -> Any:
     messages = request.get("messages")
     if provider not in PROVIDERS or not isinstance(messages, list) or "client" in request:
         return litellm.completion(**request)
-    head, turns = split_turns(messages)
-    first = turns[0][0] if turns else None
+    first = next((m for m in messages[1:9] if _role(m) == "assistant"), None)
     if not isinstance(first, EncodedMessage):  # nothing to keep: a short or one-off request
         return litellm.completion(**request)
     key = (request.get("model"), request.get("api_base"), provider, id(first))
@@ -216,11 +247,9 @@ def completion(litellm: Any, request: dict[str, Any]) -> Any:
         while len(_splicers) > MAX_CONVERSATIONS:
             _splicers.popitem(last=False)
     client = http_client()
-    return splicer._call(
+    return splicer.call(
         lambda short: litellm.completion(**{**request, "messages": short, "client": client}),
         messages,
-        head,
-        turns,
     )
 
 
