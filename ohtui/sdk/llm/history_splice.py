@@ -192,9 +192,10 @@ def rewrite_body(content: bytes) -> bytes | None:
     try:
         body = json.loads(content)
     except ValueError:
-        return None
+        body = None
     if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
-        return None
+        plan.failed = True  # not a body we know: never send it without the kept turns
+        raise SpliceMismatchError("litellm's request has no `messages` to splice into")
     head, turns = split_turns(body["messages"])
     if len(turns) != len(plan.sent):
         plan.failed = True
