@@ -151,3 +151,19 @@ def test_warm_up_rehearses_the_first_call_without_sending_it(
     llm_server.reply_text("warm")
     assert llm.completion([{"role": "user", "content": "hi"}]).message.text == "warm"
     assert json.dumps(llm_server.requests[-1]).count("hi") == 1
+
+
+def test_a_streamed_answer_through_litellm_loads_no_tokenizer(
+    llm_server: ScriptedLLMServer,
+) -> None:
+    module = litellm()
+    encoding = module.main._encoding_cache
+    encoding._real = None  # as if no token had been counted in this process
+    llm_server.reply_text("counted nowhere")
+    llm = make_llm(llm_server, "anthropic/claude-sonnet-4-5", stream=True)
+    history = [{"role": "user", "content": "hi " * 500}]
+    assert llm.completion(history).message.text == "counted nowhere"
+    # litellm priced nothing (its pricing counted the request's tokens to do so), and its
+    # tokenizer (40 MB) was never loaded; ours is the price from the answer's usage.
+    assert encoding._real is None
+    assert llm.metrics.accumulated_cost > 0
