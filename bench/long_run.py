@@ -13,8 +13,26 @@ Prints, next to each target:
   2.5 s, then a message typed; the time until the scripted server has the request;
 - the short-work figures of `bench/engine.py` (import, appends, resume).
 
-`python bench/long_run.py steps rss first short` picks parts; `--steps N` sets the run's
-length.
+`python bench/long_run.py steps rss first short` picks parts (`tui` adds the TUI's memory
+with a 10,000-event conversation after an answer, from `bench/tui.py`); `--steps N` sets the
+run's length; `--model M` the model the figures are taken with (default `openai/test-model`).
+
+Which providers take which path (`ohtui.sdk.llm.direct.serves`, `history_splice.PROVIDERS`):
+- direct HTTP (`ohtui/sdk/llm/direct.py`, no litellm on the call): `openai/<model>` and
+  `litellm_proxy/<model>` with a base URL (any OpenAI-compatible server, a LiteLLM proxy);
+- litellm, the history spliced (`ohtui/sdk/llm/history_splice.py`: litellm's provider code
+  builds each request, but is given only the head and the turns it has not translated
+  yet; the turns it translated before are put back into the body on the way out):
+  `anthropic/<model>` (Anthropic's Messages API) and `hosted_vllm/<model>`;
+- litellm with the whole history on every call: every other provider — OpenAI itself
+  (`openai/` without a base URL: litellm's OpenAI SDK client), `azure/`, `bedrock/` (its
+  bodies are signed), `vertex_ai/` and `gemini/` (no `messages` in their bodies),
+  `openrouter/`, `ollama/`, … A provider joins the spliced ones when tests show its body
+  comes out as litellm builds it with the whole history (`tests/sdk/llm/test_history_splice.py`).
+
+Measure the litellm path with `--model hosted_vllm/test-model` (OpenAI-compatible, through
+litellm's provider code) or `--model anthropic/claude-sonnet-4-5` (the scripted server
+speaks Anthropic's Messages API at `/v1/messages`; the base URL given is without `/v1`).
 """
 
 from __future__ import annotations
@@ -38,6 +56,8 @@ sys.path.insert(0, str(ROOT / "tests"))  # the scripted LLM server
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 REPORT_AT = (10, 100, 1000, 2000)
+MODEL = "openai/test-model"
+"""The model the figures are taken with (`--model`)."""
 THOUGHT = "Checking the next item of the list, and noting what I found about it. " * 2
 
 
@@ -82,7 +102,7 @@ def bench_steps(steps: int) -> None:
                 call_cpu.append(time.process_time() - cpu)
 
     with tempfile.TemporaryDirectory() as tmp:
-        llm = TimedLLM(model="openai/test-model", base_url=base_url, api_key="sk-bench")
+        llm = TimedLLM(model=MODEL, base_url=api_base(base_url), api_key="sk-bench")
         conv = Conversation(
             agent=Agent(llm=llm, tools=[Tool(name="terminal"), Tool(name="file_editor")]),
             workspace=f"{tmp}/ws",
@@ -132,6 +152,7 @@ def bench_steps(steps: int) -> None:
     engine_cpu = [
         (b - a - c) * 1000 for a, b, c in zip(step_cpu, step_cpu[1:], call_cpu, strict=False)
     ]
+    print(f"model {MODEL}")
     print(f"{len(per_call):,}-step run in {total:.1f} s (load: {os.getloadavg()[0]:.2f}):")
     for at in REPORT_AT:
         if at > len(per_call):
@@ -152,13 +173,13 @@ RSS_SCRIPT = textwrap.dedent(
     import sys, uuid
     from ohtui.sdk import LLM, Agent, Conversation, Tool
     from ohtui.sdk.context import LLMSummarizingCondenser
-    base, conv_id, base_url, condensed = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
+    base, conv_id, base_url, condensed, model = sys.argv[1:6]
     def rss_mb():
         with open("/proc/self/status") as f:
             for line in f:
                 if line.startswith("VmRSS"):
                     return int(line.split()[1]) / 1024
-    llm = LLM(model="openai/test-model", base_url=base_url, api_key="sk-bench")
+    llm = LLM(model=model, base_url=base_url, api_key="sk-bench")
     llm.completion([{"role": "user", "content": "warm up"}])  # litellm imported
     condenser = None
     if condensed == "1":
@@ -190,7 +211,16 @@ def bench_rss(sizes: tuple[int, ...] = (0, 1000, 10_000)) -> None:
             figures = []
             for n in sizes:
                 out = subprocess.run(
-                    [sys.executable, "-c", RSS_SCRIPT, tmp, ids[n], server.base_url, condensed],
+                    [
+                        sys.executable,
+                        "-c",
+                        RSS_SCRIPT,
+                        tmp,
+                        ids[n],
+                        api_base(server.base_url),
+                        condensed,
+                        MODEL,
+                    ],
                     check=True,
                     capture_output=True,
                     text=True,
@@ -214,7 +244,8 @@ def bench_first_message(runs: int = 3) -> None:
     results = []
     with tempfile.TemporaryDirectory() as tmp:
         env = isolated_env(tmp, api_key=True)
-        argv = ohtui_argv("-w", tmp, "--model", "openai/test-model", "--base-url", server.base_url)
+        url = api_base(server.base_url)
+        argv = ohtui_argv("-w", tmp, "--model", MODEL, "--base-url", url)
         for _ in range(runs):
             before = len(server.request_times)
             term = Terminal(argv, env)
@@ -225,17 +256,32 @@ def bench_first_message(runs: int = 3) -> None:
                     term.pump(0.05)
                 sent = time.monotonic()
                 term.type("hello\r")
-                deadline = sent + 30
+                deadline = sent + 180  # litellm's import takes seconds, more under load
                 while len(server.request_times) == before and time.monotonic() < deadline:
                     term.pump(0.01)
+                if len(server.request_times) == before:
+                    results.append(float("inf"))  # no request in time
+                    continue
                 results.append(server.request_times[before][0] - sent)
             finally:
                 term.kill()
     server.close()
     print(
         f"first message -> request reaches the LLM: {statistics.median(results):.3f} s "
-        f"(runs: {', '.join(f'{r:.3f}' for r in results)})   target <= 0.3 s"
+        f"(runs: {', '.join(f'{r:.3f}' for r in results)}; load "
+        f"{os.getloadavg()[0]:.2f}; {MODEL})   target <= 0.3 s direct, <= 0.5 s through litellm"
     )
+
+
+def api_base(base_url: str) -> str:
+    """The base URL to give `MODEL`: litellm adds `/v1/messages` to Anthropic's."""
+    return base_url.removesuffix("/v1") if MODEL.startswith("anthropic/") else base_url
+
+
+def bench_tui_memory() -> None:
+    from tui import bench_memory
+
+    bench_memory((10_000,), model=MODEL, base_url=api_base)
 
 
 def bench_short() -> None:
@@ -256,6 +302,10 @@ if __name__ == "__main__":
         at = args.index("--steps")
         steps = int(args[at + 1])
         del args[at : at + 2]
+    if "--model" in args:
+        at = args.index("--model")
+        MODEL = args[at + 1]
+        del args[at : at + 2]
     which = set(args) or {"steps", "rss", "first", "short"}
     compile_bytecode()
     uptime = subprocess.run(["uptime"], check=False, capture_output=True, text=True).stdout
@@ -266,5 +316,7 @@ if __name__ == "__main__":
         bench_rss()
     if "first" in which:
         bench_first_message()
+    if "tui" in which:
+        bench_tui_memory()
     if "short" in which:
         bench_short()

@@ -34,6 +34,7 @@ import tempfile
 import termios
 import textwrap
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from user_env import compile_bytecode
@@ -233,8 +234,13 @@ def bench_open_large(events: int = 10_000) -> None:
     )
 
 
-def bench_memory(sizes: tuple[int, ...] = (0, 1_000, 10_000)) -> None:
-    """RSS with a conversation of each size open, then after the agent has run once."""
+def bench_memory(
+    sizes: tuple[int, ...] = (0, 1_000, 10_000),
+    model: str = "openai/bench",
+    base_url: Callable[[str], str] = str,
+) -> None:
+    """RSS with a conversation of each size open, then after the agent has run once
+    (`model`, its base URL `base_url(` the scripted server's `)`)."""
     from llm_server import Reply, ScriptedLLMServer
 
     server = ScriptedLLMServer()
@@ -244,7 +250,8 @@ def bench_memory(sizes: tuple[int, ...] = (0, 1_000, 10_000)) -> None:
             with tempfile.TemporaryDirectory() as tmp:
                 env = isolated_env(tmp, api_key=True)
                 Path(tmp, "config.toml").write_text("[ui]\nauto_title = false\n")
-                args = ["-w", tmp, "--model", "openai/bench", "--base-url", server.base_url]
+                url = base_url(server.base_url)
+                args = ["-w", tmp, "--model", model, "--base-url", url]
                 marker = "Message the agent"
                 if events:
                     marker = "NEWEST-EVENT-MARKER"
@@ -263,7 +270,7 @@ def bench_memory(sizes: tuple[int, ...] = (0, 1_000, 10_000)) -> None:
                     term.kill()
             print(
                 f"memory, {events:>6,}-event conversation: open {opened:5.0f} MB; "
-                f"agent having run {ran:5.0f} MB   target <= 150 MB"
+                f"agent having run {ran:5.0f} MB   target <= 150 MB ({model})"
             )
     finally:
         server.close()

@@ -154,7 +154,9 @@ class ScriptedLLMServer:
 
     Routes: ``POST /v1/chat/completions`` and ``POST /chat/completions`` (streaming when the
     body has ``"stream": true``), ``POST /v1/responses`` (and ``/responses``: OpenAI's
-    Responses API, not streamed; the same script answers it), ``GET /v1/models`` (and
+    Responses API, not streamed; the same script answers it), ``POST /v1/messages``
+    (Anthropic's Messages API, streaming when asked: give litellm the base URL without
+    ``/v1`` for ``anthropic/…`` models), ``GET /v1/models`` (and
     ``/models``); anything else is a 404 with an OpenAI error body. The server starts
     serving on construction; call :meth:`close` (or use it as a context manager) to stop it.
     """
@@ -390,7 +392,13 @@ class ScriptedLLMServer:
         return not self._closing.wait(seconds)
 
 
-_COMPLETION_ROUTES = ("/v1/chat/completions", "/chat/completions", "/v1/responses", "/responses")
+_COMPLETION_ROUTES = (
+    "/v1/chat/completions",
+    "/chat/completions",
+    "/v1/responses",
+    "/responses",
+    "/v1/messages",
+)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -510,6 +518,11 @@ class _Handler(BaseHTTPRequestHandler):
             )
         elif responses:
             self._send_json(200, _response(number, body, reply))
+        elif self._path() == "/v1/messages":
+            if body.get("stream"):
+                self._stream_messages(number, body, reply)
+            else:
+                self._send_json(200, _anthropic_message(number, body, reply))
         elif body.get("stream"):
             self._stream(number, body, reply)
         else:
@@ -557,6 +570,24 @@ class _Handler(BaseHTTPRequestHandler):
             if content:
                 owner.sent_chunks.append((time.monotonic(), content))
         self._write_chunk(b"data: [DONE]\n\n")
+        self.wfile.write(b"0\r\n\r\n")
+        self.wfile.flush()
+
+    def _stream_messages(self, number: int, body: dict[str, Any], reply: Reply) -> None:
+        """Send the reply as Anthropic's Messages API streams it (named events)."""
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream; charset=utf-8")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        owner = self.server.owner
+        for i, event in enumerate(_anthropic_events(number, body, reply)):
+            if i and not owner._sleep(reply.chunk_delay):
+                self.close_connection = True
+                return
+            self._write_chunk(f"event: {event['type']}\ndata: {json.dumps(event)}\n\n".encode())
+            text = event.get("delta", {}).get("text")
+            if text:
+                owner.sent_chunks.append((time.monotonic(), text))
         self.wfile.write(b"0\r\n\r\n")
         self.wfile.flush()
 
@@ -749,3 +780,84 @@ def _stream_events(number: int, body: dict[str, Any], reply: Reply) -> Iterator[
             "choices": [],
             "usage": _usage(body, reply),
         }
+
+
+def _anthropic_usage(body: dict[str, Any], reply: Reply) -> dict[str, int]:
+    usage = _usage(body, reply)
+    return {"input_tokens": usage["prompt_tokens"], "output_tokens": usage["completion_tokens"]}
+
+
+def _anthropic_message(number: int, body: dict[str, Any], reply: Reply) -> dict[str, Any]:
+    """A non-streamed answer of Anthropic's Messages API (``POST /v1/messages``)."""
+    content: list[dict[str, Any]] = []
+    if reply.reasoning is not None:
+        content.append({"type": "thinking", "thinking": reply.reasoning, "signature": "sig"})
+    if reply.text:
+        content.append({"type": "text", "text": reply.text})
+    for i, call in enumerate(reply.tool_calls):
+        content.append(
+            {
+                "type": "tool_use",
+                "id": _call_id(number, i, call),
+                "name": call.name,
+                "input": json.loads(call.arguments or "{}"),
+            }
+        )
+    return {
+        "id": f"msg_{number}",
+        "type": "message",
+        "role": "assistant",
+        "model": body.get("model", MODEL_NAME),
+        "content": content,
+        "stop_reason": "tool_use" if reply.tool_calls else "end_turn",
+        "stop_sequence": None,
+        "usage": _anthropic_usage(body, reply),
+    }
+
+
+def _anthropic_events(number: int, body: dict[str, Any], reply: Reply) -> Iterator[dict[str, Any]]:
+    """The events of a streamed Messages-API answer: text in words, tool input in pieces."""
+    message = _anthropic_message(number, body, reply)
+    usage = message["usage"]
+    yield {
+        "type": "message_start",
+        "message": {
+            **message,
+            "content": [],
+            "stop_reason": None,
+            "usage": {**usage, "output_tokens": 1},
+        },
+    }
+    index = 0
+    if reply.text:
+        yield {
+            "type": "content_block_start",
+            "index": index,
+            "content_block": {"type": "text", "text": ""},
+        }
+        pieces = list(reply.chunks) if reply.chunks is not None else _split_words(reply.text)
+        for piece in pieces:
+            delta = {"type": "text_delta", "text": piece}
+            yield {"type": "content_block_delta", "index": index, "delta": delta}
+        yield {"type": "content_block_stop", "index": index}
+        index += 1
+    for i, call in enumerate(reply.tool_calls):
+        block = {
+            "type": "tool_use",
+            "id": _call_id(number, i, call),
+            "name": call.name,
+            "input": {},
+        }
+        yield {"type": "content_block_start", "index": index, "content_block": block}
+        for piece in _split_arguments(call.arguments):
+            delta = {"type": "input_json_delta", "partial_json": piece}
+            yield {"type": "content_block_delta", "index": index, "delta": delta}
+        yield {"type": "content_block_stop", "index": index}
+        index += 1
+    delta = {"stop_reason": message["stop_reason"], "stop_sequence": None}
+    yield {
+        "type": "message_delta",
+        "delta": delta,
+        "usage": {"output_tokens": usage["output_tokens"]},
+    }
+    yield {"type": "message_stop"}

@@ -46,11 +46,7 @@ def litellm() -> ModuleType:
             )
             import litellm as module
 
-            # Its first streamed chunk would load the tiktoken encoding (about 0.3 s of CPU
-            # that holds up every thread, the UI's included, mid-reply): load it here, with
-            # litellm, before any request is sent.
-            import litellm.litellm_core_utils.default_encoding
-
+            _defer_encoding(module)
             module.suppress_debug_info = True
             # Its per-chunk logging walks the whole request (the history) for every chunk on
             # a thread pool: with a long conversation that starves everything else. We keep
@@ -67,6 +63,11 @@ def litellm() -> ModuleType:
             module.callbacks = []
             module.max_budget = 0.0
             module.cache = None
+            # Its price of each answer (kept for its logging) counts the request's tokens
+            # with its tokenizer when the answer is streamed: the history walked once more
+            # and 40 MB of tokenizer loaded. We price answers ourselves from their usage.
+            if callable(getattr(module, "response_cost_calculator", None)):
+                module.response_cost_calculator = _no_price
             _internal_call[0] = _internal_sub_call()
             for name in _LOGGERS:
                 logger = logging.getLogger(name)
@@ -84,6 +85,40 @@ def litellm() -> ModuleType:
                 _call_options["_skip_mcp_handler"] = True
             _module = module
     return _module
+
+
+def _no_price(**_kwargs: object) -> None:
+    """litellm's per-answer pricing, skipped (see `litellm`)."""
+    return None
+
+
+class _DeferredEncoding:
+    """litellm's default tokenizer, loaded when something first uses it.
+
+    litellm hands its tokenizer to every request (to count tokens where an answer has no
+    usage): loading it costs 40 MB and a third of a second of CPU, on the first call or
+    mid-stream. Our answers carry usage, and our own counting asks litellm's
+    `token_counter`, so the tokenizer is made only when really used.
+    """
+
+    def __init__(self, load: Callable[[], object]) -> None:
+        self._load = load
+        self._real: object | None = None
+
+    def __getattr__(self, name: str) -> object:
+        if self._real is None:
+            self._real = self._load()
+        return getattr(self._real, name)
+
+
+def _defer_encoding(module: ModuleType) -> None:
+    """Give litellm's request path a tokenizer that loads on first use, where it has the
+    hook (a private cache of the tokenizer); else leave it as it is."""
+    main = getattr(module, "main", None)
+    load = getattr(main, "_load_default_encoding", None)
+    if main is None or load is None or getattr(main, "_encoding_cache", 0) is not None:
+        return
+    main._encoding_cache = _DeferredEncoding(load)
 
 
 def _internal_sub_call() -> Callable[[], AbstractContextManager[None]] | None:

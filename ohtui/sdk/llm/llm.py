@@ -30,7 +30,7 @@ from pydantic import (
     field_validator,
 )
 
-from ohtui.sdk.llm import direct, model_map, openhands_provider
+from ohtui.sdk.llm import direct, history_splice, model_map, openhands_provider
 from ohtui.sdk.llm._litellm import call_options, litellm, unlogged
 from ohtui.sdk.llm.counting import count_tokens, lookup_context_window
 from ohtui.sdk.llm.errors import map_error
@@ -773,14 +773,15 @@ def litellm_completion(**request: Any) -> Any:
 
     An OpenAI-compatible server (an `openai/…` model with a base URL) is called directly
     over HTTP (`direct`: litellm's per-call work grows with the history); everything else
-    goes through litellm, imported on first use, its logging of the call skipped. Every
+    goes through litellm, imported on first use, its logging of the call skipped and the
+    history it translated on earlier calls not given to it again (`history_splice`). Every
     completion of an LLM goes through this function, so replacing it (e.g. with
     `unittest.mock.patch`) replaces the provider.
     """
     if direct.is_direct(request):
         return direct.completion(**request)
     with unlogged():
-        return litellm().completion(**request, **call_options())
+        return history_splice.completion(litellm(), {**request, **call_options()})
 
 
 def _without_images(message: Message | dict[str, Any]) -> Message | dict[str, Any]:

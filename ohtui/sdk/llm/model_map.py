@@ -16,6 +16,8 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from ohtui.sdk.llm import _litellm
+
 logger = logging.getLogger(__name__)
 
 MAP_FILE = "model_prices_and_context_window_backup.json"
@@ -40,7 +42,13 @@ def model_info(model: str, provider: str | None = None) -> dict[str, Any] | None
 
     The name as given first, then under `provider`, then without its provider prefix where
     the entry is that provider's, as litellm looks models up."""
-    entries = _entries()
+    loaded = _litellm.loaded()
+    if loaded is not None and isinstance(getattr(loaded, "model_cost", None), dict):
+        # litellm holds the same map: drop our copy (megabytes) and read its.
+        _entries.cache_clear()
+        entries: dict[str, Any] = loaded.model_cost
+    else:
+        entries = _entries()
     candidates: list[tuple[str, str | None]] = [(model, None)]
     if provider:
         candidates.append((f"{provider}/{model}", None))

@@ -10,12 +10,22 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ohtui.sdk.llm import direct
-from ohtui.sdk.llm._litellm import litellm
+from ohtui.sdk.llm import direct, history_splice
+from ohtui.sdk.llm._litellm import call_options, litellm, unlogged
 
 if TYPE_CHECKING:
     from ohtui.sdk.llm.llm import LLM
 
+REHEARSAL_TOOLS = (
+    {
+        "type": "function",
+        "function": {
+            "name": "warm_up",
+            "description": "A tool, so that litellm's tool handling is loaded too.",
+            "parameters": {"type": "object", "properties": {}},
+        },
+    },
+)
 CONNECT_TIMEOUT = 3.0
 """Seconds to wait for the server when opening the first connection (offline is fine)."""
 
@@ -30,4 +40,16 @@ def warm_up(llm: LLM | None = None) -> None:
         key = llm.api_key.get_secret_value() if llm.api_key is not None else None
         direct.connect(llm.base_url, key, timeout=min(CONNECT_TIMEOUT, llm.connect_timeout))
         return
-    litellm()
+    module = litellm()
+    if llm is not None:
+        from ohtui.sdk.llm.llm import LLMCallContext
+
+        # litellm's first call imports the provider's code and makes its client: about a
+        # second of CPU the first message would otherwise wait for.
+        request = llm._request(REHEARSAL_TOOLS, LLMCallContext(), {})
+        request.update(call_options())
+        if llm.stream:
+            request.update(stream=True, stream_options={"include_usage": True})
+        request["messages"] = [{"role": "user", "content": "warm-up"}]
+        with unlogged():
+            history_splice.rehearse(module, request)

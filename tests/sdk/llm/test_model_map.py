@@ -27,8 +27,11 @@ MODELS = [
 
 
 @pytest.mark.parametrize(("model", "provider"), MODELS)
-def test_windows_and_prices_are_litellms(model: str, provider: str | None) -> None:
+def test_windows_and_prices_are_litellms(
+    model: str, provider: str | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
     info = litellm().get_model_info(model, custom_llm_provider=provider)
+    monkeypatch.setattr(model_map._litellm, "loaded", lambda: None)  # read from the file
     assert model_map.context_window(model, provider) == (
         info.get("max_input_tokens") or info.get("max_tokens")
     )
@@ -117,3 +120,14 @@ def test_the_token_bound_is_never_under_the_count() -> None:
     llm = LLM(model="gpt-4o", api_key="k", usage_id="agent")
     for end in range(1, len(events) + 1):
         assert token_upper_bound(events[:end]) >= get_total_token_count(events[:end], llm)
+
+
+def test_once_litellm_is_loaded_its_map_is_read_and_our_copy_released() -> None:
+    module = litellm()
+    model_map._entries()
+    module.model_cost["ohtui-test/only-in-litellms-map"] = {"max_input_tokens": 1234}
+    try:
+        assert model_map.context_window("ohtui-test/only-in-litellms-map") == 1234
+        assert model_map._entries.cache_info().currsize == 0
+    finally:
+        del module.model_cost["ohtui-test/only-in-litellms-map"]
