@@ -43,6 +43,30 @@ def run_python(code: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+NOT_FOR_A_CONVERSATION = [
+    *(name for name in NOT_ON_IMPORT if name != "importlib.metadata"),  # (models are built)
+    "ohtui.sdk.security.approval_rules",  # loads when a rules policy is made or read
+    "ohtui.sdk.mcp.config",  # MCP's configuration, when the agent has servers
+    "ohtui.sdk.mcp.server_config",
+    "ohtui.sdk.utils.git_cache",  # plugins and public skills fetch with it
+]
+
+
+def test_a_conversation_leaves_the_parts_it_does_not_use_unloaded() -> None:
+    # A script's first steps: an LLM, an agent without tools or MCP servers, a conversation.
+    result = run_python(
+        "import sys, tempfile\n"
+        "from ohtui.sdk import LLM, Agent, Conversation\n"
+        "with tempfile.TemporaryDirectory() as tmp:\n"
+        "    agent = Agent(llm=LLM(model='openai/none'), tools=[], mcp_config={})\n"
+        "    Conversation(agent=agent, workspace=tmp, persistence_dir=tmp + '/c',"
+        " visualizer=None).close()\n"
+        f"loaded = [m for m in {NOT_FOR_A_CONVERSATION!r} if m in sys.modules]\n"
+        "assert not loaded, loaded"
+    )
+    assert result.returncode == 0, result.stderr
+
+
 def test_importing_the_sdk_leaves_the_optional_parts_unloaded() -> None:
     result = run_python(
         "import sys, ohtui.sdk\n"

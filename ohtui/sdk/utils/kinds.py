@@ -17,8 +17,12 @@ KIND_PACKAGES = (
     "ohtui.sdk.conversation",
     "ohtui.sdk.event",
     "ohtui.sdk.llm",
+    "ohtui.sdk.mcp.config",
+    "ohtui.sdk.mcp.definition",
+    "ohtui.sdk.mcp.server_config",
     "ohtui.sdk.plugins.types",
     "ohtui.sdk.security",
+    "ohtui.sdk.security.approval_rules",
     "ohtui.sdk.tool",
     "ohtui.sdk.workspace",
 )
