@@ -117,3 +117,24 @@ def test_the_token_bound_is_never_under_the_count() -> None:
     llm = LLM(model="gpt-4o", api_key="k", usage_id="agent")
     for end in range(1, len(events) + 1):
         assert token_upper_bound(events[:end]) >= get_total_token_count(events[:end], llm)
+
+
+def test_the_map_is_not_kept_once_a_model_was_looked_up() -> None:
+    # The whole map is ~5 MB of objects; a session keeps only the entries it asked for.
+    code = textwrap.dedent(
+        """
+        import gc, tracemalloc
+        from ohtui.sdk.llm import model_map
+        tracemalloc.start()
+        assert model_map.context_window("gpt-4o")
+        assert model_map.cost("gpt-4o", None, prompt_tokens=10, completion_tokens=1)
+        gc.collect()
+        held, peak = tracemalloc.get_traced_memory()
+        assert peak > 2_000_000, peak  # the map was read ...
+        assert held < 500_000, held  # ... and let go
+        """
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stderr
