@@ -1,5 +1,5 @@
 """`ohtui serve` benchmarks for issue 14; run by hand: `.venv/bin/python bench/server.py
-[ready] [events] [client] [scale]` (all by default).
+[ready] [events] [client] [scale] [memory]` (all by default).
 
 Prints:
 - start -> ready: from spawning `ohtui serve` to the first 200 from /ready, and to the first
@@ -10,6 +10,8 @@ Prints:
   system-wide clock on Linux);
 - client latency: the same, to the callbacks the TUI gives our RemoteConversation (events
   and streamed tokens), the client decoding every frame as the TUI's does;
+- memory: RSS of `ohtui serve` idle 5 s after start, and 5 s after 10 conversations were
+  created (direct path);
 - scale: one server, 100 idle + 10 running conversations, each running one followed by a
   WebSocket client: frames lost or duplicated (stored events vs received), and the time.
 """
@@ -253,12 +255,53 @@ def scale(idle: int = 100, running: int = 10) -> None:
             llm.close()
 
 
+def _rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError("no VmRSS")
+
+
+def memory(conversations: int = 10, model: str | None = None) -> None:
+    """Resident memory of `ohtui serve`: idle 5 s after start, then 5 s after creating
+    `conversations` conversations on the direct path (`openai/<model>` + base_url), or with
+    `model` through litellm when given (its warm-up imports litellm)."""
+    llm = ScriptedLLMServer()
+    with tempfile.TemporaryDirectory() as data:
+        (Path(data) / "ws").mkdir()
+        server = ServerProcess(Path(data), env=user_env()).start()
+        try:
+            assert server.process is not None
+            _settle(server)
+            time.sleep(5)
+            idle = _rss_mb(server.process.pid)
+            client = server.client()
+            payload = create_payload(llm, Path(data) / "ws")
+            if model is not None:
+                payload["agent"]["llm"] = {"model": model, "api_key": "sk-none", "usage_id": "a"}
+            for _ in range(conversations):
+                client.post("/api/conversations", json=payload).raise_for_status()
+            _settle(server)
+            time.sleep(5)
+            busy = _rss_mb(server.process.pid)
+            path = "direct path" if model is None else f"{model} through litellm"
+            print(
+                f"serve memory: idle {idle:.0f} MB (target <= 120 MB; was 252 MB); with "
+                f"{conversations} conversations ({path}) {busy:.0f} MB (was 280 MB)"
+            )
+        finally:
+            server.stop()
+            llm.close()
+
+
 def main() -> None:
     compile_bytecode()
     with open("/proc/loadavg") as file:
         print(f"load average: {file.read().split()[0]} on {os.cpu_count()} cores")
     parts = {"ready": start_to_ready, "events": event_latency, "client": client_latency}
     parts["scale"] = scale
+    parts["memory"] = memory
+    parts["memory-litellm"] = lambda: memory(model="anthropic/claude-sonnet-4-5")
     for name in sys.argv[1:] or list(parts):
         parts[name]()
 

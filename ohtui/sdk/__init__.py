@@ -1,123 +1,115 @@
 """ohtui.sdk: our implementation of the OpenHands conversation API.
 
 A library on its own: `from ohtui.sdk import LLM, Agent, Conversation, Tool` works in a
-script with no terminal UI. litellm is imported only when the first LLM call is made.
+script with no terminal UI. Every name below loads on first use (PEP 562), so `import
+ohtui.sdk` costs nothing and a script pays only for the parts it touches; litellm is
+imported only when the first LLM call through it is made.
 """
 
 from typing import TYPE_CHECKING
 
-from ohtui.sdk.agent import Agent, AgentBase
-from ohtui.sdk.context import AgentContext, LLMSummarizingCondenser
-from ohtui.sdk.context.conversation_manager import (
-    AfterInvocationEvent,
-    BeforeModelCallEvent,
-    ContextWindowOverflowException,
-    ConversationManager,
-    HookProvider,
-    HookRegistry,
-    NullConversationManager,
-    SlidingWindowConversationManager,
-    SummarizingConversationManager,
-)
-from ohtui.sdk.context.skills.skill import KeywordTrigger, Skill
-from ohtui.sdk.conversation import (
-    BaseConversation,
-    CheckpointError,
-    Cipher,
-    Conversation,
-    ConversationExecutionStatus,
-    ConversationLockedError,
-    ConversationNotFoundError,
-    ConversationReadOnlyError,
-    ConversationRunError,
-    ConversationState,
-    ConversationStats,
-    ConversationVisualizerBase,
-    DefaultConversationVisualizer,
-    EventLog,
-    EventsListBase,
-    LocalConversation,
-    PersistenceError,
-    SecretRegistry,
-    StorageReadOnlyError,
-    StuckDetectionThresholds,
-    StuckDetector,
-    get_agent_final_response,
-)
-from ohtui.sdk.conversation.impl.remote_errors import (
-    RemoteAuthenticationError,
-    RemoteConnectionError,
-    RemoteServerError,
-    WebSocketConnectionError,
-)
-from ohtui.sdk.event import (
-    ActionEvent,
-    AgentErrorEvent,
-    CheckpointEvent,
-    CheckpointRestoreEvent,
-    Condensation,
-    CondensationRequest,
-    CondensationSummaryEvent,
-    ConversationErrorEvent,
-    ConversationStateUpdateEvent,
-    Event,
-    HookExecutionEvent,
-    LLMCompletionLogEvent,
-    LLMConvertibleEvent,
-    MessageEvent,
-    ObservationBaseEvent,
-    ObservationEvent,
-    PauseEvent,
-    SystemPromptEvent,
-    TokenEvent,
-    UserRejectObservation,
-)
-from ohtui.sdk.llm import (
-    LLM,
-    ImageContent,
-    LLMError,
-    LLMRegistry,
-    LLMStreamChunk,
-    Message,
-    MessageToolCall,
-    Metrics,
-    RegistryEvent,
-    TextContent,
-)
-from ohtui.sdk.logger import get_logger
-from ohtui.sdk.plugins.types import PluginSource, ResolvedPluginSource
-from ohtui.sdk.security import (
-    AlwaysConfirm,
-    ApprovalRule,
-    ApprovalRulesPolicy,
-    ConfirmationPolicyBase,
-    ConfirmRisky,
-    EnsembleSecurityAnalyzer,
-    LLMSecurityAnalyzer,
-    NeverConfirm,
-    SecurityAnalyzerBase,
-    SecurityRisk,
-)
-from ohtui.sdk.tool import (
-    Action,
-    Observation,
-    Tool,
-    ToolAnnotations,
-    ToolDefinition,
-    ToolExecutor,
-    list_registered_tools,
-    register_tool,
-)
 from ohtui.sdk.utils.lazy import lazy_exports
-from ohtui.sdk.workspace import LocalWorkspace, RemoteWorkspace, Workspace, WorkspaceError
 
 if TYPE_CHECKING:
+    from ohtui.sdk.agent import Agent, AgentBase
+    from ohtui.sdk.context import AgentContext, LLMSummarizingCondenser
+    from ohtui.sdk.context.conversation_manager import (
+        AfterInvocationEvent,
+        BeforeModelCallEvent,
+        ContextWindowOverflowException,
+        ConversationManager,
+        HookProvider,
+        HookRegistry,
+        NullConversationManager,
+        SlidingWindowConversationManager,
+        SummarizingConversationManager,
+    )
+    from ohtui.sdk.context.skills.skill import KeywordTrigger, Skill
+    from ohtui.sdk.conversation import (
+        BaseConversation,
+        CheckpointError,
+        Cipher,
+        Conversation,
+        ConversationExecutionStatus,
+        ConversationLockedError,
+        ConversationNotFoundError,
+        ConversationReadOnlyError,
+        ConversationRunError,
+        ConversationState,
+        ConversationStats,
+        ConversationVisualizerBase,
+        DefaultConversationVisualizer,
+        EventLog,
+        EventsListBase,
+        LocalConversation,
+        PersistenceError,
+        SecretRegistry,
+        StorageReadOnlyError,
+        StuckDetectionThresholds,
+        StuckDetector,
+        get_agent_final_response,
+    )
     from ohtui.sdk.conversation.impl.remote_conversation import RemoteConversation
+    from ohtui.sdk.conversation.impl.remote_errors import (
+        RemoteAuthenticationError,
+        RemoteConnectionError,
+        RemoteServerError,
+        WebSocketConnectionError,
+    )
     from ohtui.sdk.conversation.impl.remote_events import RemoteEventsList
     from ohtui.sdk.conversation.impl.remote_state import RemoteState
+    from ohtui.sdk.event import (
+        ActionEvent,
+        AgentErrorEvent,
+        CheckpointEvent,
+        CheckpointRestoreEvent,
+        Condensation,
+        CondensationRequest,
+        CondensationSummaryEvent,
+        ConversationErrorEvent,
+        ConversationStateUpdateEvent,
+        Event,
+        HookExecutionEvent,
+        LLMCompletionLogEvent,
+        LLMConvertibleEvent,
+        MessageEvent,
+        ObservationBaseEvent,
+        ObservationEvent,
+        PauseEvent,
+        SystemPromptEvent,
+        TokenEvent,
+        UserRejectObservation,
+    )
     from ohtui.sdk.hooks import HookConfig
+    from ohtui.sdk.llm import (
+        LLM,
+        ImageContent,
+        LLMError,
+        LLMRegistry,
+        LLMStreamChunk,
+        Message,
+        MessageToolCall,
+        Metrics,
+        RegistryEvent,
+        TextContent,
+    )
     from ohtui.sdk.llm.llm_profile_store import LLMProfileStore
-    from ohtui.sdk.security import PatternSecurityAnalyzer, PolicyRailSecurityAnalyzer
+    from ohtui.sdk.logger import get_logger
+    from ohtui.sdk.plugins.types import PluginSource, ResolvedPluginSource
+    from ohtui.sdk.security import (
+        AlwaysConfirm,
+        ApprovalRule,
+        ApprovalRulesPolicy,
+        ConfirmationPolicyBase,
+        ConfirmRisky,
+        EnsembleSecurityAnalyzer,
+        LLMSecurityAnalyzer,
+        NeverConfirm,
+        PatternSecurityAnalyzer,
+        PolicyRailSecurityAnalyzer,
+        SecurityAnalyzerBase,
+        SecurityRisk,
+    )
     from ohtui.sdk.subagent import (
         agent_definition_to_factory,
         discover_agents,
@@ -126,27 +118,138 @@ if TYPE_CHECKING:
         load_user_agents,
         register_agent,
     )
+    from ohtui.sdk.tool import (
+        Action,
+        Observation,
+        Tool,
+        ToolAnnotations,
+        ToolDefinition,
+        ToolExecutor,
+        list_registered_tools,
+        register_tool,
+    )
+    from ohtui.sdk.workspace import LocalWorkspace, RemoteWorkspace, Workspace, WorkspaceError
 
-# Loaded on first use, to keep `import ohtui.sdk` light: the command-reading analyzers, the
-# remote conversation (its socket, REST and wire modules), hooks, and sub-agents.
 __getattr__ = lazy_exports(
     __name__,
     {
+        "Action": "ohtui.sdk.tool",
+        "ActionEvent": "ohtui.sdk.event",
+        "AfterInvocationEvent": "ohtui.sdk.context.conversation_manager",
+        "Agent": "ohtui.sdk.agent",
+        "AgentBase": "ohtui.sdk.agent",
+        "AgentContext": "ohtui.sdk.context",
+        "AgentErrorEvent": "ohtui.sdk.event",
+        "AlwaysConfirm": "ohtui.sdk.security",
+        "ApprovalRule": "ohtui.sdk.security",
+        "ApprovalRulesPolicy": "ohtui.sdk.security",
+        "BaseConversation": "ohtui.sdk.conversation",
+        "BeforeModelCallEvent": "ohtui.sdk.context.conversation_manager",
+        "CheckpointError": "ohtui.sdk.conversation",
+        "CheckpointEvent": "ohtui.sdk.event",
+        "CheckpointRestoreEvent": "ohtui.sdk.event",
+        "Cipher": "ohtui.sdk.conversation",
+        "Condensation": "ohtui.sdk.event",
+        "CondensationRequest": "ohtui.sdk.event",
+        "CondensationSummaryEvent": "ohtui.sdk.event",
+        "ConfirmRisky": "ohtui.sdk.security",
+        "ConfirmationPolicyBase": "ohtui.sdk.security",
+        "ContextWindowOverflowException": "ohtui.sdk.context.conversation_manager",
+        "Conversation": "ohtui.sdk.conversation",
+        "ConversationErrorEvent": "ohtui.sdk.event",
+        "ConversationExecutionStatus": "ohtui.sdk.conversation",
+        "ConversationLockedError": "ohtui.sdk.conversation",
+        "ConversationManager": "ohtui.sdk.context.conversation_manager",
+        "ConversationNotFoundError": "ohtui.sdk.conversation",
+        "ConversationReadOnlyError": "ohtui.sdk.conversation",
+        "ConversationRunError": "ohtui.sdk.conversation",
+        "ConversationState": "ohtui.sdk.conversation",
+        "ConversationStateUpdateEvent": "ohtui.sdk.event",
+        "ConversationStats": "ohtui.sdk.conversation",
+        "ConversationVisualizerBase": "ohtui.sdk.conversation",
+        "DefaultConversationVisualizer": "ohtui.sdk.conversation",
+        "EnsembleSecurityAnalyzer": "ohtui.sdk.security",
+        "Event": "ohtui.sdk.event",
+        "EventLog": "ohtui.sdk.conversation",
+        "EventsListBase": "ohtui.sdk.conversation",
         "HookConfig": "ohtui.sdk.hooks",
+        "HookExecutionEvent": "ohtui.sdk.event",
+        "HookProvider": "ohtui.sdk.context.conversation_manager",
+        "HookRegistry": "ohtui.sdk.context.conversation_manager",
+        "ImageContent": "ohtui.sdk.llm",
+        "KeywordTrigger": "ohtui.sdk.context.skills.skill",
+        "LLM": "ohtui.sdk.llm",
+        "LLMCompletionLogEvent": "ohtui.sdk.event",
+        "LLMConvertibleEvent": "ohtui.sdk.event",
+        "LLMError": "ohtui.sdk.llm",
         "LLMProfileStore": "ohtui.sdk.llm.llm_profile_store",
+        "LLMRegistry": "ohtui.sdk.llm",
+        "LLMSecurityAnalyzer": "ohtui.sdk.security",
+        "LLMStreamChunk": "ohtui.sdk.llm",
+        "LLMSummarizingCondenser": "ohtui.sdk.context",
+        "LocalConversation": "ohtui.sdk.conversation",
+        "LocalWorkspace": "ohtui.sdk.workspace",
+        "Message": "ohtui.sdk.llm",
+        "MessageEvent": "ohtui.sdk.event",
+        "MessageToolCall": "ohtui.sdk.llm",
+        "Metrics": "ohtui.sdk.llm",
+        "NeverConfirm": "ohtui.sdk.security",
+        "NullConversationManager": "ohtui.sdk.context.conversation_manager",
+        "Observation": "ohtui.sdk.tool",
+        "ObservationBaseEvent": "ohtui.sdk.event",
+        "ObservationEvent": "ohtui.sdk.event",
         "PatternSecurityAnalyzer": "ohtui.sdk.security",
+        "PauseEvent": "ohtui.sdk.event",
+        "PersistenceError": "ohtui.sdk.conversation",
+        "PluginSource": "ohtui.sdk.plugins.types",
         "PolicyRailSecurityAnalyzer": "ohtui.sdk.security",
+        "RegistryEvent": "ohtui.sdk.llm",
+        "RemoteAuthenticationError": "ohtui.sdk.conversation.impl.remote_errors",
+        "RemoteConnectionError": "ohtui.sdk.conversation.impl.remote_errors",
         "RemoteConversation": "ohtui.sdk.conversation.impl.remote_conversation",
         "RemoteEventsList": "ohtui.sdk.conversation.impl.remote_events",
+        "RemoteServerError": "ohtui.sdk.conversation.impl.remote_errors",
         "RemoteState": "ohtui.sdk.conversation.impl.remote_state",
+        "RemoteWorkspace": "ohtui.sdk.workspace",
+        "ResolvedPluginSource": "ohtui.sdk.plugins.types",
+        "SecretRegistry": "ohtui.sdk.conversation",
+        "SecurityAnalyzerBase": "ohtui.sdk.security",
+        "SecurityRisk": "ohtui.sdk.security",
+        "Skill": "ohtui.sdk.context.skills.skill",
+        "SlidingWindowConversationManager": "ohtui.sdk.context.conversation_manager",
+        "StorageReadOnlyError": "ohtui.sdk.conversation",
+        "StuckDetectionThresholds": "ohtui.sdk.conversation",
+        "StuckDetector": "ohtui.sdk.conversation",
+        "SummarizingConversationManager": "ohtui.sdk.context.conversation_manager",
+        "SystemPromptEvent": "ohtui.sdk.event",
+        "TextContent": "ohtui.sdk.llm",
+        "TokenEvent": "ohtui.sdk.event",
+        "Tool": "ohtui.sdk.tool",
+        "ToolAnnotations": "ohtui.sdk.tool",
+        "ToolDefinition": "ohtui.sdk.tool",
+        "ToolExecutor": "ohtui.sdk.tool",
+        "UserRejectObservation": "ohtui.sdk.event",
+        "WebSocketConnectionError": "ohtui.sdk.conversation.impl.remote_errors",
+        "Workspace": "ohtui.sdk.workspace",
+        "WorkspaceError": "ohtui.sdk.workspace",
         "agent_definition_to_factory": "ohtui.sdk.subagent",
         "discover_agents": "ohtui.sdk.subagent",
+        "get_agent_final_response": "ohtui.sdk.conversation",
+        "get_logger": "ohtui.sdk.logger",
+        "list_registered_tools": "ohtui.sdk.tool",
         "load_agents_from_dir": "ohtui.sdk.subagent",
         "load_project_agents": "ohtui.sdk.subagent",
         "load_user_agents": "ohtui.sdk.subagent",
         "register_agent": "ohtui.sdk.subagent",
+        "register_tool": "ohtui.sdk.tool",
     },
+    submodules=True,
 )
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
 
 __version__ = "0.1.0"
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import logging
 import re
+import sys
 import threading
 import weakref
 from abc import ABC, abstractmethod
@@ -153,13 +154,16 @@ class AgentBase(DiscriminatedUnionMixin, ABC):
         """`{"mcpServers": {...}}` unwrapped; MCPServer values as their settings."""
         if not isinstance(value, Mapping):
             return value
-        from ohtui.sdk.mcp.server_config import MCPServer
-
         servers = value.get("mcpServers", value)
         if not isinstance(servers, Mapping):
             return value  # refused by the field's own check, naming the type
+        # An MCPServer exists only once its module was imported: without it (no servers, or
+        # settings only) the models of MCP's configuration are not built.
+        server_config = sys.modules.get("ohtui.sdk.mcp.server_config")
+        if server_config is None:
+            return dict(servers)
         return {
-            name: server.to_settings() if isinstance(server, MCPServer) else server
+            name: server.to_settings() if isinstance(server, server_config.MCPServer) else server
             for name, server in servers.items()
         }
 

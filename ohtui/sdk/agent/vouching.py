@@ -9,10 +9,10 @@ the shell makes of it).
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from ohtui.sdk.security.approval_rules import ApprovalRulesPolicy
 from ohtui.sdk.security.confirmation_policy import ConfirmationPolicyBase
 
 if TYPE_CHECKING:
@@ -32,7 +32,9 @@ def was_unvouched(action: ActionEvent) -> bool:
 
 def asks_at_all(policy: ConfirmationPolicyBase) -> bool:
     """Whether `policy` ever waits for the user (rules over a never-asking fallback do not)."""
-    if isinstance(policy, ApprovalRulesPolicy):
+    # The rules load on first use: a conversation that never made a rules policy has none.
+    rules = sys.modules.get("ohtui.sdk.security.approval_rules")
+    if rules is not None and isinstance(policy, rules.ApprovalRulesPolicy):
         return policy.is_active and asks_at_all(policy.fallback)
     return policy.is_active
 

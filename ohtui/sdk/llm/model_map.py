@@ -23,8 +23,9 @@ logger = logging.getLogger(__name__)
 MAP_FILE = "model_prices_and_context_window_backup.json"
 
 
-@functools.cache
 def _entries() -> dict[str, Any]:
+    """The whole map, read anew: kept, its thousands of entries would hold ~5 MB for the
+    process's life, where a session asks about one or two models (see `model_info`)."""
     spec = importlib.util.find_spec("litellm")
     locations = spec.submodule_search_locations if spec is not None else None
     if not locations:
@@ -37,16 +38,16 @@ def _entries() -> dict[str, Any]:
     return entries if isinstance(entries, dict) else {}
 
 
+@functools.lru_cache(maxsize=64)
 def model_info(model: str, provider: str | None = None) -> dict[str, Any] | None:
     """The map's entry for `model` ("gpt-4o", "openai/gpt-4o", "openrouter/x/y"...), or None.
 
     The name as given first, then under `provider`, then without its provider prefix where
-    the entry is that provider's, as litellm looks models up."""
+    the entry is that provider's, as litellm looks models up. Each answer is kept, not the
+    map (read again for a model not asked about before). Read-only: shared by callers."""
     loaded = _litellm.loaded()
     if loaded is not None and isinstance(getattr(loaded, "model_cost", None), dict):
-        # litellm holds the same map: drop our copy (megabytes) and read its.
-        _entries.cache_clear()
-        entries: dict[str, Any] = loaded.model_cost
+        entries: dict[str, Any] = loaded.model_cost  # litellm holds the same map: no reading
     else:
         entries = _entries()
     candidates: list[tuple[str, str | None]] = [(model, None)]

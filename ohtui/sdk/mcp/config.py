@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import urlparse
 
+from ohtui.sdk.mcp.secret_reference import SECRET_REFERENCE
 from ohtui.sdk.mcp.server_config import OAUTH_SETTING, MCPServer
 
 __all__ = [  # MCPServer too: the SDK's module path of it
@@ -54,8 +55,6 @@ _TRANSPORTS: dict[str, Transport] = {
     "sse": "sse",
 }
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
-SECRET_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
-"""`${NAME}` or `$NAME`: a secret of the conversation, filled in when used."""
 
 
 class MCPConfigError(ValueError):

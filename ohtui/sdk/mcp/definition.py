@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from pydantic import Field
 
 from ohtui.sdk.llm.message import ImageContent, TextContent
-from ohtui.sdk.mcp.config import SECRET_REFERENCE
+from ohtui.sdk.mcp.secret_reference import SECRET_REFERENCE
 from ohtui.sdk.tool.schema import Action, Observation
 from ohtui.sdk.tool.tool import (
     SECURITY_RISK_DESC,

@@ -6,9 +6,15 @@ from pathlib import PurePosixPath
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from ohtui.sdk.utils.git_cache import redact_url_credentials
-
 __all__ = ["PluginSource", "ResolvedPluginSource", "redact_url_credentials"]
+
+
+def redact_url_credentials(url: str) -> str:
+    """`url` without the credentials in it (see ohtui.sdk.utils.git_cache, imported on use:
+    a conversation without plugins never loads the git cache)."""
+    from ohtui.sdk.utils.git_cache import redact_url_credentials as redact
+
+    return redact(url)
 
 
 class PluginSource(BaseModel):

@@ -1,8 +1,8 @@
 """Risk levels, confirmation policies, approval rules and security analyzers.
 
-The analyzers that read commands load when one of their names is first used, or when a
-saved analyzer of theirs is read back: a conversation that uses none never imports them.
-(Every confirmation policy is defined on import, so a policy class lists all its kinds.)
+The analyzers that read commands, and the approval rules, load when one of their names is
+first used, or when a saved analyzer or policy of theirs is read back: a conversation that
+uses none never imports them.
 """
 
 from typing import TYPE_CHECKING
@@ -12,12 +12,6 @@ from ohtui.sdk.security.analyzer import (
     LLMSecurityAnalyzer,
     RiskAssessment,
     SecurityAnalyzerBase,
-)
-from ohtui.sdk.security.approval_rules import (
-    ApprovalRule,
-    ApprovalRulesPolicy,
-    RuleDecision,
-    RuleScope,
 )
 from ohtui.sdk.security.confirmation_policy import (
     AlwaysConfirm,
@@ -31,11 +25,21 @@ from ohtui.sdk.utils.lazy import lazy_exports
 from ohtui.sdk.utils.models import register_kind_loader
 
 if TYPE_CHECKING:
+    from ohtui.sdk.security.approval_rules import (
+        ApprovalRule,
+        ApprovalRulesPolicy,
+        RuleDecision,
+        RuleScope,
+    )
     from ohtui.sdk.security.pattern_analyzer import PatternSecurityAnalyzer
     from ohtui.sdk.security.policy_rails import PolicyRailSecurityAnalyzer
     from ohtui.sdk.security.rule_suggestion import RuleSuggestion, suggest_rules
 
 _LAZY_HOMES = {
+    "ApprovalRule": "ohtui.sdk.security.approval_rules",
+    "ApprovalRulesPolicy": "ohtui.sdk.security.approval_rules",
+    "RuleDecision": "ohtui.sdk.security.approval_rules",
+    "RuleScope": "ohtui.sdk.security.approval_rules",
     "PatternSecurityAnalyzer": "ohtui.sdk.security.pattern_analyzer",
     "PolicyRailSecurityAnalyzer": "ohtui.sdk.security.policy_rails",
     "RuleSuggestion": "ohtui.sdk.security.rule_suggestion",
@@ -46,8 +50,9 @@ __getattr__ = lazy_exports(__name__, _LAZY_HOMES)
 
 
 def _import_analyzers() -> None:
-    # A saved state names an analyzer by kind before anything has imported it; load them
-    # so it can be read back.
+    # A saved state names an analyzer or the rules policy by kind before anything has
+    # imported it; load them so it can be read back.
+    import ohtui.sdk.security.approval_rules
     import ohtui.sdk.security.pattern_analyzer  # noqa: F401  (and the policy rails)
 
 

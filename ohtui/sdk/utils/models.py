@@ -14,7 +14,16 @@ from pydantic import (
     model_validator,
 )
 
-_kind_loaders: list[Callable[[], None]] = []
+
+def _import_engine_kinds() -> None:
+    from ohtui.sdk.utils.kinds import import_kind_modules
+
+    import_kind_modules()
+
+
+_kind_loaders: list[Callable[[], None]] = [_import_engine_kinds]
+"""Called once each when a kind is unknown; the first imports the engine's own kinds (see
+ohtui.sdk.utils.kinds: `import ohtui.sdk` leaves them to first use)."""
 
 
 def register_kind_loader(loader: Callable[[], None]) -> None:

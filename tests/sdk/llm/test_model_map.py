@@ -124,10 +124,29 @@ def test_the_token_bound_is_never_under_the_count() -> None:
 
 def test_once_litellm_is_loaded_its_map_is_read_and_our_copy_released() -> None:
     module = litellm()
-    model_map._entries()
     module.model_cost["ohtui-test/only-in-litellms-map"] = {"max_input_tokens": 1234}
     try:
         assert model_map.context_window("ohtui-test/only-in-litellms-map") == 1234
-        assert model_map._entries.cache_info().currsize == 0
     finally:
         del module.model_cost["ohtui-test/only-in-litellms-map"]
+
+
+def test_the_map_is_not_kept_once_a_model_was_looked_up() -> None:
+    # The whole map is ~5 MB of objects; a session keeps only the entries it asked for.
+    code = textwrap.dedent(
+        """
+        import gc, tracemalloc
+        from ohtui.sdk.llm import model_map
+        tracemalloc.start()
+        assert model_map.context_window("gpt-4o")
+        assert model_map.cost("gpt-4o", None, prompt_tokens=10, completion_tokens=1)
+        gc.collect()
+        held, peak = tracemalloc.get_traced_memory()
+        assert peak > 2_000_000, peak  # the map was read ...
+        assert held < 500_000, held  # ... and let go
+        """
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stderr
