@@ -63,7 +63,7 @@ async def test_page_keys_scroll_the_conversation_and_the_composer_keeps_focus(
         await pilot.pause()
         assert view.is_vertical_scroll_end
         assert isinstance(app.focused, ComposerInput)
-        assert "PgUp/PgDn" in screen_text(app)  # the footer tells the keys
+        assert "^f Find" in screen_text(app)  # the footer has room for Find (PgUp/PgDn: /help)
 
 
 async def test_tab_from_the_composer_goes_to_the_newest_cell_and_arrows_walk_back(

@@ -64,12 +64,12 @@ class ChatScreen(Screen[None]):
         Binding("shift+tab", "cycle_policy", "Policy", show=True, priority=True),
         Binding("ctrl+o", "review", "Review", show=True),
         # The conversation scrolls while the composer keeps focus: Page keys need priority over
-        # the input's own. The footer names them on the Ctrl+End binding (last, so at 80 columns
-        # it is the one left out, not Pause or Review).
+        # the input's own. They are in /help, not the footer: at 100 columns the footer has
+        # room for Find and Quit only without them (a screen reader hears the footer whole).
         Binding("pageup", "scroll('up')", "Scroll up", show=False, priority=True),
         Binding("pagedown", "scroll('down')", "Scroll down", show=False, priority=True),
         Binding("ctrl+home", "scroll('first')", "Oldest", show=False),
-        Binding("ctrl+end", "scroll('newest')", "Scroll", key_display="PgUp/PgDn"),
+        Binding("ctrl+end", "scroll('newest')", "Scroll", key_display="PgUp/PgDn", show=False),
         # Priority: in the composer (a TextArea) Ctrl+F would delete the word on the right.
         Binding("ctrl+f", "find", "Find", priority=True),
     ]
