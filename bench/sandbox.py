@@ -4,10 +4,13 @@
 
 Prints the availability probe, the check `install_sandbox` makes (the real shell started once
 in the sandbox), the time from a new session to its first command's end (without the
-sandbox: the supervisor + bash; with it: bubblewrap + bash) and the median time of a trivial
-command in a warm session, sandboxed and not, and the same with 1,000 other processes running on
-the machine (issue 30: ≤ 2 ms for a trivial command, whatever the machine runs; it was ~9-10 ms,
-and 88 ms with 1,000 other processes, while each command read every process's /proc entry).
+sandbox: the supervisor + bash; with it: bubblewrap + bash), the sandbox start as the user
+meets it (the open's check, then the first command done: issue 30 measured 68 ms, goal
+<= 50 ms; the check's shell is now the one the first command runs in) and the median time of a
+trivial command in a warm session, sandboxed and not, and the same with 1,000 other processes
+running on the machine (issue 30: ≤ 2 ms for a trivial command, whatever the machine runs; it
+was ~9-10 ms, and 88 ms with 1,000 other processes, while each command read every process's
+/proc entry).
 """
 
 from __future__ import annotations
@@ -18,7 +21,9 @@ import tempfile
 import time
 
 from ohtui.sdk.sandbox import Sandbox, SandboxConfig, probe
-from ohtui.sdk.tools.terminal.session import BashSession
+from ohtui.sdk.tools.terminal.environment import agent_environment
+from ohtui.sdk.tools.terminal.first_shell import check_and_keep
+from ohtui.sdk.tools.terminal.session import DEFAULT_ENV, BashSession
 from ohtui.sdk.tools.terminal.supervisor import shell_command
 
 RUNS = 200
@@ -28,6 +33,21 @@ STARTS = 20
 def first_command(workspace: str, sandbox: Sandbox | None) -> float:
     session = BashSession(shell="bash", working_dir=workspace, sandbox=sandbox)
     started = time.perf_counter()
+    session.run("true", 10, lambda _: None)
+    elapsed = time.perf_counter() - started
+    session.close()
+    return elapsed
+
+
+def user_start(workspace: str) -> float:
+    """A conversation's sandbox start as the user meets it: the check at its open (the shell
+    kept), then its first command done (in that shell)."""
+    sandbox = Sandbox(SandboxConfig(), workspace)
+    env = {**agent_environment(), **DEFAULT_ENV}
+    started = time.perf_counter()
+    problem = check_and_keep(sandbox, shell_command("bash", sandboxed=True), env, workspace)
+    assert problem is None, problem
+    session = BashSession(shell="bash", working_dir=workspace, sandbox=sandbox)
     session.run("true", 10, lambda _: None)
     elapsed = time.perf_counter() - started
     session.close()
@@ -67,6 +87,12 @@ def main() -> None:
             f"{name:>15}: start to first command done, median "
             f"{statistics.median(starts) * 1000:.1f} ms (max {max(starts) * 1000:.1f})"
         )
+    starts = [user_start(workspace) for _ in range(STARTS)]
+    print(
+        f"sandbox start as the user meets it (open's check + first command done): median "
+        f"{statistics.median(starts) * 1000:.1f} ms (max {max(starts) * 1000:.1f})   "
+        "issue 30: 68 ms (check, then a second start), goal <= 50 ms"
+    )
     off = per_command(workspace, None)
     confined = per_command(workspace, sandbox)
     print(

@@ -137,7 +137,9 @@ class OhtuiApp(OrderedKeys, Navigation):
     def _warm_up(self, tries: int = 0) -> None:
         """The first frame has been idle: warm the LLM path up off the UI thread, once the
         conversation is open (to learn its server)."""
-        conversation = self.session.conversation if self.chat is not None else None
+        # The session if made: making it here would import it on the UI thread (keys wait).
+        session = self.current_session if self.chat is not None else None
+        conversation = session.conversation if session is not None else None
         if conversation is None and tries < WARM_UP_TRIES:
             self.set_timer(0.25, lambda: self._warm_up(tries + 1))
             return

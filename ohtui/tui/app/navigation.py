@@ -44,9 +44,9 @@ class Navigation(App[None]):
     def session(self) -> Session:
         """The conversation's session (created, with the engine's bridge, on first use)."""
         if self._session is None:
-            from ohtui.tui.session import Session
+            from ohtui.tui.screens.session_import import session_class
 
-            self._session = Session(
+            self._session = session_class()(
                 self.options, self.profile, self._chat(), frame_idle=self._frame_was_idle
             )
         return self._session

@@ -150,7 +150,13 @@ class ChatScreen(Screen[None]):
         if self.options.pick:
             self.navigator.open_picker()
         else:
-            self.session.open()
+            # The session's code is imported off the UI thread: keys typed now show at once.
+            from ohtui.tui.screens.session_import import start_session
+
+            start_session(self.app, self._open_session)
+
+    def _open_session(self) -> None:
+        self.session.open()
 
     @property
     def view(self) -> ConversationView:

@@ -69,6 +69,7 @@ class LocalBoundary(BaseConversation):
         if store:
             Path(store).mkdir(mode=0o700, parents=True, exist_ok=True)
             protected_paths = (*protected_paths, store)
+        self._release_kept_shell()
         self._state.set_sandbox(
             Sandbox(
                 config if config is not None else SandboxConfig(mode=SandboxMode.OFF),
@@ -148,14 +149,30 @@ class LocalBoundary(BaseConversation):
 
     def check_sandbox(self) -> str | None:
         """Start the agent's shell in the sandbox once, exactly as it will start: None when
-        it starts (or there is no sandbox), else why it cannot, in words."""
+        it starts (or there is no sandbox), else why it cannot, in words. The started shell
+        is kept for the first command (see first_shell): one sandbox start, not two."""
         sandbox = self._state.sandbox
         if sandbox is None or not sandbox.active:
             return None
         from ohtui.sdk.tools.terminal.environment import agent_environment
+        from ohtui.sdk.tools.terminal.first_shell import check_and_keep
+        from ohtui.sdk.tools.terminal.session import DEFAULT_ENV
         from ohtui.sdk.tools.terminal.supervisor import shell_command
 
-        return sandbox.check(shell_command("bash", sandboxed=True), agent_environment())
+        return check_and_keep(
+            sandbox,
+            shell_command("bash", sandboxed=True),
+            {**agent_environment(), **DEFAULT_ENV},  # as the terminal's shell starts
+            self.workspace.working_dir,
+        )
+
+    def _release_kept_shell(self) -> None:
+        """End the shell `check_sandbox` kept, if no command took it (see first_shell)."""
+        sandbox = self._state.sandbox
+        if sandbox is not None and sandbox.active:
+            from ohtui.sdk.tools.terminal.first_shell import release
+
+            release(sandbox)
 
     def _hook_sandbox(self) -> Sandbox | None:
         """Where an agent hook's tools run: in this sandbox, with the saved conversations

@@ -999,6 +999,7 @@ class LocalConversation(LocalBoundary):
             logger.warning("conversation %s: run still going after close; abandoning it", self.id)
         if self.checkpointing is not None:
             self.checkpointing.close()
+        self._release_kept_shell()
         try:
             if self.delete_on_close and not self.read_only:
                 self._state.delete_persisted()

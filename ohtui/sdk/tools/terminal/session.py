@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Literal
 
 from ohtui.sdk.tools.terminal.environment import agent_environment
+from ohtui.sdk.tools.terminal.first_shell import READY, take
 from ohtui.sdk.tools.terminal.framing import Framer, command_script
 from ohtui.sdk.tools.terminal.processes import (
     children_of,
@@ -60,8 +61,6 @@ EXIT_DRAIN = 0.5
 SLOW_START = 5.0
 """Seconds after which a shell that has not started yet is logged as slow (it is waited for:
 a loaded machine starts processes slowly, and that is no failure)."""
-READY = "ohtui-shell-ready"
-"""What a sandboxed bash says once it is up."""
 GIVE_UP = 120.0
 """Seconds after which a shell still not found is taken to be the started process itself
 (stopping it stops everything under it)."""
@@ -346,7 +345,12 @@ class BashSession:
         """Start bash (in the sandbox, if any); None when the sandbox failed to set up. What
         it covers is listed just before it starts, and a path gone in between (another
         program's socket removed) fails that one start: in the sandbox, bash is asked to
-        say it is up before anything else is written to it."""
+        say it is up before anything else is written to it. The shell the conversation's
+        sandbox check started and kept (see first_shell) is taken when it was started so."""
+        if self._sandbox is not None and check:
+            kept = take(self._sandbox, argv, env, self._home)
+            if kept is not None:
+                return kept
         launch = self._sandbox.launch(argv, env) if self._sandbox is not None else None
         # Started from the process-lifetime thread: the shell (and the sandbox) end when
         # this process ends, however it ends.
