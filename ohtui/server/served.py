@@ -349,6 +349,7 @@ class Served:
     def retire(self) -> None:
         """Close the conversation to reopen it another way; ConflictError while it runs
         (and no run starts here once this began). If closing fails, it serves on."""
+        self._wait_out_closing_run()
         with self._run_lock:
             if self._active:
                 raise ConflictError(
@@ -364,6 +365,16 @@ class Served:
             raise
         with self._run_lock:
             self._retired = True
+
+    def _wait_out_closing_run(self, timeout: float = 5.0) -> None:
+        """A run whose engine has stopped is `_active` until its closing snapshot is sent: a
+        client that saw it stop (and at once switches the LLM) waits that moment out rather
+        than get a conflict."""
+        thread = self._thread
+        if thread is None or thread is threading.current_thread() or not thread.is_alive():
+            return
+        if self.live.state.execution_status is not Status.RUNNING:
+            thread.join(timeout)
 
     def _check_serving(self) -> None:
         if self._retired:
