@@ -161,8 +161,16 @@ async def submit(pilot: Pilot[Any], text: str) -> None:
     await pilot.press("enter")
 
 
-def save_long_conversation(options: AppOptions, turns: int) -> str:
-    """Save a conversation of 2 + 4 * turns events with the engine; returns its id."""
+def save_long_conversation(
+    options: AppOptions,
+    turns: int,
+    *,
+    question: str = "question {i}",
+    output: str = "step {i}\n[exit code 0]",
+    answer: str = "answer {i}",
+) -> str:
+    """Save a conversation of 2 + 4 * turns events with the engine (a question, a command and
+    its output, an answer per turn; "{i}" in the texts is the turn's number); returns its id."""
     from ohtui.sdk import (
         LLM,
         ActionEvent,
@@ -193,7 +201,9 @@ def save_long_conversation(options: AppOptions, turns: int) -> str:
         append(
             MessageEvent(
                 source="user",
-                llm_message=Message(role="user", content=[TextContent(text=f"question {i}")]),
+                llm_message=Message(
+                    role="user", content=[TextContent(text=question.replace("{i}", str(i)))]
+                ),
             )
         )
         command = f"echo step {i}"
@@ -211,7 +221,7 @@ def save_long_conversation(options: AppOptions, turns: int) -> str:
         append(
             ObservationEvent(
                 observation=TerminalObservation.from_text(
-                    f"step {i}\n[exit code 0]", command=command, exit_code=0
+                    output.replace("{i}", str(i)), command=command, exit_code=0
                 ),
                 action_id=action.id,
                 tool_name="terminal",
@@ -221,7 +231,9 @@ def save_long_conversation(options: AppOptions, turns: int) -> str:
         append(
             MessageEvent(
                 source="agent",
-                llm_message=Message(role="assistant", content=[TextContent(text=f"answer {i}")]),
+                llm_message=Message(
+                    role="assistant", content=[TextContent(text=answer.replace("{i}", str(i)))]
+                ),
                 llm_response_id=f"msg-{i}",
             )
         )

@@ -3,7 +3,6 @@ pages the view does not hold included; Enter / Shift+Enter go from hit to hit, w
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 from typing import Any
 
@@ -13,6 +12,7 @@ from chat_helpers import (
     USAGE,
     cells,
     chat_ready,
+    save_long_conversation,
     screen_text,
     submit,
     type_text,
@@ -20,7 +20,6 @@ from chat_helpers import (
 )
 from llm_server import ScriptedLLMServer
 
-from ohtui.settings.schema import KNOWN_TOOLS
 from ohtui.tui.app import OhtuiApp
 from ohtui.tui.options import AppOptions
 from ohtui.tui.widgets.cells import ActionCell, Cell, UserCell
@@ -37,62 +36,10 @@ def save_conversation(options: AppOptions, turns: int, output: str = "") -> str:
     """Save `turns` exchanges (a question, a command and its `output`, "{i}" in it the
     turn's number, an answer) with the engine; the first message is "a long session";
     returns the conversation's id."""
-    from ohtui.sdk import (
-        LLM,
-        ActionEvent,
-        Agent,
-        LocalConversation,
-        Message,
-        MessageEvent,
-        MessageToolCall,
-        ObservationEvent,
-        TextContent,
-        Tool,
+    texts = {"output": output} if output else {}
+    return save_long_conversation(
+        options, turns, question="question q{i}q", answer="answer a{i}a", **texts
     )
-    from ohtui.sdk.tools.terminal.schema import TerminalAction, TerminalObservation
-
-    llm = LLM(
-        model="openai/test-model", base_url=options.base_url, api_key="sk-test", usage_id="agent"
-    )
-    agent = Agent(llm=llm, tools=[Tool(name=name) for name in KNOWN_TOOLS])
-    conversation = LocalConversation(
-        agent=agent,
-        workspace=options.workspace,
-        persistence_dir=options.persistence_dir,
-        visualizer=None,
-    )
-    conversation.send_message("a long session")
-    append = conversation.state.append_event
-    for i in range(turns):
-        say = Message(role="user", content=[TextContent(text=f"question q{i}q")])
-        append(MessageEvent(source="user", llm_message=say))
-        command = f"echo step {i}"
-        call = MessageToolCall(
-            id=f"call_{i}", name="terminal", arguments=json.dumps({"command": command})
-        )
-        action = ActionEvent(
-            action=TerminalAction(command=command),
-            tool_name="terminal",
-            tool_call_id=call.id,
-            tool_call=call,
-            llm_response_id=f"act-{i}",
-        )
-        append(action)
-        text = (output or "step {i}\n[exit code 0]").replace("{i}", str(i))
-        observation = TerminalObservation.from_text(text, command=command, exit_code=0)
-        append(
-            ObservationEvent(
-                observation=observation,
-                action_id=action.id,
-                tool_name="terminal",
-                tool_call_id=call.id,
-            )
-        )
-        answer = Message(role="assistant", content=[TextContent(text=f"answer a{i}a")])
-        append(MessageEvent(source="agent", llm_message=answer, llm_response_id=f"msg-{i}"))
-    conversation_id = conversation.id.hex
-    conversation.close()
-    return conversation_id
 
 
 def resumed(options: AppOptions, conversation_id: str) -> OhtuiApp:

@@ -7,54 +7,22 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from llm_server import ScriptedLLMServer
+from terminal_turns import Factory, conversations, turn
 
-from ohtui.sdk import LLM, Agent, Conversation, LocalConversation, MessageEvent, Tool
+from ohtui.sdk import LLM, LocalConversation
 from ohtui.sdk.conversation.workspace_diff import DiffSource, file_diff, workspace_diff
-from ohtui.sdk.security.confirmation_policy import NeverConfirm
 from ohtui.sdk.utils.masking import SECRET_MASK
-
-Factory = Callable[..., LocalConversation]
 
 
 @pytest.fixture
 def make_conversation(llm: LLM, workspace: Path, persistence_dir: Path) -> Iterator[Factory]:
-    made: list[LocalConversation] = []
-
-    def make(**kwargs: Any) -> LocalConversation:
-        agent = Agent(llm=llm, tools=[Tool(name="terminal")])
-        conv = Conversation(
-            agent=agent,
-            workspace=workspace,
-            persistence_dir=persistence_dir,
-            visualizer=None,
-            **kwargs,
-        )
-        conv.set_confirmation_policy(NeverConfirm())
-        made.append(conv)
-        return conv
-
-    yield make
-    for conv in made:
-        conv.close()
-
-
-def turn(conv: LocalConversation, server: ScriptedLLMServer, text: str, command: str) -> str:
-    """One turn that runs `command`; the user's message's id."""
-    server.reply_tool_call("terminal", {"command": command, "security_risk": "LOW"})
-    server.reply_text(f"did {text}")
-    conv.send_message(text)
-    conv.run()
-    return next(
-        e.id
-        for e in reversed(conv.state.active_branch())
-        if isinstance(e, MessageEvent) and e.source == "user"
-    )
+    yield from conversations(llm, workspace, persistence_dir)
 
 
 def summary(conv: LocalConversation, since: str | None = None) -> list[tuple[Any, ...]]:
