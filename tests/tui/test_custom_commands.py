@@ -284,3 +284,25 @@ async def settle(pilot: Any) -> None:
         widget.cursor_blink = False
     await pilot.pause(0.1)
     await pilot.wait_for_scheduled_animations()
+
+
+def test_special_files_among_the_commands_never_block_and_the_good_ones_load(
+    tmp_path: Path,
+) -> None:
+    """Tries written after the loader: a FIFO, a folder and a link to /dev/zero named like
+    commands, and a link that loops back up."""
+    import os
+
+    from ohtui.tui.screens.custom_commands import command_folders, load_commands
+
+    folder = tmp_path / ".ohtui" / "commands"
+    (folder / "sub").mkdir(parents=True)
+    os.mkfifo(folder / "pipe.md")  # read naively, this would wait forever
+    (folder / "dir.md").mkdir()
+    (folder / "zero.md").symlink_to("/dev/zero")
+    (folder / "sub" / "loop").symlink_to(tmp_path)
+    (folder / "good.md").write_text("---\ndescription: fine\n---\nDo $ARGUMENTS")
+    load = load_commands(command_folders(tmp_path, None))
+    names = [command.name for command in load.commands]
+    assert "good" in names
+    assert not {"pipe", "dir", "zero"} & set(names)
