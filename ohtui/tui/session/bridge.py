@@ -1,12 +1,14 @@
 """Bridge: the engine's callbacks (on the worker threads) turned into the screen's messages.
 
 Callbacks post and return at once; streamed tokens are buffered and announced once until
-the screen takes them, however fast they come."""
+the screen takes them, however fast they come. An event closes the batch it follows: text
+streamed after an event is announced after it, so a busy screen keeps the engine's order."""
 
 from __future__ import annotations
 
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -45,9 +47,11 @@ class Bridge:
         self._profile = profile
         self._running = running
         self._safety = safety
-        self._tokens: list[tuple[str, str, str]] = []
+        self._batches: deque[list[tuple[str, str, str]]] = deque()
+        """Streamed pieces, one batch per TokensReady posted (oldest first)."""
+        self._open: list[tuple[str, str, str]] | None = None
+        """The batch new pieces join (None: the next piece starts and announces one)."""
         self._tokens_lock = threading.Lock()
-        self._tokens_announced = False
         self._heap_settled = False
         """The heap was settled at this session's first streamed token (litellm is in)."""
         self._calling = False
@@ -65,6 +69,8 @@ class Bridge:
         post = self._link.post
         if not isinstance(event, ConversationStateUpdateEvent):
             self._answered()
+            with self._tokens_lock:
+                self._open = None  # text after this event goes in a batch announced after it
         if isinstance(event, ConversationStateUpdateEvent):
             if event.key == "execution_status":
                 engine_status = ConversationExecutionStatus(event.value)
@@ -135,18 +141,24 @@ class Bridge:
         if not self._heap_settled:
             self._heap_settled = True
             settle_heap()  # the model's client is loaded now: long-lived from here on
+        piece = (chunk.response_id, chunk.content, chunk.reasoning_content)
         with self._tokens_lock:
-            self._tokens.append((chunk.response_id, chunk.content, chunk.reasoning_content))
-            if self._tokens_announced:
+            if self._open is not None:
+                self._open.append(piece)
                 return
-            self._tokens_announced = True
+            self._open = [piece]
+            self._batches.append(self._open)
         self._link.post(msg.TokensReady())
 
     def take_tokens(self) -> list[tuple[str, str, str]]:
-        """The streamed (response id, text, reasoning) pieces since the last call, merged."""
+        """The oldest announced batch of streamed (response id, text, reasoning) pieces,
+        merged: one TokensReady, one take."""
         with self._tokens_lock:
-            pieces, self._tokens = self._tokens, []
-            self._tokens_announced = False
+            if not self._batches:
+                return []
+            pieces = self._batches.popleft()
+            if pieces is self._open:
+                self._open = None
         merged: list[tuple[str, str, str]] = []
         for response_id, content, reasoning in pieces:
             if merged and merged[-1][0] == response_id:
