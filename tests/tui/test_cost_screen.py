@@ -96,6 +96,20 @@ async def test_cost_shows_tokens_cache_and_cost_per_model_and_the_context(
         assert not isinstance(app.screen, CostScreen)
         await submit(pilot, "/usage")  # the alias
         await wait(pilot, lambda: isinstance(app.screen, CostScreen), what="the cost screen")
+        # Too narrow for the names beside the figures: each name on its own line, whole.
+        await pilot.resize_terminal(60, 40)
+        await pilot.pause(0.1)
+        lines = [line.replace("│", " ").strip() for line in screen_text(app).splitlines()]
+        stacked = {
+            "openai/test-model": ["1", "1,200", "40", "900", "250", "$0.00"],
+            f"{PRICED} (now)": ["1", "3,000", "40", "900", "250", priced[7]],
+            "whole conversation": ["2", "4,200", "80", "1,800", "500", priced[7]],
+        }
+        for name, figures in stacked.items():
+            at = lines.index(name)
+            assert lines[at + 1].split() == ["cache", "cache"]
+            assert lines[at + 2].split() == ["calls", "input", "output", "read", "write", "cost"]
+            assert lines[at + 3].split() == figures
 
 
 async def test_cost_before_any_call_says_so(

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -28,30 +30,77 @@ def tokens(count: int) -> str:
     return f"{count:,}"
 
 
+FIGURES = ("calls", "input", "output", "cache read", "cache write", "cost")
+
+
+def _figures(row: UsageRow) -> list[str]:
+    return [
+        tokens(row.calls),
+        tokens(row.input_tokens),
+        tokens(row.output_tokens),
+        tokens(row.cache_read_tokens),
+        tokens(row.cache_write_tokens),
+        money(row.cost),
+    ]
+
+
+def _named_rows(report: UsageReport) -> list[tuple[Text, UsageRow]]:
+    """(name, row) per model, the model the next turn uses marked, then the total."""
+    named = [
+        (Text(f"{row.model} (now)" if row.model == report.current_model else row.model), row)
+        for row in report.rows
+    ]
+    if len(report.rows) > 1:
+        named.append((Text("whole conversation", style="bold"), report.total))
+    return named
+
+
+def _table(headings: tuple[str, ...], named: bool = False) -> Table:
+    """A table of the figures under `headings`; `named`: a column of model names first."""
+    table = Table(box=None, expand=False, pad_edge=False, show_edge=False, padding=(0, 1))
+    if named:
+        table.add_column("model", overflow="fold")
+    for heading in headings:
+        table.add_column(heading, justify="right", no_wrap=True)
+    return table
+
+
 def usage_table(report: UsageReport) -> Table:
     """One row per model, then the conversation's total (when more than one model ran)."""
-    table = Table(box=None, expand=False, pad_edge=False, show_edge=False, padding=(0, 1))
-    table.add_column("model", overflow="fold", ratio=None)
-    for heading in ("calls", "input", "output", "cache read", "cache write", "cost"):
-        table.add_column(heading, justify="right", no_wrap=True)
-
-    def cells(row: UsageRow) -> list[str]:
-        return [
-            tokens(row.calls),
-            tokens(row.input_tokens),
-            tokens(row.output_tokens),
-            tokens(row.cache_read_tokens),
-            tokens(row.cache_write_tokens),
-            money(row.cost),
-        ]
-
-    for row in report.rows:
-        name = f"{row.model} (now)" if row.model == report.current_model else row.model
-        table.add_row(name, *cells(row))
-    if len(report.rows) > 1:
-        table.add_section()
-        table.add_row(Text("whole conversation", style="bold"), *cells(report.total))
+    table = _table(FIGURES, named=True)
+    named = _named_rows(report)
+    for index, (name, row) in enumerate(named):
+        if len(report.rows) > 1 and index == len(named) - 1:
+            table.add_section()
+        table.add_row(name, *_figures(row))
     return table
+
+
+def stacked_usage(report: UsageReport) -> Group:
+    """For a narrow terminal: each model's name on a line of its own, its figures below
+    under headings of two lines, so neither the name nor a figure is squeezed."""
+    parts: list[RenderableType] = []
+    for index, (name, row) in enumerate(_named_rows(report)):
+        figures = _table(tuple(heading.replace(" ", "\n") for heading in FIGURES))
+        figures.add_row(*_figures(row))
+        if index:
+            parts.append(Text(""))
+        parts.extend((name, figures))
+    return Group(*parts)
+
+
+class UsageView:
+    """The usage table where the terminal is wide enough for the model names beside the
+    figures; stacked (`stacked_usage`) where it is not."""
+
+    def __init__(self, report: UsageReport) -> None:
+        self.report = report
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        table = usage_table(self.report)
+        unbounded = options.update_width(10_000)  # a measurement is cut to the width given
+        needed = Measurement.get(console, unbounded, table).maximum
+        yield table if needed <= options.max_width else stacked_usage(self.report)
 
 
 def context_line(report: UsageReport) -> str:
@@ -89,7 +138,7 @@ class CostScreen(ModalScreen[None]):
         with Vertical(id="dialog"):
             yield Static("Usage and cost", id="heading")
             if report.rows:
-                yield Static(usage_table(report), id="usage")
+                yield Static(UsageView(report), id="usage")
                 yield Static(cache_line(report), id="cache", markup=False)
             else:
                 yield Static(NO_CALLS, id="usage", markup=False)
