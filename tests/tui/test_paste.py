@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import pytest
@@ -145,7 +146,9 @@ async def test_keys_and_pastes_queued_together_land_in_the_order_typed(
             else:
                 for character in value:
                     app.post_message(events.Key(character, character))
-        await pilot.pause(0.5)
+        with contextlib.suppress(AssertionError):  # the comparison below says what landed
+            await wait(pilot, lambda: composer.text == expected, timeout=10, what=expected)
+        await pilot.pause(0.1)  # nothing more lands after it
         assert composer.text == expected
 
 
