@@ -36,8 +36,8 @@ from ohtui.tui.widgets.conversation_view import MAX_MOUNTED, MAX_ORPHANS, Conver
 
 pytestmark = pytest.mark.anyio
 
-TURNS = 250
-"""2 + 4 * 250 = 1,002 events: twenty-five pages of history."""
+TURNS = 100
+"""2 + 4 * 100 = 402 events: ten pages of history, twice the window's cap in cells."""
 SHORTER = 200
 """Enough for the window to leave the newest events behind, for the tests that do not walk
 the whole history."""
