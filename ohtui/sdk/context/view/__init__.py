@@ -12,12 +12,22 @@ from collections.abc import Container, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import overload
 
+from ohtui.sdk.context.view.events import LogBacked, ViewEvents, event_ids
 from ohtui.sdk.event.base import Event, LLMConvertibleEvent
 from ohtui.sdk.event.condenser import Condensation, CondensationRequest, CondensationSummaryEvent
 from ohtui.sdk.event.llm_convertible.action import ActionEvent
 from ohtui.sdk.event.llm_convertible.message import MessageEvent
 from ohtui.sdk.event.llm_convertible.observation import ObservationBaseEvent
 from ohtui.sdk.event.llm_convertible.system import SystemPromptEvent
+
+__all__ = [
+    "IncrementalView",
+    "View",
+    "ViewEvents",
+    "apply_condensation",
+    "event_ids",
+    "summary_event_id",
+]
 
 
 def summary_event_id(condensation: Condensation) -> str:
@@ -28,10 +38,15 @@ def summary_event_id(condensation: Condensation) -> str:
 
 def apply_condensation(
     events: Sequence[LLMConvertibleEvent], condensation: Condensation
-) -> list[LLMConvertibleEvent]:
-    """`events` without the forgotten ones, the summary (if any) at its offset."""
+) -> Sequence[LLMConvertibleEvent]:
+    """`events` without the forgotten ones, the summary (if any) at its offset (events
+    held as log indexes stay so: none is read)."""
     forgotten = condensation.forgotten_event_ids
-    kept = [event for event in events if event.id not in forgotten]
+    kept: ViewEvents | list[LLMConvertibleEvent]
+    if isinstance(events, ViewEvents):
+        kept = events.without(forgotten)
+    else:
+        kept = [event for event in events if event.id not in forgotten]
     if condensation.summary is not None and condensation.summary_offset is not None:
         summary = CondensationSummaryEvent(
             id=summary_event_id(condensation),
@@ -49,10 +64,13 @@ class View:
 
     `unhandled_condensation_request` is True when a `CondensationRequest` came after the
     last `Condensation` (`condensation_focus` then holds its focus, if it gave one).
-    Indexing and `len` work as on the list of events.
+    Indexing and `len` work as on the list of events. Built from a branch of a log (what a
+    conversation's agent sees), `events` is a ViewEvents: the log's events are held as
+    their indexes and read again (a page at a time) when looked at, so a view of thousands
+    of events costs their ids, not the parsed events.
     """
 
-    events: list[LLMConvertibleEvent] = field(default_factory=list)
+    events: Sequence[LLMConvertibleEvent] = field(default_factory=list)
     unhandled_condensation_request: bool = False
     condensation_focus: str | None = None
     """What the newest unhandled request asks a summary to keep above all."""
@@ -65,10 +83,14 @@ class View:
     def __getitem__(self, key: int) -> LLMConvertibleEvent: ...
 
     @overload
-    def __getitem__(self, key: slice) -> list[LLMConvertibleEvent]: ...
+    def __getitem__(self, key: slice) -> Sequence[LLMConvertibleEvent]: ...
 
-    def __getitem__(self, key: int | slice) -> LLMConvertibleEvent | list[LLMConvertibleEvent]:
+    def __getitem__(self, key: int | slice) -> LLMConvertibleEvent | Sequence[LLMConvertibleEvent]:
         return self.events[key]
+
+    def event_ids(self) -> list[str]:
+        """The id of each event in the view, in order (none is read from the log)."""
+        return event_ids(self.events)
 
     @property
     def most_recent_condensation(self) -> Condensation | None:
@@ -83,8 +105,10 @@ class View:
                 return event
         return None
 
-    def append_event(self, event: Event) -> None:
-        """Take in one more event of the log, applying condensation semantics."""
+    def append_event(self, event: Event, log_index: int | None = None) -> None:
+        """Take in one more event of the log, applying condensation semantics; with
+        `log_index` (where the event is in the log the view's ViewEvents reads), the view
+        holds that index instead of the event."""
         if isinstance(event, Condensation):
             self.events = apply_condensation(self.events, event)
             self.condensations.append(event)
@@ -94,12 +118,19 @@ class View:
             self.unhandled_condensation_request = True
             self.condensation_focus = event.focus or self.condensation_focus
         elif isinstance(event, LLMConvertibleEvent):
-            self.events.append(event)
+            if isinstance(self.events, ViewEvents):
+                self.events.add(event, log_index)
+            else:
+                if not isinstance(self.events, list):
+                    self.events = list(self.events)
+                self.events.append(event)
 
     @classmethod
     def from_events(cls, events: Iterable[Event], skip: Container[str] = ()) -> View:
         """The view of a whole log; events whose id is in `skip` (blocked messages) are
-        left out."""
+        left out. From a branch of a log, the view holds its events as log indexes."""
+        if isinstance(events, LogBacked) and isinstance(events, Sequence):
+            return IncrementalView().update(events, skip)
         view = cls()
         for event in events:
             if event.id not in skip:
@@ -175,15 +206,26 @@ class IncrementalView:
         if self._seen and (self._seen > total or events[self._seen - 1].id != self._last_id):
             self.view, self._seen = View(), 0  # another branch: start again from its root
             self.generation += 1
+        source = events if isinstance(events, LogBacked) else None
+        if source is not None and not self._seen and not self.view.events:
+            self.view.events = ViewEvents(source.log)
+        held = self.view.events
+        # Held as log indexes only where the view reads that same log (else as events).
+        pager = (
+            source
+            if source is not None and isinstance(held, ViewEvents) and held.log is source.log
+            else None
+        )
         while self._seen < total:
             # A page at a time: a resumed log is read once, without holding all of it.
             stop = min(self._seen + READ_PAGE, total)
-            for event in events[self._seen : stop]:
+            for position, event in enumerate(events[self._seen : stop], self._seen):
                 if event.id in skip:
                     continue
                 if isinstance(event, Condensation):
                     self.generation += 1
-                self.view.append_event(event)
+                index = pager.log_index(position) if pager is not None else None
+                self.view.append_event(event, index)
             self._seen = stop
             self._last_id = events[stop - 1].id
         return self.view
