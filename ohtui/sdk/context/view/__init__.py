@@ -75,6 +75,9 @@ class View:
     condensation_focus: str | None = None
     """What the newest unhandled request asks a summary to keep above all."""
     condensations: list[Condensation] = field(default_factory=list)
+    _cuts: _CutScan | None = field(default=None, init=False, repr=False, compare=False)
+    """The cut points found so far, kept as events are appended: a condenser asks for
+    them several times a step, and each time would read every event of the log again."""
 
     def __len__(self) -> int:
         return len(self.events)
@@ -110,6 +113,7 @@ class View:
         `log_index` (where the event is in the log the view's ViewEvents reads), the view
         holds that index instead of the event."""
         if isinstance(event, Condensation):
+            self._cuts = None  # (found again over the shorter view when asked)
             self.events = apply_condensation(self.events, event)
             self.condensations.append(event)
             self.unhandled_condensation_request = False
@@ -118,12 +122,19 @@ class View:
             self.unhandled_condensation_request = True
             self.condensation_focus = event.focus or self.condensation_focus
         elif isinstance(event, LLMConvertibleEvent):
+            cuts = self._cuts
+            if not self.events:
+                cuts = self._cuts = None
             if isinstance(self.events, ViewEvents):
                 self.events.add(event, log_index)
             else:
                 if not isinstance(self.events, list):
                     self.events = list(self.events)
                 self.events.append(event)
+            if cuts is None and len(self.events) == 1:
+                cuts = self._cuts = _CutScan(self.events)
+            if cuts is not None and cuts.follows(self.events):
+                cuts.feed(event)
 
     @classmethod
     def from_events(cls, events: Iterable[Event], skip: Container[str] = ()) -> View:
@@ -150,26 +161,12 @@ class View:
     def manipulation_indices(self) -> list[int]:
         """The positions (0..len) where the view may be cut without separating a tool call
         from its result, or the calls of one response from each other."""
-        indices = [0]
-        open_calls: set[str] = set()
-        batch: str | None = None
-        for index, event in enumerate(self.events):
-            if (
-                index
-                and not open_calls
-                and not (isinstance(event, ActionEvent) and event.llm_response_id == batch)
-            ):
-                indices.append(index)
-            if isinstance(event, ActionEvent):
-                open_calls.add(event.tool_call_id)
-                batch = event.llm_response_id
-            else:
-                batch = None
-                if isinstance(event, ObservationBaseEvent):
-                    open_calls.discard(event.tool_call_id)
-        if self.events and not open_calls:
-            indices.append(len(self.events))
-        return indices
+        cuts = self._cuts
+        if cuts is None or not cuts.covers(self.events):
+            cuts = self._cuts = _CutScan(self.events)
+            for event in self.events:
+                cuts.feed(event)
+        return cuts.indices()
 
     def find_next_index(self, position: int) -> int:
         """The smallest manipulation index at or after `position`; the last one when none
@@ -179,6 +176,50 @@ class View:
             if index >= position:
                 return index
         return indices[-1]
+
+
+class _CutScan:
+    """The cut points of a View's events, found one event at a time (see
+    `View.manipulation_indices`)."""
+
+    def __init__(self, events: Sequence[LLMConvertibleEvent]) -> None:
+        self._events = events
+        self._seen = 0
+        self._found = [0]
+        self._open_calls: set[str] = set()
+        self._batch: str | None = None
+
+    def covers(self, events: Sequence[LLMConvertibleEvent]) -> bool:
+        """Whether this scan has seen all of `events` (the same object, not grown since)."""
+        return events is self._events and self._seen == len(events)
+
+    def follows(self, events: Sequence[LLMConvertibleEvent]) -> bool:
+        """Whether the last of `events` is the next one for this scan."""
+        return events is self._events and self._seen == len(events) - 1
+
+    def feed(self, event: LLMConvertibleEvent) -> None:
+        """Take in the next event."""
+        index = self._seen
+        if (
+            index
+            and not self._open_calls
+            and not (isinstance(event, ActionEvent) and event.llm_response_id == self._batch)
+        ):
+            self._found.append(index)
+        if isinstance(event, ActionEvent):
+            self._open_calls.add(event.tool_call_id)
+            self._batch = event.llm_response_id
+        else:
+            self._batch = None
+            if isinstance(event, ObservationBaseEvent):
+                self._open_calls.discard(event.tool_call_id)
+        self._seen += 1
+
+    def indices(self) -> list[int]:
+        """The cut points of the events seen (a copy)."""
+        if self._seen and not self._open_calls:
+            return [*self._found, self._seen]
+        return list(self._found)
 
 
 READ_PAGE = 256
