@@ -56,7 +56,7 @@ class CondensedHistory:
             self._chat = ChatHistory(self._cache)
             self._generation = self._view.generation
             messages = self._chat.update(view.events)
-            self._cache.keep_only(event.id for event in view.events)
+            self._cache.keep_only(view.event_ids())
             return messages
         return self._chat.update(view.events)
 

@@ -20,7 +20,7 @@ from ohtui.sdk.context.condenser.utils import (
     get_total_token_count,
     token_upper_bound,
 )
-from ohtui.sdk.context.view import View
+from ohtui.sdk.context.view import View, event_ids
 from ohtui.sdk.event.base import LLMConvertibleEvent
 from ohtui.sdk.event.condenser import Condensation
 from ohtui.sdk.llm.exceptions import LLMCancelledError
@@ -200,7 +200,7 @@ class LLMSummarizingCondenser(RollingCondenser):
             raise NoCondensationAvailableException(f"the summarizing call failed: {exc}") from exc
         summary = response.message.text.strip() or None
         return Condensation(
-            forgotten_event_ids={e.id for e in forgotten},
+            forgotten_event_ids=set(event_ids(forgotten)),
             summary=summary,
             summary_offset=offset,
             llm_response_id=response.id,
