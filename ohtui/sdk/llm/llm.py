@@ -52,6 +52,7 @@ from ohtui.sdk.llm.responses_api import (
 )
 from ohtui.sdk.llm.responses_api import token_counts as responses_token_counts
 from ohtui.sdk.llm.streaming import StreamAssembler, TokenCallbackType
+from ohtui.sdk.llm.wire import EncodedMessage
 from ohtui.sdk.utils.exposure import dump_secret
 from ohtui.sdk.utils.valid_text import valid_model
 
@@ -77,6 +78,10 @@ AttemptListener = Callable[[int], None]
 ChatMessages = Sequence[Message | dict[str, Any]]
 Mask = Callable[[Any], Any]
 """Masks secrets in JSON-like data (a conversation's `SecretRegistry.mask_data`)."""
+
+
+_CHAT_DICT_TYPES = frozenset({dict, EncodedMessage})
+"""Message types sent as they are (a subclass of dict might be anything: walked)."""
 
 
 @dataclass(frozen=True)
@@ -339,8 +344,7 @@ class LLM(BaseModel):
         stream = kwargs.pop("stream", None)
         enable_streaming = self.stream if stream is None else bool(stream)
         original_tools = tools
-        messages = self._with_images_it_reads(messages)
-        chat = [m if isinstance(m, dict) else m.to_chat_dict() for m in messages]
+        chat = self._chat_dicts(messages)
         prompted = bool(tools) and not self.native_tool_calling
         if prompted:
             chat, tools = to_prompted(chat, tools or ()), None
@@ -359,6 +363,15 @@ class LLM(BaseModel):
                 messages, original_tools, on_token, cancel, call_context, stream=stream, **kwargs
             ),
         )
+
+    def _chat_dicts(self, messages: ChatMessages) -> list[dict[str, Any]]:
+        """`messages` as chat-completions dicts, images left out where the model does not
+        read them. A history of dicts only (an agent's) is copied as it is: one walk in C,
+        not two in Python, on a path run with thousands of messages every step."""
+        if set(map(type, messages)) <= _CHAT_DICT_TYPES:
+            return list(messages)  # type: ignore[arg-type]
+        given = self._with_images_it_reads(messages)
+        return [m if isinstance(m, dict) else m.to_chat_dict() for m in given]
 
     def _with_images_it_reads(self, messages: ChatMessages) -> ChatMessages:
         """`messages`, without their images when this model does not read them."""
