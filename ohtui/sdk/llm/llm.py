@@ -30,7 +30,7 @@ from pydantic import (
     field_validator,
 )
 
-from ohtui.sdk.llm import direct, history_splice, model_map, openhands_provider
+from ohtui.sdk.llm import direct, history_splice, litellm_price, model_map, openhands_provider
 from ohtui.sdk.llm._litellm import call_options, litellm, unlogged
 from ohtui.sdk.llm.counting import count_tokens, lookup_context_window
 from ohtui.sdk.llm.errors import map_error
@@ -761,18 +761,17 @@ class LLM(BaseModel):
             self._price_unknown = price is None
             return price or 0.0
         try:
-            prompt_cost, completion_cost = litellm().cost_per_token(
-                model=self._capability_model(),
-                prompt_tokens=usage.prompt_tokens,
-                completion_tokens=usage.completion_tokens,
-                cache_read_input_tokens=usage.cache_read_tokens,
-                cache_creation_input_tokens=usage.cache_write_tokens,
-                custom_llm_provider=self.custom_llm_provider,
+            return litellm_price.cost(
+                self._capability_model(),
+                self.custom_llm_provider,
+                usage.prompt_tokens,
+                usage.completion_tokens,
+                usage.cache_read_tokens,
+                usage.cache_write_tokens,
             )
         except Exception:  # noqa: BLE001 - litellm has no price for this model
             self._price_unknown = True
             return 0.0
-        return float(prompt_cost + completion_cost)
 
     def _backoff(self, attempt: int, error: LLMError) -> float:
         wait = self.retry_min_wait * (self.retry_multiplier**attempt)

@@ -1,7 +1,7 @@
 """litellm's model-map lookups are remembered per model (issue 30: they were half a
 millisecond of every call through litellm): the requests and the cost are what they were
 without it, a change to litellm's map is seen at once, and no caller can spoil another's
-answer."""
+answer. A call's cost is litellm's, read from prices learned once per model."""
 
 from __future__ import annotations
 
@@ -162,3 +162,37 @@ def test_requests_and_cost_are_what_they_were_without_the_memo(
     assert costs[True] == costs[False]
     if model.startswith("anthropic/"):  # litellm prices Claude; the test model is unpriced
         assert costs[True][0] > 0
+
+
+@pytest.mark.parametrize(
+    "model", ["claude-sonnet-4-5", "anthropic/claude-sonnet-4-5", "gpt-4o", "gemini/gemini-2.5-pro"]
+)
+def test_a_calls_cost_is_litellms_without_asking_it_each_time(model: str) -> None:
+    from ohtui.sdk.llm import litellm_price
+
+    usages = [(1200, 30, 0, 0), (50_000, 2_000, 40_000, 3_000), (150_000, 100, 100_000, 20_000)]
+    usages.append((250_000, 10, 0, 0))  # Gemini's second tier: litellm is asked
+    for usage in usages:
+        expected = litellm_price.litellm_cost(model, None, *usage)
+        assert litellm_price.cost(model, None, *usage) == pytest.approx(expected, rel=1e-9)
+    price = litellm_price.linear_price(model, None)
+    assert price is not None and price.prompt > 0  # below the tier, litellm is not asked
+    module = litellm()
+    asked: list[object] = []
+    real = module.cost_per_token
+    module.cost_per_token = lambda **kw: asked.append(kw) or real(**kw)
+    try:
+        litellm_price.cost(model, None, 1200, 30, 0, 0)
+    finally:
+        module.cost_per_token = real
+    assert asked == []
+
+
+def test_an_unpriced_or_tiered_model_is_priced_by_litellm() -> None:
+    from ohtui.sdk.llm import litellm_price
+
+    assert litellm_price.linear_price("test-model", "hosted_vllm") is None
+    with pytest.raises(Exception):  # noqa: B017 - litellm's own error type
+        litellm_price.cost("test-model", "hosted_vllm", 10, 1, 0, 0)
+    assert litellm_price._first_tier({"input_cost_per_token_above_128k_tokens": 1e-6}) == 128_000
+    assert litellm_price._first_tier({"tiered_pricing": [{"range": [0, 1]}]}) == 0
