@@ -56,6 +56,8 @@ sys.path.insert(0, str(ROOT / "tests"))  # the scripted LLM server
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 REPORT_AT = (10, 100, 1000, 2000)
+WINDOWS = ((10, 110), (1900, 2000))
+"""The windows issue 30 compares (the LLM call's overhead at the end against the start)."""
 MODEL = "openai/test-model"
 """The model the figures are taken with (`--model`)."""
 THOUGHT = "Checking the next item of the list, and noting what I found about it. " * 2
@@ -163,6 +165,15 @@ def bench_steps(steps: int) -> None:
             f"(CPU {statistics.median(call_cpu[window]) * 1000:5.2f} ms), engine "
             f"{statistics.median(agent_steps[window]):5.2f} ms/step "
             f"(CPU {statistics.median(engine_cpu[window]):5.2f} ms)"
+        )
+    for first, last in WINDOWS:
+        if last > len(per_call):
+            break
+        window = slice(first - 1, last)
+        print(
+            f"  steps {first:,}-{last:,}: LLM call overhead "
+            f"{statistics.median(per_call[window]):6.2f} ms (CPU "
+            f"{statistics.median(call_cpu[window]) * 1000:5.2f} ms), median of {last - first + 1}"
         )
     print("  target: overhead flat within 2x, <= 10 ms at step 2,000; engine <= 3 ms/step")
     print("  (wall figures: medians of the 10 steps up to each; CPU: this process's CPU time)")

@@ -54,9 +54,10 @@ def litellm() -> ModuleType:
             module.disable_streaming_logging = True
             module.telemetry = False
             module.set_verbose = False
-            # Nothing of litellm's bookkeeping is ours: no callbacks, no budget, no cache, no
-            # message copies kept for logging (our own metrics come from the answer's usage).
-            module.turn_off_message_logging = True
+            # Nothing of litellm's bookkeeping is ours: no callbacks, no budget, no cache (our
+            # own metrics come from the answer's usage). Its redaction of messages for those
+            # absent callbacks is off too: it copied and rewrote every answer, for no reader.
+            module.turn_off_message_logging = False
             module.log_raw_request_response = False
             module.success_callback = []
             module.failure_callback = []
@@ -69,6 +70,10 @@ def litellm() -> ModuleType:
             if callable(getattr(module, "response_cost_calculator", None)):
                 module.response_cost_calculator = _no_price
             _internal_call[0] = _internal_sub_call()
+            # It looks the same model up in its map several times per call.
+            from ohtui.sdk.llm import litellm_model_info
+
+            litellm_model_info.install(module)
             for name in _LOGGERS:
                 logger = logging.getLogger(name)
                 for handler in list(logger.handlers):

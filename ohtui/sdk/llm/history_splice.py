@@ -36,6 +36,9 @@ PROVIDERS = frozenset({"anthropic", "hosted_vllm"})
 unsigned through litellm's HTTP client (a signed body, as Bedrock's, could not be changed),
 and checked by tests to come out as litellm builds it with the whole history."""
 _MARK = "\x00ohtui-spliced-turns\x00"
+_SEP = ", "
+"""Between a JSON array's items, as `json.dumps` (litellm's encoder) writes them: the body
+comes out byte for byte as litellm would have sent it whole."""
 
 
 @dataclass
@@ -50,8 +53,10 @@ class _Turn:
 class _Plan:
     """One call's splice, handed from the caller to the transport on the same thread."""
 
-    kept_json: str
-    """The kept turns' translations, as the messages of a JSON array (no brackets)."""
+    kept: tuple[bytes, ...]
+    """The kept turns' translations, in pieces that are runs of a JSON array's messages
+    (no brackets): joined once, into the body (a string built up and copied on every call
+    cost a millisecond at a few thousand messages)."""
     sent: list[tuple[Any, ...]]
     """The turns litellm is given, in order (their translations are learned on the way)."""
     learned: list[list[str]] = field(default_factory=list)
@@ -70,7 +75,7 @@ class HistorySplicer:
     turns: list[_Turn] = field(default_factory=list)
     flat: list[Any] = field(default_factory=list)
     """The kept turns' messages, in order: a history that repeats them is matched at once."""
-    kept_json: str = ""
+    kept: tuple[bytes, ...] = ()
     disabled: bool = False
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -79,7 +84,7 @@ class HistorySplicer:
         if self.disabled:
             return send(list(messages))
         with self.lock:
-            turns, flat, kept_json = self.turns, self.flat, self.kept_json
+            turns, flat, kept_pieces = self.turns, self.flat, self.kept
         matched = _repeats(messages, flat)
         if matched is not None:  # the usual step: the history so far, then new turns
             head, new = split_turns(messages[matched:], start=True)
@@ -95,8 +100,9 @@ class HistorySplicer:
                     break
                 kept.append(cached)
             new = all_turns[len(kept) :]
-            kept_json = ",".join(m for turn in kept for m in turn.translated)
-        plan = _Plan(kept_json=kept_json, sent=new)
+            joined = _SEP.join(m for turn in kept for m in turn.translated)
+            kept_pieces = (joined.encode(),) if joined else ()
+        plan = _Plan(kept=kept_pieces, sent=new)
         short = [*head, *(m for turn in new for m in turn)]
         _local.plan = plan
         try:
@@ -111,7 +117,7 @@ class HistorySplicer:
             # Mismatched (nothing sent), or, never expected, sent without the kept turns.
             with self.lock:
                 self.disabled = True
-                self.turns, self.flat, self.kept_json = [], [], ""
+                self.turns, self.flat, self.kept = [], [], ()
             return send(list(messages))
         if plan.spliced:
             learned = _immutable_prefix(
@@ -120,14 +126,14 @@ class HistorySplicer:
                     for turn, translated in zip(new, plan.learned, strict=True)
                 ]
             )
-            added = ",".join(m for turn in learned for m in turn.translated)
+            added = _SEP.join(m for turn in learned for m in turn.translated)
             with self.lock:
                 self.turns = kept + learned
                 if matched is not None:
                     self.flat = flat + [m for turn in learned for m in turn.messages]
                 else:
                     self.flat = [m for turn in self.turns for m in turn.messages]
-                self.kept_json = ",".join(part for part in (kept_json, added) if part)
+                self.kept = (*kept_pieces, added.encode()) if added else kept_pieces
         return answer
 
 
@@ -205,13 +211,11 @@ def rewrite_body(content: bytes) -> bytes | None:
     translated = [[json.dumps(m) for m in turn] for turn in turns]
     plan.learned = translated
     plan.spliced = True
-    parts = [json.dumps(m) for m in head]
-    if plan.kept_json:
-        parts.append(plan.kept_json)
-    for turn_json in translated:
-        parts.extend(turn_json)
-    marked = json.dumps({**body, "messages": _MARK})
-    return marked.replace(json.dumps(_MARK), "[" + ",".join(parts) + "]", 1).encode()
+    before, _, after = json.dumps({**body, "messages": _MARK}).partition(json.dumps(_MARK))
+    pieces = [_SEP.join(json.dumps(m) for m in head).encode(), *plan.kept]
+    pieces.append(_SEP.join(m for turn_json in translated for m in turn_json).encode())
+    messages = _SEP.encode().join(p for p in pieces if p)
+    return b"".join((before.encode(), b"[", messages, b"]", after.encode()))
 
 
 class _Local(threading.local):

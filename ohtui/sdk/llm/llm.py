@@ -30,7 +30,7 @@ from pydantic import (
     field_validator,
 )
 
-from ohtui.sdk.llm import direct, history_splice, model_map, openhands_provider
+from ohtui.sdk.llm import direct, history_splice, litellm_price, model_map, openhands_provider
 from ohtui.sdk.llm._litellm import call_options, litellm, unlogged
 from ohtui.sdk.llm.counting import count_tokens, lookup_context_window
 from ohtui.sdk.llm.errors import map_error
@@ -52,6 +52,7 @@ from ohtui.sdk.llm.responses_api import (
 )
 from ohtui.sdk.llm.responses_api import token_counts as responses_token_counts
 from ohtui.sdk.llm.streaming import StreamAssembler, TokenCallbackType
+from ohtui.sdk.llm.wire import EncodedMessage
 from ohtui.sdk.utils.exposure import dump_secret
 from ohtui.sdk.utils.valid_text import valid_model
 
@@ -77,6 +78,10 @@ AttemptListener = Callable[[int], None]
 ChatMessages = Sequence[Message | dict[str, Any]]
 Mask = Callable[[Any], Any]
 """Masks secrets in JSON-like data (a conversation's `SecretRegistry.mask_data`)."""
+
+
+_CHAT_DICT_TYPES = frozenset({dict, EncodedMessage})
+"""Message types sent as they are (a subclass of dict might be anything: walked)."""
 
 
 @dataclass(frozen=True)
@@ -339,8 +344,7 @@ class LLM(BaseModel):
         stream = kwargs.pop("stream", None)
         enable_streaming = self.stream if stream is None else bool(stream)
         original_tools = tools
-        messages = self._with_images_it_reads(messages)
-        chat = [m if isinstance(m, dict) else m.to_chat_dict() for m in messages]
+        chat = self._chat_dicts(messages)
         prompted = bool(tools) and not self.native_tool_calling
         if prompted:
             chat, tools = to_prompted(chat, tools or ()), None
@@ -359,6 +363,15 @@ class LLM(BaseModel):
                 messages, original_tools, on_token, cancel, call_context, stream=stream, **kwargs
             ),
         )
+
+    def _chat_dicts(self, messages: ChatMessages) -> list[dict[str, Any]]:
+        """`messages` as chat-completions dicts, images left out where the model does not
+        read them. A history of dicts only (an agent's) is copied as it is: one walk in C,
+        not two in Python, on a path run with thousands of messages every step."""
+        if set(map(type, messages)) <= _CHAT_DICT_TYPES:
+            return list(messages)  # type: ignore[arg-type]
+        given = self._with_images_it_reads(messages)
+        return [m if isinstance(m, dict) else m.to_chat_dict() for m in given]
 
     def _with_images_it_reads(self, messages: ChatMessages) -> ChatMessages:
         """`messages`, without their images when this model does not read them."""
@@ -748,18 +761,17 @@ class LLM(BaseModel):
             self._price_unknown = price is None
             return price or 0.0
         try:
-            prompt_cost, completion_cost = litellm().cost_per_token(
-                model=self._capability_model(),
-                prompt_tokens=usage.prompt_tokens,
-                completion_tokens=usage.completion_tokens,
-                cache_read_input_tokens=usage.cache_read_tokens,
-                cache_creation_input_tokens=usage.cache_write_tokens,
-                custom_llm_provider=self.custom_llm_provider,
+            return litellm_price.cost(
+                self._capability_model(),
+                self.custom_llm_provider,
+                usage.prompt_tokens,
+                usage.completion_tokens,
+                usage.cache_read_tokens,
+                usage.cache_write_tokens,
             )
         except Exception:  # noqa: BLE001 - litellm has no price for this model
             self._price_unknown = True
             return 0.0
-        return float(prompt_cost + completion_cost)
 
     def _backoff(self, attempt: int, error: LLMError) -> float:
         wait = self.retry_min_wait * (self.retry_multiplier**attempt)

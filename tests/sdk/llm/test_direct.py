@@ -109,7 +109,8 @@ def test_litellm_calls_keep_usage_and_cost_without_its_success_logging(
     assert llm.metrics.accumulated_cost == pytest.approx(0.4)
     assert logged == []
     lib = litellm()
-    assert lib.success_callback == [] and lib.callbacks == [] and lib.turn_off_message_logging
+    # No callbacks, and no redaction for them (it copied every answer): nothing is logged.
+    assert lib.success_callback == [] and lib.callbacks == [] and not lib.turn_off_message_logging
 
 
 def test_direct_streaming_assembles_tool_calls(llm_server: ScriptedLLMServer) -> None:

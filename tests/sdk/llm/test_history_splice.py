@@ -167,3 +167,33 @@ def test_a_streamed_answer_through_litellm_loads_no_tokenizer(
     # tokenizer (40 MB) was never loaded; ours is the price from the answer's usage.
     assert encoding._real is None
     assert llm.metrics.accumulated_cost > 0
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_the_spliced_body_is_byte_for_byte_what_litellm_sends(
+    llm_server: ScriptedLLMServer, model: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import httpx
+
+    llm_server.set_default(Reply(tool_calls=(ToolCall("think", "{}"),)))
+    sent: list[bytes] = []
+    real_send = httpx.Client.send
+
+    def recording(self: httpx.Client, request: httpx.Request, **kwargs: Any) -> httpx.Response:
+        response = real_send(self, request, **kwargs)
+        sent.append(request.read())
+        return response
+
+    monkeypatch.setattr(httpx.Client, "send", recording)
+    llm = make_llm(llm_server, model)
+    history: list[Any] = [
+        EncodedMessage({"role": "system", "content": "You are terse. ünï"}),
+        EncodedMessage({"role": "user", "content": "Think a lot."}),
+    ]
+    for step in range(5):
+        grow(history, step, f"c{step}")
+        llm.completion(history, tools=TOOLS)
+        spliced = sent[-1]
+        llm.completion([dict(m) for m in history], tools=TOOLS)
+        assert spliced == sent[-1]
+    assert len(json.loads(spliced)["messages"]) >= 10  # the whole history went out
