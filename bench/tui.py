@@ -199,6 +199,128 @@ def bench_typing(runs: int = 7) -> None:
     )
 
 
+def bench_typing_while_warming(
+    models: tuple[str, ...] = ("openai/bench", "hosted_vllm/bench"),
+    runs: int = 3,
+    start: float = 0.3,
+    duration: float = 4.0,
+) -> dict[str, list[float]]:
+    """Keys typed one at a time (every 0.15 s for `duration` s) from `start` s after the first
+    frame, while a model through litellm gets its path ready: the time each takes to show,
+    against a model called directly (nothing warming). Median and p90 over all keys of all
+    runs."""
+    from llm_server import Reply, ScriptedLLMServer
+
+    server = ScriptedLLMServer()
+    server.set_default(Reply(text="unused"))
+    letters = "zqxjvkwpybfmgtlhdcnrsaoeiu" * 2
+    echoes: dict[str, list[float]] = {model: [] for model in models}
+    cpu: dict[str, list[float]] = {model: [] for model in models}
+    try:
+        for _ in range(runs):
+            for model in models:
+                with tempfile.TemporaryDirectory() as tmp:
+                    env = isolated_env(tmp, api_key=True)
+                    argv = ohtui_argv("-w", tmp, "--model", model, "--base-url", server.base_url)
+                    term = Terminal(argv, env)
+                    try:
+                        term.wait_for("Message the agent")
+                        shown = time.monotonic()
+                        while time.monotonic() < shown + start:
+                            term.pump(0.02)
+                        used = term.cpu_seconds()
+                        typed = ""
+                        while time.monotonic() < shown + start + duration:
+                            typed += letters[len(typed)]
+                            term.text = ""
+                            sent = time.monotonic()
+                            term.type(typed[-1])
+                            term.wait_for(typed[-6:], timeout=20)
+                            echoes[model].append(term.reads[-1][0] - sent)
+                            while time.monotonic() < sent + 0.15:
+                                term.pump(0.01)
+                        cpu[model].append(term.cpu_seconds() - used)
+                    finally:
+                        term.kill()
+    finally:
+        server.close()
+
+    def p90(values: list[float]) -> float:
+        return sorted(values)[int(0.9 * (len(values) - 1))]
+
+    summary = "; ".join(
+        f"{model}: median {statistics.median(t) * 1000:.0f} ms, p90 {p90(t) * 1000:.0f} ms, "
+        f"max {max(t) * 1000:.0f} ms ({statistics.median(cpu[model]):.1f} s CPU)"
+        for model, t in echoes.items()
+    )
+    print(
+        f"keys typed one by one for {duration:.0f} s from {start:.1f} s after the first frame, "
+        f"time to show: {summary}"
+    )
+    return echoes
+
+
+FIRST_MESSAGE_MODELS = ("openai/bench", "hosted_vllm/bench", "anthropic/claude-sonnet-4-5")
+"""The direct path, then two providers litellm calls (an OpenAI-compatible one, another API)."""
+
+
+def bench_first_message(
+    models: tuple[str, ...] = FIRST_MESSAGE_MODELS, runs: int = 5, idle: float = 2.0
+) -> dict[str, list[float]]:
+    """A fresh TUI whose first frame stays idle `idle` s, then a message typed and sent: from
+    Enter to the request reaching the scripted server, for each model (interleaved run by
+    run). Issue 30: 6.1 s through litellm, 0.18 s on the direct path."""
+    from llm_server import Reply, ScriptedLLMServer
+
+    server = ScriptedLLMServer()
+    server.set_default(Reply(text="FIRST-ANSWER-MARKER"))
+    times: dict[str, list[float]] = {model: [] for model in models}
+    try:
+        for _ in range(runs):
+            for model in models:
+                # litellm's anthropic/ wants the base URL without /v1 (see llm_server).
+                url = (
+                    server.base_url.removesuffix("/v1")
+                    if model.startswith("anthropic/")
+                    else server.base_url
+                )
+                with tempfile.TemporaryDirectory() as tmp:
+                    env = isolated_env(tmp, api_key=True)
+                    Path(tmp, "config.toml").write_text("[ui]\nauto_title = false\n")
+                    argv = ohtui_argv("-w", tmp, "--model", model, "--base-url", url)
+                    term = Terminal(argv, env)
+                    try:
+                        term.wait_for("Message the agent")
+                        shown = time.monotonic()
+                        term.type("hello")
+                        term.wait_for("hello")
+                        while time.monotonic() < shown + idle:
+                            term.pump(0.02)
+                        before = len(server.request_times)
+                        pressed = time.monotonic()
+                        term.type("\r")
+                        deadline = pressed + 60
+                        while len(server.request_times) == before and time.monotonic() < deadline:
+                            term.pump(0.01)
+                        if len(server.request_times) > before:
+                            times[model].append(server.request_times[before][0] - pressed)
+                        term.wait_for("FIRST-ANSWER-MARKER")
+                    finally:
+                        term.kill()
+    finally:
+        server.close()
+    shown_times = ", ".join(
+        f"{model} {statistics.median(t):.2f} s (max {max(t):.2f})"
+        for model, t in times.items()
+        if t
+    )
+    print(
+        f"first message after {idle:.0f} s idle, Enter to request at the server (median of "
+        f"{runs}): {shown_times}   issue 30: 6.1 s through litellm, 0.18 s direct"
+    )
+    return times
+
+
 def bench_picker_first(count: int = 100, runs: int = 5) -> None:
     """The conversation picker opened with /resume from a new conversation once the app has
     been idle (the picker got ready then): from Enter to the newest conversation listed, the
@@ -474,6 +596,8 @@ if __name__ == "__main__":
         "stream",
         "pick",
         "pickfirst",
+        "first",
+        "typewarm",
     }
     compile_bytecode()
     if "frame" in which:
@@ -492,3 +616,7 @@ if __name__ == "__main__":
         bench_picker()
     if "pickfirst" in which:
         bench_picker_first()
+    if "first" in which:
+        bench_first_message()
+    if "typewarm" in which:
+        bench_typing_while_warming()

@@ -32,6 +32,7 @@ SCRIPT = textwrap.dedent(
     from ohtui.tui.options import AppOptions
 
     app_module.WARM_UP_AFTER = 0.0  # the warm-up's timer fires while the session loads
+    app_module.LLM_WARM_AFTER = 0.0
     tmp = Path(sys.argv[1])
     options = AppOptions(
         workspace=tmp,
