@@ -12,9 +12,9 @@ from collections.abc import Callable
 from contextlib import nullcontext
 from typing import TYPE_CHECKING
 
+from ohtui.paced_import import paced_imports
 from ohtui.sdk.llm import direct, history_splice
 from ohtui.sdk.llm._litellm import call_options, litellm, unlogged
-from ohtui.sdk.utils.paced_import import paced_imports
 
 if TYPE_CHECKING:
     from ohtui.sdk.llm.llm import LLM

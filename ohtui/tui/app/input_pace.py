@@ -4,7 +4,7 @@ step aside while a key is being drawn.
 A background thread holding the GIL (litellm's import, seconds of CPU) makes every key wait:
 the UI thread takes the GIL back many times while it handles and draws one key, waiting up to
 the switch interval each time. Such work calls `give_way` between small pieces (for an
-import, before each module: `ohtui.sdk.utils.paced_import`): it sleeps until KEY_GRACE has
+import, before each module: `ohtui.paced_import`): it sleeps until KEY_GRACE has
 passed since the last key, so the key is drawn with the GIL to itself, then goes on.
 """
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from ohtui.sdk.utils.paced_import import SWITCH_INTERVAL, paced_imports
+from ohtui.paced_import import SWITCH_INTERVAL, paced_imports
 
 
 @pytest.fixture
