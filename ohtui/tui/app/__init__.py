@@ -41,8 +41,9 @@ from ohtui.tui.widgets.engine_import import load_engine
 WARM_UP_AFTER = 2.0
 """Seconds the first frame stays idle before the LLM path is warmed up (see _warm_up) and the
 conversation picker got ready to open (see preload_picker)."""
-WARM_UP_TRIES = 40
-"""Times (every 0.25 s) the warm-up looks for the open conversation before going without."""
+WARM_UP_TRIES = 48
+"""Times (every 0.25 s) the warm-up looks for the open conversation before going without
+(about 12 s after the first frame, as when it began at WARM_UP_AFTER and looked 40 times)."""
 SHOWN_ONLY = ShownOnly()
 """One instance: Textual caches each line's filtered form by filter."""
 NO_SHAPES = NoShapes()
