@@ -13,7 +13,10 @@ Everything is measured from outside, on a real pseudo-terminal, the way a user s
   after the agent has run (one model call: litellm imported, the history sent);
 - render cost (issue 13): 10,000 events fed to a running app as the engine hands them over
   (its callbacks, on its thread), in batches the UI takes in and paints before the next one;
-  the UI's time per event over the first 1,000 and over the 9,000th to the 10,000th.
+  the UI's time per event over the first 1,000 and over the 9,000th to the 10,000th;
+- first message (issue 30, `first`): a fresh TUI idle 2 s, then Enter: the time until the
+  request reaches the server and the CPU used meanwhile, called directly and through litellm;
+- typing while warming (issue 30, `typewarm`): keys typed one by one while litellm loads.
 """
 
 from __future__ import annotations
