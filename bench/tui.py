@@ -13,7 +13,10 @@ Everything is measured from outside, on a real pseudo-terminal, the way a user s
   after the agent has run (one model call: litellm imported, the history sent);
 - render cost (issue 13): 10,000 events fed to a running app as the engine hands them over
   (its callbacks, on its thread), in batches the UI takes in and paints before the next one;
-  the UI's time per event over the first 1,000 and over the 9,000th to the 10,000th.
+  the UI's time per event over the first 1,000 and over the 9,000th to the 10,000th;
+- first message (issue 30, `first`): a fresh TUI idle 2 s, then Enter: the time until the
+  request reaches the server and the CPU used meanwhile, called directly and through litellm;
+- typing while warming (issue 30, `typewarm`): keys typed one by one while litellm loads.
 """
 
 from __future__ import annotations
@@ -118,6 +121,13 @@ class Terminal:
             fields = stat.read().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
+    def ui_cpu_seconds(self) -> float:
+        """CPU time the program's main thread (Textual's UI thread) has used so far: what a
+        key or a frame waits for, not counting the other threads' work."""
+        with open(f"/proc/{self.pid}/task/{self.pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def type(self, text: str) -> None:
         """Send keys."""
         os.write(self.fd, text.encode())
@@ -199,7 +209,135 @@ def bench_typing(runs: int = 7) -> None:
     )
 
 
-def bench_picker_first(count: int = 100, runs: int = 5) -> None:
+def bench_typing_while_warming(
+    models: tuple[str, ...] = ("openai/bench", "hosted_vllm/bench"),
+    runs: int = 3,
+    start: float = 0.3,
+    duration: float = 4.0,
+) -> dict[str, list[float]]:
+    """Keys typed one at a time (every 0.15 s for `duration` s) from `start` s after the first
+    frame, while a model through litellm gets its path ready: the time each takes to show,
+    against a model called directly (nothing warming). Median and p90 over all keys of all
+    runs."""
+    from llm_server import Reply, ScriptedLLMServer
+
+    server = ScriptedLLMServer()
+    server.set_default(Reply(text="unused"))
+    letters = "zqxjvkwpybfmgtlhdcnrsaoeiu" * 2
+    echoes: dict[str, list[float]] = {model: [] for model in models}
+    cpu: dict[str, list[float]] = {model: [] for model in models}
+    try:
+        for _ in range(runs):
+            for model in models:
+                with tempfile.TemporaryDirectory() as tmp:
+                    env = isolated_env(tmp, api_key=True)
+                    argv = ohtui_argv("-w", tmp, "--model", model, "--base-url", server.base_url)
+                    term = Terminal(argv, env)
+                    try:
+                        term.wait_for("Message the agent")
+                        shown = time.monotonic()
+                        while time.monotonic() < shown + start:
+                            term.pump(0.02)
+                        used = term.cpu_seconds()
+                        typed = ""
+                        while time.monotonic() < shown + start + duration:
+                            typed += letters[len(typed)]
+                            term.text = ""
+                            sent = time.monotonic()
+                            term.type(typed[-1])
+                            term.wait_for(typed[-6:], timeout=20)
+                            echoes[model].append(term.reads[-1][0] - sent)
+                            while time.monotonic() < sent + 0.15:
+                                term.pump(0.01)
+                        cpu[model].append(term.cpu_seconds() - used)
+                    finally:
+                        term.kill()
+    finally:
+        server.close()
+
+    def p90(values: list[float]) -> float:
+        return sorted(values)[int(0.9 * (len(values) - 1))]
+
+    summary = "; ".join(
+        f"{model}: median {statistics.median(t) * 1000:.0f} ms, p90 {p90(t) * 1000:.0f} ms, "
+        f"max {max(t) * 1000:.0f} ms ({statistics.median(cpu[model]):.1f} s CPU)"
+        for model, t in echoes.items()
+    )
+    print(
+        f"keys typed one by one for {duration:.0f} s from {start:.1f} s after the first frame, "
+        f"time to show: {summary}"
+    )
+    return echoes
+
+
+FIRST_MESSAGE_MODELS = ("openai/bench", "hosted_vllm/bench", "anthropic/claude-sonnet-4-5")
+"""The direct path, then two providers litellm calls (an OpenAI-compatible one, another API)."""
+
+
+def bench_first_message(
+    models: tuple[str, ...] = FIRST_MESSAGE_MODELS, runs: int = 5, idle: float = 2.0
+) -> dict[str, list[float]]:
+    """A fresh TUI whose first frame stays idle `idle` s, then a message typed and sent: from
+    Enter to the request reaching the scripted server, for each model (interleaved run by
+    run), and the CPU the TUI used meanwhile (the work left for the first message: on a
+    loaded machine the wall time swings with the load). Issue 30: 6.1 s through litellm,
+    0.18 s on the direct path. Returns the times and, under "<model> CPU", the CPU."""
+    from llm_server import Reply, ScriptedLLMServer
+
+    server = ScriptedLLMServer()
+    server.set_default(Reply(text="FIRST-ANSWER-MARKER"))
+    times: dict[str, list[float]] = {model: [] for model in models}
+    cpu: dict[str, list[float]] = {model: [] for model in models}
+    try:
+        for _ in range(runs):
+            for model in models:
+                # litellm's anthropic/ wants the base URL without /v1 (see llm_server).
+                url = (
+                    server.base_url.removesuffix("/v1")
+                    if model.startswith("anthropic/")
+                    else server.base_url
+                )
+                with tempfile.TemporaryDirectory() as tmp:
+                    env = isolated_env(tmp, api_key=True)
+                    Path(tmp, "config.toml").write_text("[ui]\nauto_title = false\n")
+                    argv = ohtui_argv("-w", tmp, "--model", model, "--base-url", url)
+                    term = Terminal(argv, env)
+                    try:
+                        term.wait_for("Message the agent")
+                        shown = time.monotonic()
+                        term.type("hello")
+                        term.wait_for("hello")
+                        while time.monotonic() < shown + idle:
+                            term.pump(0.02)
+                        before = len(server.request_times)
+                        pressed, used = time.monotonic(), term.cpu_seconds()
+                        term.type("\r")
+                        deadline = pressed + 120
+                        while len(server.request_times) == before and time.monotonic() < deadline:
+                            term.pump(0.01)
+                        if len(server.request_times) > before:
+                            cpu[model].append(term.cpu_seconds() - used)
+                            times[model].append(server.request_times[before][0] - pressed)
+                        term.wait_for("FIRST-ANSWER-MARKER", timeout=60)
+                    finally:
+                        term.kill()
+    finally:
+        server.close()
+    shown_times = ", ".join(
+        f"{model} {statistics.median(t):.2f} s, {statistics.median(cpu[model]):.2f} s CPU "
+        f"(max {max(t):.2f} s)"
+        for model, t in times.items()
+        if t
+    )
+    print(
+        f"first message after {idle:.0f} s idle, Enter to request at the server (median of "
+        f"{runs}): {shown_times}; load average {os.getloadavg()[0]:.1f}   issue 30: 6.1 s "
+        "through litellm, 0.18 s direct"
+    )
+    return times | {f"{model} CPU": c for model, c in cpu.items()}
+
+
+def bench_picker_first(count: int = 100, runs: int = 5, idle: float = 5.0) -> None:
     """The conversation picker opened with /resume from a new conversation once the app has
     been idle (the picker got ready then): from Enter to the newest conversation listed, the
     first opening and the second (issue 30: a 130 ms stall on the first; goal <= 50 ms)."""
@@ -210,8 +348,8 @@ def bench_picker_first(count: int = 100, runs: int = 5) -> None:
     base = saved(count)
     newest = f"Fix mod{count - 1}" if (count - 1) % 3 else f"conversation {count - 1}, turn 0"
     workspace = base / f"project-{(count - 1) % 5}"
-    first: list[tuple[float, float]] = []
-    second: list[tuple[float, float]] = []
+    first: list[tuple[float, float, float]] = []
+    second: list[tuple[float, float, float]] = []
     with tempfile.TemporaryDirectory() as tmp:
         shutil.copytree(base / "conversations", Path(tmp, "data", "conversations"))
         env = isolated_env(tmp)
@@ -219,7 +357,7 @@ def bench_picker_first(count: int = 100, runs: int = 5) -> None:
             term = Terminal(ohtui_argv("--model", "openai/bench", "-w", str(workspace)), env)
             try:
                 term.wait_for("Message the agent")
-                deadline = time.monotonic() + 5.0  # idle: the picker gets ready after 2 s
+                deadline = time.monotonic() + idle  # the picker gets ready after 2 s idle
                 while time.monotonic() < deadline:
                     term.pump(0.05)
                 for times in (first, second):
@@ -227,19 +365,27 @@ def bench_picker_first(count: int = 100, runs: int = 5) -> None:
                     term.wait_for("pick a saved conversation")  # the command's hint
                     term.text = ""
                     pressed, cpu = time.monotonic(), term.cpu_seconds()
+                    ui = term.ui_cpu_seconds()
                     term.type("\r")
                     term.wait_for(newest)
-                    times.append((term.reads[-1][0] - pressed, term.cpu_seconds() - cpu))
+                    times.append(
+                        (
+                            term.reads[-1][0] - pressed,
+                            term.cpu_seconds() - cpu,
+                            term.ui_cpu_seconds() - ui,
+                        )
+                    )
                     term.text = ""
                     term.type("\x1b")
                     term.wait_for("Message the agent")
             finally:
                 term.kill()
 
-    def shown(times: list[tuple[float, float]]) -> str:
-        wall = statistics.median(t for t, _ in times) * 1000
-        cpu = statistics.median(c for _, c in times) * 1000
-        return f"{wall:.0f} ms ({cpu:.0f} ms CPU)"
+    def shown(times: list[tuple[float, float, float]]) -> str:
+        wall = statistics.median(t for t, _, _ in times) * 1000
+        cpu = statistics.median(c for _, c, _ in times) * 1000
+        ui = statistics.median(u for _, _, u in times) * 1000
+        return f"{wall:.0f} ms ({cpu:.0f} ms CPU, {ui:.0f} ms of it the UI thread's)"
 
     print(
         f"picker opened from a conversation ({count} saved): newest listed after "
@@ -475,6 +621,8 @@ if __name__ == "__main__":
         "stream",
         "pick",
         "pickfirst",
+        "first",
+        "typewarm",
     }
     compile_bytecode()
     if "frame" in which:
@@ -493,3 +641,7 @@ if __name__ == "__main__":
         bench_picker()
     if "pickfirst" in which:
         bench_picker_first()
+    if "first" in which:
+        bench_first_message()
+    if "typewarm" in which:
+        bench_typing_while_warming()

@@ -1,6 +1,7 @@
 """Keys typed as the first frame appears show at once: nothing imports the session, the
 opening of a conversation or the engine on the UI thread while the conversation opens (they
-load on threads: a second of CPU on a loaded machine, during which no key would show)."""
+load on threads: a second of CPU on a loaded machine, during which no key would show), and
+that thread gives way to keys between the modules it imports."""
 
 from __future__ import annotations
 
@@ -32,6 +33,7 @@ SCRIPT = textwrap.dedent(
     from ohtui.tui.options import AppOptions
 
     app_module.WARM_UP_AFTER = 0.0  # the warm-up's timer fires while the session loads
+    app_module.LLM_WARM_AFTER = 0.0
     tmp = Path(sys.argv[1])
     options = AppOptions(
         workspace=tmp,
@@ -43,8 +45,17 @@ SCRIPT = textwrap.dedent(
         api_key="sk-test",
     )
 
+    gave_way = []  # threads that gave way to keys between the modules they imported
+
     async def main():
         app = OhtuiApp(options)
+        give_way = app.give_way
+
+        def counting():
+            gave_way.append(threading.current_thread().name)
+            give_way()
+
+        app.give_way = counting
         async with app.run_test(size=(100, 30)) as pilot:
             await pilot.press("h", "i")
             for _ in range(2000):
@@ -55,6 +66,7 @@ SCRIPT = textwrap.dedent(
             assert app.current_session is not None, "the conversation never opened"
             print("typed:", app.chat.query_one("#composer").text)
         print("on the UI thread:", sorted(set(on_ui_thread)))
+        print("gave way:", sorted(set(gave_way)))
 
     asyncio.run(main())
     """
@@ -74,3 +86,5 @@ def test_the_session_and_engine_load_off_the_ui_thread(
     assert out.returncode == 0, out.stderr[-3000:]
     assert "typed: hi" in out.stdout, out.stdout
     assert "on the UI thread: []" in out.stdout, out.stdout
+    # The session's import gave way to the keys between its modules.
+    assert "gave way: ['ohtui-session-import']" in out.stdout, out.stdout

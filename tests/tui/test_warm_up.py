@@ -14,6 +14,7 @@ from llm_server import ScriptedLLMServer
 import ohtui.sdk.llm.warm_up as warm_up_module
 import ohtui.tui.app as app_module
 from ohtui.tui.app import OhtuiApp
+from ohtui.tui.app.input_pace import KEY_GRACE
 from ohtui.tui.options import AppOptions
 from ohtui.tui.screens.picker import PickerScreen
 from ohtui.tui.style_preload import css_files
@@ -27,12 +28,14 @@ async def test_warm_up_waits_for_an_idle_first_frame_then_connects_to_the_llm(
     wait: Any,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(app_module, "WARM_UP_AFTER", 0.6)
+    monkeypatch.setattr(app_module, "LLM_WARM_AFTER", 0.6)
     calls: list[tuple[float, Any, str]] = []
+    paces: list[Any] = []
     painted: list[float] = []
 
-    def recording(llm: Any = None) -> None:
+    def recording(llm: Any = None, pause: Any = None) -> None:
         calls.append((time.monotonic(), llm, threading.current_thread().name))
+        paces.append(pause)
 
     monkeypatch.setattr(warm_up_module, "warm_up", recording)
     app = OhtuiApp(app_options)
@@ -44,16 +47,33 @@ async def test_warm_up_waits_for_an_idle_first_frame_then_connects_to_the_llm(
         await pilot.pause(0.3)
     assert len(calls) == 1
     at, llm, thread = calls[0]
-    assert at - painted[0] >= 0.6 * 0.9  # the first frame was idle for WARM_UP_AFTER
+    assert at - painted[0] >= 0.6 * 0.9  # the first frame was idle for LLM_WARM_AFTER
     assert thread == "ohtui-warm-up"  # off the UI thread
     assert llm is not None and llm.base_url == llm_server.base_url
+    assert paces == [app.give_way]  # its imports give way to keys
+
+
+async def test_work_gives_way_to_keys_for_a_moment_after_each(
+    app_options: AppOptions, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(app_module, "LLM_WARM_AFTER", 60.0)
+    app = OhtuiApp(app_options)
+    async with app.run_test(size=SIZE) as pilot:
+        started = time.monotonic()
+        app.give_way()  # no key typed: at once
+        assert time.monotonic() - started < KEY_GRACE / 2
+        await pilot.press("h")
+        pressed = app._last_input
+        assert pressed >= started
+        app.give_way()  # right after a key: until KEY_GRACE has passed since it
+        assert time.monotonic() >= pressed + KEY_GRACE
 
 
 async def test_the_picker_is_got_ready_once_the_first_frame_is_idle_and_still_opens(
     app_options: AppOptions, wait: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(app_module, "WARM_UP_AFTER", 0.6)
-    monkeypatch.setattr(warm_up_module, "warm_up", lambda llm=None: None)
+    monkeypatch.setattr(warm_up_module, "warm_up", lambda llm=None, pause=None: None)
     app = OhtuiApp(app_options)
     picker_css = str(css_files(PickerScreen)[0])
     async with app.run_test(size=SIZE) as pilot:

@@ -8,8 +8,11 @@ import competes for the CPU).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from contextlib import nullcontext
 from typing import TYPE_CHECKING
 
+from ohtui.paced_import import paced_imports
 from ohtui.sdk.llm import direct, history_splice
 from ohtui.sdk.llm._litellm import call_options, litellm, unlogged
 
@@ -30,16 +33,23 @@ CONNECT_TIMEOUT = 3.0
 """Seconds to wait for the server when opening the first connection (offline is fine)."""
 
 
-def warm_up(llm: LLM | None = None) -> None:
+def warm_up(llm: LLM | None = None, pause: Callable[[], None] | None = None) -> None:
     """Open a pooled connection to `llm`'s server when it is OpenAI-compatible (called
     directly: litellm is not needed, so not imported); else import litellm. Blocks: call it
     on a background thread. Harmless offline or with an unreachable server (the first call
-    reports that)."""
+    reports that). `pause`, if given, is called before each module litellm's import and its
+    first call load (see `paced_imports`): a UI can hold the import while it draws."""
     if llm is not None and llm.called_directly:
         assert llm.base_url is not None
         key = llm.api_key.get_secret_value() if llm.api_key is not None else None
         direct.connect(llm.base_url, key, timeout=min(CONNECT_TIMEOUT, llm.connect_timeout))
         return
+    with paced_imports(pause) if pause is not None else nullcontext():
+        _load_litellm_path(llm)
+
+
+def _load_litellm_path(llm: LLM | None) -> None:
+    """Import litellm and, for `llm`, what its first call loads (rehearsed, nothing sent)."""
     module = litellm()
     if llm is not None:
         from ohtui.sdk.llm.llm import LLMCallContext

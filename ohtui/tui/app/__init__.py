@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import ClassVar
 
@@ -26,6 +26,7 @@ if SET_FRAME_RATE:  # Textual has read it: not for the processes the agent start
 
 from ohtui.settings.profile import Profile
 from ohtui.settings.screen_reader import screen_reader_on
+from ohtui.tui.app.input_pace import InputPace
 from ohtui.tui.app.navigation import Navigation
 from ohtui.tui.app.palette import SlashCommandProvider
 from ohtui.tui.app.preload import preload_picker
@@ -40,31 +41,35 @@ from ohtui.tui.widgets.engine_import import load_engine
 WARM_UP_AFTER = 2.0
 """Seconds the first frame stays idle before the LLM path is warmed up (see _warm_up) and the
 conversation picker got ready to open (see preload_picker)."""
-WARM_UP_TRIES = 40
-"""Times (every 0.25 s) the warm-up looks for the open conversation before going without."""
+WARM_UP_TRIES = 48
+"""Times (every 0.25 s) the warm-up looks for the open conversation before going without
+(about 12 s after the first frame, as when it began at WARM_UP_AFTER and looked 40 times)."""
 SHOWN_ONLY = ShownOnly()
 """One instance: Textual caches each line's filtered form by filter."""
 NO_SHAPES = NoShapes()
 MCP_START_AFTER = 0.25
 """Seconds the first frame stays idle before the MCP servers start (see Session.frame_idle)."""
+LLM_WARM_AFTER = 0.25
+"""Seconds the first frame stays idle before the LLM path is warmed up (see _warm_up): litellm's
+import takes seconds, the first message should not wait for it."""
 
 logger = logging.getLogger(__name__)
 
 
-def _warm_engine(conversation: object) -> None:
+def _warm_engine(conversation: object, give_way: Callable[[], None]) -> None:
     """Import litellm and connect to the conversation's LLM server (a local conversation's;
-    a remote one calls its LLM at the server)."""
+    a remote one calls its LLM at the server); the import gives way to keys (`give_way`)."""
     load_engine()
     from ohtui.sdk import LocalConversation
     from ohtui.sdk.llm.warm_up import warm_up
 
     if isinstance(conversation, LocalConversation):
-        warm_up(conversation.agent.llm)
+        warm_up(conversation.agent.llm, pause=give_way)
     elif conversation is None:
-        warm_up()
+        warm_up(pause=give_way)
 
 
-class OhtuiApp(OrderedKeys, Navigation):
+class OhtuiApp(InputPace, OrderedKeys, Navigation):
     """A chat with a coding agent that works in your project."""
 
     CSS_PATH = "ohtui.tcss"
@@ -119,7 +124,7 @@ class OhtuiApp(OrderedKeys, Navigation):
         watch_screens(self)
         self.call_after_refresh(self._configure_logging)
         self.call_after_refresh(self.set_timer, MCP_START_AFTER, self.frame_idle)
-        self.call_after_refresh(self.set_timer, WARM_UP_AFTER, self._warm_up)
+        self.call_after_refresh(self.set_timer, LLM_WARM_AFTER, self._warm_up)
         self.call_after_refresh(self.set_timer, WARM_UP_AFTER, self._preload_picker)
 
     def get_key_display(self, binding: Binding) -> str:
@@ -144,7 +149,10 @@ class OhtuiApp(OrderedKeys, Navigation):
             self.set_timer(0.25, lambda: self._warm_up(tries + 1))
             return
         threading.Thread(
-            target=_warm_engine, args=(conversation,), name="ohtui-warm-up", daemon=True
+            target=_warm_engine,
+            args=(conversation, self.give_way),
+            name="ohtui-warm-up",
+            daemon=True,
         ).start()
 
     def _preload_picker(self) -> None:

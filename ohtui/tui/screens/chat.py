@@ -153,7 +153,7 @@ class ChatScreen(Screen[None]):
             # The session's code is imported off the UI thread: keys typed now show at once.
             from ohtui.tui.screens.session_import import start_session
 
-            start_session(self.app, self._open_session)
+            start_session(self.app, self._open_session, self.navigator.give_way)
 
     def _open_session(self) -> None:
         self.session.open()

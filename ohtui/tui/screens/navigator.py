@@ -109,3 +109,8 @@ class Navigator(Protocol):
         """Show what changed in the workspace: "" since the conversation began, a message's
         number, or "pick" to choose the message first."""
         ...
+
+    def give_way(self) -> None:
+        """On a background thread, between pieces of its work: wait while a key typed a
+        moment ago is being drawn (see `ohtui.tui.app.input_pace`)."""
+        ...

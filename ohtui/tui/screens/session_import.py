@@ -40,12 +40,21 @@ def session_class() -> type[Session]:
     return Session
 
 
-def start_session(app: App[Any], then: Callable[[], None]) -> None:
+def start_session(
+    app: App[Any], then: Callable[[], None], give_way: Callable[[], None] | None = None
+) -> None:
     """Import the session's code on a thread, then run `then` on the UI thread (not at all
-    when the app has ended meanwhile)."""
+    when the app has ended meanwhile). `give_way`: called before each module imported (see
+    `ohtui.paced_import`), so keys typed meanwhile are drawn first."""
 
     def imported() -> None:
-        session_class()
+        if give_way is None:
+            session_class()
+        else:
+            from ohtui.paced_import import paced_imports
+
+            with paced_imports(give_way):
+                session_class()
         with contextlib.suppress(RuntimeError):  # the app ended meanwhile
             app.call_from_thread(then)
 
