@@ -13,77 +13,31 @@ outputs hold "needle" on a folded line), opens the find bar and searches:
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "tui")]  # chat_helpers saves one
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 
-def save(persistence: Path, workspace: Path, turns: int) -> str:
-    """A conversation of 2 + 4 * turns events; returns its id."""
-    from ohtui.sdk import (
-        LLM,
-        ActionEvent,
-        Agent,
-        LocalConversation,
-        Message,
-        MessageEvent,
-        MessageToolCall,
-        ObservationEvent,
-        TextContent,
-        Tool,
-    )
-    from ohtui.sdk.tools.terminal.schema import TerminalAction, TerminalObservation
+def needle_output(turns: int) -> Callable[[int], str]:
+    """Twenty lines of output a turn; every fifth of the history, one line is a needle."""
 
-    llm = LLM(model="openai/test-model", base_url="http://127.0.0.1:9", api_key="sk-x")
-    agent = Agent(llm=llm, tools=[Tool(name="terminal")])
-    conversation = LocalConversation(
-        agent=agent, workspace=workspace, persistence_dir=persistence, visualizer=None
-    )
-    conversation.send_message("a long session")
-    append = conversation.state.append_event
-    for i in range(turns):
-        ask = Message(role="user", content=[TextContent(text=f"question {i}")])
-        append(MessageEvent(source="user", llm_message=ask))
-        command = f"echo step {i}"
-        call = MessageToolCall(id=f"c{i}", name="terminal", arguments=json.dumps({"x": i}))
-        action = ActionEvent(
-            action=TerminalAction(command=command),
-            tool_name="terminal",
-            tool_call_id=call.id,
-            tool_call=call,
-            llm_response_id=f"a{i}",
-            thought=[TextContent(text=f"Looking at step {i}")],
-        )
-        append(action)
+    def output(i: int) -> str:
         needle = i % (turns // 5 or 1) == 17
         lines = [
             f"the needle of step {i}" if needle and n == 15 else f"line {n} of step {i}"
             for n in range(20)
         ]
-        observation = TerminalObservation.from_text(
-            "\n".join(lines) + "\n[exit code 0]", command=command, exit_code=0
-        )
-        append(
-            ObservationEvent(
-                observation=observation,
-                action_id=action.id,
-                tool_name="terminal",
-                tool_call_id=call.id,
-            )
-        )
-        answer = Message(role="assistant", content=[TextContent(text=f"answer **{i}**")])
-        append(MessageEvent(source="agent", llm_message=answer, llm_response_id=f"m{i}"))
-    conversation_id = conversation.id.hex
-    conversation.close()
-    return conversation_id
+        return "\n".join(lines) + "\n[exit code 0]"
+
+    return output
 
 
 async def measure(options: Any, events: int) -> dict[str, float]:
@@ -177,8 +131,8 @@ def main() -> None:
         (base / "config.toml").write_text(
             '[ui]\nauto_title = false\n[context]\nstrategy = "none"\n'
         )
-        print(f"saving {2 + 4 * turns} events…", flush=True)
-        conversation_id = save(base / "conversations", workspace, turns)
+        from chat_helpers import save_long_conversation
+
         from ohtui.tui.options import AppOptions
 
         options = AppOptions(
@@ -189,7 +143,10 @@ def main() -> None:
             model="openai/test-model",
             base_url="http://127.0.0.1:9/v1",
             api_key="sk-x",
-            resume_id=conversation_id,
+        )
+        print(f"saving {2 + 4 * turns} events…", flush=True)
+        options.resume_id = save_long_conversation(
+            options, turns, output=needle_output(turns), answer="answer **{i}**"
         )
         for name, value in asyncio.run(measure(options, 2 + 4 * turns)).items():
             print(f"{name:40} {value:,.3f}")

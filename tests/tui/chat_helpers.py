@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 from textual.content import Content
@@ -166,11 +166,12 @@ def save_long_conversation(
     turns: int,
     *,
     question: str = "question {i}",
-    output: str = "step {i}\n[exit code 0]",
+    output: str | Callable[[int], str] = "step {i}\n[exit code 0]",
     answer: str = "answer {i}",
 ) -> str:
     """Save a conversation of 2 + 4 * turns events with the engine (a question, a command and
-    its output, an answer per turn; "{i}" in the texts is the turn's number); returns its id."""
+        its output, an answer per turn; "{i}" in the texts is the turn's number, or `output` gives
+    the turn's output itself); returns its id."""
     from ohtui.sdk import (
         LLM,
         ActionEvent,
@@ -221,7 +222,9 @@ def save_long_conversation(
         append(
             ObservationEvent(
                 observation=TerminalObservation.from_text(
-                    output.replace("{i}", str(i)), command=command, exit_code=0
+                    output(i) if callable(output) else output.replace("{i}", str(i)),
+                    command=command,
+                    exit_code=0,
                 ),
                 action_id=action.id,
                 tool_name="terminal",
