@@ -15,20 +15,17 @@ process.
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import hashlib
 import json
 import logging
-import os
-import tempfile
 import threading
-from collections.abc import Collection, Iterator
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ohtui.settings.run_review import Launch, changes, review
+from ohtui.settings.shared_file import locked, replace_text
 from ohtui.small_file import UnusableFileError, read_small
 
 if TYPE_CHECKING:
@@ -162,10 +159,10 @@ class TrustStore:
                 self._memory = {**self._memory, key: {"digest": digest, "what": what}}
                 return
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            with _locked(self.path.with_suffix(".lock")):
+            with locked(self.path.with_suffix(".lock")):
                 data = self._read()
                 data[key] = {"digest": digest, "what": what}
-                _replace(self.path, json.dumps(data, indent=2, sort_keys=True))
+                replace_text(self.path, json.dumps(data, indent=2, sort_keys=True))
 
     def _read(self) -> dict[str, Any]:
         if self.path is None:
@@ -178,30 +175,6 @@ class TrustStore:
             logger.warning("the trust file %s cannot be read: %s", self.path, exc)
             return {}
         return {str(k): v for k, v in data.items()} if isinstance(data, dict) else {}
-
-
-@contextlib.contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    """Hold an exclusive lock of `path` (created if need be) for the block."""
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)  # releases the lock
-
-
-def _replace(path: Path, text: str) -> None:
-    """Write `text` to `path` at once: through a temporary file of this call's own."""
-    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as stream:
-            stream.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
 
 
 def workspace_key(workspace: Path) -> str:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ohtui.settings.mcp_trust import _locked, _replace
+from ohtui.settings.shared_file import locked, replace_text
 
 logger = logging.getLogger(__name__)
 
@@ -91,10 +91,10 @@ class ModelMemory:
                 return
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
-                with _locked(self.path.with_suffix(".lock")):
+                with locked(self.path.with_suffix(".lock")):
                     data = self._read()
                     change(data)
-                    _replace(self.path, json.dumps(data, indent=1))
+                    replace_text(self.path, json.dumps(data, indent=1))
             except OSError as exc:
                 logger.warning("the model memory %s was not saved: %s", self.path, exc)
 
