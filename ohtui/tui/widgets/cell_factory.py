@@ -74,6 +74,11 @@ _NAMELESS_ACTIONS = (TerminalAction, FileEditorAction)
 """Actions whose summary says what they are: no tool name in their title."""
 
 
+def error_title(code: str) -> str:
+    """The heading a run's error shows, in words, by its code."""
+    return _ERROR_TITLES.get(code, f"The run failed ({code})")
+
+
 class CellHost(Protocol):
     """What the factory needs from the view that shows the cells."""
 
@@ -170,8 +175,7 @@ def _(event: AgentErrorEvent, host: CellHost) -> list[Cell]:
 def _(event: ConversationErrorEvent, host: CellHost) -> list[Cell]:
     if event.code in _QUIET_ERRORS:
         return [NoticeCell(f"⚠ {event.detail}", "warning")]
-    title = _ERROR_TITLES.get(event.code, f"The run failed ({event.code})")
-    return [ErrorCell(title, event.detail)]
+    return [ErrorCell(error_title(event.code), event.detail)]
 
 
 @cells_for.register

@@ -31,7 +31,7 @@ from ohtui.sdk.event.foreign import ForeignEvent
 from ohtui.sdk.llm.message import text_of
 from ohtui.sdk.tool.builtins import FinishAction, ThinkAction
 from ohtui.tui.render import action_summary
-from ohtui.tui.widgets.cell_factory import _ERROR_TITLES, NO_CHECKPOINT, present_result
+from ohtui.tui.widgets.cell_factory import NO_CHECKPOINT, error_title, present_result
 from ohtui.tui.widgets.context_cells import skills_line
 
 EXPANDED_LINES = 10_000
@@ -101,8 +101,7 @@ def _(event: AgentErrorEvent) -> Searchable | None:
 
 @searchable.register
 def _(event: ConversationErrorEvent) -> Searchable | None:
-    title = _ERROR_TITLES.get(event.code, f"The run failed ({event.code})")
-    return Searchable(f"{title}\n{event.detail}")
+    return Searchable(f"{error_title(event.code)}\n{event.detail}")
 
 
 @searchable.register
