@@ -75,3 +75,69 @@ def test_names_and_sizes() -> None:
     assert looks_like_image("x.webp") and looks_like_image("x.gif") and looks_like_image("x.jpg")
     assert not looks_like_image("x.svg") and not looks_like_image("png")
     assert [human_size(n) for n in (812, 34 * 1024, 2_200_000)] == ["812 B", "34 KB", "2.1 MB"]
+
+
+# Tries written after the loader, of the classes it was built against (special files, links,
+# sizes, contents), none of which it was designed around: each is refused with a message
+# naming the file, at once, and nothing of what was read shows in the message.
+
+
+def test_links_to_devices_and_loops_are_refused_at_once(tmp_path: Path) -> None:
+    for device in ("/dev/zero", "/dev/urandom", "/dev/null"):
+        link = tmp_path / f"{Path(device).name}.png"
+        link.symlink_to(device)
+        with pytest.raises(ImageFileError, match="not a regular file"):
+            data_url(link)  # /dev/zero would fill memory; /dev/urandom never ends
+    (tmp_path / "a.png").symlink_to(tmp_path / "b.png")
+    (tmp_path / "b.png").symlink_to(tmp_path / "a.png")
+    with pytest.raises(ImageFileError, match="cannot be read"):
+        check_image(tmp_path / "a.png")
+    (tmp_path / "dangling.png").symlink_to(tmp_path / "nowhere.png")
+    with pytest.raises(ImageFileError, match="does not exist"):
+        check_image(tmp_path / "dangling.png")
+
+
+def test_a_socket_named_like_an_image_is_refused(tmp_path: Path) -> None:
+    import socket
+
+    path = tmp_path / "s.png"
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(str(path))
+        with pytest.raises(ImageFileError, match="cannot be read|not a regular file"):
+            check_image(path)
+
+
+def test_empty_and_truncated_headers_are_not_images(tmp_path: Path) -> None:
+    for name, content in (("empty.png", b""), ("short.png", PNG[:7]), ("riff.webp", b"RIFF")):
+        path = tmp_path / name
+        path.write_bytes(content)
+        with pytest.raises(ImageFileError, match="not an image"):
+            data_url(path)
+
+
+def test_a_file_grown_after_it_was_attached_is_judged_as_it_is_now(tmp_path: Path) -> None:
+    path = tmp_path / "grows.png"
+    path.write_bytes(PNG)
+    assert check_image(path).size == len(PNG)
+    with path.open("r+b") as stream:
+        stream.truncate(50 * MAX_IMAGE_BYTES)  # sparse: huge, yet cheap to make
+    with pytest.raises(ImageFileError, match="Shrink or crop it"):
+        data_url(path)  # reads no more than the limit and one byte
+
+
+def test_a_link_to_a_secret_file_is_refused_without_showing_its_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    secret = tmp_path / "env"
+    secret.write_text("OPENAI_API_KEY=sk-live-should-not-show\n")
+    link = tmp_path / "innocent.png"
+    link.symlink_to(secret)
+    with pytest.raises(ImageFileError) as refused:
+        data_url(link)
+    assert "sk-live" not in str(refused.value) and "innocent.png" in str(refused.value)
+    environ = tmp_path / "environ.png"
+    environ.symlink_to("/proc/self/environ")
+    monkeypatch.setenv("OHTUI_TRY_SECRET", "sk-proc-should-not-show")
+    with pytest.raises(ImageFileError) as refused:
+        data_url(environ)
+    assert "sk-proc" not in str(refused.value)
