@@ -306,3 +306,59 @@ def test_special_files_among_the_commands_never_block_and_the_good_ones_load(
     names = [command.name for command in load.commands]
     assert "good" in names
     assert not {"pipe", "dir", "zero"} & set(names)
+
+
+def test_a_project_command_linked_outside_the_project_is_refused_and_shows_nothing_of_it(
+    tmp_path: Path,
+) -> None:
+    """A hostile repository links `/review` to the user's keys: typing it would send them to
+    the model. A project's command must be a file of the project; the user's own folder may
+    link where its owner likes."""
+    from ohtui.tui.screens.custom_commands import command_folders, load_commands
+
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_ed25519").write_text("-----BEGIN KEY-----\nsecret-key-bytes\n")
+    project = tmp_path / "project"
+    folder = project / ".ohtui" / "commands"
+    folder.mkdir(parents=True)
+    (folder / "review.md").symlink_to(home / ".ssh" / "id_ed25519")
+    (project / "docs").mkdir()
+    (project / "docs" / "shared.md").write_text("Summarize $ARGUMENTS")
+    (folder / "shared.md").symlink_to(project / "docs" / "shared.md")  # inside: fine
+    user = tmp_path / "user-commands"
+    user.mkdir()
+    (user / "mine.md").symlink_to(home / ".ssh" / "id_ed25519")  # the user's own choice
+
+    load = load_commands(command_folders(project, user))
+    names = {command.name for command in load.commands}
+    assert "review" not in names and {"shared", "mine"} <= names
+    [problem] = load.problems
+    assert "review.md" in problem and "outside the workspace" in problem
+    assert "secret" not in problem and "BEGIN" not in problem
+
+
+def test_more_special_files_among_the_commands(tmp_path: Path) -> None:
+    """More tries of the same classes, written after the loader: a socket, a dangling link,
+    a link to /dev/urandom, a sparse file of a gigabyte, bytes that are not UTF-8, a name
+    with an escape sequence; each is left out with a problem, the rest load."""
+    import socket
+
+    from ohtui.tui.screens.custom_commands import command_folders, load_commands
+
+    folder = tmp_path / ".ohtui" / "commands"
+    folder.mkdir(parents=True)
+    (folder / "dangling.md").symlink_to(tmp_path / "nowhere.md")
+    (folder / "random.md").symlink_to("/dev/urandom")
+    with (folder / "huge.md").open("wb") as stream:
+        stream.truncate(1 << 30)
+    (folder / "latin.md").write_bytes(b"caf\xe9 $ARGUMENTS")
+    (folder / "\x1b[2Jclear.md").write_text("hi")
+    (folder / "good.md").write_text("Do $ARGUMENTS")
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(str(folder / "sock.md"))
+        load = load_commands(command_folders(tmp_path, None))
+    assert [command.name for command in load.commands] == ["good"]
+    problems = "\n".join(load.problems)
+    assert "huge.md: it is 1048576 KB" in problems and "latin.md: not UTF-8" in problems
+    assert "cannot be part of a command name" in problems

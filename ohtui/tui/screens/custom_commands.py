@@ -11,8 +11,10 @@ others still load. Reading happens off the UI thread (see `CustomCommands` in th
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
+import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -140,14 +142,14 @@ def read_command(path: Path, folder: Path, scope: Scope) -> CustomCommand:
             "'.' only, no spaces); rename the file"
         )
     name = ":".join(parts)
+    if scope == "workspace" and not _inside(path, folder.parents[len(WORKSPACE_FOLDER.parts) - 1]):
+        # A project's file linked to the user's keys would send them to the model when typed.
+        raise CommandFileError(
+            f"{shown}: it links outside the workspace; a project's command must be a file of "
+            "the project (copy it in, or keep it in your own commands folder)"
+        )
     try:
-        size = path.stat().st_size
-        if size > MAX_BYTES:
-            raise CommandFileError(
-                f"{shown}: it is {size // 1024} KB; a command file may be at most "
-                f"{MAX_BYTES // 1024} KB"
-            )
-        text = path.read_bytes().decode("utf-8")
+        text = _read_bounded(path, shown).decode("utf-8")
     except UnicodeDecodeError as exc:
         raise CommandFileError(f"{shown}: not UTF-8 text (byte {exc.start})") from exc
     except OSError as exc:
@@ -168,6 +170,34 @@ def read_command(path: Path, folder: Path, scope: Scope) -> CustomCommand:
         source=path,
         scope=scope,
     )
+
+
+def _inside(path: Path, root: Path) -> bool:
+    """Whether `path`, its links followed, is within `root` (a link loop is not)."""
+    try:
+        return path.resolve().is_relative_to(root.resolve())
+    except (OSError, RuntimeError):  # RuntimeError: a loop of links, before Python 3.13
+        return False
+
+
+def _read_bounded(path: Path, shown: str) -> bytes:
+    """The bytes of the regular file at `path`, at most MAX_BYTES: opened without blocking
+    and judged on its descriptor, so a file swapped for a FIFO, a device or a larger file
+    after it was listed is refused, not waited on or read whole."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    with os.fdopen(fd, "rb") as stream:
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode):
+            raise CommandFileError(f"{shown}: not a regular file")
+        if status.st_size > MAX_BYTES:
+            raise CommandFileError(
+                f"{shown}: it is {status.st_size // 1024} KB; a command file may be at most "
+                f"{MAX_BYTES // 1024} KB"
+            )
+        data = stream.read(MAX_BYTES + 1)
+    if len(data) > MAX_BYTES:  # grew since its size was read
+        raise CommandFileError(f"{shown}: a command file may be at most {MAX_BYTES // 1024} KB")
+    return data
 
 
 def shown_path(path: Path, scope: Scope) -> str:
