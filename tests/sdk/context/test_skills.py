@@ -312,3 +312,35 @@ def test_the_system_prompt_has_always_on_skills_whole_and_agentskills_by_name() 
     assert "Long PDF instructions" not in extension
     assert "recalled only" not in extension
     assert extension.endswith("Answer in French.")
+
+
+def test_a_project_file_linked_outside_the_project_is_not_read(tmp_path: Path) -> None:
+    """A hostile repository's AGENTS.md (or skill) linked to the user's keys would put them
+    in the system prompt of every conversation opened there. Links inside the project, and
+    the user's own skills folder, still work."""
+    key = tmp_path / "home" / ".ssh" / "id_ed25519"
+    key.parent.mkdir(parents=True)
+    key.write_text("-----BEGIN KEY-----\nsecret-key-bytes\n")
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    skills = project / ".agents" / "skills"
+    skills.mkdir(parents=True)
+    (project / "AGENTS.md").symlink_to(key)
+    (project / "CLAUDE.md").symlink_to(tmp_path / "home" / ".ssh")  # a folder: no file
+    (skills / "keys.md").symlink_to(key)
+    (skills / "loop.md").symlink_to(skills / "loop2.md")
+    (skills / "loop2.md").symlink_to(skills / "loop.md")
+    (project / "docs").mkdir()
+    (project / "docs" / "style.md").write_text("Use tabs.")
+    (skills / "style.md").symlink_to(project / "docs" / "style.md")  # inside: read
+
+    load = load_project_skills(project)
+    assert list(load.skills) == ["style"]
+    assert all("secret" not in skill.content for skill in load.skills.values())
+    refused = [warning for warning in load.warnings if "links outside the project" in warning]
+    assert len(refused) == 2 and all("secret" not in warning for warning in refused)
+
+    mine = tmp_path / "my-skills"
+    mine.mkdir()
+    (mine / "mine.md").symlink_to(project / "docs" / "style.md")
+    assert list(load_user_skills([mine]).skills) == ["mine"]

@@ -36,6 +36,9 @@ class SkillLoad:
 
     skills: dict[str, Skill] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    within: tuple[Path, ...] = ()
+    """Resolved folders each file read must lie in, its links followed: a project's (a file
+    it links to outside would be the user's, and go to the model); () for anywhere."""
 
     def add_missing(self, other: SkillLoad) -> None:
         """Take `other`'s skills whose names are not here yet, and all its warnings."""
@@ -48,6 +51,12 @@ class SkillLoad:
         self.warnings.append(message)
 
     def _read(self, path: Path, base_dir: Path | None) -> None:
+        if self.within and not _inside(path, self.within):
+            self._warn(
+                f"{path}: it links outside the project; a project's instructions and skills "
+                "must be files of the project"
+            )
+            return
         try:
             skill = Skill.load(path, base_dir)
         except SkillError as exc:
@@ -59,14 +68,23 @@ class SkillLoad:
         self.skills[skill.name] = skill
 
 
-def read_skills_dir(skill_dir: str | Path) -> SkillLoad:
+def _inside(path: Path, roots: tuple[Path, ...]) -> bool:
+    """Whether `path`, its links followed, lies in one of `roots` (a loop of links: no)."""
+    try:
+        real = path.resolve()
+    except (OSError, RuntimeError):  # RuntimeError: a loop of links, before Python 3.13
+        return False
+    return any(real.is_relative_to(root) for root in roots)
+
+
+def read_skills_dir(skill_dir: str | Path, *, within: tuple[Path, ...] = ()) -> SkillLoad:
     """Every skill in a directory: `*.md` files (any depth) and `<name>/SKILL.md` folders,
     with a warning per file that could not be read.
 
     README.md files are documentation, not skills. A missing directory has none.
     """
     root = Path(skill_dir)
-    result = SkillLoad()
+    result = SkillLoad(within=within)
     if not root.is_dir():
         return result
     try:
@@ -104,10 +122,10 @@ def load_skills_from_dir(
     return repo, knowledge, agent_skills
 
 
-def _merge_dirs(dirs: Iterable[Path]) -> SkillLoad:
+def _merge_dirs(dirs: Iterable[Path], within: tuple[Path, ...] = ()) -> SkillLoad:
     result = SkillLoad()
     for directory in dirs:
-        result.add_missing(read_skills_dir(directory))
+        result.add_missing(read_skills_dir(directory, within=within))
     return result
 
 
@@ -135,11 +153,13 @@ def load_project_skills(work_dir: str | Path) -> SkillLoad:
     git_root = _git_root(work.resolve()) if work.exists() else None
     if git_root is not None and git_root != work.resolve():
         roots.append(git_root)
-    result = SkillLoad()
+    within = tuple(root.resolve() for root in roots)
+    result = SkillLoad(within=within)
     for root in roots:
         for path in _third_party_files(root):
             result._read(path, None)
-    result.add_missing(_merge_dirs(root / d for root in roots for d in PROJECT_SKILL_DIRS))
+    dirs = (root / d for root in roots for d in PROJECT_SKILL_DIRS)
+    result.add_missing(_merge_dirs(dirs, within))
     return result
 
 
