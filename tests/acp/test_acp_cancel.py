@@ -75,7 +75,8 @@ def test_the_end_of_stdin_ends_the_process_and_all_it_started(
             session = await agent.new_session(project)
             turn = asyncio.ensure_future(agent.prompt(session, "run it"))
             await until((project / "started").exists, "the command to start")
-            assert leftovers(token)
+            # `started` is written before bash has forked `sleep`: wait for the sleep itself.
+            await until(lambda: bool(leftovers(token)), "the sleep to start")
         # `running` closed stdin and saw the process exit 0 by itself.
         turn.cancel()
         with contextlib.suppress(BaseException):
