@@ -112,7 +112,7 @@ class SettingsScreen(Screen[SettingsSaved | None]):
                 "Welcome to ohtui" if self.first_run else "Settings", id="heading", markup=False
             )
             yield Static(self._intro(), id="intro", markup=False)
-            with VerticalScroll(id="form"):
+            with VerticalScroll(id="form", can_focus=False):
                 yield Static("Model", classes="group")
                 with Horizontal(classes="row"):
                     yield Label("Provider", classes="label")
