@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from ohtui import __version__
 from ohtui.hardening import make_process_private
+from ohtui.long_lived import own_program
 from ohtui.settings.choices import ConfirmationPolicy
 from ohtui.settings.overrides import ENV_VARS, run_overrides
 from ohtui.settings.sandbox_modes import SANDBOX_MODES
@@ -230,6 +231,7 @@ def options_from(args: argparse.Namespace) -> AppOptions:
 def main(argv: list[str] | None = None) -> int:
     """Run ohtui; returns the exit code."""
     arguments = sys.argv[1:] if argv is None else argv
+    own_program()
     if arguments[:1] == ["serve"]:
         make_process_private()
         from ohtui.server.serve import main as serve

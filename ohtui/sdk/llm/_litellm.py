@@ -18,6 +18,8 @@ from contextlib import AbstractContextManager, nullcontext
 from types import ModuleType
 from typing import cast
 
+from ohtui import long_lived
+
 _module: ModuleType | None = None
 _lock = threading.Lock()
 _call_options: dict[str, object] = {}
@@ -89,6 +91,7 @@ def litellm() -> ModuleType:
             if "_skip_mcp_handler" in inspect.getsource(module.main.completion):
                 _call_options["_skip_mcp_handler"] = True
             _module = module
+            long_lived.settle()
     return _module
 
 

@@ -1,0 +1,53 @@
+"""`ohtui.long_lived`: what ohtui's programs import is frozen out of the collector's full
+passes; in a program using the engine as a library, the collector is left alone."""
+
+from __future__ import annotations
+
+import gc
+import weakref
+from collections.abc import Iterator
+
+import pytest
+
+from ohtui import long_lived
+
+
+class Node:
+    """Refers to itself: only the cyclic collector frees it."""
+
+    def __init__(self) -> None:
+        self.me = self
+
+
+@pytest.fixture
+def unfrozen(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """This process's collector as it was: nothing frozen before or after the test (and no
+    automatic collection during it, which would free the test's garbage before it looks)."""
+    monkeypatch.setattr(long_lived, "_own_program", False)
+    gc.unfreeze()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+        gc.unfreeze()
+
+
+def test_a_library_user_s_collector_is_left_alone(unfrozen: None) -> None:
+    kept = Node()
+    long_lived.settle()
+    assert gc.get_freeze_count() == 0
+    assert any(o is kept for o in gc.get_objects())
+
+
+def test_in_ohtui_s_programs_what_is_alive_is_frozen_and_young_garbage_freed_first(
+    unfrozen: None,
+) -> None:
+    kept = Node()
+    garbage = [weakref.ref(Node()) for _ in range(50)]  # unreachable, not yet collected
+    assert any(ref() is not None for ref in garbage)
+    long_lived.own_program()
+    long_lived.settle()
+    assert gc.get_freeze_count() > 0
+    assert not any(o is kept for o in gc.get_objects())  # in the permanent generation
+    assert all(ref() is None for ref in garbage)  # collected, not frozen forever
