@@ -21,9 +21,10 @@ class Node:
 
 @pytest.fixture
 def unfrozen(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """This process's collector as it was: nothing frozen before or after the test (and no
-    automatic collection during it, which would free the test's garbage before it looks)."""
+    """Nothing frozen during the test, and no automatic collection (which would free the
+    test's garbage before it looks); afterwards, what the suite froze is frozen again."""
     monkeypatch.setattr(long_lived, "_own_program", False)
+    frozen = gc.get_freeze_count()  # the suite's imports (tests/conftest.py)
     gc.unfreeze()
     gc.disable()
     try:
@@ -31,6 +32,9 @@ def unfrozen(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     finally:
         gc.enable()
         gc.unfreeze()
+        if frozen:
+            gc.collect()
+            gc.freeze()
 
 
 def test_a_library_user_s_collector_is_left_alone(unfrozen: None) -> None:
