@@ -28,16 +28,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 THOUGHT = "Checking the next item of the list, and noting what I found about it. " * 2
-TOOLS = [
-    {
-        "type": "function",
-        "function": {
-            "name": "think",
-            "description": "Think.",
-            "parameters": {"type": "object", "properties": {"thought": {"type": "string"}}},
-        },
-    }
-]
 CALLS = 30
 """Calls measured per figure (after two more): their median is the figure."""
 MODELS = ("hosted_vllm/test-model", "anthropic/claude-sonnet-4-5", "openai/test-model")
@@ -56,6 +46,8 @@ def add_turn(history: list[Any], i: int) -> None:
 
 
 def cpu_per_call(model: str, base: str, size: int) -> float:
+    from llm_server import THINK_TOOLS
+
     from ohtui.sdk import LLM
     from ohtui.sdk.llm.wire import EncodedMessage
 
@@ -74,7 +66,7 @@ def cpu_per_call(model: str, base: str, size: int) -> float:
     for j in range(CALLS + 2):
         add_turn(history, 10**6 + j)
         started = time.thread_time()
-        llm.completion(history, tools=TOOLS)
+        llm.completion(history, tools=THINK_TOOLS)
         cpu.append((time.thread_time() - started) * 1000)
     return statistics.median(cpu[2:])
 

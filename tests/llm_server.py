@@ -93,6 +93,19 @@ error whose text contains that string to ``BadRequestError``, whatever the statu
 """
 
 
+THINK_TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "think",
+            "description": "Think.",
+            "parameters": {"type": "object", "properties": {"thought": {"type": "string"}}},
+        },
+    }
+]
+"""A request's `tools`: the one `think` tool the scripted calls below are made to."""
+
+
 @dataclass(frozen=True)
 class ToolCall:
     """One tool call the model makes; ``arguments`` is the raw JSON string sent."""

@@ -19,8 +19,7 @@ from typing import overload
 
 from ohtui.sdk.event.base import Event
 from ohtui.sdk.event.types import EventID
-
-PAGE = 256
+from ohtui.sdk.utils.pages import in_pages, in_pages_reversed
 
 
 class Branch(Sequence[Event]):
@@ -85,15 +84,10 @@ class Branch(Sequence[Event]):
         return self._log[self._indexes[position]]
 
     def __iter__(self) -> Iterator[Event]:
-        for start in range(0, len(self._indexes), PAGE):
-            yield from self._read(self._indexes[start : start + PAGE])
+        return in_pages(self._read, self._indexes)
 
     def __reversed__(self) -> Iterator[Event]:
-        stop = len(self._indexes)
-        while stop > 0:
-            start = max(0, stop - PAGE)
-            yield from reversed(self._read(self._indexes[start:stop]))
-            stop = start
+        return in_pages_reversed(self._read, self._indexes)
 
     def __contains__(self, item: object) -> bool:
         event_id = item.id if isinstance(item, Event) else item

@@ -8,7 +8,7 @@ import time
 from typing import Any
 
 import pytest
-from llm_server import Reply, ScriptedLLMServer, ToolCall
+from llm_server import THINK_TOOLS, Reply, ScriptedLLMServer, ToolCall
 
 from ohtui.sdk import LLM
 from ohtui.sdk.llm import LLMContextWindowExceedError, direct
@@ -16,16 +16,6 @@ from ohtui.sdk.llm._litellm import call_options, litellm
 from ohtui.sdk.llm.warm_up import warm_up
 from ohtui.sdk.llm.wire import EncodedMessage, encode_messages
 
-TOOLS = [
-    {
-        "type": "function",
-        "function": {
-            "name": "think",
-            "description": "Think.",
-            "parameters": {"type": "object", "properties": {"thought": {"type": "string"}}},
-        },
-    }
-]
 HISTORY: list[dict[str, Any]] = [
     {"role": "system", "content": "You are terse."},
     {"role": "user", "content": "Think, then say hi. ünïcode"},
@@ -57,10 +47,10 @@ def test_openai_compatible_requests_go_direct_and_send_what_litellm_sends(
     llm_server.reply_text("hi")
     llm_server.reply_text("hi")
     llm = make_llm(llm_server, temperature=0.5, max_output_tokens=50)
-    assert direct.is_direct(llm._request(TOOLS, llm._call_context, {}) | {"messages": []})
-    llm.completion([EncodedMessage(m) for m in HISTORY], tools=TOOLS)
+    assert direct.is_direct(llm._request(THINK_TOOLS, llm._call_context, {}) | {"messages": []})
+    llm.completion([EncodedMessage(m) for m in HISTORY], tools=THINK_TOOLS)
     litellm().completion(
-        messages=HISTORY, **llm._request(TOOLS, llm._call_context, {}), **call_options()
+        messages=HISTORY, **llm._request(THINK_TOOLS, llm._call_context, {}), **call_options()
     )
     ours, theirs = llm_server.requests
     for key in ("model", "messages", "tools", "temperature", "max_tokens"):
@@ -82,7 +72,7 @@ def test_direct_calls_keep_usage_and_cost(llm_server: ScriptedLLMServer) -> None
         "think", {"thought": "x"}, usage={"prompt_tokens": 120, "completion_tokens": 30}
     )
     llm = make_llm(llm_server, input_cost_per_token=0.001, output_cost_per_token=0.002)
-    response = llm.completion(HISTORY, tools=TOOLS)
+    response = llm.completion(HISTORY, tools=THINK_TOOLS)
     assert response.message.tool_calls and response.message.tool_calls[0].name == "think"
     assert (response.usage.prompt_tokens, response.usage.completion_tokens) == (120, 30)
     assert llm.metrics.accumulated_cost == pytest.approx(0.12 + 0.06)
@@ -117,7 +107,7 @@ def test_direct_streaming_assembles_tool_calls(llm_server: ScriptedLLMServer) ->
     llm_server.reply(Reply(tool_calls=(ToolCall("think", '{"thought": "streamed"}'),)))
     deltas: list[Any] = []
     llm = make_llm(llm_server, stream=True)
-    response = llm.completion(HISTORY, tools=TOOLS, on_token=deltas.append)
+    response = llm.completion(HISTORY, tools=THINK_TOOLS, on_token=deltas.append)
     call = response.message.tool_calls[0]  # type: ignore[index]
     assert (call.name, json.loads(call.arguments)) == ("think", {"thought": "streamed"})
     assert any(d.tool_calls for d in deltas)

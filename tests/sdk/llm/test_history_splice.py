@@ -9,7 +9,7 @@ import json
 from typing import Any
 
 import pytest
-from llm_server import Reply, ScriptedLLMServer, ToolCall
+from llm_server import THINK_TOOLS, Reply, ScriptedLLMServer, ToolCall
 
 from ohtui.sdk import LLM
 from ohtui.sdk.llm import history_splice
@@ -17,16 +17,6 @@ from ohtui.sdk.llm._litellm import litellm
 from ohtui.sdk.llm.warm_up import warm_up
 from ohtui.sdk.llm.wire import EncodedMessage
 
-TOOLS = [
-    {
-        "type": "function",
-        "function": {
-            "name": "think",
-            "description": "Think.",
-            "parameters": {"type": "object", "properties": {"thought": {"type": "string"}}},
-        },
-    }
-]
 MODELS = ("hosted_vllm/test-model", "anthropic/claude-sonnet-4-5")
 
 
@@ -81,11 +71,11 @@ def test_litellm_gets_only_new_turns_and_the_server_gets_the_whole_history(
         EncodedMessage({"role": "user", "content": "Think a lot."}),
     ]
     for step in range(8):
-        answer = llm.completion(history, tools=TOOLS)
+        answer = llm.completion(history, tools=THINK_TOOLS)
         assert answer.message.tool_calls
         spliced = llm_server.requests[-1]
         # The same request with the whole history, litellm translating all of it.
-        llm.completion([dict(m) for m in history], tools=TOOLS)
+        llm.completion([dict(m) for m in history], tools=THINK_TOOLS)
         assert spliced == llm_server.requests[-1]
         grow(history, step, f"c{step}")
     # litellm was given the head and the newest turns, never the whole history again.
@@ -192,8 +182,8 @@ def test_the_spliced_body_is_byte_for_byte_what_litellm_sends(
     ]
     for step in range(5):
         grow(history, step, f"c{step}")
-        llm.completion(history, tools=TOOLS)
+        llm.completion(history, tools=THINK_TOOLS)
         spliced = sent[-1]
-        llm.completion([dict(m) for m in history], tools=TOOLS)
+        llm.completion([dict(m) for m in history], tools=THINK_TOOLS)
         assert spliced == sent[-1]
     assert len(json.loads(spliced)["messages"]) >= 10  # the whole history went out

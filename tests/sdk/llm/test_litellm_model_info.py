@@ -9,23 +9,13 @@ import importlib
 from typing import Any
 
 import pytest
-from llm_server import Reply, ScriptedLLMServer, ToolCall
+from llm_server import THINK_TOOLS, Reply, ScriptedLLMServer, ToolCall
 
 from ohtui.sdk import LLM
 from ohtui.sdk.llm import history_splice, litellm_model_info
 from ohtui.sdk.llm._litellm import litellm
 from ohtui.sdk.llm.wire import EncodedMessage
 
-TOOLS = [
-    {
-        "type": "function",
-        "function": {
-            "name": "think",
-            "description": "Think.",
-            "parameters": {"type": "object", "properties": {"thought": {"type": "string"}}},
-        },
-    }
-]
 MODELS = ("hosted_vllm/test-model", "anthropic/claude-sonnet-4-5")
 HOLDERS = ("litellm.utils", "litellm.responses.bridge_check")
 
@@ -153,7 +143,7 @@ def test_requests_and_cost_are_what_they_were_without_the_memo(
             llm = make_llm(llm_server, model)
             before = len(llm_server.requests)
             for turns in (3, 4, 5):
-                llm.completion(history(turns), tools=TOOLS)
+                llm.completion(history(turns), tools=THINK_TOOLS)
                 costs.setdefault(remembered, []).append(llm.metrics.accumulated_cost)
             bodies[remembered] = llm_server.requests[before:]
     finally:

@@ -5,21 +5,10 @@ from __future__ import annotations
 
 import json
 
-from llm_server import Reply, ScriptedLLMServer, ToolCall
+from llm_server import THINK_TOOLS, Reply, ScriptedLLMServer, ToolCall
 
 from ohtui.sdk import LLM
 from ohtui.sdk.llm.streaming import LLMStreamChunk, ModelResponseStream
-
-TOOLS = [
-    {
-        "type": "function",
-        "function": {
-            "name": "think",
-            "description": "Think.",
-            "parameters": {"type": "object", "properties": {"thought": {"type": "string"}}},
-        },
-    }
-]
 
 
 def test_a_streamed_reply_reads_as_litellm_chunks(llm: LLM, llm_server: ScriptedLLMServer) -> None:
@@ -32,7 +21,9 @@ def test_a_streamed_reply_reads_as_litellm_chunks(llm: LLM, llm_server: Scripted
     )
     chunks: list[ModelResponseStream] = []
     streaming = llm.model_copy(update={"stream": True})
-    streaming.completion([{"role": "user", "content": "go"}], tools=TOOLS, on_token=chunks.append)
+    streaming.completion(
+        [{"role": "user", "content": "go"}], tools=THINK_TOOLS, on_token=chunks.append
+    )
     content, reasoning, names, arguments, finish = "", "", "", "", []
     for chunk in chunks:
         assert chunk.id == chunk.response_id and chunk.object == "chat.completion.chunk"

@@ -13,9 +13,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Protocol, cast, overload, runtime_checkable
 
 from ohtui.sdk.event.base import Event, LLMConvertibleEvent
-
-PAGE = 256
-"""Events read from the log at a time while iterating."""
+from ohtui.sdk.utils.pages import in_pages, in_pages_reversed
 
 
 @runtime_checkable
@@ -110,15 +108,10 @@ class ViewEvents(Sequence[LLMConvertibleEvent]):
         return self._read([entry])[0] if isinstance(entry, int) else entry
 
     def __iter__(self) -> Iterator[LLMConvertibleEvent]:
-        for start in range(0, len(self._entries), PAGE):
-            yield from self._read(self._entries[start : start + PAGE])
+        return in_pages(self._read, self._entries)
 
     def __reversed__(self) -> Iterator[LLMConvertibleEvent]:
-        stop = len(self._entries)
-        while stop > 0:
-            start = max(0, stop - PAGE)
-            yield from reversed(self._read(self._entries[start:stop]))
-            stop = start
+        return in_pages_reversed(self._read, self._entries)
 
     def __contains__(self, item: object) -> bool:
         return isinstance(item, Event) and item.id in self._ids
