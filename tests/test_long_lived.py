@@ -4,6 +4,7 @@ passes; in a program using the engine as a library, the collector is left alone.
 from __future__ import annotations
 
 import gc
+import threading
 import weakref
 from collections.abc import Iterator
 
@@ -55,3 +56,47 @@ def test_in_ohtui_s_programs_what_is_alive_is_frozen_and_young_garbage_freed_fir
     assert gc.get_freeze_count() > 0
     assert not any(o is kept for o in gc.get_objects())  # in the permanent generation
     assert all(ref() is None for ref in garbage)  # collected, not frozen forever
+
+
+def test_a_library_user_s_thresholds_are_left_alone_during_a_large_import(unfrozen: None) -> None:
+    before = gc.get_threshold()
+    with long_lived.importing():
+        assert gc.get_threshold() == before
+    assert gc.get_threshold() == before
+    assert gc.get_freeze_count() == 0
+
+
+def test_no_full_pass_runs_while_ohtui_s_programs_import_then_all_is_as_before_and_settled(
+    unfrozen: None,
+) -> None:
+    before = gc.get_threshold()
+    long_lived.own_program()
+    with long_lived.importing():
+        young, older, full = gc.get_threshold()
+        assert (young, older) == before[:2]  # the young generations are still collected
+        assert full == long_lived.NO_FULL_PASS
+    assert gc.get_threshold() == before
+    assert gc.get_freeze_count() > 0
+
+
+def test_overlapping_imports_restore_the_threshold_when_the_last_ends_even_on_an_error(
+    unfrozen: None,
+) -> None:
+    before = gc.get_threshold()
+    long_lived.own_program()
+    entered, release = threading.Event(), threading.Event()
+
+    def other() -> None:
+        with long_lived.importing():
+            entered.set()
+            release.wait(10)
+
+    thread = threading.Thread(target=other)
+    thread.start()
+    assert entered.wait(10)
+    with pytest.raises(ImportError), long_lived.importing():
+        raise ImportError("a module that failed to import")
+    assert gc.get_threshold()[2] == long_lived.NO_FULL_PASS  # the other import still runs
+    release.set()
+    thread.join(10)
+    assert gc.get_threshold() == before

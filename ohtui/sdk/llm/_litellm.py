@@ -39,60 +39,63 @@ def litellm() -> ModuleType:
         return _module
     with _lock:
         if _module is None:
-            os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-            os.environ.setdefault("LITELLM_MODE", "PRODUCTION")  # DEV mode loads ./.env
-            os.environ.setdefault("LITELLM_LOG", "ERROR")
-            # litellm's types trip a pydantic warning on first use; it would land on the terminal.
-            warnings.filterwarnings(
-                "ignore", message=r".*`ReadOnly` qualifier", category=UserWarning
-            )
-            import litellm as module
-
-            _defer_encoding(module)
-            module.suppress_debug_info = True
-            # Its per-chunk logging walks the whole request (the history) for every chunk on
-            # a thread pool: with a long conversation that starves everything else. We keep
-            # our own metrics and have no litellm callbacks, so it has nothing to log for us.
-            module.disable_streaming_logging = True
-            module.telemetry = False
-            module.set_verbose = False
-            # Nothing of litellm's bookkeeping is ours: no callbacks, no budget, no cache (our
-            # own metrics come from the answer's usage). Its redaction of messages for those
-            # absent callbacks is off too: it copied and rewrote every answer, for no reader.
-            module.turn_off_message_logging = False
-            module.log_raw_request_response = False
-            module.success_callback = []
-            module.failure_callback = []
-            module.callbacks = []
-            module.max_budget = 0.0
-            module.cache = None
-            # Its price of each answer (kept for its logging) counts the request's tokens
-            # with its tokenizer when the answer is streamed: the history walked once more
-            # and 40 MB of tokenizer loaded. We price answers ourselves from their usage.
-            if callable(getattr(module, "response_cost_calculator", None)):
-                module.response_cost_calculator = _no_price
-            _internal_call[0] = _internal_sub_call()
-            # It looks the same model up in its map several times per call.
-            from ohtui.sdk.llm import litellm_model_info
-
-            litellm_model_info.install(module)
-            for name in _LOGGERS:
-                logger = logging.getLogger(name)
-                for handler in list(logger.handlers):
-                    if isinstance(handler, logging.StreamHandler) and not isinstance(
-                        handler, logging.FileHandler
-                    ):
-                        logger.removeHandler(handler)
-                logger.propagate = True
-                logger.setLevel(logging.WARNING)
-            # With `tools`, litellm imports its MCP gateway (slow, and it needs the optional
-            # `mcp` package) only to learn that function tools are not MCP tools. Versions
-            # that can skip that check take a private flag; pass it only where it exists.
-            if "_skip_mcp_handler" in inspect.getsource(module.main.completion):
-                _call_options["_skip_mcp_handler"] = True
-            _module = module
-            long_lived.settle()
+            with long_lived.importing():  # then frozen out of the collector's full passes
+                _module = _load()
     return _module
+
+
+def _load() -> ModuleType:
+    """Import litellm, offline and quiet, and set it up for our calls."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    os.environ.setdefault("LITELLM_MODE", "PRODUCTION")  # DEV mode loads ./.env
+    os.environ.setdefault("LITELLM_LOG", "ERROR")
+    # litellm's types trip a pydantic warning on first use; it would land on the terminal.
+    warnings.filterwarnings("ignore", message=r".*`ReadOnly` qualifier", category=UserWarning)
+    import litellm as module
+
+    _defer_encoding(module)
+    module.suppress_debug_info = True
+    # Its per-chunk logging walks the whole request (the history) for every chunk on
+    # a thread pool: with a long conversation that starves everything else. We keep
+    # our own metrics and have no litellm callbacks, so it has nothing to log for us.
+    module.disable_streaming_logging = True
+    module.telemetry = False
+    module.set_verbose = False
+    # Nothing of litellm's bookkeeping is ours: no callbacks, no budget, no cache (our
+    # own metrics come from the answer's usage). Its redaction of messages for those
+    # absent callbacks is off too: it copied and rewrote every answer, for no reader.
+    module.turn_off_message_logging = False
+    module.log_raw_request_response = False
+    module.success_callback = []
+    module.failure_callback = []
+    module.callbacks = []
+    module.max_budget = 0.0
+    module.cache = None
+    # Its price of each answer (kept for its logging) counts the request's tokens
+    # with its tokenizer when the answer is streamed: the history walked once more
+    # and 40 MB of tokenizer loaded. We price answers ourselves from their usage.
+    if callable(getattr(module, "response_cost_calculator", None)):
+        module.response_cost_calculator = _no_price
+    _internal_call[0] = _internal_sub_call()
+    # It looks the same model up in its map several times per call.
+    from ohtui.sdk.llm import litellm_model_info
+
+    litellm_model_info.install(module)
+    for name in _LOGGERS:
+        logger = logging.getLogger(name)
+        for handler in list(logger.handlers):
+            if isinstance(handler, logging.StreamHandler) and not isinstance(
+                handler, logging.FileHandler
+            ):
+                logger.removeHandler(handler)
+        logger.propagate = True
+        logger.setLevel(logging.WARNING)
+    # With `tools`, litellm imports its MCP gateway (slow, and it needs the optional
+    # `mcp` package) only to learn that function tools are not MCP tools. Versions
+    # that can skip that check take a private flag; pass it only where it exists.
+    if "_skip_mcp_handler" in inspect.getsource(module.main.completion):
+        _call_options["_skip_mcp_handler"] = True
+    return module
 
 
 def _no_price(**_kwargs: object) -> None:

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from contextlib import nullcontext
 from typing import TYPE_CHECKING
 
+from ohtui import long_lived
 from ohtui.paced_import import paced_imports
 from ohtui.sdk.llm import direct, history_splice
 from ohtui.sdk.llm._litellm import call_options, litellm, unlogged
@@ -55,11 +56,11 @@ def _load_litellm_path(llm: LLM | None) -> None:
         from ohtui.sdk.llm.llm import LLMCallContext
 
         # litellm's first call imports the provider's code and makes its client: about a
-        # second of CPU the first message would otherwise wait for.
+        # second of CPU the first message would otherwise wait for. Frozen too, as litellm.
         request = llm._request(REHEARSAL_TOOLS, LLMCallContext(), {})
         request.update(call_options())
         if llm.stream:
             request.update(stream=True, stream_options={"include_usage": True})
         request["messages"] = [{"role": "user", "content": "warm-up"}]
-        with unlogged():
+        with unlogged(), long_lived.importing():
             history_splice.rehearse(module, request)

@@ -549,7 +549,8 @@ def test_litellm_prints_nothing(
 
 def test_importing_litellm_through_the_sdk_prints_nothing() -> None:
     """...and leaves the collector alone in a program using the engine as a library, while
-    ohtui's own programs freeze litellm's ~380,000 objects out of its full passes."""
+    ohtui's own programs run no full pass during the import and then freeze litellm's
+    ~380,000 objects out of them."""
     script = (
         "import gc, sys\n"
         "from ohtui.sdk.llm import _litellm\n"
@@ -559,8 +560,13 @@ def test_importing_litellm_through_the_sdk_prints_nothing() -> None:
         "from ohtui.long_lived import own_program\n"
         "own_program()\n"
         "_litellm._module = None  # as if imported first in one of ohtui's programs\n"
+        "load, seen = _litellm._load, []\n"
+        "_litellm._load = lambda: seen.append(gc.get_threshold()[2]) or load()\n"
+        "before = gc.get_threshold()\n"
         "_litellm.litellm()\n"
         "assert gc.get_freeze_count() > 100_000, gc.get_freeze_count()\n"
+        "assert seen == [1 << 30], seen  # no full pass during the import\n"
+        "assert gc.get_threshold() == before, gc.get_threshold()\n"
     )
     env = {k: v for k, v in os.environ.items() if not k.startswith("LITELLM")}
     result = subprocess.run(
