@@ -8,6 +8,7 @@ tmp directory, so workspaces show as ~/project whatever the tmp path is.
 from __future__ import annotations
 
 import re
+import threading
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -18,6 +19,7 @@ import pytest
 from chat_helpers import screen_text
 from holder import held_elsewhere
 from llm_server import ScriptedLLMServer
+from textual import events
 from textual.app import App
 from textual.content import Content
 from textual.css.stylesheet import Stylesheet
@@ -1211,3 +1213,118 @@ async def test_the_preview_reads_pages_of_events_off_the_ui_thread(
         assert calls[-1][1] is not None and calls[-1][1] <= 60 - read
         assert f"› message number {60 - read - 1}" in preview_text(screen)
         assert scroller.scroll_y > 0  # the lines read stay in place; the new ones are above
+
+
+# --- read ahead (the picker opened from a running app) ----------------------------------------
+
+
+class ReadAheadHost(Host):
+    """Opens the picker as the app does: its first rows read, then the screen pushed."""
+
+    def on_mount(self, event: events.Mount) -> None:
+        import ohtui.sdk.conversation.catalog  # noqa: F401  (loaded: the picker was preloaded)
+
+        event.prevent_default()  # not Host's push
+        self.picker.read_ahead(self, lambda: self.push_screen(self.picker, self._picked))
+
+
+@pytest.fixture
+def first_shown(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """For each picker shown, the options it holds as its first frame is about to be drawn."""
+    seen: list[int] = []
+    resume = PickerScreen.on_screen_resume
+
+    def noted(self: PickerScreen, event: Any) -> None:
+        if not self._shown_before:
+            seen.append(self.option_list.option_count)
+        resume(self, event)
+
+    monkeypatch.setattr(PickerScreen, "on_screen_resume", noted)
+    return seen
+
+
+async def test_read_ahead_the_picker_s_first_frame_has_its_rows(
+    save: Saver,
+    conversations_dir: Path,
+    project: Path,
+    wait: Any,
+    first_shown: list[int],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Opened from the app: the rows are read before the screen shows, so its opening frame
+    has them (no "Loading" frame, no second read), and the app draws again afterwards."""
+    monkeypatch.setattr(picker_module, "READ_AHEAD_WAIT", 30.0)  # however slow this machine
+    for n in range(3):
+        save(project, [(f"Task {n}", "Done.")], ago=DAY * (n + 1), title=f"Task {n}")
+    reloads: list[bool] = []
+    reload = PickerScreen._reload
+    monkeypatch.setattr(
+        PickerScreen, "_reload", lambda self, *a, **k: reloads.append(True) or reload(self, *a, **k)
+    )
+    app = ReadAheadHost(PickerScreen(conversations_dir, project, now=lambda: NOW))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait(pilot, lambda: app.screen is app.picker and bool(preview_text(app.picker)))
+        assert first_shown == [3]  # the three rows
+        assert reloads == []
+        assert [t.split(" | ")[0] for t in row_texts(app.picker)] == ["Task 0", "Task 1", "Task 2"]
+        assert app._batch_count == 0  # drawing again (held while the rows were read)
+        await type_text(pilot, "Task 2")
+        await wait(pilot, lambda: len(app.picker.rows) == 1, what="the search's one row")
+        await pilot.press("enter")
+        await wait(pilot, lambda: app.result != UNSET, what="the picker to close")
+        assert app.result == app.picker.rows[0].id
+
+
+async def test_read_ahead_too_slow_the_picker_shows_without_it_and_reads_as_ever(
+    save: Saver,
+    conversations_dir: Path,
+    project: Path,
+    wait: Any,
+    first_shown: list[int],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A read that takes longer than READ_AHEAD_WAIT (a busy disk): the screen shows
+    without it, reads its rows as it always did, and the late page is never shown."""
+    save(project, [("Port the CLI", "Done.")], ago=DAY, title="Port the CLI")
+    release = threading.Event()
+    calls: list[int] = []
+    first_page = RowsReader.first_page
+
+    def slow_first(self: RowsReader, generation: int, *args: Any) -> None:
+        calls.append(generation)
+        if len(calls) == 1:
+            assert release.wait(10)
+        first_page(self, generation, *args)
+
+    monkeypatch.setattr(RowsReader, "first_page", slow_first)
+    app = ReadAheadHost(PickerScreen(conversations_dir, project, now=lambda: NOW))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait(pilot, lambda: app.screen is app.picker and bool(app.picker.rows))
+        assert first_shown == [0]  # "Loading conversations…" until its own read
+        assert app._batch_count == 0
+        release.set()
+        await wait(pilot, lambda: len(calls) == 2 and not app.picker.pending)
+        await pilot.pause(0.1)
+        assert calls == [1, 2]  # the read ahead's listing is stale: never applied
+        assert [t.split(" | ")[0] for t in row_texts(app.picker)] == ["Port the CLI"]
+
+
+async def test_a_failed_read_ahead_shows_the_picker_at_once_which_says_what_failed(
+    conversations_dir: Path,
+    project: Path,
+    wait: Any,
+    first_shown: list[int],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def locked(self: RowsReader, *args: Any) -> None:
+        raise TimeoutError("The conversations database is locked by another program.")
+
+    monkeypatch.setattr(RowsReader, "first_page", locked)
+    app = ReadAheadHost(PickerScreen(conversations_dir, project, now=lambda: NOW))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait(pilot, lambda: bool(app.notes), what="the error")
+        assert app.screen is app.picker
+        assert first_shown == [0]
+        assert app.notes == ["The conversations database is locked by another program."]
+        assert "cannot be read right now" in text(app, "#empty")
+        assert app._batch_count == 0

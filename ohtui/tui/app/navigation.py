@@ -168,7 +168,7 @@ class Navigation(App[None]):
             open_conversation=self._open_conversation,
             catalog=self._server_catalog(),
         )
-        self.push_screen(picker, self._picked)
+        picker.read_ahead(self, lambda: self.push_screen(picker, self._picked))
 
     def _server_catalog(self) -> ConversationCatalog | None:
         """The agent server's conversations, when the agent runs on one (None: local)."""

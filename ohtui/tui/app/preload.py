@@ -19,6 +19,7 @@ def load_picker() -> None:
     """Import the conversation picker (after the engine, which it lists conversations with)."""
     load_engine()
     with IMPORT_LOCK:
+        import ohtui.sdk.conversation.catalog  # its first rows are read before it shows
         import ohtui.tui.screens.picker  # noqa: F401
 
 

@@ -19,12 +19,13 @@ together: its keys and the messages its parts post, which is why it stays one mo
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from textual import events, on
 from textual.app import App, ComposeResult
@@ -62,6 +63,8 @@ SEARCH_DELAY = 0.15
 PAGE_ROWS = 50
 """Rows read at a time: a few screens' worth."""
 SEARCH_PAGE_ROWS = 20
+READ_AHEAD_WAIT = 0.05
+"""Seconds the picker waits for its first rows before it shows without them (see read_ahead)."""
 """Search results read at a time (each with a snippet, which costs a lookup)."""
 LOCAL_SEARCHES = "all messages"
 """What the local catalogue's search looks through (its `searches`), known before the engine
@@ -159,6 +162,45 @@ class PickerScreen(Screen[str | OpenBranch | None]):
         )
         self._shown_before = False
         self._legend_has_branches = False
+        self._read_ahead: list[Message] = []
+        """The first page of rows (and its count) read before the screen showed."""
+
+    def read_ahead(self, app: App[Any], show: Callable[[], object]) -> None:
+        """Read the first page of rows on a thread, then `show` this screen (on the UI
+        thread): its opening frame has them, with no "Loading" frame before them. The rows
+        are read in a few milliseconds once the engine is loaded; after READ_AHEAD_WAIT s
+        without them (or from an agent server, or before the engine loaded) it shows at once
+        and reads them as it always did."""
+        if self._given_catalog is not None or "ohtui.sdk.conversation.catalog" not in sys.modules:
+            show()
+            return
+        self._generation += 1
+        generation, workspace = self._generation, self._workspace_filter(self.scope)
+        posted: list[Message] = []
+        reader = replace(self._reader, post=posted.append)
+        shown = False
+        # Nothing is drawn meanwhile: the screen below would be, only to be covered (the
+        # command's own changes to it, a frame's work before the picker's).
+        held = app.batch_update()
+        held.__enter__()
+
+        def show_once(read: list[Message]) -> None:  # on the UI thread: the first call shows
+            nonlocal shown
+            if not shown:
+                shown = True
+                self._read_ahead = read
+                show()
+                held.__exit__(None, None, None)
+
+        def read() -> None:
+            try:
+                reader.first_page(generation, "", workspace, PAGE_ROWS)
+            except (OSError, LookupError, ValueError):
+                posted.clear()  # the screen reads them again, and says what went wrong
+            app.call_from_thread(show_once, posted)
+
+        app.set_timer(READ_AHEAD_WAIT, lambda: show_once([]))
+        threading.Thread(target=read, name="ohtui-picker-rows", daemon=True).start()
 
     @classmethod
     async def preload_styles(cls, app: App[object]) -> bool:
@@ -193,6 +235,11 @@ class PickerScreen(Screen[str | OpenBranch | None]):
         self.watch(self.option_list, "scroll_y", self._load_more_if_near_end, init=False)
         preview = self.query_one("#preview-body", VerticalScroll)
         self.watch(preview, "scroll_y", self._preview.scrolled, init=False)
+        for message in self._read_ahead:  # in the opening frame
+            if isinstance(message, Listed):
+                self._listed(message)
+            elif isinstance(message, Counted):
+                self._counted(message)
 
     def on_screen_resume(self, event: events.ScreenResume) -> None:
         """Shown for the first time, its widgets have the styles they mounted with: restyling
@@ -205,7 +252,8 @@ class PickerScreen(Screen[str | OpenBranch | None]):
         if not self._shown_before:
             self._shown_before = True
             event.refresh_styles = False
-            self._reload()
+            if not self._read_ahead:
+                self._reload()
 
     def on_resize(self, event: events.Resize) -> None:
         """A screen is told it was resized when it is first laid out, at the size it was just
