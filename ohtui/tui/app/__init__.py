@@ -41,9 +41,12 @@ from ohtui.tui.widgets.engine_import import load_engine
 WARM_UP_AFTER = 2.0
 """Seconds the first frame stays idle before the LLM path is warmed up (see _warm_up) and the
 conversation picker got ready to open (see preload_picker)."""
-WARM_UP_TRIES = 48
-"""Times (every 0.25 s) the warm-up looks for the open conversation before going without
-(about 12 s after the first frame, as when it began at WARM_UP_AFTER and looked 40 times)."""
+WARM_UP_POLL = 0.05
+"""Seconds between the warm-up's looks for the open conversation: it starts as soon as the
+conversation is open (litellm's import is most of what the first message would wait for)."""
+WARM_UP_TRIES = 240
+"""Times the warm-up looks for the open conversation before going without (about 12 s after
+the first frame)."""
 SHOWN_ONLY = ShownOnly()
 """One instance: Textual caches each line's filtered form by filter."""
 NO_SHAPES = NoShapes()
@@ -146,7 +149,7 @@ class OhtuiApp(InputPace, OrderedKeys, Navigation):
         session = self.current_session if self.chat is not None else None
         conversation = session.conversation if session is not None else None
         if conversation is None and tries < WARM_UP_TRIES:
-            self.set_timer(0.25, lambda: self._warm_up(tries + 1))
+            self.set_timer(WARM_UP_POLL, lambda: self._warm_up(tries + 1))
             return
         threading.Thread(
             target=_warm_engine,
