@@ -7,6 +7,7 @@ tmp directory, so workspaces show as ~/project whatever the tmp path is.
 
 from __future__ import annotations
 
+import asyncio
 import re
 import threading
 import uuid
@@ -1263,7 +1264,7 @@ async def test_read_ahead_the_picker_s_first_frame_has_its_rows(
     )
     app = ReadAheadHost(PickerScreen(conversations_dir, project, now=lambda: NOW))
     async with app.run_test(size=SIZE) as pilot:
-        await wait(pilot, lambda: app.screen is app.picker and bool(preview_text(app.picker)))
+        await wait(pilot, lambda: app.picker.is_mounted and bool(preview_text(app.picker)))
         assert first_shown == [3]  # the three rows
         assert reloads == []
         assert [t.split(" | ")[0] for t in row_texts(app.picker)] == ["Task 0", "Task 1", "Task 2"]
@@ -1328,3 +1329,32 @@ async def test_a_failed_read_ahead_shows_the_picker_at_once_which_says_what_fail
         assert app.notes == ["The conversations database is locked by another program."]
         assert "cannot be read right now" in text(app, "#empty")
         assert app._batch_count == 0
+
+
+async def test_an_app_that_ends_during_the_read_ahead_ends_quietly(
+    save: Saver, conversations_dir: Path, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Quit while the rows are read: the reading thread finds no app to hand them to and
+    ends without a word (a traceback would land on the terminal)."""
+    save(project, [("Port the CLI", "Done.")], ago=DAY, title="Port the CLI")
+    monkeypatch.setattr(picker_module, "READ_AHEAD_WAIT", 30.0)
+    release = threading.Event()
+    first_page = RowsReader.first_page
+
+    def held_first(self: RowsReader, *args: Any) -> None:
+        assert release.wait(10)
+        first_page(self, *args)
+
+    monkeypatch.setattr(RowsReader, "first_page", held_first)
+    failures: list[BaseException | None] = []
+    monkeypatch.setattr(threading, "excepthook", lambda args: failures.append(args.exc_value))
+    app = ReadAheadHost(PickerScreen(conversations_dir, project, now=lambda: NOW))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert app.screen is not app.picker  # still reading
+    release.set()
+    readers = [t for t in threading.enumerate() if t.name == "ohtui-picker-rows"]
+    for thread in readers:  # the app's loop (the test's) runs meanwhile
+        await asyncio.to_thread(thread.join, 10)
+    assert readers and not any(t.is_alive() for t in readers)
+    assert failures == []

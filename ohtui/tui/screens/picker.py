@@ -23,6 +23,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -186,18 +187,22 @@ class PickerScreen(Screen[str | OpenBranch | None]):
 
         def show_once(read: list[Message]) -> None:  # on the UI thread: the first call shows
             nonlocal shown
-            if not shown:
-                shown = True
-                self._read_ahead = read
+            if shown or not app.is_running:
+                return
+            shown = True
+            self._read_ahead = read
+            try:
                 show()
+            finally:
                 held.__exit__(None, None, None)
 
         def read() -> None:
             try:
                 reader.first_page(generation, "", workspace, PAGE_ROWS)
-            except (OSError, LookupError, ValueError):
-                posted.clear()  # the screen reads them again, and says what went wrong
-            app.call_from_thread(show_once, posted)
+            except Exception:  # noqa: BLE001 -- the screen reads them again, and says why
+                posted.clear()
+            with suppress(RuntimeError):  # the app ended meanwhile
+                app.call_from_thread(show_once, posted)
 
         app.set_timer(READ_AHEAD_WAIT, lambda: show_once([]))
         threading.Thread(target=read, name="ohtui-picker-rows", daemon=True).start()
