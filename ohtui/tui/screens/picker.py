@@ -5,7 +5,9 @@ Every printable key types into the search box, wherever the focus is: commands t
 never type text (Ctrl+D, Ctrl+R, Ctrl+W), so typing a search can never delete or rename.
 
 Every database call runs on a worker thread and comes back as a message, so no key press
-waits for SQLite. The engine is imported on those threads too: it costs ~0.2 s to import.
+waits for SQLite (opened from the app, the first page is read on a thread before the screen
+shows, so its opening frame has it: `read_ahead`). The engine is imported on those threads
+too: it costs ~0.2 s to import.
 Rows come a page at a time (keyset pages from the store, formatted on the worker); the UI
 applies each page in one step, and reaching the end of the list reads the next. A newer
 listing or search makes every older one's result stale: it is dropped, never shown.
@@ -64,9 +66,9 @@ SEARCH_DELAY = 0.15
 PAGE_ROWS = 50
 """Rows read at a time: a few screens' worth."""
 SEARCH_PAGE_ROWS = 20
+"""Search results read at a time (each with a snippet, which costs a lookup)."""
 READ_AHEAD_WAIT = 0.05
 """Seconds the picker waits for its first rows before it shows without them (see read_ahead)."""
-"""Search results read at a time (each with a snippet, which costs a lookup)."""
 LOCAL_SEARCHES = "all messages"
 """What the local catalogue's search looks through (its `searches`), known before the engine
 is imported: the search box shows it in the picker's first frame."""
