@@ -12,7 +12,7 @@ import os
 import threading
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ohtui.settings import paths
 from ohtui.settings.overrides import Key, Override
@@ -47,6 +47,8 @@ class Profile:
         self._loaded: LoadedConfig | None = None
         self._settings: Settings | None = None
         self._secrets: SecretStore | None = None
+        self._early: tuple[str, dict[str, Any]] | None = None
+        """config.toml's text and its parsed values, as `early_value` last read them."""
         self.memory_chosen = False
         """The user agreed to keep secrets in memory for this run (no keyring works)."""
         self.problem: str | None = None
@@ -159,19 +161,29 @@ class Profile:
 
     def early_value(self, table: str, key: str) -> object:
         """A setting as this run's overrides or config.toml give it, unvalidated (None:
-        not set, or unreadable): for what must be known before the settings load."""
+        not set, or unreadable): for what must be known before the settings load (before
+        the first frame, where loading a TOML parser costs a few milliseconds: a file that
+        names neither the key nor any escape cannot set it, and is not parsed; a file is
+        parsed once however many values are read from it)."""
         override = self.overrides.get((table, key))
         if override is not None:
             return override.value
-        import tomllib
-
         if self.config_path is None:
             return None
         try:
-            raw = tomllib.loads(self.config_path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+            text = self.config_path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
             return None
-        section = raw.get(table)
+        if key not in text and "\\" not in text:  # a quoted key may spell it with escapes
+            return None
+        if self._early is None or self._early[0] != text:
+            import tomllib
+
+            try:
+                self._early = (text, tomllib.loads(text))
+            except tomllib.TOMLDecodeError:
+                return None
+        section = self._early[1].get(table)
         return section.get(key) if isinstance(section, dict) else None
 
     @property

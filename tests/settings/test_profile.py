@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -156,3 +158,62 @@ def test_conversations_dir_before_and_after_loading_agree(
     assert quick == want
     profile.load_settings()
     assert profile.conversations_dir == want
+
+
+# --- early values (read before the first frame) -----------------------------------------------
+
+
+def test_early_values_as_the_file_gives_them_even_with_keys_spelled_in_escapes(
+    tmp_path: Path,
+) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text('[ui]\ntheme = "nord"\n', encoding="utf-8")
+    profile = Profile(config, use_keyring=False)
+    assert profile.early_value("ui", "theme") == "nord"
+    assert profile.early_value("ui", "screen_reader") is None
+    config.write_text('[ui]\n"th\\u0065me" = "gruvbox"\n', encoding="utf-8")  # still theme
+    assert profile.early_value("ui", "theme") == "gruvbox"
+    config.write_text("[ui\ntheme = ", encoding="utf-8")  # broken: the settings say why
+    assert profile.early_value("ui", "theme") is None
+    override = run_overrides({"OHTUI_SCREEN_READER": "yes"})
+    assert Profile(config, override, use_keyring=False).early_value("ui", "screen_reader")
+
+
+def test_early_values_parse_the_file_once_and_again_when_it_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    parsed: list[str] = []
+    loads = tomllib.loads
+    monkeypatch.setattr(tomllib, "loads", lambda text: parsed.append(text) or loads(text))
+    config = tmp_path / "config.toml"
+    config.write_text('[ui]\ntheme = "nord"\nscreen_reader = true\n', encoding="utf-8")
+    profile = Profile(config, use_keyring=False)
+    assert profile.early_value("ui", "screen_reader") is True
+    assert profile.early_value("ui", "theme") == "nord"
+    assert len(parsed) == 1
+    config.write_text('[ui]\ntheme = "dracula"\n', encoding="utf-8")
+    assert profile.early_value("ui", "theme") == "dracula"
+    assert len(parsed) == 2
+
+
+def test_a_file_that_sets_no_early_value_loads_no_toml_parser_before_the_first_frame(
+    tmp_path: Path,
+) -> None:
+    """config.toml with other settings: the values read before the first frame (screen
+    reader, theme) are known to be unset without loading tomllib (a few milliseconds)."""
+    config = tmp_path / "config.toml"
+    config.write_text('[llm]\nmodel = "anthropic/claude-sonnet-4-5"\n', encoding="utf-8")
+    script = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from ohtui.settings.profile import Profile\n"
+        f"profile = Profile(Path({str(config)!r}), use_keyring=False)\n"
+        "assert profile.early_value('ui', 'screen_reader') is None\n"
+        "assert profile.early_value('ui', 'theme') is None\n"
+        "print('tomllib' in sys.modules)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "False"
