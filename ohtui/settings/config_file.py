@@ -22,7 +22,9 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from ohtui.settings import paths
 from ohtui.settings.schema import Settings
+from ohtui.small_file import UnusableFileError, read_small
 
 
 class ConfigError(Exception):
@@ -57,11 +59,11 @@ class ConfigFile:
     def load(self) -> LoadedConfig:
         """Read and validate the file; a missing file means every default."""
         try:
-            text = self.path.read_text(encoding="utf-8")
+            text = self._text()
         except FileNotFoundError:
             return LoadedConfig(Settings())
-        except (OSError, UnicodeDecodeError) as exc:
-            reason = exc.strerror if isinstance(exc, OSError) else "it is not UTF-8 text"
+        except OSError as exc:  # UnusableFileError has no strerror: "is not a regular file"
+            reason = exc.strerror or str(exc)
             # Saving over it would lose what it holds: save() reads it again and fails too.
             return LoadedConfig(
                 Settings(),
@@ -78,6 +80,13 @@ class ConfigFile:
             error = self._invalid(exc, text)
             return LoadedConfig(_valid_part(raw), error, self._unknown_keys(raw, text), True)
         return LoadedConfig(settings, warnings=self._unknown_keys(raw, text), exists=True)
+
+    def _text(self) -> str:
+        """The file's text (OSError: unreadable, no regular file, too large, not UTF-8)."""
+        try:
+            return read_small(self.path, paths.CONFIG_LIMIT).decode("utf-8")
+        except UnicodeDecodeError:
+            raise UnusableFileError("is not UTF-8 text") from None
 
     def save(self, settings: Settings) -> None:
         """Write `settings`, keeping keys we do not know; raises OSError if it cannot.
@@ -99,7 +108,7 @@ class ConfigFile:
     def _raw_for_update(self) -> dict[str, Any]:
         """The file's tables, to keep what we do not know; a file with errors is backed up."""
         try:
-            text = self.path.read_text(encoding="utf-8")
+            text = self._text()
         except FileNotFoundError:
             return {}
         backup = self.path.with_name(f"{self.path.name}.bak")

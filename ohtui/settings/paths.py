@@ -18,6 +18,11 @@ def _dir(env: str, kind: str) -> Path:
     return Path(getattr(platformdirs, f"user_{kind}_dir")(APP_NAME, appauthor=False))
 
 
+CONFIG_LIMIT = 1 << 20
+"""config.toml is read up to this size (through `ohtui.small_file.read_small`: a FIFO or a
+device in its place must not block ohtui's start)."""
+
+
 def config_file() -> Path:
     """config.toml (OHTUI_CONFIG overrides; so does `ohtui --config PATH`)."""
     override = os.environ.get("OHTUI_CONFIG")

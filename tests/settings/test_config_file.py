@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import os
+import socket
+import threading
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from ohtui.settings.config_file import ConfigFile, locate, section_keys
+from ohtui.settings.config_file import ConfigFile, LoadedConfig, locate, section_keys
+from ohtui.settings.profile import Profile
 from ohtui.settings.schema import Settings
 
 
@@ -329,3 +334,99 @@ def test_the_example_file_documents_every_key() -> None:
     expected.discard("confirmation.rules")
     expected |= {"confirmation.rules.tool", "confirmation.rules.command_prefix"}
     assert expected <= written, expected - written
+
+
+# --- what may stand where config.toml should be -----------------------------------------------
+
+
+def _special(tmp_path: Path, kind: str) -> Path:
+    """config.toml as something other than a small UTF-8 text file."""
+    path = tmp_path / "config.toml"
+    if kind == "fifo":  # blocks a reader until a writer comes: ohtui would never start
+        os.mkfifo(path)
+    elif kind == "link to a fifo":
+        os.mkfifo(tmp_path / "pipe")
+        path.symlink_to(tmp_path / "pipe")
+    elif kind == "link to /dev/zero":  # never ends
+        path.symlink_to("/dev/zero")
+    elif kind == "link to /dev/null":
+        path.symlink_to("/dev/null")
+    elif kind == "folder":
+        path.mkdir()
+    elif kind == "socket":
+        with socket.socket(socket.AF_UNIX) as server:
+            server.bind(str(path))
+    elif kind == "too large":
+        path.write_text("# " + "x" * (1 << 20) + "\n")
+    elif kind == "not UTF-8":
+        path.write_bytes(b'[ui]\ntheme = "\xff\xfe"\n')
+    return path
+
+
+REASONS = {
+    "fifo": "is not a regular file",
+    "link to a fifo": "is not a regular file",
+    "link to /dev/zero": "is not a regular file",
+    "link to /dev/null": "is not a regular file",
+    "folder": "Is a directory",
+    "socket": "No such device or address",
+    "too large": "is larger than 1 MiB",
+    "not UTF-8": "is not UTF-8 text",
+}
+"""What loading says of each, after "cannot be read (."""
+
+
+def _within(seconds: float, work: Callable[[], object]) -> object:
+    """`work`'s result (or its exception), failing the test if it takes longer (blocked)."""
+    outcome: list[tuple[object, BaseException | None]] = []
+
+    def run() -> None:
+        try:
+            outcome.append((work(), None))
+        except BaseException as exc:  # handed to the test's thread
+            outcome.append((None, exc))
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert outcome, "blocked"
+    result, error = outcome[0]
+    if error is not None:
+        raise error
+    return result
+
+
+@pytest.mark.parametrize("kind", REASONS)
+def test_no_file_of_settings_but_a_small_text_one_is_read_and_nothing_is_saved_over_it(
+    tmp_path: Path, kind: str
+) -> None:
+    """Loading says why and uses the defaults at once; the values read before the first
+    frame are unset; saving refuses (OSError) and leaves what is there as it was."""
+    path = _special(tmp_path, kind)
+    before = os.lstat(path)
+    loaded = _within(10, ConfigFile(path).load)
+    assert isinstance(loaded, LoadedConfig)
+    assert loaded.settings == Settings()
+    assert loaded.error is not None
+    assert f"cannot be read ({REASONS[kind]}); the defaults are used." in str(loaded.error)
+    assert _within(10, lambda: Profile(path, use_keyring=False).early_value("ui", "theme")) is None
+    with pytest.raises(OSError):
+        _within(10, lambda: ConfigFile(path).save(Settings()))
+    after = os.lstat(path)
+    assert (after.st_mode, after.st_ino, after.st_size) == (
+        before.st_mode,
+        before.st_ino,
+        before.st_size,
+    )
+
+
+def test_a_link_to_nothing_is_a_missing_file_and_an_empty_file_sets_nothing(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "config.toml"
+    path.symlink_to(tmp_path / "gone.toml")
+    assert ConfigFile(path).load().error is None
+    path.unlink()
+    path.write_text("")
+    loaded = ConfigFile(path).load()
+    assert (loaded.settings, loaded.error) == (Settings(), None)
