@@ -1229,6 +1229,10 @@ class ReadAheadHost(Host):
         self.picker.read_ahead(self, lambda: self.push_screen(self.picker, self._picked))
 
 
+def read_ahead_picker(conversations_dir: Path, workspace: Path) -> ReadAheadHost:
+    return ReadAheadHost(PickerScreen(conversations_dir, workspace, now=lambda: NOW))
+
+
 @pytest.fixture
 def first_shown(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """For each picker shown, the options it holds as its first frame is about to be drawn."""
@@ -1262,7 +1266,7 @@ async def test_read_ahead_the_picker_s_first_frame_has_its_rows(
     monkeypatch.setattr(
         PickerScreen, "_reload", lambda self, *a, **k: reloads.append(True) or reload(self, *a, **k)
     )
-    app = ReadAheadHost(PickerScreen(conversations_dir, project, now=lambda: NOW))
+    app = read_ahead_picker(conversations_dir, project)
     async with app.run_test(size=SIZE) as pilot:
         await wait(pilot, lambda: app.picker.is_mounted and bool(preview_text(app.picker)))
         assert first_shown == [3]  # the three rows
@@ -1298,7 +1302,7 @@ async def test_read_ahead_too_slow_the_picker_shows_without_it_and_reads_as_ever
         first_page(self, generation, *args)
 
     monkeypatch.setattr(RowsReader, "first_page", slow_first)
-    app = ReadAheadHost(PickerScreen(conversations_dir, project, now=lambda: NOW))
+    app = read_ahead_picker(conversations_dir, project)
     async with app.run_test(size=SIZE) as pilot:
         await wait(pilot, lambda: app.screen is app.picker and bool(app.picker.rows))
         assert first_shown == [0]  # "Loading conversations…" until its own read
@@ -1321,7 +1325,7 @@ async def test_a_failed_read_ahead_shows_the_picker_at_once_which_says_what_fail
         raise TimeoutError("The conversations database is locked by another program.")
 
     monkeypatch.setattr(RowsReader, "first_page", locked)
-    app = ReadAheadHost(PickerScreen(conversations_dir, project, now=lambda: NOW))
+    app = read_ahead_picker(conversations_dir, project)
     async with app.run_test(size=SIZE) as pilot:
         await wait(pilot, lambda: bool(app.notes), what="the error")
         assert app.screen is app.picker
@@ -1348,7 +1352,7 @@ async def test_an_app_that_ends_during_the_read_ahead_ends_quietly(
     monkeypatch.setattr(RowsReader, "first_page", held_first)
     failures: list[BaseException | None] = []
     monkeypatch.setattr(threading, "excepthook", lambda args: failures.append(args.exc_value))
-    app = ReadAheadHost(PickerScreen(conversations_dir, project, now=lambda: NOW))
+    app = read_ahead_picker(conversations_dir, project)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert app.screen is not app.picker  # still reading
