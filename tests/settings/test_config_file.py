@@ -356,6 +356,16 @@ def _special(tmp_path: Path, kind: str) -> Path:
     elif kind == "socket":
         with socket.socket(socket.AF_UNIX) as server:
             server.bind(str(path))
+    elif kind == "link loop":
+        path.symlink_to(tmp_path / "loop")
+        (tmp_path / "loop").symlink_to(path)
+    elif kind == "link to /dev/urandom":
+        path.symlink_to("/dev/urandom")
+    elif kind == "link to a folder":
+        (tmp_path / "folder").mkdir()
+        path.symlink_to(tmp_path / "folder")
+    elif kind == "link to /proc/self/mem":  # a "regular file" whose read fails
+        path.symlink_to("/proc/self/mem")
     elif kind == "too large":
         path.write_text("# " + "x" * (1 << 20) + "\n")
     elif kind == "not UTF-8":
@@ -370,6 +380,10 @@ REASONS = {
     "link to /dev/null": "is not a regular file",
     "folder": "Is a directory",
     "socket": "No such device or address",
+    "link loop": "Too many levels of symbolic links",
+    "link to /dev/urandom": "is not a regular file",
+    "link to a folder": "Is a directory",
+    "link to /proc/self/mem": "Input/output error",
     "too large": "is larger than 1 MiB",
     "not UTF-8": "is not UTF-8 text",
 }
@@ -430,3 +444,7 @@ def test_a_link_to_nothing_is_a_missing_file_and_an_empty_file_sets_nothing(
     path.write_text("")
     loaded = ConfigFile(path).load()
     assert (loaded.settings, loaded.error) == (Settings(), None)
+    head = '[ui]\ntheme = "nord"\n'
+    path.write_text(head + "#" * ((1 << 20) - len(head) - 1) + "\n")  # just 1 MiB
+    assert path.stat().st_size == 1 << 20
+    assert ConfigFile(path).load().settings.ui.theme == "nord"
