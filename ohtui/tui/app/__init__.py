@@ -16,6 +16,8 @@ from typing import ClassVar
 from textual import events
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.driver import Driver
+from textual.drivers.linux_driver import LinuxDriver
 from textual.filter import LineFilter
 from textual.widgets import Input, TextArea
 
@@ -26,6 +28,7 @@ if SET_FRAME_RATE:  # Textual has read it: not for the processes the agent start
 
 from ohtui.settings.profile import Profile
 from ohtui.settings.screen_reader import screen_reader_on
+from ohtui.tui.app.frame_handover import HandoverDriver
 from ohtui.tui.app.input_pace import InputPace
 from ohtui.tui.app.navigation import Navigation
 from ohtui.tui.app.palette import SlashCommandProvider
@@ -106,6 +109,12 @@ class OhtuiApp(InputPace, OrderedKeys, Navigation):
         if options.resume_id or options.continue_latest:
             # Resuming shows history as soon as it can: load the engine while Textual starts.
             threading.Thread(target=load_engine, name="ohtui-preload", daemon=True).start()
+
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's driver, but on Linux and macOS one that puts each frame on the terminal
+        before the UI thread goes on (see frame_handover)."""
+        driver_class = super().get_driver_class()
+        return HandoverDriver if driver_class is LinuxDriver else driver_class
 
     def get_line_filters(self) -> Sequence[LineFilter]:
         """Textual's filters, then ShownOnly: whatever a widget shows, no text in it reaches

@@ -1,0 +1,129 @@
+"""HandoverDriver: a frame reaches the terminal before the UI thread goes on with its work.
+
+A real Textual app on a real pseudo-terminal: right after its first frame the UI thread
+keeps the GIL for half a second. Textual's own driver leaves the frame with its writer
+thread, which waits for the GIL; ours has it written out first."""
+
+from __future__ import annotations
+
+import os
+import pty
+import select
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from textual.app import App
+from textual.drivers.linux_driver import LinuxDriver
+
+from ohtui.tui.app import OhtuiApp, frame_handover
+from ohtui.tui.app.frame_handover import HandoverDriver
+from ohtui.tui.options import AppOptions
+
+MARKER = "FIRST-FRAME-DRAWN"
+BUSY_APP = textwrap.dedent(
+    f"""
+    import sys, time
+    from textual.app import App
+    from textual.drivers.linux_driver import LinuxDriver
+    from textual.widgets import Static
+    from ohtui.tui.app import frame_handover
+
+    frame_handover.HANDOVER_WAIT = 30.0  # the mechanism, whatever the machine's load
+    sys.setswitchinterval(5.0)  # a thread waiting for the GIL waits as long as it is held
+    driver, record = sys.argv[1], sys.argv[2]
+
+    class Busy(App):
+        def compose(self):
+            yield Static("{MARKER}")
+
+        def post_display_hook(self):
+            if getattr(self, "busy", None) is None:
+                self.busy = time.monotonic()  # the UI thread goes on, the GIL held
+                while (done := time.monotonic()) - self.busy < 0.5:
+                    pass
+                with open(record, "w") as file:
+                    file.write(f"{{self.busy}} {{done}}")
+                self.exit()
+
+    Busy(driver_class=frame_handover.HandoverDriver if driver == "handover" else LinuxDriver).run()
+    """
+)
+
+
+def first_frame(tmp_path: Path, driver: str) -> tuple[float, float, float]:
+    """When the marker reached the terminal, and when the UI thread's busy half second
+    after the first frame began and ended (one clock: CLOCK_MONOTONIC)."""
+    script, record = tmp_path / "busy.py", tmp_path / f"{driver}.times"
+    script.write_text(BUSY_APP)
+    master, slave = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, str(script), driver, str(record)],
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        start_new_session=True,
+    )
+    os.close(slave)
+    seen, arrived = b"", None
+    deadline = time.monotonic() + 30
+    try:
+        while arrived is None and time.monotonic() < deadline:
+            if select.select([master], [], [], 0.5)[0]:
+                seen += os.read(master, 65536)
+                if MARKER.encode() in seen:
+                    arrived = time.monotonic()
+        assert arrived is not None, seen[-500:]
+        while process.poll() is None and time.monotonic() < deadline:
+            if select.select([master], [], [], 0.1)[0]:
+                try:
+                    os.read(master, 65536)
+                except OSError:
+                    break
+    finally:
+        process.kill()
+        process.wait()
+        os.close(master)
+    busy, done = (float(part) for part in record.read_text().split())
+    return arrived, busy, done
+
+
+def test_the_frame_is_on_the_terminal_before_the_ui_thread_goes_on(tmp_path: Path) -> None:
+    """Read here within a few milliseconds of the UI thread's first frame, it is in the
+    half second the UI thread then keeps the GIL."""
+    arrived, busy, done = first_frame(tmp_path, "handover")
+    assert arrived < busy + 0.25 < done
+
+
+def test_textuals_own_driver_leaves_the_frame_waiting_for_the_gil(tmp_path: Path) -> None:
+    """What the handover is for (and proof the test above can fail)."""
+    arrived, _, done = first_frame(tmp_path, "stock")
+    assert arrived >= done
+
+
+@pytest.mark.anyio
+async def test_the_wait_is_bounded_and_skipped_while_the_writer_is_behind(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A terminal that does not take the frame (its writer never writes) holds the UI
+    thread for HANDOVER_WAIT once, then not at all until the writer catches up."""
+    monkeypatch.setattr(frame_handover, "HANDOVER_WAIT", 0.5)
+    driver = HandoverDriver(App())  # (a driver is made in a running event loop)
+    driver._queued = 3  # three writes queued, none written: a stuck writer
+    started = time.monotonic()
+    driver.flush()
+    waited = time.monotonic() - started
+    driver._queued = 6
+    started = time.monotonic()
+    driver.flush()
+    assert 0.4 < waited < 5
+    assert time.monotonic() - started < 0.25
+
+
+def test_ohtui_runs_on_it_where_textual_would_use_its_linux_driver(tmp_path: Path) -> None:
+    app = OhtuiApp(AppOptions(workspace=tmp_path, history_file=tmp_path / "history"))
+    assert app.driver_class is (HandoverDriver if LinuxDriver is App().driver_class else None)
+    assert issubclass(HandoverDriver, LinuxDriver)
