@@ -431,6 +431,16 @@ class PickerScreen(Screen[str | OpenBranch | None]):
         self._update_legend()
         self.call_after_refresh(self._load_more_if_near_end)  # a page shorter than the view
 
+    def _start_indexing(self) -> None:
+        """Fill the search index in the background, once the rows are drawn: its thread
+        started with them held the GIL in the middle of their frame."""
+        if not self._stop_indexing.is_set():
+            self._catalog.index(
+                lambda: self.post_message(self._Indexed()),
+                lambda why: self.post_message(self._Failed(why)),
+                self._stop_indexing,
+            )
+
     def _options(self, message: Listed) -> list[Option | None]:
         """A page's options, a thin rule after each but the last row of the listing."""
         options: list[Option | None] = []
@@ -441,13 +451,9 @@ class PickerScreen(Screen[str | OpenBranch | None]):
         return options
 
     def _show_first_page(self, message: Listed) -> None:
-        if not self._index_started:  # the database reads: fill the search index meanwhile
+        if not self._index_started:
             self._index_started = True
-            self._catalog.index(
-                lambda: self.post_message(self._Indexed()),
-                lambda why: self.post_message(self._Failed(why)),
-                self._stop_indexing,
-            )
+            self.call_after_refresh(self._start_indexing)
         preview = self.query_one("#preview")
         if preview.has_class("-loading"):
             # The preview's parts are first drawn in the frame after the rows, not with them:
