@@ -414,7 +414,7 @@ async def test_deciding_later_by_number_leaves_a_line_that_says_what_waits(
 async def test_radio_buttons_say_which_is_chosen_in_letters() -> None:
     from textual.widgets import RadioSet
 
-    from ohtui.tui.widgets.marked import MarkedRadioButton
+    from ohtui.tui.widgets.marked_choices import MarkedRadioButton
 
     class Radios(App[None]):
         def compose(self) -> ComposeResult:

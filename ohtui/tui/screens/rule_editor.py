@@ -17,7 +17,7 @@ from textual.widgets import Button, Input, RadioSet, Static
 from ohtui.opening.safety import RuleDraft
 from ohtui.settings.choices import RuleScope
 from ohtui.tui.approval_types import describe_rules
-from ohtui.tui.widgets.marked import MarkedRadioButton
+from ohtui.tui.widgets.marked_choices import MarkedRadioButton
 
 PatternKind = Literal["prefix", "glob"]
 SCOPES: tuple[RuleScope, ...] = tuple(RuleScope)

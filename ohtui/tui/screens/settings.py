@@ -25,7 +25,7 @@ from ohtui.settings.choices import ConfirmationPolicy, ContextStrategy
 from ohtui.settings.plugins import parse_plugin_list
 from ohtui.tui.display import short_path
 from ohtui.tui.widgets.engine_import import load_engine
-from ohtui.tui.widgets.marked import MarkedSelect
+from ohtui.tui.widgets.marked_choices import MarkedSelect
 from ohtui.tui.widgets.model_input import ModelInput
 from ohtui.tui.widgets.secrets_editor import SecretsEditor
 from ohtui.tui.widgets.setting_rows import (

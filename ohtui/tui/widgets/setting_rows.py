@@ -21,7 +21,7 @@ from textual.containers import Horizontal
 from textual.widget import Widget
 from textual.widgets import Input, Label, Select, Static, Switch
 
-from ohtui.tui.widgets.marked import MarkedSelect, MarkedSwitch
+from ohtui.tui.widgets.marked_choices import MarkedSelect, MarkedSwitch
 
 if TYPE_CHECKING:
     from pydantic.fields import FieldInfo
