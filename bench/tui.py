@@ -337,7 +337,7 @@ def bench_first_message(
     return times | {f"{model} CPU": c for model, c in cpu.items()}
 
 
-def bench_picker_first(count: int = 100, runs: int = 5, idle: float = 5.0) -> None:
+def bench_picker_first(count: int = 100, runs: int = 9, idle: float = 5.0) -> None:
     """The conversation picker opened with /resume from a new conversation once the app has
     been idle (the picker got ready then): from Enter to the newest conversation listed, the
     first opening and the second (issue 30: a 130 ms stall on the first; goal <= 50 ms)."""
