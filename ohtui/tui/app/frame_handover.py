@@ -2,9 +2,9 @@
 
 Textual draws a frame on the UI thread and queues its text for a writer thread, which writes
 it to the terminal. When the UI thread goes straight on to more work (the next layout, the
-rest of a screen's first moments), the writer waits for the GIL: up to the interpreter's
-switch interval (5 ms) and, on two cores, often that long. So a frame drawn in 40 ms reached
-the terminal after 45.
+rest of a screen's first moments), the writer waits for the GIL: the interpreter's switch
+interval (5 ms), and again for each piece it writes. The conversation picker's first frame
+reached the terminal a median 8.6 ms after it was drawn (0.8 ms with this driver).
 
 After each frame (`flush`, which Textual calls once the frame is queued) the UI thread
 waits, with the GIL released, until the writer has written it out, for at most
