@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import os
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,6 +16,15 @@ from llm_server import ScriptedLLMServer
 from secret_service import SecretService, private_keyring, redetect
 
 from ohtui.sdk import LLM
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The processes the tests start see a hangup as a terminal delivers it. Run under
+    `nohup` (SIGHUP ignored, and inherited by every process started), the suite failed its
+    hangup tests: ohtui, `ohtui serve` and `ohtui -p` started so keep running through a
+    hangup, as they must (tests/server/test_serve_signals.py sets that up on purpose)."""
+    if signal.getsignal(signal.SIGHUP) is signal.SIG_IGN:
+        signal.signal(signal.SIGHUP, signal.SIG_DFL)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
