@@ -6,6 +6,7 @@ thread, which waits for the GIL; ours has it written out first."""
 
 from __future__ import annotations
 
+import io
 import os
 import pty
 import select
@@ -17,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from textual.app import App
+from textual.drivers._writer_thread import WriterThread
 from textual.drivers.linux_driver import LinuxDriver
 
 from ohtui.tui.app import OhtuiApp, frame_handover
@@ -121,6 +123,25 @@ async def test_the_wait_is_bounded_and_skipped_while_the_writer_is_behind(
     driver.flush()
     assert 0.4 < waited < 5
     assert time.monotonic() - started < 0.25
+
+
+@pytest.mark.anyio
+async def test_setting_the_terminal_up_waits_for_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The sequences that set the terminal up are not frames: the first frame does not wait
+    behind them (a writer thread just started took up to 2 ms for each)."""
+    monkeypatch.setattr(frame_handover, "HANDOVER_WAIT", 0.5)
+
+    def set_up(driver: LinuxDriver) -> None:  # Textual's writes and flushes, no terminal
+        driver._writer_thread = WriterThread(io.StringIO())  # never started: never writes
+        driver.write("\x1b[?1049h")
+        driver.flush()
+
+    monkeypatch.setattr(LinuxDriver, "start_application_mode", set_up)
+    driver = HandoverDriver(App())  # its writer never writes
+    started = time.monotonic()
+    driver.start_application_mode()
+    assert time.monotonic() - started < 0.25
+    assert not driver._starting
 
 
 def test_ohtui_runs_on_it_where_textual_would_use_its_linux_driver(tmp_path: Path) -> None:

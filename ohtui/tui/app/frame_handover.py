@@ -62,6 +62,16 @@ class HandoverDriver(LinuxDriver):
         self._queued = 0
         self._queued_before = 0
         """What had been queued at the previous flush."""
+        self._starting = False
+
+    def start_application_mode(self) -> None:
+        """Set the terminal up; nothing waits for these sequences (they are not frames, and
+        the first frame would wait behind them)."""
+        self._starting = True
+        try:
+            super().start_application_mode()
+        finally:
+            self._starting = False
 
     def write(self, data: str) -> None:
         """Queue `data` for the writer thread."""
@@ -74,6 +84,6 @@ class HandoverDriver(LinuxDriver):
         super().flush()
         counted, queued = self._counted, self._queued
         with counted.changed:
-            if counted.flushed >= self._queued_before:
+            if counted.flushed >= self._queued_before and not self._starting:
                 counted.changed.wait_for(lambda: counted.flushed >= queued, HANDOVER_WAIT)
         self._queued_before = queued
