@@ -23,8 +23,10 @@ NO_FULL_PASS = 1 << 30
 """The collector's third threshold while a large import runs: never reached."""
 _own_program = False
 _lock = threading.Lock()
-_importing = [0, 0]
-"""How many large imports run, and the third threshold from before the first of them."""
+_imports_running = 0
+"""How many large imports run now (in `importing`)."""
+_third_threshold = 0
+"""The collector's third threshold from before the first of them."""
 
 
 def own_program() -> None:
@@ -47,20 +49,21 @@ def importing() -> Iterator[None]:
     """Around a large import: in ohtui's own programs, no full collection runs meanwhile
     (in any thread; the young generations are still collected), then `settle`. Elsewhere
     the block runs as it is."""
+    global _imports_running, _third_threshold
     if not _own_program:
         yield
         return
     with _lock:
-        if _importing[0] == 0:
-            young, older, _importing[1] = gc.get_threshold()
+        if _imports_running == 0:
+            young, older, _third_threshold = gc.get_threshold()
             gc.set_threshold(young, older, NO_FULL_PASS)
-        _importing[0] += 1
+        _imports_running += 1
     try:
         yield
     finally:
         with _lock:
-            _importing[0] -= 1
-            if _importing[0] == 0:
+            _imports_running -= 1
+            if _imports_running == 0:
                 young, older, _ = gc.get_threshold()
-                gc.set_threshold(young, older, _importing[1])
+                gc.set_threshold(young, older, _third_threshold)
         settle()

@@ -24,7 +24,6 @@ from pydantic import BaseModel, ValidationError
 
 from ohtui.settings import paths
 from ohtui.settings.schema import Settings
-from ohtui.small_file import UnusableFileError, read_small
 
 
 class ConfigError(Exception):
@@ -59,7 +58,7 @@ class ConfigFile:
     def load(self) -> LoadedConfig:
         """Read and validate the file; a missing file means every default."""
         try:
-            text = self._text()
+            text = paths.config_text(self.path)
         except FileNotFoundError:
             return LoadedConfig(Settings())
         except OSError as exc:  # UnusableFileError has no strerror: "is not a regular file"
@@ -81,13 +80,6 @@ class ConfigFile:
             return LoadedConfig(_valid_part(raw), error, self._unknown_keys(raw, text), True)
         return LoadedConfig(settings, warnings=self._unknown_keys(raw, text), exists=True)
 
-    def _text(self) -> str:
-        """The file's text (OSError: unreadable, no regular file, too large, not UTF-8)."""
-        try:
-            return read_small(self.path, paths.CONFIG_LIMIT).decode("utf-8")
-        except UnicodeDecodeError:
-            raise UnusableFileError("is not UTF-8 text") from None
-
     def save(self, settings: Settings) -> None:
         """Write `settings`, keeping keys we do not know; raises OSError if it cannot.
 
@@ -108,7 +100,7 @@ class ConfigFile:
     def _raw_for_update(self) -> dict[str, Any]:
         """The file's tables, to keep what we do not know; a file with errors is backed up."""
         try:
-            text = self._text()
+            text = paths.config_text(self.path)
         except FileNotFoundError:
             return {}
         backup = self.path.with_name(f"{self.path.name}.bak")

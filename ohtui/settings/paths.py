@@ -6,6 +6,8 @@ import contextlib
 import os
 from pathlib import Path
 
+from ohtui.small_file import UnusableFileError, read_small
+
 APP_NAME = "ohtui"
 
 
@@ -21,6 +23,15 @@ def _dir(env: str, kind: str) -> Path:
 CONFIG_LIMIT = 1 << 20
 """config.toml is read up to this size (through `ohtui.small_file.read_small`: a FIFO or a
 device in its place must not block ohtui's start)."""
+
+
+def config_text(path: Path) -> str:
+    """The text of the config file at `path`; OSError when it cannot be read, is no regular
+    file, is larger than CONFIG_LIMIT or is not UTF-8 (UnusableFileError says which)."""
+    try:
+        return read_small(path, CONFIG_LIMIT).decode("utf-8")
+    except UnicodeDecodeError:
+        raise UnusableFileError("is not UTF-8 text") from None
 
 
 def config_file() -> Path:

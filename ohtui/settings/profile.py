@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 
 from ohtui.settings import paths
 from ohtui.settings.overrides import Key, Override
-from ohtui.small_file import read_small
 
 if TYPE_CHECKING:
     from ohtui.sdk.security import ApprovalRule
@@ -172,8 +171,8 @@ class Profile:
         if self.config_path is None:
             return None
         try:
-            text = read_small(self.config_path, paths.CONFIG_LIMIT).decode("utf-8")
-        except (OSError, UnicodeDecodeError):
+            text = paths.config_text(self.config_path)
+        except OSError:
             return None
         if key not in text and "\\" not in text:  # a quoted key may spell it with escapes
             return None

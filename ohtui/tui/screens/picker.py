@@ -25,7 +25,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from contextlib import suppress
+from contextlib import ExitStack, suppress
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -184,8 +184,8 @@ class PickerScreen(Screen[str | OpenBranch | None]):
         shown = False
         # Nothing is drawn meanwhile: the screen below would be, only to be covered (the
         # command's own changes to it, a frame's work before the picker's).
-        held = app.batch_update()
-        held.__enter__()
+        held = ExitStack()
+        held.enter_context(app.batch_update())
 
         def show_once(read: list[Message]) -> None:  # on the UI thread: the first call shows
             nonlocal shown
@@ -193,10 +193,8 @@ class PickerScreen(Screen[str | OpenBranch | None]):
                 return
             shown = True
             self._read_ahead = read
-            try:
+            with held:
                 show()
-            finally:
-                held.__exit__(None, None, None)
 
         def read() -> None:
             try:
