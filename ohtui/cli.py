@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from ohtui import __version__
 from ohtui.hardening import make_process_private
-from ohtui.long_lived import own_program
+from ohtui.long_lived import own_program, started, starting
 from ohtui.settings.choices import ConfirmationPolicy
 from ohtui.settings.overrides import ENV_VARS, run_overrides
 from ohtui.settings.sandbox_modes import SANDBOX_MODES
@@ -274,10 +274,14 @@ def main(argv: list[str] | None = None) -> int:
     except SwitchError as exc:
         _say(f"ohtui: {exc}.", sys.stderr)
         return 3
-    from ohtui.tui.app import OhtuiApp
+    starting()  # no garbage collection until the first frame (the app calls `started`)
+    try:
+        from ohtui.tui.app import OhtuiApp
 
-    app = OhtuiApp(options_from(args))
-    app.run()
+        app = OhtuiApp(options_from(args))
+        app.run()
+    finally:
+        started()
     if app.resume_hint:
         _say(app.resume_hint, sys.stdout)
     if app.exit_error:

@@ -7,6 +7,7 @@ import gc
 import threading
 import weakref
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -25,6 +26,7 @@ def unfrozen(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Nothing frozen during the test, and no automatic collection (which would free the
     test's garbage before it looks); afterwards, what the suite froze is frozen again."""
     monkeypatch.setattr(long_lived, "_own_program", False)
+    monkeypatch.setattr(long_lived, "_held", False)
     frozen = gc.get_freeze_count()  # the suite's imports (tests/conftest.py)
     gc.unfreeze()
     gc.disable()
@@ -100,3 +102,59 @@ def test_overlapping_imports_restore_the_threshold_when_the_last_ends_even_on_an
     release.set()
     thread.join(10)
     assert gc.get_threshold() == before
+
+
+def test_a_library_user_s_collector_stays_on_through_start_up(unfrozen: None) -> None:
+    gc.enable()
+    long_lived.starting()
+    assert gc.isenabled()
+    long_lived.started()
+    assert gc.isenabled()
+    assert gc.get_freeze_count() == 0
+
+
+def test_nothing_is_collected_while_ohtui_starts_then_it_is_frozen_and_collecting_again(
+    unfrozen: None,
+) -> None:
+    gc.enable()
+    long_lived.own_program()
+    long_lived.starting()
+    assert not gc.isenabled()
+    garbage = [weakref.ref(Node()) for _ in range(5000)]  # enough to trigger collections
+    assert all(ref() is not None for ref in garbage)
+    kept = Node()
+    long_lived.started()
+    assert gc.isenabled()
+    assert gc.get_freeze_count() > 0
+    assert not any(o is kept for o in gc.get_objects())  # frozen, not walked again
+    long_lived.started()  # a second call changes nothing
+    assert gc.isenabled()
+
+
+def test_a_collector_someone_else_turned_off_stays_off(unfrozen: None) -> None:
+    long_lived.own_program()
+    assert not gc.isenabled()  # (off for the test: as a program might have it)
+    long_lived.starting()
+    long_lived.started()
+    assert not gc.isenabled()
+    assert gc.get_freeze_count() == 0
+
+
+def test_the_collector_is_on_again_when_the_app_fails_before_its_first_frame(
+    unfrozen: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import ohtui.tui.app
+    from ohtui import cli
+
+    class Broken:
+        def __init__(self, options: object) -> None:
+            assert not gc.isenabled()  # held from before the app's import
+            raise RuntimeError("a start that failed")
+
+    gc.enable()
+    monkeypatch.setenv("OHTUI_CONFIG", str(tmp_path / "config.toml"))
+    monkeypatch.setattr(ohtui.tui.app, "OhtuiApp", Broken)
+    monkeypatch.setattr(cli, "make_process_private", lambda: None)  # the test process's own
+    with pytest.raises(RuntimeError, match="a start that failed"):
+        cli.main(["-w", str(tmp_path), "--model", "openai/x"])
+    assert gc.isenabled()

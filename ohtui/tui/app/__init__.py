@@ -26,6 +26,7 @@ from ohtui.tui import SET_FRAME_RATE
 if SET_FRAME_RATE:  # Textual has read it: not for the processes the agent starts
     os.environ.pop("TEXTUAL_FPS", None)
 
+from ohtui.long_lived import started
 from ohtui.settings.profile import Profile
 from ohtui.settings.screen_reader import screen_reader_on
 from ohtui.tui.app.frame_handover import HandoverDriver
@@ -134,6 +135,7 @@ class OhtuiApp(InputPace, OrderedKeys, Navigation):
         if isinstance(theme, str) and theme in self.available_themes:
             self.theme = theme
         watch_screens(self)
+        self.call_after_refresh(started)  # the garbage collector, off since the start (cli)
         self.call_after_refresh(self._configure_logging)
         self.call_after_refresh(self.set_timer, MCP_START_AFTER, self.frame_idle)
         self.call_after_refresh(self.set_timer, LLM_WARM_AFTER, self._warm_up)

@@ -1,0 +1,96 @@
+"""ohtui's TUI starts without garbage collection, and collects again once its first frame is
+on the terminal, with what start-up made frozen (ohtui.long_lived, starting/started).
+
+The real command line (`ohtui.cli.main`) on a real pseudo-terminal: the app records the
+collector's state when it mounts, when its first frame is drawn, and right after `started`
+ran; the process then says whether the collector was on after the app ended."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import select
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+SCRIPT = textwrap.dedent(
+    """
+    import gc, json, sys
+    import ohtui.tui.app as app_module
+    from ohtui import cli
+
+    record = sys.argv.pop(1)
+    seen = {"before main": gc.isenabled()}
+    App = app_module.OhtuiApp
+    mount, display = App.on_mount, App.post_display_hook
+
+    def on_mount(self):
+        seen["mounting"] = gc.isenabled()
+        mount(self)
+        self.call_after_refresh(report, self)  # after the app's own (`started`)
+
+    def post_display_hook(self):
+        seen.setdefault("first frame drawn", gc.isenabled())
+        display(self)
+
+    def report(self):
+        seen["after the first frame"] = gc.isenabled()
+        seen["frozen"] = gc.get_freeze_count()
+        self.exit()
+
+    App.on_mount, App.post_display_hook = on_mount, post_display_hook
+    cli.main()
+    seen["after the app"] = gc.isenabled()
+    with open(record, "w") as file:
+        json.dump(seen, file)
+    """
+)
+
+
+def test_the_tui_collects_nothing_until_its_first_frame_then_collects_again(
+    tmp_path: Path,
+) -> None:
+    script, record = tmp_path / "probe.py", tmp_path / "seen.json"
+    script.write_text(SCRIPT)
+    env = {
+        **os.environ,
+        "OHTUI_DATA_DIR": str(tmp_path / "data"),
+        "OHTUI_LOG_DIR": str(tmp_path / "log"),
+        "OHTUI_CONFIG": str(tmp_path / "config.toml"),
+        "TERM": "xterm-256color",
+    }
+    master, slave = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, str(script), str(record), "--model", "openai/x", "-w", str(tmp_path)],
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env=env,
+        start_new_session=True,
+    )
+    os.close(slave)
+    output = b""
+    deadline = time.monotonic() + 60
+    try:
+        while process.poll() is None and time.monotonic() < deadline:
+            if select.select([master], [], [], 0.1)[0]:
+                try:
+                    output += os.read(master, 65536)
+                except OSError:
+                    break
+    finally:
+        process.kill()
+        process.wait()
+        os.close(master)
+    assert record.exists(), output[-2000:]
+    seen = json.loads(record.read_text())
+    assert seen["before main"] is True
+    assert seen["mounting"] is False
+    assert seen["first frame drawn"] is False
+    assert seen["after the first frame"] is True
+    assert seen["frozen"] > 10_000  # Textual's and ohtui's modules, the first screen
+    assert seen["after the app"] is True
