@@ -26,7 +26,8 @@ def unfrozen(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Nothing frozen during the test, and no automatic collection (which would free the
     test's garbage before it looks); afterwards, what the suite froze is frozen again."""
     monkeypatch.setattr(long_lived, "_own_program", False)
-    monkeypatch.setattr(long_lived, "_held", False)
+    monkeypatch.setattr(long_lived, "_start_held", False)
+    monkeypatch.setattr(long_lived, "_holds", 0)
     frozen = gc.get_freeze_count()  # the suite's imports (tests/conftest.py)
     gc.unfreeze()
     gc.disable()
@@ -157,4 +158,48 @@ def test_the_collector_is_on_again_when_the_app_fails_before_its_first_frame(
     monkeypatch.setattr(cli, "make_process_private", lambda: None)  # the test process's own
     with pytest.raises(RuntimeError, match="a start that failed"):
         cli.main(["-w", str(tmp_path), "--model", "openai/x"])
+    assert gc.isenabled()
+
+
+def test_a_library_user_s_collector_stays_on_while_a_screen_is_built(unfrozen: None) -> None:
+    gc.enable()
+    release = long_lived.holding()
+    assert gc.isenabled()
+    release()
+    assert gc.isenabled()
+
+
+def test_nothing_is_collected_while_a_screen_is_built_and_nothing_is_frozen_for_it(
+    unfrozen: None,
+) -> None:
+    gc.enable()
+    long_lived.own_program()
+    release = long_lived.holding()
+    assert not gc.isenabled()
+    garbage = [weakref.ref(Node()) for _ in range(5000)]
+    assert all(ref() is not None for ref in garbage)
+    release()
+    assert gc.isenabled()
+    assert gc.get_freeze_count() == 0
+    gc.collect()
+    assert all(ref() is None for ref in garbage)  # collected as usual afterwards
+    release()  # a second call (the safety timer's) changes nothing
+    assert gc.isenabled()
+
+
+def test_holds_overlap_the_collector_is_on_again_when_the_last_lets_go(unfrozen: None) -> None:
+    gc.enable()
+    long_lived.own_program()
+    long_lived.starting()
+    release = long_lived.holding()  # the picker, opened before the first frame (--resume)
+    long_lived.started()
+    assert gc.get_freeze_count() > 0
+    assert not gc.isenabled()  # the picker still holds
+    release()
+    assert gc.isenabled()
+    release_again = long_lived.holding()
+    long_lived.starting()
+    release_again()
+    assert not gc.isenabled()  # start-up still holds
+    long_lived.started()
     assert gc.isenabled()

@@ -232,6 +232,46 @@ async def test_renaming_the_open_conversation_in_the_picker_sticks(
     assert saved.title == "Greeting test"
 
 
+async def test_nothing_is_collected_while_the_picker_opens_and_all_is_as_before_after(
+    app_options: AppOptions, llm_server: ScriptedLLMServer, wait: Any, monkeypatch: Any
+) -> None:
+    """In ohtui's own program (long_lived.holding): the picker is built with the garbage
+    collector off, and once its opening frame is drawn the collector is on again, with
+    nothing frozen for it (the picker is closed again)."""
+    import gc
+
+    from ohtui import long_lived
+    from ohtui.tui.app import navigation
+
+    monkeypatch.setattr(long_lived, "_own_program", True)
+    monkeypatch.setattr(long_lived, "_holds", 0)
+    monkeypatch.setattr(navigation, "OPENING_HOLD_LIMIT", 600.0)  # the frame lets go, not this
+    collecting_while_built: list[bool] = []
+    mount = PickerScreen.on_mount
+
+    def on_mount(screen: PickerScreen) -> None:
+        collecting_while_built.append(gc.isenabled())
+        mount(screen)
+
+    monkeypatch.setattr(PickerScreen, "on_mount", on_mount)
+    llm_server.reply_text("Hi.", usage=USAGE)
+    app = OhtuiApp(app_options)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await wait(pilot, lambda: chat_ready(app), what="the chat")
+            await submit(pilot, "hello")
+            await wait(pilot, lambda: status(app) == "finished", what="the reply")
+            assert gc.isenabled()
+            frozen = gc.get_freeze_count()
+            await submit(pilot, "/resume")
+            await picker_listed(pilot, wait, 1)
+            await wait(pilot, gc.isenabled, what="collecting again")
+            assert collecting_while_built == [False]
+            assert gc.get_freeze_count() <= frozen  # (frozen objects freed since count down)
+    finally:
+        gc.enable()
+
+
 async def test_the_model_titles_a_conversation_after_its_first_exchange(
     app_options: AppOptions, llm_server: ScriptedLLMServer, wait: Any
 ) -> None:

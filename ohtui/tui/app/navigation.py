@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from textual.app import App
 
+from ohtui.long_lived import holding
 from ohtui.settings.choices import ConfirmationPolicy
 from ohtui.tui.display import plural
 from ohtui.tui.status import RunStatus
@@ -26,6 +27,9 @@ if TYPE_CHECKING:
     from ohtui.tui.screens.picker_family import OpenBranch
     from ohtui.tui.screens.settings import SettingsSaved
     from ohtui.tui.session import Session
+
+OPENING_HOLD_LIMIT = 1.0
+"""Seconds at most that garbage collection waits for the picker's opening frame."""
 
 
 class Navigation(App[None]):
@@ -168,7 +172,15 @@ class Navigation(App[None]):
             open_conversation=self._open_conversation,
             catalog=self._server_catalog(),
         )
-        picker.read_ahead(self, lambda: self.push_screen(picker, self._picked))
+        # No garbage collection until its opening frame is drawn (see long_lived.holding).
+        release = holding()
+        self.set_timer(OPENING_HOLD_LIMIT, release)
+
+        def show() -> None:
+            self.push_screen(picker, self._picked)
+            self.call_after_refresh(release)
+
+        picker.read_ahead(self, show)
 
     def _server_catalog(self) -> ConversationCatalog | None:
         """The agent server's conversations, when the agent runs on one (None: local)."""
