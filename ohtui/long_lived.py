@@ -1,4 +1,5 @@
-"""What ohtui imports lives as long as ohtui does: kept out of the collector's full passes.
+"""What ohtui imports and starts with lives as long as ohtui does: kept out of the garbage
+collector's passes.
 
 Importing litellm leaves about 380,000 objects for Python's cyclic garbage collector, and
 each full collection walks them all: 350 ms of CPU on a two-core machine, on whichever
@@ -85,7 +86,7 @@ def started() -> None:
     with _lock:
         if _start_held:
             _start_held = False
-            if _collecting_before:  # (else: somebody turned it off, and freezes if they will)
+            if _collecting_before:  # (else it was off before `starting`: left as it was)
                 gc.freeze()  # before collecting again: start-up made it all in the youngest
             _let_go()
 
