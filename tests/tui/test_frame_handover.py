@@ -144,6 +144,30 @@ async def test_setting_the_terminal_up_waits_for_nothing(monkeypatch: pytest.Mon
     assert not driver._starting
 
 
+@pytest.mark.anyio
+async def test_the_first_frame_waits_even_when_the_set_up_is_not_written_yet(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The set-up sequences still queued are not a frame the writer is behind on: the first
+    frame waits for them and itself. (On a loaded machine the writer thread had not run yet
+    when the first frame was drawn, which then skipped its wait as behind a slow terminal.)"""
+    monkeypatch.setattr(frame_handover, "HANDOVER_WAIT", 0.5)
+
+    def set_up(driver: LinuxDriver) -> None:  # Textual's writes and flushes, no terminal
+        driver._writer_thread = WriterThread(io.StringIO())  # never started: never writes
+        for sequence in ("\x1b[?1049h", "\x1b[?1000h", "\x1b[?25l"):
+            driver.write(sequence)
+        driver.flush()
+
+    monkeypatch.setattr(LinuxDriver, "start_application_mode", set_up)
+    driver = HandoverDriver(App())
+    driver.start_application_mode()
+    driver.write("the first frame")
+    started = time.monotonic()
+    driver.flush()
+    assert 0.4 < time.monotonic() - started < 5
+
+
 def test_ohtui_runs_on_it_where_textual_would_use_its_linux_driver(tmp_path: Path) -> None:
     app = OhtuiApp(AppOptions(workspace=tmp_path, history_file=tmp_path / "history"))
     textuals = App().driver_class  # (LinuxDriver here, unless TEXTUAL_DRIVER names another)

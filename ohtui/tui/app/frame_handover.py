@@ -80,10 +80,14 @@ class HandoverDriver(LinuxDriver):
 
     def flush(self) -> None:
         """Wait (GIL released) until what was queued is written out, or HANDOVER_WAIT; not
-        at all while the writer is behind (a slow terminal: waiting would not help)."""
+        at all while the writer is behind on earlier frames (a slow terminal: waiting would
+        not help). The set-up sequences are no frame: nothing waits for them, and the first
+        frame waits for them and itself (a writer not yet run is not a slow terminal)."""
         super().flush()
+        if self._starting:
+            return
         counted, queued = self._counted, self._queued
         with counted.changed:
-            if counted.flushed >= self._queued_before and not self._starting:
+            if counted.flushed >= self._queued_before:
                 counted.changed.wait_for(lambda: counted.flushed >= queued, HANDOVER_WAIT)
         self._queued_before = queued
