@@ -17,6 +17,8 @@ import textwrap
 import time
 from pathlib import Path
 
+import pytest
+
 SCRIPT = textwrap.dedent(
     """
     import gc, json, sys
@@ -40,6 +42,20 @@ SCRIPT = textwrap.dedent(
     def report(self):
         seen["after the first frame"] = gc.isenabled()
         seen["frozen"] = gc.get_freeze_count()
+        if "--resume" in sys.argv:  # the picker opens first: wait for its frame too
+            self.set_interval(0.05, lambda: picker_shown(self))
+        else:
+            self.exit()
+
+    def picker_shown(self):
+        from ohtui.tui.screens.picker import PickerScreen
+
+        if isinstance(self.screen, PickerScreen) and "picker" not in seen:
+            seen["picker"] = True
+            self.call_after_refresh(after_picker, self)
+
+    def after_picker(self):
+        seen["after the picker's frame"] = gc.isenabled()
         self.exit()
 
     App.on_mount, App.post_display_hook = on_mount, post_display_hook
@@ -51,9 +67,12 @@ SCRIPT = textwrap.dedent(
 )
 
 
+@pytest.mark.parametrize("resume", [False, True], ids=["new", "picker first"])
 def test_the_tui_collects_nothing_until_its_first_frame_then_collects_again(
-    tmp_path: Path,
+    tmp_path: Path, resume: bool
 ) -> None:
+    """With `--resume` the picker opens right after the first frame, its own hold
+    overlapping start-up's: the collector is on once both have let go."""
     script, record = tmp_path / "probe.py", tmp_path / "seen.json"
     script.write_text(SCRIPT)
     env = {
@@ -65,7 +84,8 @@ def test_the_tui_collects_nothing_until_its_first_frame_then_collects_again(
     }
     master, slave = pty.openpty()
     process = subprocess.Popen(
-        [sys.executable, str(script), str(record), "--model", "openai/x", "-w", str(tmp_path)],
+        [sys.executable, str(script), str(record), "--model", "openai/x", "-w", str(tmp_path)]
+        + (["--resume"] if resume else []),
         stdin=slave,
         stdout=slave,
         stderr=slave,
@@ -91,6 +111,9 @@ def test_the_tui_collects_nothing_until_its_first_frame_then_collects_again(
     assert seen["before main"] is True
     assert seen["mounting"] is False
     assert seen["first frame drawn"] is False
-    assert seen["after the first frame"] is True
+    if not resume:  # (with --resume, the picker may already hold it then)
+        assert seen["after the first frame"] is True
     assert seen["frozen"] > 10_000  # Textual's and ohtui's modules, the first screen
     assert seen["after the app"] is True
+    if resume:
+        assert seen["after the picker's frame"] is True
