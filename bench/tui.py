@@ -337,7 +337,7 @@ def bench_first_message(
     return times | {f"{model} CPU": c for model, c in cpu.items()}
 
 
-def bench_picker_first(count: int = 100, runs: int = 9, idle: float = 5.0) -> None:
+def bench_picker_first(count: int = 100, runs: int = 15, idle: float = 5.0) -> None:
     """The conversation picker opened with /resume from a new conversation once the app has
     been idle (the picker got ready then): from Enter to the newest conversation listed, the
     first opening and the second (issue 30: a 130 ms stall on the first; goal <= 50 ms)."""
@@ -382,10 +382,14 @@ def bench_picker_first(count: int = 100, runs: int = 9, idle: float = 5.0) -> No
                 term.kill()
 
     def shown(times: list[tuple[float, float, float]]) -> str:
-        wall = statistics.median(t for t, _, _ in times) * 1000
+        walls = [t * 1000 for t, _, _ in times]
+        quartiles = statistics.quantiles(walls, n=4)
         cpu = statistics.median(c for _, c, _ in times) * 1000
         ui = statistics.median(u for _, _, u in times) * 1000
-        return f"{wall:.0f} ms ({cpu:.0f} ms CPU, {ui:.0f} ms of it the UI thread's)"
+        return (
+            f"{statistics.median(walls):.0f} ms (p25-p75 {quartiles[0]:.0f}-{quartiles[2]:.0f}; "
+            f"{cpu:.0f} ms CPU, {ui:.0f} ms of it the UI thread's)"
+        )
 
     print(
         f"picker opened from a conversation ({count} saved): newest listed after "
