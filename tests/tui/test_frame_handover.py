@@ -7,16 +7,13 @@ thread, which waits for the GIL; ours has it written out first."""
 from __future__ import annotations
 
 import io
-import os
-import pty
-import select
-import subprocess
 import sys
 import textwrap
 import time
 from pathlib import Path
 
 import pytest
+from pty_run import run_on_pty
 from textual.app import App
 from textual.drivers._writer_thread import WriterThread
 from textual.drivers.linux_driver import LinuxDriver
@@ -61,36 +58,12 @@ def first_frame(tmp_path: Path, driver: str) -> tuple[float, float, float]:
     after the first frame began and ended (one clock: CLOCK_MONOTONIC)."""
     script, record = tmp_path / "busy.py", tmp_path / f"{driver}.times"
     script.write_text(BUSY_APP)
-    master, slave = pty.openpty()
-    process = subprocess.Popen(
-        [sys.executable, str(script), driver, str(record)],
-        stdin=slave,
-        stdout=slave,
-        stderr=slave,
-        start_new_session=True,
+    run = run_on_pty(
+        [sys.executable, str(script), driver, str(record)], marker=MARKER.encode(), timeout=30
     )
-    os.close(slave)
-    seen, arrived = b"", None
-    deadline = time.monotonic() + 30
-    try:
-        while arrived is None and time.monotonic() < deadline:
-            if select.select([master], [], [], 0.5)[0]:
-                seen += os.read(master, 65536)
-                if MARKER.encode() in seen:
-                    arrived = time.monotonic()
-        assert arrived is not None, seen[-500:]
-        while process.poll() is None and time.monotonic() < deadline:
-            if select.select([master], [], [], 0.1)[0]:
-                try:
-                    os.read(master, 65536)
-                except OSError:
-                    break
-    finally:
-        process.kill()
-        process.wait()
-        os.close(master)
+    assert run.marker_at is not None, run.output[-500:]
     busy, done = (float(part) for part in record.read_text().split())
-    return arrived, busy, done
+    return run.marker_at, busy, done
 
 
 def test_the_frame_is_on_the_terminal_before_the_ui_thread_goes_on(tmp_path: Path) -> None:

@@ -9,15 +9,12 @@ from __future__ import annotations
 
 import json
 import os
-import pty
-import select
-import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import pytest
+from pty_run import run_on_pty
 
 SCRIPT = textwrap.dedent(
     """
@@ -82,31 +79,9 @@ def test_the_tui_collects_nothing_until_its_first_frame_then_collects_again(
         "OHTUI_CONFIG": str(tmp_path / "config.toml"),
         "TERM": "xterm-256color",
     }
-    master, slave = pty.openpty()
-    process = subprocess.Popen(
-        [sys.executable, str(script), str(record), "--model", "openai/x", "-w", str(tmp_path)]
-        + (["--resume"] if resume else []),
-        stdin=slave,
-        stdout=slave,
-        stderr=slave,
-        env=env,
-        start_new_session=True,
-    )
-    os.close(slave)
-    output = b""
-    deadline = time.monotonic() + 60
-    try:
-        while process.poll() is None and time.monotonic() < deadline:
-            if select.select([master], [], [], 0.1)[0]:
-                try:
-                    output += os.read(master, 65536)
-                except OSError:
-                    break
-    finally:
-        process.kill()
-        process.wait()
-        os.close(master)
-    assert record.exists(), output[-2000:]
+    argv = [sys.executable, str(script), str(record), "--model", "openai/x", "-w", str(tmp_path)]
+    run = run_on_pty(argv + (["--resume"] if resume else []), env)
+    assert record.exists(), run.output[-2000:]
     seen = json.loads(record.read_text())
     assert seen["before main"] is True
     assert seen["mounting"] is False
