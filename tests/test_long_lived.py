@@ -203,3 +203,26 @@ def test_holds_overlap_the_collector_is_on_again_when_the_last_lets_go(unfrozen:
     assert not gc.isenabled()  # start-up still holds
     long_lived.started()
     assert gc.isenabled()
+
+
+def test_holds_taken_and_let_go_from_many_threads_at_once_leave_the_collector_on(
+    unfrozen: None,
+) -> None:
+    gc.enable()
+    long_lived.own_program()
+    go = threading.Barrier(8)
+
+    def screens() -> None:
+        go.wait(10)
+        for _ in range(200):
+            release = long_lived.holding()
+            release()
+            release()  # the safety timer's call as well
+
+    threads = [threading.Thread(target=screens) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert long_lived._holds == 0
+    assert gc.isenabled()

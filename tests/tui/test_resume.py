@@ -272,6 +272,33 @@ async def test_nothing_is_collected_while_the_picker_opens_and_all_is_as_before_
         gc.enable()
 
 
+async def test_a_picker_opened_and_left_at_once_again_and_again_leaves_the_collector_on(
+    app_options: AppOptions, wait: Any, monkeypatch: Any
+) -> None:
+    """/resume, then Esc before its frame can settle, five times over: every hold lets go
+    once its frame is drawn (not by the safety timer)."""
+    import gc
+
+    from ohtui import long_lived
+    from ohtui.tui.app import navigation
+
+    monkeypatch.setattr(long_lived, "_own_program", True)
+    monkeypatch.setattr(long_lived, "_holds", 0)
+    monkeypatch.setattr(navigation, "OPENING_HOLD_LIMIT", 600.0)
+    app = OhtuiApp(app_options)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await wait(pilot, lambda: chat_ready(app), what="the chat")
+            for _ in range(5):
+                await submit(pilot, "/resume")
+                await pilot.press("escape")
+            await wait(pilot, lambda: isinstance(app.screen, type(app.chat)), what="the chat")
+            await wait(pilot, gc.isenabled, what="collecting again")
+            assert long_lived._holds == 0
+    finally:
+        gc.enable()
+
+
 async def test_the_model_titles_a_conversation_after_its_first_exchange(
     app_options: AppOptions, llm_server: ScriptedLLMServer, wait: Any
 ) -> None:
