@@ -15,6 +15,7 @@ import pytest
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.pilot import Pilot
+from textual.screen import Screen
 from textual.widgets import OptionList
 
 import ohtui.tui.widgets.composer as composer_module
@@ -160,6 +161,38 @@ async def test_enter_submits_clears_and_saves_to_history(history_path: Path) -> 
         records = [json.loads(line) for line in history_path.read_text("utf-8").splitlines()]
         assert [record["text"] for record in records] == ["hello"]
         assert isinstance(records[0]["ts"], float)
+
+
+class HandlingScreen(Screen[None]):
+    """A screen that handles what its composer sends, noting whether frames were held."""
+
+    def __init__(self, composer: Composer) -> None:
+        super().__init__()
+        self.composer = composer
+        self.held_when_handled: list[bool] = []
+
+    def compose(self) -> ComposeResult:
+        yield self.composer
+
+    def on_composer_submitted(self) -> None:
+        self.held_when_handled.append(self.app._batch_count > 0)
+
+
+async def test_enter_draws_nothing_until_the_screen_has_handled_the_text() -> None:
+    """The frame after Enter shows what the text did, not the composer cleared a moment
+    before it: no frame is drawn until the screen has handled it, and then they are again."""
+    screen = HandlingScreen(Composer(commands=COMMANDS))
+    app = App[None]()
+    async with app.run_test() as pilot:
+        await app.push_screen(screen)
+        screen.composer.focus_input()
+        for text in ("hello", "/task"):
+            screen.composer.text = text
+            await pilot.press("enter")
+            await pilot.pause()
+            assert app._batch_count == 0
+            assert screen.composer.text == ""
+        assert screen.held_when_handled == [True, True]
 
 
 async def test_submitted_text_loses_surrounding_blank_lines_only() -> None:
