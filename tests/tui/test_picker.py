@@ -1240,9 +1240,10 @@ def first_shown(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     resume = PickerScreen.on_screen_resume
 
     def noted(self: PickerScreen, event: Any) -> None:
-        if not self._shown_before:
+        first = not self._shown_before
+        resume(self, event)  # puts in the rows read ahead; Screen's own handler draws, next
+        if first:
             seen.append(self.option_list.option_count)
-        resume(self, event)
 
     monkeypatch.setattr(PickerScreen, "on_screen_resume", noted)
     return seen

@@ -247,13 +247,13 @@ async def test_nothing_is_collected_while_the_picker_opens_and_all_is_as_before_
     monkeypatch.setattr(long_lived, "_holds", 0)
     monkeypatch.setattr(navigation, "OPENING_HOLD_LIMIT", 600.0)  # the frame lets go, not this
     collecting_while_built: list[bool] = []
-    mount = PickerScreen.on_mount
+    resume = PickerScreen.on_screen_resume
 
-    def on_mount(screen: PickerScreen) -> None:
-        collecting_while_built.append(gc.isenabled())
-        mount(screen)
+    def on_screen_resume(screen: PickerScreen, event: Any) -> None:
+        collecting_while_built.append(gc.isenabled())  # as its opening frame is made
+        resume(screen, event)
 
-    monkeypatch.setattr(PickerScreen, "on_mount", on_mount)
+    monkeypatch.setattr(PickerScreen, "on_screen_resume", on_screen_resume)
     llm_server.reply_text("Hi.", usage=USAGE)
     app = OhtuiApp(app_options)
     try:

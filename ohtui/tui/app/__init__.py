@@ -170,7 +170,11 @@ class OhtuiApp(InputPace, OrderedKeys, Navigation):
         ).start()
 
     def _preload_picker(self) -> None:
-        self.run_worker(preload_picker(self), group="preload", exit_on_error=False)
+        async def preload() -> None:
+            await preload_picker(self)
+            self.get_picker_ready()
+
+        self.run_worker(preload(), group="preload", exit_on_error=False)
 
     def _configure_logging(self) -> None:
         """Log to a file: nothing may be printed to the terminal while the TUI runs."""

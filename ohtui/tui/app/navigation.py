@@ -3,15 +3,20 @@ conversation) to another; the chat screen shows the conversation (see `Navigator
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Callable
 from dataclasses import replace
+from functools import cached_property
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual.app import App
+from textual.timer import Timer
 
 from ohtui.long_lived import holding
 from ohtui.settings.choices import ConfirmationPolicy
+from ohtui.tui.app.ready_picker import ReadyPicker
 from ohtui.tui.display import plural
 from ohtui.tui.status import RunStatus
 
@@ -24,12 +29,19 @@ if TYPE_CHECKING:
     from ohtui.tui.options import AppOptions
     from ohtui.tui.rewind_types import RewindChoice, TurnRow
     from ohtui.tui.screens.chat import ChatScreen
+    from ohtui.tui.screens.picker import PickerScreen
     from ohtui.tui.screens.picker_family import OpenBranch
     from ohtui.tui.screens.settings import SettingsSaved
     from ohtui.tui.session import Session
 
 OPENING_HOLD_LIMIT = 1.0
 """Seconds at most that garbage collection waits for the picker's opening frame."""
+PICKER_READY_AFTER = 2.0
+"""Seconds after a picker closed (or another conversation opened) before the next is made."""
+PICKER_READY_POLL = 0.25
+"""Seconds between looks for the open conversation before the next picker is made for it."""
+PICKER_READY_TRIES = 40
+"""Looks before it is made anyway (a conversation that never opens: no model set up)."""
 
 
 class Navigation(App[None]):
@@ -41,6 +53,7 @@ class Navigation(App[None]):
     _session: Session | None = None
     _frame_was_idle: bool = False
     _profile_seen: bool = False
+    _picker_timer: Timer | None = None
 
     # --- the session -----------------------------------------------------------------------
 
@@ -117,6 +130,7 @@ class Navigation(App[None]):
         chat = self._chat()
         old = self._session
         kept = None if old is None or old.empty else old.conversation_id
+        self._picker_ready_later()  # for the conversation it opens
         if old is not None:
             old.close()  # an empty conversation is deleted: reopening it means a new one
             if resume_id is not None and resume_id == old.conversation_id and kept is None:
@@ -160,18 +174,14 @@ class Navigation(App[None]):
     def open_picker(self) -> None:
         """Choose a saved conversation to resume (a new one if none is chosen at start).
 
-        It opens at once: where conversations live is known before the settings load."""
-        from ohtui.tui.screens.picker import PickerScreen
-
-        directory = self.options.persistence_dir or self.profile.conversations_dir
-        session = self._session
-        picker = PickerScreen(
-            directory,
-            self.options.workspace,
-            current_id=session.conversation_id if session is not None else None,
-            open_conversation=self._open_conversation,
-            catalog=self._server_catalog(),
-        )
+        It opens at once: where conversations live is known before the settings load; the
+        one made while the app was idle is used when it was made for this conversation."""
+        catalog = self._server_catalog()
+        if catalog is None:
+            picker = self._ready_picker.take(self._picker_key()) or self._make_picker()
+        else:
+            self._ready_picker.discard()  # made for the local folder
+            picker = self._make_picker(catalog)
         # No garbage collection until its opening frame is drawn (see long_lived.holding).
         release = holding()
         self.set_timer(OPENING_HOLD_LIMIT, release)
@@ -181,6 +191,53 @@ class Navigation(App[None]):
             self.call_after_refresh(release)
 
         picker.read_ahead(self, show)
+
+    def get_picker_ready(self, tries: int = PICKER_READY_TRIES) -> None:
+        """Make the next picker while the app is idle (see ready_picker), once the picker and
+        the engine are imported (preload_picker) and the conversation open is known."""
+        if not {"ohtui.tui.screens.picker", "ohtui.sdk.conversation.catalog"} <= sys.modules.keys():
+            return  # the preload makes one when it has imported them
+        opening = self._session is None or self._session.conversation_id is None
+        if opening and tries:
+            self.set_timer(PICKER_READY_POLL, lambda: self.get_picker_ready(tries - 1))
+            return
+        if self._server_catalog() is not None:
+            self._ready_picker.discard()  # an agent server's: made when it opens
+            return
+        self._ready_picker.prepare(self._picker_key(), self._make_picker)
+
+    def _picker_ready_later(self) -> None:
+        """Make the next picker once the app has been idle a while (after the last one closed,
+        or another conversation opened)."""
+        if self._picker_timer is not None:
+            self._picker_timer.stop()
+        self._picker_timer = self.set_timer(PICKER_READY_AFTER, self.get_picker_ready)
+
+    @cached_property
+    def _ready_picker(self) -> ReadyPicker:
+        return ReadyPicker(self)
+
+    def _picker_key(self) -> tuple[Path, Path, str | None]:
+        """What a picker is made for: the folder it lists, the workspace it filters by and the
+        conversation open (marked, never deleted)."""
+        session = self._session
+        return (
+            self.options.persistence_dir or self.profile.conversations_dir,
+            self.options.workspace,
+            session.conversation_id if session is not None else None,
+        )
+
+    def _make_picker(self, catalog: ConversationCatalog | None = None) -> PickerScreen:
+        from ohtui.tui.screens.picker import PickerScreen
+
+        directory, workspace, current_id = self._picker_key()
+        return PickerScreen(
+            directory,
+            workspace,
+            current_id=current_id,
+            open_conversation=self._open_conversation,
+            catalog=catalog,
+        )
 
     def _server_catalog(self) -> ConversationCatalog | None:
         """The agent server's conversations, when the agent runs on one (None: local)."""
@@ -203,6 +260,8 @@ class Navigation(App[None]):
 
     def _picked(self, picked: str | OpenBranch | None) -> None:
         from ohtui.tui.screens.picker_family import OpenBranch
+
+        self._picker_ready_later()
 
         current = self._session.conversation_id if self._session is not None else None
         if isinstance(picked, OpenBranch):

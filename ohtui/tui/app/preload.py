@@ -1,5 +1,6 @@
 """The conversation picker got ready while the app is idle: imported off the UI thread (after
-the engine, `load_engine`, one thread at a time), then its styles parsed a little at a time.
+the engine, `load_engine`, one thread at a time), then its styles parsed a little at a time;
+then the app makes the picker itself (`Navigation.get_picker_ready`, see ready_picker).
 """
 
 from __future__ import annotations

@@ -69,6 +69,8 @@ SEARCH_PAGE_ROWS = 20
 """Search results read at a time (each with a snippet, which costs a lookup)."""
 READ_AHEAD_WAIT = 0.05
 """Seconds the picker waits for its first rows before it shows without them (see read_ahead)."""
+FRAMES_HELD_LIMIT = 1.0
+"""Seconds at most that the app draws nothing while the picker is on its way (see read_ahead)."""
 LOCAL_SEARCHES = "all messages"
 """What the local catalogue's search looks through (its `searches`), known before the engine
 is imported: the search box shows it in the picker's first frame."""
@@ -167,6 +169,8 @@ class PickerScreen(Screen[str | OpenBranch | None]):
         self._legend_has_branches = False
         self._read_ahead: list[Message] = []
         """The first page of rows (and its count) read before the screen showed."""
+        self._frames_held = ExitStack()
+        """The app's frames, held from /resume until the screen shows (see read_ahead)."""
 
     def read_ahead(self, app: App[Any], show: Callable[[], object]) -> None:
         """Read the first page of rows on a thread, then `show` this screen (on the UI
@@ -193,8 +197,11 @@ class PickerScreen(Screen[str | OpenBranch | None]):
                 return
             shown = True
             self._read_ahead = read
-            with held:
-                show()
+            # Held until the screen shows with its rows (on_screen_resume): no frame of it
+            # without them, nor of its widgets half mounted.
+            self._frames_held = held
+            app.set_timer(FRAMES_HELD_LIMIT, held.close)
+            show()
 
         def read() -> None:
             try:
@@ -240,11 +247,6 @@ class PickerScreen(Screen[str | OpenBranch | None]):
         self.watch(self.option_list, "scroll_y", self._load_more_if_near_end, init=False)
         preview = self.query_one("#preview-body", VerticalScroll)
         self.watch(preview, "scroll_y", self._preview.scrolled, init=False)
-        for message in self._read_ahead:  # in the opening frame
-            if isinstance(message, Listed):
-                self._listed(message)
-            elif isinstance(message, Counted):
-                self._counted(message)
 
     def on_screen_resume(self, event: events.ScreenResume) -> None:
         """Shown for the first time, its widgets have the styles they mounted with: restyling
@@ -257,8 +259,14 @@ class PickerScreen(Screen[str | OpenBranch | None]):
         if not self._shown_before:
             self._shown_before = True
             event.refresh_styles = False
+            for message in self._read_ahead:  # in the opening frame
+                if isinstance(message, Listed):
+                    self._listed(message)
+                elif isinstance(message, Counted):
+                    self._counted(message)
             if not self._read_ahead:
                 self._reload()
+            self._frames_held.close()  # Screen's own handler, next, lays out and draws it
 
     def on_resize(self, event: events.Resize) -> None:
         """A screen is told it was resized when it is first laid out, at the size it was just
