@@ -38,11 +38,7 @@ class ReadyPicker:
     def __init__(self, app: App[Any]) -> None:
         self._app = app
         self._screen: PickerScreen | None = None
-        self._key: Hashable = None
-
-    def _styles(self) -> int:
-        """Which styles the app has: Textual counts their changes (`_css_update_count`, 8.2)."""
-        return self._app._css_update_count
+        self._made_for: Hashable = None
 
     @property
     def ready(self) -> bool:
@@ -52,17 +48,17 @@ class ReadyPicker:
 
     def prepare(self, key: Hashable, make: Callable[[], PickerScreen]) -> None:
         """Have a picker made for `key` ready (one made for another key is thrown away)."""
-        if self.ready and self._key == (key, self._styles()):
+        if self.ready and self._made_for == (key, self._styles()):
             return
         self.discard()
         screen = make()
         start_hidden(self._app, screen)
-        self._screen, self._key = screen, (key, self._styles())
+        self._screen, self._made_for = screen, (key, self._styles())
 
     def take(self, key: Hashable) -> PickerScreen | None:
         """The picker made for `key`, now the caller's (None: there is none ready)."""
-        screen, ready, made_for = self._screen, self.ready, self._key
-        self._screen = self._key = None
+        screen, ready, made_for = self._screen, self.ready, self._made_for
+        self._screen = self._made_for = None
         if screen is None:
             return None
         if not ready or made_for != (key, self._styles()):
@@ -72,9 +68,13 @@ class ReadyPicker:
 
     def discard(self) -> None:
         """Throw away the picker made ahead, if any."""
-        screen, self._screen, self._key = self._screen, None, None
+        screen, self._screen, self._made_for = self._screen, None, None
         if screen is not None:
             self._throw_away(screen)
+
+    def _styles(self) -> int:
+        """Which styles the app has: Textual counts their changes (`_css_update_count`, 8.2)."""
+        return self._app._css_update_count
 
     @staticmethod
     def _throw_away(screen: PickerScreen) -> None:
