@@ -281,3 +281,22 @@ async def test_a_picker_made_before_the_theme_changed_shows_in_the_new_theme(
         assert shown is not ready
         assert await settled(pilot, wait, shown) == fresh
         await wait(pilot, lambda: not ready.is_attached, what="the one made in the old theme")
+
+
+async def test_a_picker_thrown_away_as_it_mounts_leaves_no_trace(
+    app_options: AppOptions, wait: Any
+) -> None:
+    """Made, then thrown away in the same step (the conversation or the theme changed just
+    then): it goes while its widgets mount, and the app goes on."""
+    app = OhtuiApp(app_options)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait(pilot, lambda: chat_ready(app), what="the chat")
+        for _ in range(3):
+            app.get_picker_ready()
+            made = app._ready_picker._screen
+            assert made is not None
+            app._ready_picker.discard()
+            await wait(pilot, lambda: not made.is_attached, what="it gone")
+        await pilot.pause(0.2)
+        assert app.is_running and app.screen is app.chat
+        await picker_made(pilot, wait)  # and the next one is made as ever

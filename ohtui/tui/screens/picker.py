@@ -34,6 +34,7 @@ from textual import events, on
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.css.query import NoMatches
 from textual.message import Message
 from textual.reactive import var
 from textual.screen import Screen
@@ -242,10 +243,13 @@ class PickerScreen(Screen[str | OpenBranch | None]):
 
     def on_mount(self) -> None:
         """Fill in what is known before the rows: the list is read once the screen shows."""
-        self._show_scope()
-        self._update_legend()
-        self.watch(self.option_list, "scroll_y", self._load_more_if_near_end, init=False)
-        preview = self.query_one("#preview-body", VerticalScroll)
+        try:
+            self._show_scope()
+            self._update_legend()
+            self.watch(self.option_list, "scroll_y", self._load_more_if_near_end, init=False)
+            preview = self.query_one("#preview-body", VerticalScroll)
+        except NoMatches:  # removed as it mounted (one made ahead, thrown away): nothing to do
+            return
         self.watch(preview, "scroll_y", self._preview.scrolled, init=False)
 
     def on_screen_resume(self, event: events.ScreenResume) -> None:
