@@ -296,7 +296,7 @@ async def test_a_picker_thrown_away_as_it_mounts_leaves_no_trace(
             made = app._ready_picker._screen
             assert made is not None
             app._ready_picker.discard()
-            await wait(pilot, lambda: not made.is_attached, what="it gone")
+            await wait(pilot, lambda gone=made: not gone.is_attached, what="it gone")
         await pilot.pause(0.2)
         assert app.is_running and app.screen is app.chat
         await picker_made(pilot, wait)  # and the next one is made as ever
