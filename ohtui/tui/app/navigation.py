@@ -37,11 +37,7 @@ if TYPE_CHECKING:
 OPENING_HOLD_LIMIT = 1.0
 """Seconds at most that garbage collection waits for the picker's opening frame."""
 PICKER_READY_AFTER = 2.0
-"""Seconds after a picker closed (or another conversation opened) before the next is made."""
-PICKER_READY_POLL = 0.25
-"""Seconds between looks for the open conversation before the next picker is made for it."""
-PICKER_READY_TRIES = 40
-"""Looks before it is made anyway (a conversation that never opens: no model set up)."""
+"""Seconds after a picker closed (or a conversation opened) before the next is made."""
 
 
 class Navigation(App[None]):
@@ -130,7 +126,6 @@ class Navigation(App[None]):
         chat = self._chat()
         old = self._session
         kept = None if old is None or old.empty else old.conversation_id
-        self._picker_ready_later()  # for the conversation it opens
         if old is not None:
             old.close()  # an empty conversation is deleted: reopening it means a new one
             if resume_id is not None and resume_id == old.conversation_id and kept is None:
@@ -192,23 +187,27 @@ class Navigation(App[None]):
 
         picker.read_ahead(self, show)
 
-    def get_picker_ready(self, tries: int = PICKER_READY_TRIES) -> None:
+    def get_picker_ready(self) -> None:
         """Make the next picker while the app is idle (see ready_picker), once the picker and
-        the engine are imported (preload_picker) and the conversation open is known."""
+        the engine are imported (the preload calls this when it has imported them) and a
+        conversation is open (`on_session_ready` calls it, a while after it opened)."""
         if not {"ohtui.tui.screens.picker", "ohtui.sdk.conversation.catalog"} <= sys.modules.keys():
-            return  # the preload makes one when it has imported them
-        opening = self._session is None or self._session.conversation_id is None
-        if opening and tries:
-            self.set_timer(PICKER_READY_POLL, lambda: self.get_picker_ready(tries - 1))
+            return
+        if self._session is None or self._session.conversation_id is None:
             return
         if self._server_catalog() is not None:
             self._ready_picker.discard()  # an agent server's: made when it opens
             return
         self._ready_picker.prepare(self._picker_key(), self._make_picker)
 
+    def on_session_ready(self) -> None:
+        """A conversation has opened (the message bubbles up from the chat screen): the next
+        picker is made for it."""
+        self._picker_ready_later()
+
     def _picker_ready_later(self) -> None:
         """Make the next picker once the app has been idle a while (after the last one closed,
-        or another conversation opened)."""
+        or a conversation opened)."""
         if self._picker_timer is not None:
             self._picker_timer.stop()
         self._picker_timer = self.set_timer(PICKER_READY_AFTER, self.get_picker_ready)
